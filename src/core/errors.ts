@@ -1,0 +1,33 @@
+/**
+ * The one base class for every error operator-runtime throws. Each subclass carries a literal,
+ * stable `code` (as undici does) so callers can branch without `instanceof` across package copies.
+ */
+export class OperatorRuntimeError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Thrown when an option is invalid; the message names the option. */
+export class InvalidOptionError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_INVALID_OPTION';
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super('ERR_INVALID_OPTION', `invalid option ${option}: ${message}`);
+    this.option = option;
+  }
+}
+
+/** Thrown by operations that were cancelled through their AbortSignal. */
+export class AbortedError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_ABORTED';
+
+  constructor(message = 'operation aborted', options?: { cause?: unknown }) {
+    super('ERR_ABORTED', message, options);
+  }
+}

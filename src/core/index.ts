@@ -1,0 +1,8 @@
+/** core: keys, GVKs, clocks, backoff, abort helpers, the base error and the logger interface. */
+export * from './errors.js';
+export * from './clock.js';
+export * from './fake-clock.js';
+export * from './abort.js';
+export * from './backoff.js';
+export * from './object-key.js';
+export * from './logger.js';

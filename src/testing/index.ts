@@ -1,0 +1,1 @@
+export { FakeClock, flushMicrotasks } from '../core/fake-clock.js';
