@@ -1,0 +1,237 @@
+/**
+ * The informer's store: objects by key (`namespace/name`, or `name` when cluster-scoped) with
+ * secondary indexes kept consistent on every change. One writer (the informer) owns it; everyone
+ * else gets the read-only `StoreReader` view.
+ *
+ * Objects are plain JSON exactly as the API server returned them (after the ingest transform, by
+ * default minus `metadata.managedFields`) and are shared, not copied: treat them as read-only. Set
+ * `freeze: true` in development to have accidental writes throw.
+ */
+import { keyOf, type KubeObject } from '../core/object-key.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, type IndexFunc } from './indexer.js';
+import { tombstone, type Tombstone } from './tombstone.js';
+import { OperatorRuntimeError } from '../core/errors.js';
+
+/** Applied to every object on its way in (list pages and watch events alike). May mutate and return it. */
+export type Transform<T> = (obj: T) => T;
+
+/**
+ * Drops `metadata.managedFields` in place: typically a third or more of an object's JSON and never
+ * needed by a controller. The object was just decoded and is owned by the cache, so no copy is made.
+ */
+export function dropManagedFields<T extends KubeObject>(obj: T): T {
+  if (obj.metadata && 'managedFields' in obj.metadata) delete obj.metadata.managedFields;
+  return obj;
+}
+
+/** @defaultValue the ingest transform when none is given */
+export const DEFAULT_TRANSFORM = dropManagedFields;
+
+export interface StoreOptions<T> {
+  /** Ingest transform; `null` keeps objects untouched. @defaultValue {@link DEFAULT_TRANSFORM} */
+  readonly transform?: Transform<T> | null;
+  /** User indexes by name, in addition to the built-in {@link NAMESPACE_INDEX}. @defaultValue {} */
+  readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
+  /** Deep-freeze objects on ingest so mutations throw (costs time; for development). @defaultValue false */
+  readonly freeze?: boolean;
+  readonly logger?: Logger;
+}
+
+/** A change the store made, as handed to event handlers. */
+export type StoreDelta<T> =
+  | { readonly type: 'add'; readonly key: string; readonly object: T }
+  | { readonly type: 'update'; readonly key: string; readonly old: T; readonly object: T }
+  | { readonly type: 'delete'; readonly key: string; readonly old: T; readonly deleted: T | Tombstone<T> };
+
+/** The read side of a store: cheap views over the objects, never copies. */
+export interface StoreReader<T> {
+  readonly size: number;
+  get(key: string): T | undefined;
+  has(key: string): boolean;
+  keys(): string[];
+  list(): T[];
+  /** Objects indexed under `value` (the built-in `namespace` index included). Throws `IndexError` for an unknown index. */
+  byIndex(index: string, value: string): T[];
+  indexKeys(index: string, value: string): string[];
+  indexValues(index: string): string[];
+  hasIndex(index: string): boolean;
+}
+
+export class Store<T extends KubeObject> implements StoreReader<T> {
+  private readonly items = new Map<string, T>();
+  private readonly indexer: Indexer<T>;
+  private readonly transform: Transform<T> | null;
+  private readonly freeze: boolean;
+  private replacing: StoreReplacement<T> | undefined;
+
+  constructor(options: StoreOptions<T> = {}) {
+    const logger = options.logger ?? silentLogger;
+    this.transform = options.transform === undefined ? (DEFAULT_TRANSFORM as Transform<T>) : options.transform;
+    this.freeze = options.freeze ?? false;
+    this.indexer = new Indexer<T>((index, key, err) => logger.error({ index, key, err }, 'index function threw; object left out of the index'));
+    this.indexer.addIndex(NAMESPACE_INDEX, namespaceIndexFunc, []);
+    for (const [name, fn] of Object.entries(options.indexers ?? {})) this.indexer.addIndex(name, fn, []);
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  get(key: string): T | undefined {
+    return this.items.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.items.has(key);
+  }
+
+  keys(): string[] {
+    return [...this.items.keys()];
+  }
+
+  list(): T[] {
+    return [...this.items.values()];
+  }
+
+  byIndex(index: string, value: string): T[] {
+    const out: T[] = [];
+    for (const key of this.indexer.keys(index, value)) out.push(this.items.get(key)!);
+    return out;
+  }
+
+  indexKeys(index: string, value: string): string[] {
+    return [...this.indexer.keys(index, value)];
+  }
+
+  indexValues(index: string): string[] {
+    return this.indexer.values(index);
+  }
+
+  hasIndex(index: string): boolean {
+    return this.indexer.has(index);
+  }
+
+  /** Adds an index at any time; it is built from the current contents at once. */
+  addIndex(name: string, fn: IndexFunc<T>): void {
+    this.indexer.addIndex(name, fn, this.items.entries());
+  }
+
+  /** Runs the ingest transform (and freeze). Exposed so callers can prepare objects for comparison. */
+  ingest(obj: T): T {
+    let out = this.transform ? this.transform(obj) : obj;
+    if (this.freeze) out = deepFreeze(out);
+    return out;
+  }
+
+  /** Adds or replaces an object (from ADDED or MODIFIED), returning what changed. */
+  upsert(raw: T): StoreDelta<T> {
+    const obj = this.ingest(raw);
+    return this.put(keyOf(obj), obj);
+  }
+
+  /** Removes an object (from DELETED); `undefined` when the store did not hold it. */
+  delete(raw: T): StoreDelta<T> | undefined {
+    const obj = this.ingest(raw);
+    const key = keyOf(obj);
+    const old = this.items.get(key);
+    if (old === undefined) return undefined;
+    this.items.delete(key);
+    this.indexer.update(key, old, undefined);
+    return { type: 'delete', key, old, deleted: obj };
+  }
+
+  /**
+   * Starts replacing the whole contents with a fresh list, fed page by page. The store keeps
+   * serving the old contents until `commit()`, which swaps atomically (synchronously) and returns
+   * the deltas. Memory: only a set of seen keys and the objects that differ are held aside; an
+   * incoming object whose resourceVersion equals the stored one is dropped at once, so a relist
+   * never holds two full copies. Starting a new replacement abandons an unfinished one.
+   */
+  beginReplace(): StoreReplacement<T> {
+    this.replacing?.abandon();
+    const r = new StoreReplacement<T>(this, (changed, seen) => this.commitReplace(r, changed, seen));
+    this.replacing = r;
+    return r;
+  }
+
+  private put(key: string, obj: T): StoreDelta<T> {
+    const old = this.items.get(key);
+    this.items.set(key, obj);
+    this.indexer.update(key, old, obj);
+    return old === undefined ? { type: 'add', key, object: obj } : { type: 'update', key, old, object: obj };
+  }
+
+  private commitReplace(r: StoreReplacement<T>, changed: Map<string, T>, seen: Set<string>): StoreDelta<T>[] {
+    if (this.replacing !== r) throw new OperatorRuntimeError('ERR_REPLACE_ABANDONED', 'this replacement was superseded by a newer one');
+    this.replacing = undefined;
+    const deltas: StoreDelta<T>[] = [];
+    // Deleted while we were not watching: the final state is unknown, so handlers get a tombstone.
+    for (const [key, old] of this.items) {
+      if (seen.has(key)) continue;
+      this.items.delete(key);
+      this.indexer.update(key, old, undefined);
+      deltas.push({ type: 'delete', key, old, deleted: tombstone(key, old) });
+    }
+    for (const [key, obj] of changed) deltas.push(this.put(key, obj));
+    return deltas;
+  }
+}
+
+/** A relist in progress; see {@link Store.beginReplace}. */
+export class StoreReplacement<T extends KubeObject> {
+  private seen: Set<string> | undefined = new Set();
+  private changed: Map<string, T> | undefined = new Map();
+
+  /** @internal */
+  constructor(
+    private readonly store: Store<T>,
+    private readonly onCommit: (changed: Map<string, T>, seen: Set<string>) => StoreDelta<T>[],
+  ) {}
+
+  /** Objects received in this relist so far. */
+  get count(): number {
+    return this.seen?.size ?? 0;
+  }
+
+  addPage(items: readonly T[]): void {
+    const seen = this.seen;
+    const changed = this.changed;
+    if (!seen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
+    for (const raw of items) {
+      const obj = this.store.ingest(raw);
+      const key = keyOf(obj);
+      seen.add(key);
+      const current = this.store.get(key);
+      const rv = obj.metadata?.resourceVersion;
+      // resourceVersion is opaque: equal strings mean the same version, nothing else is inferred.
+      if (current !== undefined && rv !== undefined && current.metadata?.resourceVersion === rv) {
+        changed.delete(key);
+        continue;
+      }
+      changed.set(key, obj);
+    }
+  }
+
+  /** Swaps the new contents in and returns the deltas (deletes carry tombstones). */
+  commit(): StoreDelta<T>[] {
+    const seen = this.seen;
+    const changed = this.changed;
+    if (!seen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
+    this.seen = undefined;
+    this.changed = undefined;
+    return this.onCommit(changed, seen);
+  }
+
+  /** @internal Frees the buffered objects of an unfinished relist. */
+  abandon(): void {
+    this.seen = undefined;
+    this.changed = undefined;
+  }
+}
+
+function deepFreeze<T>(obj: T): T {
+  if (typeof obj !== 'object' || obj === null || Object.isFrozen(obj)) return obj;
+  for (const v of Object.values(obj)) deepFreeze(v);
+  return Object.freeze(obj);
+}
