@@ -1,0 +1,80 @@
+/**
+ * client: the only code that speaks HTTP to the API server — kubeconfig/in-cluster auth, undici
+ * transport, discovery/REST mapping, CRUD/patch/apply/subresources, paged list, watch, ApiError.
+ */
+export { KubeClient, DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_LIST_RESTARTS } from './kube-client.js';
+export type {
+  KubeClientOptions,
+  FromKubeconfigOptions,
+  ObjectLike,
+  GetOptions,
+  ListPageOptions,
+  ListPage,
+  ListOptions,
+  PagedListPage,
+  WatchOptions,
+  WriteOptions,
+  UpdateOptions,
+  PatchType,
+  PatchOptions,
+  ApplyOptions,
+  DeleteOptions,
+  FieldValidation,
+  Scale,
+} from './kube-client.js';
+export {
+  ApiError,
+  apiErrorStatus,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isGone,
+  isInvalid,
+  isForbidden,
+  isUnauthorized,
+  isTooManyRequests,
+  ignoreNotFound,
+} from './api-error.js';
+export type { StatusBody, StatusDetails } from './api-error.js';
+export { RestMapper, NoKindMatchError, isNoKindMatch } from './discovery.js';
+export type { ResourceType, ResourceMapping } from './discovery.js';
+export { WatchDecoder, WatchDecodeError, DEFAULT_MAX_WATCH_LINE_BYTES } from './watch-decoder.js';
+export type { WatchEvent, RawWatchEvent, WatchDecoderOptions } from './watch-decoder.js';
+export {
+  KubeconfigError,
+  parseKubeconfig,
+  loadKubeconfigFile,
+  loadDefaultKubeconfig,
+  mergeKubeconfigs,
+  defaultKubeconfigPaths,
+  resolveKubeconfig,
+} from './kubeconfig.js';
+export type { Kubeconfig, KubeconfigCluster, KubeconfigUser, KubeconfigContext, ClusterConfig, Impersonation, ResolveKubeconfigOptions } from './kubeconfig.js';
+export { inClusterConfig, isInCluster, SERVICE_ACCOUNT_DIR } from './in-cluster.js';
+export type { InClusterOptions } from './in-cluster.js';
+export {
+  CredentialError,
+  NO_CREDENTIAL,
+  StaticTokenCredential,
+  BasicAuthCredential,
+  TokenFileCredential,
+  DEFAULT_TOKEN_FILE_REFRESH_MS,
+} from './credentials.js';
+export type { Credential, CredentialValue, ClientCertificate, TokenFileCredentialOptions } from './credentials.js';
+export { ExecCredentialPlugin, DEFAULT_EXEC_TIMEOUT_MS } from './exec-credential.js';
+export type { ExecConfig, ExecCredentialPluginOptions } from './exec-credential.js';
+export type { TlsConfig } from './tls-config.js';
+export {
+  Transport,
+  TransportError,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  WATCH_BODY_TIMEOUT_SLACK_MS,
+} from './transport.js';
+export type { TransportOptions, TransportRequest, TransportResponse, StreamRequest, StreamResponse } from './transport.js';
+export { TokenBucketRateLimiter } from './rate-limiter.js';
+export type { RateLimiterOptions } from './rate-limiter.js';
+export { promClientMetrics, REQUEST_DURATION_BUCKETS } from './client-metrics.js';
+export type { ClientMetrics, RequestSample } from './client-metrics.js';
+export { IDEMPOTENT_METHODS, isRetryableStatus, isRetryableNetworkError, parseRetryAfter } from './retry-policy.js';

@@ -1,0 +1,477 @@
+/**
+ * `KubeClient`: typed, generic CRUD, patch, server-side apply, subresources, paged list and watch
+ * over plain JSON objects, addressed by apiVersion + kind (discovery finds the URL). The only code
+ * in operator-runtime that speaks HTTP to the API server.
+ */
+import { homedir } from 'node:os';
+import { AbortedError, InvalidOptionError } from '../core/errors.js';
+import type { KubeObject } from '../core/object-key.js';
+import type { Registry } from 'prom-client';
+import { isGone, type StatusBody } from './api-error.js';
+import { promClientMetrics } from './client-metrics.js';
+import { RestMapper, type ResourceMapping, type ResourceType } from './discovery.js';
+import { inClusterConfig, isInCluster, type InClusterOptions } from './in-cluster.js';
+import {
+  KubeconfigError,
+  loadDefaultKubeconfig,
+  loadKubeconfigFile,
+  resolveKubeconfig,
+  type ClusterConfig,
+  type Kubeconfig,
+} from './kubeconfig.js';
+import { Transport, TransportError, WATCH_BODY_TIMEOUT_SLACK_MS, type TransportOptions } from './transport.js';
+import { WatchDecoder, WatchDecodeError, toWatchEvent, type WatchEvent } from './watch-decoder.js';
+
+/** The fields of an object the client reads to address it; `kubernetes-types` interfaces fit. */
+export interface ObjectLike {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string; generateName?: string };
+}
+
+export interface KubeClientOptions extends TransportOptions {
+  /** Registers request metrics on this registry (never the global one). */
+  readonly metricsRegistry?: Registry;
+}
+
+export interface FromKubeconfigOptions extends KubeClientOptions {
+  /** kubeconfig file. Without `path` or `kubeconfig`: `KUBECONFIG` (merged), then `~/.kube/config`. */
+  readonly path?: string;
+  /** A parsed kubeconfig object (relative file paths resolve against the working directory). */
+  readonly kubeconfig?: Kubeconfig;
+  /** Context to use instead of `current-context`. */
+  readonly context?: string;
+  /** Environment for `KUBECONFIG` lookup and exec plugins. @defaultValue process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+interface SignalOption {
+  readonly signal?: AbortSignal;
+}
+
+export interface GetOptions extends SignalOption {
+  readonly namespace?: string;
+  /** e.g. `status` or `scale`. */
+  readonly subresource?: string;
+  /** `0` reads from the server's cache instead of a quorum read. */
+  readonly resourceVersion?: string;
+}
+
+export interface ListPageOptions extends SignalOption {
+  /** Namespace to list; all namespaces when omitted. */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly limit?: number;
+  readonly continue?: string;
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+}
+
+export interface ListPage<T> {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+  /** The server's estimate of items after this page, when it gives one. */
+  remainingItemCount?: number;
+}
+
+export interface ListOptions extends Omit<ListPageOptions, 'continue'> {
+  /** Page size; 0 reads everything in one response. @defaultValue DEFAULT_LIST_PAGE_SIZE */
+  readonly limit?: number;
+  /** Restarts allowed after an expired continue token. @defaultValue DEFAULT_MAX_LIST_RESTARTS */
+  readonly maxRestarts?: number;
+}
+
+/** A page of a paged list. `restarted` marks the first page of a list started over after an expired continue token: discard earlier pages. */
+export interface PagedListPage<T> extends ListPage<T> {
+  restarted: boolean;
+}
+
+export interface WatchOptions extends SignalOption {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly resourceVersion?: string;
+  readonly allowWatchBookmarks?: boolean;
+  readonly timeoutSeconds?: number;
+}
+
+export interface WriteOptions extends SignalOption {
+  /** Namespace when the object does not carry one. */
+  readonly namespace?: string;
+  /** Validate and default without persisting (`dryRun=All`). */
+  readonly dryRun?: boolean;
+  readonly fieldManager?: string;
+  readonly fieldValidation?: FieldValidation;
+}
+
+export interface UpdateOptions extends WriteOptions {
+  readonly subresource?: string;
+  /**
+   * Send the update even if the object has no metadata.resourceVersion. Built-in kinds then apply
+   * it as an unconditional overwrite, which can lose a concurrent write. @defaultValue false
+   */
+  readonly allowUnconditional?: boolean;
+}
+
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+export interface PatchOptions extends WriteOptions {
+  /** json: RFC 6902 (incl. `test` ops); merge: RFC 7386; strategic: built-in kinds only; apply: server-side apply. */
+  readonly type: PatchType;
+  readonly subresource?: string;
+  /** Apply only: take ownership of conflicting fields. */
+  readonly force?: boolean;
+}
+
+export interface ApplyOptions extends Omit<WriteOptions, 'fieldManager'> {
+  /** Required: who owns the applied fields. */
+  readonly fieldManager: string;
+  readonly force?: boolean;
+  readonly subresource?: string;
+}
+
+export interface DeleteOptions extends SignalOption {
+  readonly namespace?: string;
+  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  readonly gracePeriodSeconds?: number;
+  readonly dryRun?: boolean;
+}
+
+/** autoscaling/v1 Scale, as the `scale` subresource returns it. */
+export interface Scale {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: KubeObject['metadata'];
+  spec?: { replicas?: number };
+  status?: { replicas: number; selector?: string };
+}
+
+/** Page size of `list()`, as client-go's pager. */
+export const DEFAULT_LIST_PAGE_SIZE = 500;
+export const DEFAULT_MAX_LIST_RESTARTS = 3;
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+export class KubeClient {
+  /** The context's namespace (or the pod's, in-cluster); informational, never applied implicitly. */
+  readonly defaultNamespace: string;
+  readonly mapper: RestMapper;
+  readonly transport: Transport;
+
+  constructor(config: ClusterConfig, options: KubeClientOptions = {}) {
+    const metrics = options.metrics ?? (options.metricsRegistry ? promClientMetrics(options.metricsRegistry) : undefined);
+    this.transport = new Transport(config, { ...options, metrics });
+    this.mapper = new RestMapper(this.transport);
+    this.defaultNamespace = config.namespace;
+  }
+
+  /** From a kubeconfig file or object; without either, `KUBECONFIG` (merged) or `~/.kube/config`. */
+  static async fromKubeconfig(options: FromKubeconfigOptions = {}): Promise<KubeClient> {
+    let kc: Kubeconfig | undefined;
+    if (options.kubeconfig) kc = options.kubeconfig;
+    else if (options.path) kc = await loadKubeconfigFile(options.path);
+    else kc = await loadDefaultKubeconfig(options.env ?? process.env, homedir());
+    if (!kc) throw new KubeconfigError('no kubeconfig found (KUBECONFIG unset or empty, ~/.kube/config missing)');
+    const config = await resolveKubeconfig(kc, { context: options.context, clock: options.clock, logger: options.logger, env: options.env });
+    return new KubeClient(config, options);
+  }
+
+  /** From the pod's service account. */
+  static async inCluster(options: KubeClientOptions & InClusterOptions = {}): Promise<KubeClient> {
+    return new KubeClient(await inClusterConfig(options), options);
+  }
+
+  /** The usual resolution: `KUBECONFIG` → `~/.kube/config` → in-cluster service account. */
+  static async fromDefault(options: Omit<FromKubeconfigOptions, 'path' | 'kubeconfig'> & InClusterOptions = {}): Promise<KubeClient> {
+    const kc = await loadDefaultKubeconfig(options.env ?? process.env, homedir());
+    if (kc) {
+      const config = await resolveKubeconfig(kc, { context: options.context, clock: options.clock, logger: options.logger, env: options.env });
+      return new KubeClient(config, options);
+    }
+    if (isInCluster(options.env ?? process.env)) return KubeClient.inCluster(options);
+    throw new KubeconfigError('no kubeconfig found and not running in a cluster');
+  }
+
+  async get<T = KubeObject>(type: ResourceType, name: string, opts: GetOptions = {}): Promise<T> {
+    const m = await this.mapper.mapping(type, opts.signal);
+    const path = this.path(m, { namespace: opts.namespace, name, subresource: opts.subresource, op: 'get' });
+    const query = new URLSearchParams();
+    if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
+    const res = await this.transport.request<T>({ method: 'GET', path: withQuery(path, query), signal: opts.signal });
+    return res.body;
+  }
+
+  /** One page. Items carry apiVersion/kind (the server leaves them out of list items). */
+  async listPage<T = KubeObject>(type: ResourceType, opts: ListPageOptions = {}): Promise<ListPage<T>> {
+    const m = await this.mapper.mapping(type, opts.signal);
+    const query = new URLSearchParams();
+    if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
+    if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
+    if (opts.limit !== undefined && opts.limit > 0) query.set('limit', String(opts.limit));
+    if (opts.continue) query.set('continue', opts.continue);
+    if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
+    if (opts.resourceVersionMatch) query.set('resourceVersionMatch', opts.resourceVersionMatch);
+    const path = withQuery(this.path(m, { namespace: opts.namespace, op: 'list' }), query);
+    const res = await this.transport.request<{ metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number }; items?: T[] | null }>({
+      method: 'GET',
+      path,
+      signal: opts.signal,
+    });
+    const items = res.body?.items ?? [];
+    for (const item of items as (ObjectLike | null)[]) {
+      if (item && typeof item === 'object') {
+        item.apiVersion ??= m.apiVersion;
+        item.kind ??= m.kind;
+      }
+    }
+    const meta = res.body?.metadata ?? {};
+    const page: ListPage<T> = { items, resourceVersion: meta.resourceVersion ?? '' };
+    if (meta.continue) page.continue = meta.continue;
+    if (meta.remainingItemCount !== undefined) page.remainingItemCount = meta.remainingItemCount;
+    return page;
+  }
+
+  /**
+   * Pages through a list. If a continue token expires (410) the list starts over from the first
+   * page, and that page has `restarted: true`: everything yielded before it is stale.
+   */
+  async *listPages<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
+    const limit = opts.limit ?? DEFAULT_LIST_PAGE_SIZE;
+    const maxRestarts = opts.maxRestarts ?? DEFAULT_MAX_LIST_RESTARTS;
+    let restarts = 0;
+    let cont: string | undefined;
+    let restarted = false;
+    for (;;) {
+      let page: ListPage<T>;
+      try {
+        page = await this.listPage<T>(type, { ...opts, limit, continue: cont });
+      } catch (err) {
+        if (cont !== undefined && isGone(err) && restarts < maxRestarts) {
+          restarts++;
+          cont = undefined;
+          restarted = true;
+          continue;
+        }
+        throw err;
+      }
+      yield { ...page, restarted };
+      restarted = false;
+      if (!page.continue) return;
+      cont = page.continue;
+    }
+  }
+
+  /** The whole list, paged underneath; `resourceVersion` is the one to start a watch from. */
+  async list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+    let items: T[] = [];
+    let resourceVersion = '';
+    for await (const page of this.listPages<T>(type, opts)) {
+      if (page.restarted) items = [];
+      for (const item of page.items) items.push(item);
+      // The first page's resourceVersion is the list's: later pages are served from that snapshot.
+      if (resourceVersion === '' || page.restarted) resourceVersion = page.resourceVersion;
+    }
+    return { items, resourceVersion };
+  }
+
+  async create<T extends ObjectLike>(obj: T, opts: WriteOptions = {}): Promise<T> {
+    const m = await this.mapper.mapping(typeOf(obj), opts.signal);
+    const path = this.path(m, { namespace: obj.metadata?.namespace ?? opts.namespace, op: 'create' });
+    const res = await this.transport.request<T>({
+      method: 'POST',
+      path: withQuery(path, writeQuery(opts)),
+      body: JSON.stringify(obj),
+      contentType: 'application/json',
+      signal: opts.signal,
+    });
+    return res.body;
+  }
+
+  /** PUT. Sends the object's resourceVersion, so a concurrent change makes it fail with 409. */
+  async update<T extends ObjectLike>(obj: T, opts: UpdateOptions = {}): Promise<T> {
+    if (!obj.metadata?.resourceVersion && !opts.allowUnconditional) {
+      throw new InvalidOptionError('metadata.resourceVersion', 'update needs the resourceVersion that was read (or allowUnconditional: true)');
+    }
+    const m = await this.mapper.mapping(typeOf(obj), opts.signal);
+    const path = this.path(m, { namespace: obj.metadata?.namespace ?? opts.namespace, name: nameOf(obj), subresource: opts.subresource, op: 'update' });
+    const res = await this.transport.request<T>({
+      method: 'PUT',
+      path: withQuery(path, writeQuery(opts)),
+      body: JSON.stringify(obj),
+      contentType: 'application/json',
+      signal: opts.signal,
+    });
+    return res.body;
+  }
+
+  /** PUT to the `status` subresource (never bumps metadata.generation). */
+  updateStatus<T extends ObjectLike>(obj: T, opts: Omit<UpdateOptions, 'subresource'> = {}): Promise<T> {
+    return this.update(obj, { ...opts, subresource: 'status' });
+  }
+
+  async patch<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: PatchOptions): Promise<T> {
+    if (!(opts.type in PATCH_CONTENT_TYPES)) throw new InvalidOptionError('type', `unknown patch type ${String(opts.type)}`);
+    if (opts.type === 'apply' && !opts.fieldManager) throw new InvalidOptionError('fieldManager', 'server-side apply needs a fieldManager');
+    if (opts.force && opts.type !== 'apply') throw new InvalidOptionError('force', 'only applies to server-side apply');
+    const m = await this.mapper.mapping(type, opts.signal);
+    const path = this.path(m, { namespace: opts.namespace, name, subresource: opts.subresource, op: 'patch' });
+    const query = writeQuery(opts);
+    if (opts.force) query.set('force', 'true');
+    const res = await this.transport.request<T>({
+      method: 'PATCH',
+      path: withQuery(path, query),
+      body: typeof patch === 'string' ? patch : JSON.stringify(patch),
+      contentType: PATCH_CONTENT_TYPES[opts.type],
+      signal: opts.signal,
+    });
+    return res.body;
+  }
+
+  /** Merge-patches the `status` subresource. */
+  patchStatus<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: Omit<PatchOptions, 'subresource' | 'type'> & { type?: PatchType } = {}): Promise<T> {
+    return this.patch<T>(type, name, patch, { ...opts, type: opts.type ?? 'merge', subresource: 'status' });
+  }
+
+  /**
+   * Server-side apply of `obj` (its apiVersion, kind, name and namespace address it). managedFields
+   * are dropped, since the server rejects an apply that carries them.
+   */
+  async apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T> {
+    const body = stripManagedFields(obj);
+    return this.patch<T>(typeOf(obj), nameOf(obj), body, { ...opts, namespace: obj.metadata?.namespace ?? opts.namespace, type: 'apply' });
+  }
+
+  applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T> {
+    return this.apply(obj, { ...opts, subresource: 'status' });
+  }
+
+  /** Returns what the server answers: the object (still present while finalizers run) or a Status. */
+  async delete<T = KubeObject>(type: ResourceType, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {
+    const m = await this.mapper.mapping(type, opts.signal);
+    const path = this.path(m, { namespace: opts.namespace, name, op: 'delete' });
+    const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+    if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
+    if (opts.preconditions) body.preconditions = { ...opts.preconditions };
+    if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
+    if (opts.dryRun) body.dryRun = ['All'];
+    const res = await this.transport.request<T | StatusBody>({
+      method: 'DELETE',
+      path,
+      body: JSON.stringify(body),
+      contentType: 'application/json',
+      signal: opts.signal,
+    });
+    return res.body;
+  }
+
+  getScale(type: ResourceType, name: string, opts: Omit<GetOptions, 'subresource'> = {}): Promise<Scale> {
+    return this.get<Scale>(type, name, { ...opts, subresource: 'scale' });
+  }
+
+  /** Sets `spec.replicas` through the `scale` subresource. */
+  scale(type: ResourceType, name: string, replicas: number, opts: Omit<PatchOptions, 'type' | 'subresource' | 'force'> = {}): Promise<Scale> {
+    return this.patch<Scale>(type, name, { spec: { replicas } }, { ...opts, type: 'merge', subresource: 'scale' });
+  }
+
+  /**
+   * Watches a kind. The iterator ends when the server closes the watch (its timeout); an HTTP
+   * error or ERROR event (410 included) throws ApiError, a malformed line WatchDecodeError, an
+   * aborted signal AbortedError. Leaving the loop early closes the connection.
+   */
+  watch<T = KubeObject>(type: ResourceType, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+    return { [Symbol.asyncIterator]: () => this.watchEvents<T>(type, opts) };
+  }
+
+  /** Closes the connection pools. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  private async *watchEvents<T>(type: ResourceType, opts: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
+    const m = await this.mapper.mapping(type, opts.signal);
+    const query = new URLSearchParams({ watch: 'true' });
+    if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
+    if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
+    if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
+    if (opts.allowWatchBookmarks) query.set('allowWatchBookmarks', 'true');
+    if (opts.timeoutSeconds !== undefined) query.set('timeoutSeconds', String(opts.timeoutSeconds));
+    const path = withQuery(this.path(m, { namespace: opts.namespace, op: 'watch' }), query);
+    const bodyTimeoutMs = opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 + WATCH_BODY_TIMEOUT_SLACK_MS : 0;
+    const res = await this.transport.stream({ method: 'GET', path, signal: opts.signal, bodyTimeoutMs });
+    const decoder = new WatchDecoder();
+    const where = { method: 'WATCH', path };
+    try {
+      try {
+        for await (const chunk of res.body) {
+          for (const raw of decoder.push(chunk)) yield toWatchEvent<T>(raw, where);
+        }
+      } catch (err) {
+        if (opts.signal?.aborted) throw new AbortedError('watch aborted', { cause: opts.signal.reason });
+        if (err instanceof WatchDecodeError || (err as { code?: unknown }).code === 'ERR_API') throw err;
+        throw new TransportError('WATCH', path, `watch stream failed (${(err as { code?: string }).code ?? (err as Error).name})`, { cause: err });
+      }
+      for (const raw of decoder.end()) yield toWatchEvent<T>(raw, where);
+    } finally {
+      res.destroy();
+    }
+  }
+
+  private path(m: ResourceMapping, at: { namespace?: string; name?: string; subresource?: string; op: string }): string {
+    let p = m.group ? `/apis/${m.group}/${m.version}` : `/api/${m.version}`;
+    if (m.namespaced) {
+      if (at.namespace) p += `/namespaces/${encodeURIComponent(at.namespace)}`;
+      else if (at.op !== 'list' && at.op !== 'watch') {
+        throw new InvalidOptionError('namespace', `${m.kind} is namespaced: ${at.op} needs a namespace`);
+      }
+    }
+    p += `/${m.resource}`;
+    if (at.name !== undefined) {
+      if (!at.name) throw new InvalidOptionError('name', `${at.op} needs a name`);
+      p += `/${encodeURIComponent(at.name)}`;
+    }
+    if (at.subresource) p += `/${encodeURIComponent(at.subresource)}`;
+    return p;
+  }
+}
+
+function withQuery(path: string, query: URLSearchParams): string {
+  const q = query.toString();
+  return q ? `${path}?${q}` : path;
+}
+
+function writeQuery(opts: WriteOptions): URLSearchParams {
+  const q = new URLSearchParams();
+  if (opts.dryRun) q.set('dryRun', 'All');
+  if (opts.fieldManager) q.set('fieldManager', opts.fieldManager);
+  if (opts.fieldValidation) q.set('fieldValidation', opts.fieldValidation);
+  return q;
+}
+
+function typeOf(obj: ObjectLike): ResourceType {
+  if (!obj.apiVersion || !obj.kind) throw new InvalidOptionError('apiVersion/kind', 'the object must carry apiVersion and kind');
+  return { apiVersion: obj.apiVersion, kind: obj.kind };
+}
+
+function nameOf(obj: ObjectLike): string {
+  const name = obj.metadata?.name;
+  if (!name) throw new InvalidOptionError('metadata.name', 'the object must carry a name');
+  return name;
+}
+
+function stripManagedFields<T extends ObjectLike>(obj: T): T {
+  const meta = obj.metadata as (ObjectLike['metadata'] & { managedFields?: unknown }) | undefined;
+  if (!meta || !('managedFields' in meta)) return obj;
+  const { managedFields: _dropped, ...rest } = meta;
+  return { ...obj, metadata: rest };
+}

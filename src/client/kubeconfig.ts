@@ -1,0 +1,271 @@
+/**
+ * kubeconfig files: parsing, merging several (`KUBECONFIG=a:b`) the way kubectl does, and resolving
+ * one context into what the transport needs (server, TLS material, a credential). Relative file
+ * paths inside a file are relative to that file, as in client-go.
+ */
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { OperatorRuntimeError } from '../core/errors.js';
+import type { Clock } from '../core/clock.js';
+import { realClock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { BasicAuthCredential, NO_CREDENTIAL, StaticTokenCredential, TokenFileCredential, type Credential } from './credentials.js';
+import { ExecCredentialPlugin, type ExecConfig } from './exec-credential.js';
+import { makeTlsConfig, type TlsConfig } from './tls-config.js';
+
+export interface KubeconfigCluster {
+  server: string;
+  'certificate-authority'?: string;
+  'certificate-authority-data'?: string;
+  'insecure-skip-tls-verify'?: boolean;
+  'tls-server-name'?: string;
+  'proxy-url'?: string;
+  [key: string]: unknown;
+}
+
+export interface KubeconfigUser {
+  token?: string;
+  tokenFile?: string;
+  username?: string;
+  password?: string;
+  'client-certificate'?: string;
+  'client-certificate-data'?: string;
+  'client-key'?: string;
+  'client-key-data'?: string;
+  exec?: ExecConfig;
+  'auth-provider'?: { name: string; config?: Record<string, string> };
+  as?: string;
+  'as-uid'?: string;
+  'as-groups'?: string[];
+  [key: string]: unknown;
+}
+
+export interface KubeconfigContext {
+  cluster: string;
+  user?: string;
+  namespace?: string;
+  [key: string]: unknown;
+}
+
+/** A kubeconfig as plain data (the YAML file's shape). */
+export interface Kubeconfig {
+  apiVersion?: string;
+  kind?: string;
+  'current-context'?: string;
+  clusters?: { name: string; cluster: KubeconfigCluster }[];
+  users?: { name: string; user: KubeconfigUser }[];
+  contexts?: { name: string; context: KubeconfigContext }[];
+  [key: string]: unknown;
+}
+
+/** A kubeconfig that cannot be used. Messages name fields and files, never credential values. */
+export class KubeconfigError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_KUBECONFIG';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_KUBECONFIG', message, options);
+  }
+}
+
+/** Impersonation headers requested by the kubeconfig user (`as`, `as-groups`, `as-uid`). */
+export interface Impersonation {
+  readonly user: string;
+  readonly uid?: string;
+  readonly groups?: readonly string[];
+}
+
+/** Everything needed to talk to one cluster as one identity. */
+export interface ClusterConfig {
+  /** Base URL of the API server, e.g. `https://127.0.0.1:6443` (may carry a path prefix). */
+  readonly server: string;
+  readonly tls: TlsConfig;
+  readonly credential: Credential;
+  /** Default namespace of the context (`default` if it names none). */
+  readonly namespace: string;
+  readonly impersonate?: Impersonation;
+  /** Name of the context this came from, if any. */
+  readonly contextName?: string;
+}
+
+export interface ResolveKubeconfigOptions {
+  /** Context to use instead of `current-context`. */
+  readonly context?: string;
+  /** Clock for token-file refresh and exec credential expiry. @defaultValue realClock */
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Environment visible to exec plugins. @defaultValue process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Parses kubeconfig YAML. File paths inside are made absolute against `baseDir` (the file's folder). */
+export function parseKubeconfig(text: string, baseDir = process.cwd()): Kubeconfig {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    // The YAML error quotes the source, which may hold a token: keep only its kind.
+    throw new KubeconfigError(`kubeconfig is not valid YAML (${(err as Error).name})`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new KubeconfigError('kubeconfig is not a YAML mapping');
+  return makePathsAbsolute(doc as Kubeconfig, baseDir);
+}
+
+export async function loadKubeconfigFile(file: string): Promise<Kubeconfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new KubeconfigError(`cannot read kubeconfig ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+  }
+  return parseKubeconfig(text, path.dirname(path.resolve(file)));
+}
+
+/**
+ * Merges kubeconfigs as kubectl does for `KUBECONFIG=a:b`: the first file to define a cluster,
+ * user or context name wins, and the first non-empty `current-context` wins.
+ */
+export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
+  const out: Required<Pick<Kubeconfig, 'clusters' | 'users' | 'contexts'>> & Kubeconfig = { clusters: [], users: [], contexts: [] };
+  const seen = { clusters: new Set<string>(), users: new Set<string>(), contexts: new Set<string>() };
+  for (const kc of configs) {
+    if (!out['current-context'] && kc['current-context']) out['current-context'] = kc['current-context'];
+    for (const key of ['clusters', 'users', 'contexts'] as const) {
+      for (const entry of kc[key] ?? []) {
+        if (seen[key].has(entry.name)) continue;
+        seen[key].add(entry.name);
+        (out[key] as { name: string }[]).push(entry);
+      }
+    }
+  }
+  return out;
+}
+
+/** The files kubectl would read: `KUBECONFIG` (path-list, empties skipped) or `~/.kube/config`. */
+export function defaultKubeconfigPaths(env: Readonly<Record<string, string | undefined>> = process.env, home = homedir()): string[] {
+  const list = env.KUBECONFIG;
+  if (list) return list.split(path.delimiter).filter((p) => p.length > 0);
+  return [path.join(home, '.kube', 'config')];
+}
+
+/**
+ * Loads and merges the default kubeconfig files; files that do not exist are skipped, as kubectl
+ * does. Returns undefined when none exists.
+ */
+export async function loadDefaultKubeconfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home = homedir(),
+): Promise<Kubeconfig | undefined> {
+  const files = defaultKubeconfigPaths(env, home).filter((f) => existsSync(f));
+  if (files.length === 0) return undefined;
+  const configs: Kubeconfig[] = [];
+  for (const f of files) configs.push(await loadKubeconfigFile(f));
+  return mergeKubeconfigs(configs);
+}
+
+/** Resolves one context of a kubeconfig into a `ClusterConfig`, reading referenced files. */
+export async function resolveKubeconfig(kc: Kubeconfig, options: ResolveKubeconfigOptions = {}): Promise<ClusterConfig> {
+  const contextName = options.context ?? kc['current-context'];
+  if (!contextName) throw new KubeconfigError('kubeconfig has no current-context and no context was given');
+  const context = kc.contexts?.find((c) => c.name === contextName)?.context;
+  if (!context) throw new KubeconfigError(`context "${contextName}" not found in kubeconfig`);
+  const cluster = kc.clusters?.find((c) => c.name === context.cluster)?.cluster;
+  if (!cluster) throw new KubeconfigError(`cluster "${context.cluster}" of context "${contextName}" not found in kubeconfig`);
+  const user: KubeconfigUser = context.user ? (kc.users?.find((u) => u.name === context.user)?.user ?? missingUser(context.user)) : {};
+
+  const server = validateServer(cluster.server, context.cluster);
+  const ca = await dataOrFile(cluster['certificate-authority-data'], cluster['certificate-authority'], 'certificate-authority');
+  const cert = await dataOrFile(user['client-certificate-data'], user['client-certificate'], 'client-certificate');
+  const key = await dataOrFile(user['client-key-data'], user['client-key'], 'client-key');
+  if (Boolean(cert) !== Boolean(key)) throw new KubeconfigError(`user "${context.user}" has a client certificate without a key or a key without a certificate`);
+  const insecure = cluster['insecure-skip-tls-verify'] === true;
+  const tls = makeTlsConfig({
+    ca,
+    cert,
+    key,
+    // Verification stays on unless the kubeconfig says so in as many words.
+    rejectUnauthorized: !insecure,
+    servername: cluster['tls-server-name'],
+  });
+
+  const clock = options.clock ?? realClock;
+  const credential = makeCredential(user, context.user ?? '', {
+    clock,
+    logger: options.logger,
+    env: options.env,
+    cluster: { server, 'certificate-authority-data': ca, 'insecure-skip-tls-verify': insecure, 'tls-server-name': cluster['tls-server-name'] },
+  });
+  const impersonate: Impersonation | undefined = user.as ? { user: user.as, uid: user['as-uid'], groups: user['as-groups'] } : undefined;
+  return { server, tls, credential, namespace: context.namespace || 'default', impersonate, contextName };
+}
+
+function missingUser(name: string): never {
+  throw new KubeconfigError(`user "${name}" not found in kubeconfig`);
+}
+
+function validateServer(server: unknown, clusterName: string): string {
+  if (typeof server !== 'string' || !server) throw new KubeconfigError(`cluster "${clusterName}" has no server`);
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new KubeconfigError(`cluster "${clusterName}" has an invalid server URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new KubeconfigError(`cluster "${clusterName}" server must be http(s)`);
+  // Userinfo in a URL ends up in logs and error messages; credentials belong in the user entry.
+  if (url.username || url.password) throw new KubeconfigError(`cluster "${clusterName}" server URL must not contain credentials`);
+  return server.replace(/\/+$/, '');
+}
+
+async function dataOrFile(data: string | undefined, file: string | undefined, field: string): Promise<string | undefined> {
+  // As in client-go, inline data wins over a file reference.
+  if (data) return Buffer.from(data, 'base64').toString('utf8');
+  if (!file) return undefined;
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new KubeconfigError(`cannot read ${field} file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+  }
+}
+
+function makeCredential(
+  user: KubeconfigUser,
+  userName: string,
+  deps: { clock: Clock; logger?: Logger; env?: Readonly<Record<string, string | undefined>>; cluster: Record<string, unknown> },
+): Credential {
+  const methods = [
+    user.token || user.tokenFile ? 'token' : undefined,
+    user.username !== undefined || user.password !== undefined ? 'basic' : undefined,
+    user.exec ? 'exec' : undefined,
+    user['auth-provider'] ? 'auth-provider' : undefined,
+  ].filter((m) => m !== undefined);
+  if (methods.length > 1) throw new KubeconfigError(`user "${userName}" has more than one authentication method (${methods.join(', ')})`);
+  if (user['auth-provider']) {
+    throw new KubeconfigError(`user "${userName}" uses auth-provider "${user['auth-provider'].name}", which is not supported; use an exec plugin`);
+  }
+  // A token file is re-read so a rotated token is picked up; an inline token only seeds it.
+  if (user.tokenFile) return new TokenFileCredential(user.tokenFile, { clock: deps.clock, initialToken: user.token });
+  if (user.token) return new StaticTokenCredential(user.token);
+  if (user.username !== undefined || user.password !== undefined) return new BasicAuthCredential(user.username ?? '', user.password ?? '');
+  if (user.exec) return new ExecCredentialPlugin(user.exec, { clock: deps.clock, logger: deps.logger, env: deps.env, cluster: deps.cluster });
+  return NO_CREDENTIAL;
+}
+
+function makePathsAbsolute(kc: Kubeconfig, baseDir: string): Kubeconfig {
+  const abs = (p: unknown): unknown => (typeof p === 'string' && p && !path.isAbsolute(p) ? path.resolve(baseDir, p) : p);
+  for (const c of kc.clusters ?? []) {
+    if (c?.cluster?.['certificate-authority']) c.cluster['certificate-authority'] = abs(c.cluster['certificate-authority']) as string;
+  }
+  for (const u of kc.users ?? []) {
+    if (!u?.user) continue;
+    for (const field of ['client-certificate', 'client-key', 'tokenFile'] as const) {
+      if (u.user[field]) u.user[field] = abs(u.user[field]) as string;
+    }
+    // client-go resolves a relative exec command only when it names a path, not a bare program.
+    const cmd = u.user.exec?.command;
+    if (u.user.exec && cmd && cmd.includes(path.sep) && !path.isAbsolute(cmd)) u.user.exec.command = path.resolve(baseDir, cmd);
+  }
+  return kc;
+}

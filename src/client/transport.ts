@@ -1,0 +1,367 @@
+/**
+ * HTTP to one API server as one identity, over undici. Requests share one keep-alive pool; watches
+ * get a separate dispatcher, so long-lived watch connections can never starve a GET. Adds the
+ * credential, optional client-side rate limiting, retries where a second attempt cannot do harm
+ * (see retry-policy.ts), metrics, and maps error answers to `ApiError`. Request headers (and so
+ * credentials) never reach a log line or an error.
+ */
+import { Pool } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createHash } from 'node:crypto';
+import type { Clock } from '../core/clock.js';
+import { realClock } from '../core/clock.js';
+import { sleep } from '../core/abort.js';
+import { ExponentialBackoff } from '../core/backoff.js';
+import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { silentLogger } from '../core/logger.js';
+import { ApiError, type StatusBody } from './api-error.js';
+import type { ClientMetrics } from './client-metrics.js';
+import type { ClientCertificate, Credential } from './credentials.js';
+import type { ClusterConfig } from './kubeconfig.js';
+import { TokenBucketRateLimiter } from './rate-limiter.js';
+import { IDEMPOTENT_METHODS, isRetryableNetworkError, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
+
+export interface TransportOptions {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Client-side rate limit. Off by default (the server's priority & fairness limits instead). */
+  readonly rateLimit?: { readonly qps: number; readonly burst?: number };
+  /** Retries after the first attempt for retryable failures. @defaultValue DEFAULT_MAX_RETRIES */
+  readonly maxRetries?: number;
+  /** First retry delay (exponential, full jitter) when the server gave no Retry-After. @defaultValue 100 */
+  readonly retryInitialMs?: number;
+  /** Cap on one retry delay. @defaultValue 10_000 */
+  readonly retryMaxMs?: number;
+  /** Cap on a server-requested Retry-After. @defaultValue 60_000 */
+  readonly maxRetryAfterMs?: number;
+  readonly metrics?: ClientMetrics;
+  /** Keep-alive connections for ordinary requests. @defaultValue DEFAULT_CONNECTIONS */
+  readonly connections?: number;
+  /** Negotiate HTTP/2 (one multiplexed connection). @defaultValue false */
+  readonly allowH2?: boolean;
+  /** Time allowed for the response headers and for gaps in the body of a non-watch request. @defaultValue DEFAULT_REQUEST_TIMEOUT_MS */
+  readonly requestTimeoutMs?: number;
+  /** Idle keep-alive connections are closed after this. @defaultValue 30_000 */
+  readonly keepAliveTimeoutMs?: number;
+  /** @defaultValue 'operator-runtime' */
+  readonly userAgent?: string;
+  /** Random source for retry jitter (tests). */
+  readonly random?: () => number;
+}
+
+export const DEFAULT_MAX_RETRIES = 5;
+export const DEFAULT_CONNECTIONS = 64;
+/** The API server's own default for non-long-running requests. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** A watch body may be silent this much longer than its timeoutSeconds before undici gives up. */
+export const WATCH_BODY_TIMEOUT_SLACK_MS = 30_000;
+
+export interface TransportRequest {
+  readonly method: string;
+  /** Path and query, starting with `/` (the server's path prefix is added). */
+  readonly path: string;
+  readonly body?: string | Uint8Array;
+  readonly contentType?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
+  /** Whether an ambiguous failure may be retried. @defaultValue true for GET/HEAD/OPTIONS/PUT/DELETE */
+  readonly idempotent?: boolean;
+}
+
+export interface TransportResponse<T = unknown> {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  /** Parsed JSON body (undefined if empty). */
+  readonly body: T;
+}
+
+export interface StreamRequest extends TransportRequest {
+  /** Longest silence allowed in the body; 0 disables (the caller's signal then bounds it). */
+  readonly bodyTimeoutMs: number;
+}
+
+export interface StreamResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: AsyncIterable<Uint8Array>;
+  /** Releases the connection; safe to call more than once. */
+  destroy(): void;
+}
+
+/** The request never produced an HTTP answer (connection refused, reset, timeout, bad JSON). */
+export class TransportError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_TRANSPORT';
+  readonly method: string;
+  readonly path: string;
+  constructor(method: string, path: string, message: string, options?: { cause?: unknown }) {
+    super('ERR_TRANSPORT', `${method} ${path}: ${message}`, options);
+    this.method = method;
+    this.path = path;
+  }
+}
+
+interface Dispatchers {
+  readonly certKey: string;
+  readonly requests: Pool;
+  readonly watches: Pool;
+}
+
+export class Transport {
+  readonly server: URL;
+  readonly host: string;
+  private readonly prefix: string;
+  private readonly config: ClusterConfig;
+  private readonly credential: Credential;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly limiter: TokenBucketRateLimiter | undefined;
+  private readonly metrics: ClientMetrics | undefined;
+  private readonly baseHeaders: Record<string, string>;
+  private readonly maxRetries: number;
+  private readonly requestTimeoutMs: number;
+  private readonly options: TransportOptions;
+  private dispatchers: Dispatchers | undefined;
+  private closed = false;
+
+  constructor(config: ClusterConfig, options: TransportOptions = {}) {
+    this.config = config;
+    this.options = options;
+    this.server = new URL(config.server);
+    this.host = this.server.host;
+    this.prefix = this.server.pathname.replace(/\/+$/, '');
+    this.credential = config.credential;
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger ?? silentLogger;
+    this.limiter = options.rateLimit ? new TokenBucketRateLimiter({ ...options.rateLimit, clock: this.clock }) : undefined;
+    this.metrics = options.metrics;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    if (!(this.maxRetries >= 0)) throw new InvalidOptionError('maxRetries', 'must be >= 0');
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.baseHeaders = { 'user-agent': options.userAgent ?? 'operator-runtime', accept: 'application/json' };
+    const imp = config.impersonate;
+    if (imp) {
+      this.baseHeaders['impersonate-user'] = imp.user;
+      if (imp.uid) this.baseHeaders['impersonate-uid'] = imp.uid;
+      // undici sends an array value as repeated headers, which is what Impersonate-Group needs.
+      if (imp.groups?.length) (this.baseHeaders as Record<string, string | string[]>)['impersonate-group'] = [...imp.groups];
+    }
+  }
+
+  /** Sends a request and parses its JSON answer; retries as retry-policy.ts allows; throws ApiError on >= 400. */
+  async request<T = unknown>(req: TransportRequest): Promise<TransportResponse<T>> {
+    const idempotent = req.idempotent ?? IDEMPOTENT_METHODS.has(req.method);
+    let backoff: ExponentialBackoff | undefined;
+    let retries = 0;
+    let authRetried = false;
+    for (;;) {
+      if (req.signal?.aborted) throw new AbortedError('request aborted', { cause: req.signal.reason });
+      if (this.limiter) await this.limiter.acquire(req.signal);
+      let res: TransportResponse<T>;
+      try {
+        res = await this.attempt<T>(req);
+      } catch (err) {
+        if (req.signal?.aborted) throw new AbortedError('request aborted', { cause: req.signal.reason });
+        if (err instanceof ApiError) {
+          if (err.status === 401 && !authRetried && this.credential.invalidate()) {
+            authRetried = true;
+            continue;
+          }
+          if (retries < this.maxRetries && isRetryableStatus(err.status, req.method, idempotent)) {
+            backoff ??= this.newBackoff();
+            const serverAsked = err.retryAfterMs;
+            const delayMs = serverAsked !== undefined ? Math.min(serverAsked, this.options.maxRetryAfterMs ?? 60_000) : backoff.next();
+            retries++;
+            this.logger.debug({ method: req.method, path: req.path, status: err.status, retry: retries, delayMs }, 'retrying API request');
+            await sleep(this.clock, delayMs, req.signal);
+            continue;
+          }
+          throw err;
+        }
+        if (err instanceof TransportError || err instanceof AbortedError) throw err;
+        if (retries < this.maxRetries && isRetryableNetworkError(err, req.method, idempotent)) {
+          backoff ??= this.newBackoff();
+          const delayMs = backoff.next();
+          retries++;
+          this.logger.debug({ method: req.method, path: req.path, error: errorCodeOf(err), retry: retries, delayMs }, 'retrying API request after network error');
+          await sleep(this.clock, delayMs, req.signal);
+          continue;
+        }
+        throw this.networkError(req, err);
+      }
+      return res;
+    }
+  }
+
+  /**
+   * Opens a streaming request (a watch) on the watch dispatcher. Error answers are read and thrown
+   * as ApiError. Not retried beyond one credential refresh after a 401: the watcher above owns
+   * backoff and resumption.
+   */
+  async stream(req: StreamRequest): Promise<StreamResponse> {
+    let authRetried = false;
+    for (;;) {
+      if (req.signal?.aborted) throw new AbortedError('request aborted', { cause: req.signal.reason });
+      if (this.limiter) await this.limiter.acquire(req.signal);
+      const { pool, headers } = await this.prepare(req, true);
+      const start = this.clock.monotonicNow();
+      let res: Awaited<ReturnType<Pool['request']>>;
+      try {
+        res = await pool.request({
+          path: this.prefix + req.path,
+          method: req.method as 'GET',
+          headers,
+          signal: req.signal,
+          headersTimeout: this.requestTimeoutMs,
+          bodyTimeout: req.bodyTimeoutMs,
+        });
+      } catch (err) {
+        this.observe(req.method, '<error>', start);
+        if (req.signal?.aborted) throw new AbortedError('request aborted', { cause: req.signal.reason });
+        throw this.networkError(req, err);
+      }
+      this.observe(req.method, String(res.statusCode), start);
+      if (res.statusCode >= 400) {
+        const err = await this.errorFromResponse(req, res.statusCode, res.headers, res.body);
+        if (res.statusCode === 401 && !authRetried && this.credential.invalidate()) {
+          authRetried = true;
+          continue;
+        }
+        throw err;
+      }
+      const body = res.body;
+      return { status: res.statusCode, headers: res.headers, body, destroy: () => body.destroy() };
+    }
+  }
+
+  /** Closes both dispatchers; in-flight requests finish first. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const d = this.dispatchers;
+    this.dispatchers = undefined;
+    if (d) await Promise.all([d.requests.close(), d.watches.destroy()]);
+  }
+
+  private async attempt<T>(req: TransportRequest): Promise<TransportResponse<T>> {
+    const { pool, headers } = await this.prepare(req, false);
+    const start = this.clock.monotonicNow();
+    let status: number;
+    let resHeaders: IncomingHttpHeaders;
+    let text: string;
+    try {
+      const res = await pool.request({
+        path: this.prefix + req.path,
+        method: req.method as 'GET',
+        headers,
+        body: req.body,
+        signal: req.signal,
+        headersTimeout: this.requestTimeoutMs,
+        bodyTimeout: this.requestTimeoutMs,
+      });
+      status = res.statusCode;
+      resHeaders = res.headers;
+      if (status >= 400) {
+        this.observe(req.method, String(status), start);
+        throw await this.errorFromResponse(req, status, res.headers, res.body);
+      }
+      text = await res.body.text();
+    } catch (err) {
+      if (!(err instanceof ApiError)) this.observe(req.method, '<error>', start);
+      throw err;
+    }
+    this.observe(req.method, String(status), start);
+    let body: unknown;
+    if (text.length > 0) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new TransportError(req.method, req.path, `response (HTTP ${status}) is not JSON`);
+      }
+    }
+    return { status, headers: resHeaders, body: body as T };
+  }
+
+  private async prepare(req: TransportRequest, watch: boolean): Promise<{ pool: Pool; headers: Record<string, string> }> {
+    if (this.closed) throw new TransportError(req.method, req.path, 'client is closed');
+    const cred = await this.credential.get(req.signal);
+    const d = this.dispatchersFor(cred.clientCert);
+    const headers: Record<string, string> = { ...this.baseHeaders, ...req.headers };
+    if (cred.authorization) headers.authorization = cred.authorization;
+    if (req.contentType) headers['content-type'] = req.contentType;
+    return { pool: watch ? d.watches : d.requests, headers };
+  }
+
+  /** One pair of dispatchers per client certificate: an exec plugin may hand out a new one. */
+  private dispatchersFor(cert: ClientCertificate | undefined): Dispatchers {
+    const certKey = cert ? createHash('sha256').update(cert.cert).digest('hex') : '';
+    const current = this.dispatchers;
+    if (current && current.certKey === certKey) return current;
+    const tls = this.config.tls;
+    const connect = {
+      ca: tls.ca,
+      cert: cert?.cert ?? tls.cert,
+      key: cert?.key ?? tls.key,
+      rejectUnauthorized: tls.rejectUnauthorized,
+      servername: tls.servername,
+    };
+    const common = { connect, allowH2: this.options.allowH2 ?? false, keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 30_000 };
+    const next: Dispatchers = {
+      certKey,
+      requests: new Pool(this.server.origin, { ...common, connections: this.options.connections ?? DEFAULT_CONNECTIONS }),
+      // Unlimited: every open watch holds a connection of its own.
+      watches: new Pool(this.server.origin, { ...common, connections: null }),
+    };
+    this.dispatchers = next;
+    if (current) {
+      // Let in-flight requests on the old certificate finish; open watches end on their own.
+      void current.requests.close().catch(() => {});
+      void current.watches.close().catch(() => {});
+    }
+    return next;
+  }
+
+  private async errorFromResponse(req: TransportRequest, status: number, headers: IncomingHttpHeaders, body: { text(): Promise<string> }): Promise<ApiError> {
+    let text = '';
+    try {
+      text = await body.text();
+    } catch {
+      // The status alone still says what happened.
+    }
+    const retryAfterMs = parseRetryAfter(headers['retry-after'], this.clock.now());
+    let parsed: StatusBody | undefined;
+    try {
+      const json: unknown = text ? JSON.parse(text) : undefined;
+      if (json && typeof json === 'object' && (json as StatusBody).kind === 'Status') parsed = json as StatusBody;
+    } catch {
+      // Not JSON (a proxy's HTML page, say): fall through to the plain message.
+    }
+    const where = { method: req.method, path: req.path, retryAfterMs };
+    if (parsed) return ApiError.fromStatus({ ...parsed, code: status }, status, where);
+    return new ApiError({ status, message: text.slice(0, 300) || undefined, ...where });
+  }
+
+  private networkError(req: TransportRequest, err: unknown): TransportError {
+    return new TransportError(req.method, req.path, `request failed (${errorCodeOf(err)})`, { cause: err });
+  }
+
+  private observe(method: string, code: string, start: number): void {
+    this.metrics?.observeRequest({ method, host: this.host, code, durationMs: this.clock.monotonicNow() - start });
+  }
+
+  private newBackoff(): ExponentialBackoff {
+    return new ExponentialBackoff({
+      initialMs: this.options.retryInitialMs ?? 100,
+      maxMs: this.options.retryMaxMs ?? 10_000,
+      jitter: 'full',
+      random: this.options.random,
+    });
+  }
+}
+
+function errorCodeOf(err: unknown): string {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return err instanceof Error ? err.name : 'unknown error';
+}
