@@ -150,7 +150,7 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
    */
   beginReplace(): StoreReplacement<T> {
     this.replacing?.abandon();
-    const r = new StoreReplacement<T>(this, (changed, seen) => this.commitReplace(r, changed, seen));
+    const r: StoreReplacement<T> = new StoreReplacement<T>(this, (changed, seen): StoreDelta<T>[] => this.commitReplace(r, changed, seen));
     this.replacing = r;
     return r;
   }

@@ -1,0 +1,74 @@
+/**
+ * The cache's metrics on a registry passed in (never prom-client's global one). Series carry the
+ * informer's name, so several informers (and several managers, each with its own registry) coexist.
+ */
+import type { Counter, Gauge, Registry } from 'prom-client';
+import { getOrCreateCounter, getOrCreateGauge } from '../metrics/get-or-create-metric.js';
+
+export type WatcherRestartReason = 'gone' | 'stalled' | 'closed_early' | 'error';
+
+export class CacheMetrics {
+  private readonly events: Counter<'informer' | 'type'>;
+  private readonly restarts: Counter<'informer' | 'reason'>;
+  private readonly relists: Counter<'informer'>;
+  private readonly synced: Gauge<'informer'>;
+  private readonly state: Gauge<'informer' | 'state'>;
+  private readonly lastEvent: Gauge<'informer'>;
+  private readonly objects: Gauge<'informer'>;
+  private readonly pending: Gauge<'informer' | 'handler'>;
+
+  constructor(registry: Registry) {
+    this.events = getOrCreateCounter(registry, { name: 'cache_watch_events_total', help: 'Watch events received, by type (bookmarks included)', labelNames: ['informer', 'type'] });
+    this.restarts = getOrCreateCounter(registry, { name: 'cache_watch_restarts_total', help: 'Lists or watches that failed and were resumed, by reason', labelNames: ['informer', 'reason'] });
+    this.relists = getOrCreateCounter(registry, { name: 'cache_lists_total', help: 'Full lists started (the first one included)', labelNames: ['informer'] });
+    this.synced = getOrCreateGauge(registry, { name: 'cache_synced', help: '1 once the first list has been stored', labelNames: ['informer'] });
+    this.state = getOrCreateGauge(registry, { name: 'cache_watcher_state', help: '1 for the state the watcher is in', labelNames: ['informer', 'state'] });
+    this.lastEvent = getOrCreateGauge(registry, { name: 'cache_last_event_timestamp_seconds', help: 'When the watcher last received anything (bookmarks included)', labelNames: ['informer'] });
+    this.objects = getOrCreateGauge(registry, { name: 'cache_objects', help: 'Objects held in the store', labelNames: ['informer'] });
+    this.pending = getOrCreateGauge(registry, { name: 'cache_handler_pending_keys', help: 'Keys with changes not yet delivered to a handler', labelNames: ['informer', 'handler'] });
+  }
+
+  forInformer(informer: string): InformerMetrics {
+    return {
+      event: (type) => this.events.inc({ informer, type }),
+      restart: (reason) => this.restarts.inc({ informer, reason }),
+      list: () => this.relists.inc({ informer }),
+      setSynced: (synced) => this.synced.set({ informer }, synced ? 1 : 0),
+      setState: (from, to) => {
+        if (from) this.state.set({ informer, state: from }, 0);
+        this.state.set({ informer, state: to }, 1);
+      },
+      setLastEventAt: (ms) => this.lastEvent.set({ informer }, ms / 1000),
+      setObjects: (n) => this.objects.set({ informer }, n),
+      setPending: (handler, n) => this.pending.set({ informer, handler }, n),
+    };
+  }
+}
+
+/** The metrics one informer writes; a no-op implementation stands in when no registry is given. */
+export interface InformerMetrics {
+  event(type: string): void;
+  restart(reason: WatcherRestartReason): void;
+  list(): void;
+  setSynced(synced: boolean): void;
+  setState(from: string | undefined, to: string): void;
+  setLastEventAt(ms: number): void;
+  setObjects(n: number): void;
+  setPending(handler: string, n: number): void;
+}
+
+export const noopInformerMetrics: InformerMetrics = {
+  event: () => {},
+  restart: () => {},
+  list: () => {},
+  setSynced: () => {},
+  setState: () => {},
+  setLastEventAt: () => {},
+  setObjects: () => {},
+  setPending: () => {},
+};
+
+/** Metrics for `informer` on `registry`, or the no-op set. */
+export function informerMetrics(registry: Registry | undefined, informer: string): InformerMetrics {
+  return registry ? new CacheMetrics(registry).forInformer(informer) : noopInformerMetrics;
+}

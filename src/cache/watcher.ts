@@ -1,0 +1,408 @@
+/**
+ * The watcher: keeps one list+watch alive forever and turns it into a stream of events for a store.
+ *
+ * An explicit state machine (as kube-rs's `watcher`):
+ *
+ *   empty ──▶ listing (page by page) ──▶ watching ──clean close──▶ watching (from last RV)
+ *     ▲                                     │
+ *     └──────── 410 Gone / RV too large ────┘
+ *
+ * - The first list asks for `resourceVersion=0` with a page `limit` (servable from the API server's
+ *   watch cache, as client-go's reflector does); any later list (after 410) is a quorum, paged read.
+ * - Watches ask for bookmarks and a randomized server timeout in [min, 2·min), so a fleet of
+ *   informers does not reconnect in lockstep.
+ * - Any other failure backs off (800 ms → 30 s, jitter; reset after 2 min of health) and retries the
+ *   same step forever: a failed page is re-asked with the same continue token, a failed watch
+ *   resumes from the last resourceVersion seen (bookmarks keep it fresh).
+ * - A watch receiving nothing, not even a bookmark, for its timeout plus a margin is torn down.
+ * - resourceVersion is opaque: stored and sent back, compared for equality only.
+ * - `start(signal)` never rejects on API errors; it resolves once `signal` aborts.
+ */
+import { linkedAbortController, sleep } from '../core/abort.js';
+import { ExponentialBackoff } from '../core/backoff.js';
+import { realClock, type Clock } from '../core/clock.js';
+import { AbortedError, OperatorRuntimeError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import type { KubeObject } from '../core/object-key.js';
+import { isGone } from '../client/api-error.js';
+import type { Registry } from 'prom-client';
+import { informerMetrics, type InformerMetrics, type WatcherRestartReason } from './cache-metrics.js';
+import { WatchClosedEarlyError, WatchStalledError } from './errors.js';
+import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
+
+/** Objects per list page. @defaultValue 500 (client-go's reflector) */
+export const DEFAULT_PAGE_SIZE = 500;
+/** Lower bound of the randomized watch timeout; the upper bound is twice it. @defaultValue 300_000 (5 min) */
+export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 300_000;
+/** Grace past the watch timeout before a silent watch counts as stalled. @defaultValue 30_000 */
+export const DEFAULT_STALL_MARGIN_MS = 30_000;
+/** @defaultValue 800 */
+export const DEFAULT_BACKOFF_INITIAL_MS = 800;
+/** @defaultValue 30_000 */
+export const DEFAULT_BACKOFF_MAX_MS = 30_000;
+/** Health needed before the backoff starts over from its initial delay. @defaultValue 120_000 */
+export const DEFAULT_BACKOFF_RESET_MS = 120_000;
+/** Backoff jitter as a fraction of the delay. @defaultValue 0.2 */
+export const DEFAULT_BACKOFF_JITTER = 0.2;
+/**
+ * A watch the server closes sooner than this without sending anything counts as a failure (backs
+ * off) instead of a clean close, so a server that hangs up at once is not hammered. @defaultValue 1_000
+ */
+export const DEFAULT_MIN_WATCH_DURATION_MS = 1_000;
+
+export interface WatcherOptions {
+  /** Used in logs and as the `informer` metric label. @defaultValue 'watcher' */
+  readonly name?: string;
+  /** @defaultValue {@link DEFAULT_PAGE_SIZE} */
+  readonly pageSize?: number;
+  /** @defaultValue {@link DEFAULT_MIN_WATCH_TIMEOUT_MS} */
+  readonly minWatchTimeoutMs?: number;
+  /** @defaultValue {@link DEFAULT_STALL_MARGIN_MS} */
+  readonly stallMarginMs?: number;
+  /** @defaultValue {@link DEFAULT_BACKOFF_INITIAL_MS} */
+  readonly backoffInitialMs?: number;
+  /** @defaultValue {@link DEFAULT_BACKOFF_MAX_MS} */
+  readonly backoffMaxMs?: number;
+  /** @defaultValue {@link DEFAULT_BACKOFF_RESET_MS} */
+  readonly backoffResetMs?: number;
+  /** @defaultValue {@link DEFAULT_BACKOFF_JITTER} */
+  readonly backoffJitter?: number;
+  /** @defaultValue {@link DEFAULT_MIN_WATCH_DURATION_MS} */
+  readonly minWatchDurationMs?: number;
+  /** @defaultValue realClock */
+  readonly clock?: Clock;
+  /** @defaultValue silentLogger */
+  readonly logger?: Logger;
+  /** Random source in [0, 1) for timeouts and jitter. @defaultValue Math.random */
+  readonly random?: () => number;
+  /** Where to export metrics; none when absent. */
+  readonly registry?: Registry;
+  /** @internal Shared with the informer that owns this watcher. */
+  readonly metrics?: InformerMetrics;
+}
+
+/**
+ * What the watcher tells its consumer. A list arrives as LIST_BEGIN, LIST_PAGE…, LIST_DONE; a new
+ * LIST_BEGIN abandons an unfinished list. Watch events follow LIST_DONE. Bookmarks are consumed.
+ */
+export type WatcherEvent<T> =
+  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
+  | { readonly type: 'LIST_BEGIN'; readonly quorum: boolean }
+  | { readonly type: 'LIST_PAGE'; readonly items: readonly T[] }
+  | { readonly type: 'LIST_DONE'; readonly resourceVersion: string };
+
+export type WatcherStateName = 'idle' | 'empty' | 'listing' | 'watching' | 'backoff' | 'stopped';
+
+/** A failure as reported by `health()`: enough for a probe or a log line, no request details. */
+export interface ErrorSummary {
+  readonly message: string;
+  readonly code: string | undefined;
+  readonly status: number | undefined;
+  /** `clock.now()` when it happened. */
+  readonly atMs: number;
+}
+
+export interface WatcherHealth {
+  readonly state: WatcherStateName;
+  /** True once the first list has been delivered in full (stays true through relists). */
+  readonly synced: boolean;
+  readonly resourceVersion: string | undefined;
+  readonly lastError: ErrorSummary | undefined;
+  /** `clock.now()` of the last thing received (page, event or bookmark). */
+  readonly lastEventAtMs: number | undefined;
+  readonly lastSyncAtMs: number | undefined;
+  /** Failures recovered from (list or watch), all reasons. */
+  readonly restarts: number;
+  /** Full lists started, the first one included. */
+  readonly lists: number;
+  readonly consecutiveFailures: number;
+  /** Watch events received (bookmarks excluded). */
+  readonly events: number;
+}
+
+type State =
+  | { readonly phase: 'empty'; readonly quorum: boolean }
+  | { readonly phase: 'listing'; readonly quorum: boolean; readonly continue: string | undefined }
+  | { readonly phase: 'watching'; readonly resourceVersion: string };
+
+export class Watcher<T extends KubeObject> {
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly random: () => number;
+  private readonly backoff: ExponentialBackoff;
+  private readonly metrics: InformerMetrics;
+  private readonly pageSize: number;
+  private readonly minWatchTimeoutMs: number;
+  private readonly stallMarginMs: number;
+  private readonly backoffResetMs: number;
+  private readonly minWatchDurationMs: number;
+
+  private started = false;
+  private stateName: WatcherStateName = 'idle';
+  private synced = false;
+  private resourceVersion: string | undefined;
+  private lastError: ErrorSummary | undefined;
+  private lastEventAtMs: number | undefined;
+  private lastSyncAtMs: number | undefined;
+  private restarts = 0;
+  private lists = 0;
+  private consecutiveFailures = 0;
+  private events = 0;
+  /** Monotonic time since which every step has succeeded; undefined right after a failure. */
+  private healthySince: number | undefined;
+  private lastReason: WatcherRestartReason | undefined;
+
+  constructor(
+    private readonly lw: ListerWatcher<T>,
+    private readonly sink: (event: WatcherEvent<T>) => void,
+    options: WatcherOptions = {},
+  ) {
+    this.clock = options.clock ?? realClock;
+    const name = options.name ?? 'watcher';
+    this.logger = (options.logger ?? silentLogger).child({ informer: name });
+    this.random = options.random ?? Math.random;
+    this.metrics = options.metrics ?? informerMetrics(options.registry, name);
+    this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.minWatchTimeoutMs = options.minWatchTimeoutMs ?? DEFAULT_MIN_WATCH_TIMEOUT_MS;
+    this.stallMarginMs = options.stallMarginMs ?? DEFAULT_STALL_MARGIN_MS;
+    this.backoffResetMs = options.backoffResetMs ?? DEFAULT_BACKOFF_RESET_MS;
+    this.minWatchDurationMs = options.minWatchDurationMs ?? DEFAULT_MIN_WATCH_DURATION_MS;
+    this.backoff = new ExponentialBackoff({
+      initialMs: options.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS,
+      maxMs: options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
+      jitter: options.backoffJitter ?? DEFAULT_BACKOFF_JITTER,
+      random: this.random,
+    });
+  }
+
+  health(): WatcherHealth {
+    return {
+      state: this.stateName,
+      synced: this.synced,
+      resourceVersion: this.resourceVersion,
+      lastError: this.lastError,
+      lastEventAtMs: this.lastEventAtMs,
+      lastSyncAtMs: this.lastSyncAtMs,
+      restarts: this.restarts,
+      lists: this.lists,
+      consecutiveFailures: this.consecutiveFailures,
+      events: this.events,
+    };
+  }
+
+  /** Runs until `signal` aborts, then resolves. Never rejects because of the API server. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'a watcher can be started once');
+    this.started = true;
+    let state: State = { phase: 'empty', quorum: false };
+    while (!signal.aborted) {
+      this.setState(state.phase);
+      try {
+        state = await this.step(state, signal);
+      } catch (err) {
+        if (signal.aborted) break;
+        const { next, delayMs } = this.onFailure(state, err);
+        state = next;
+        if (delayMs > 0) {
+          this.setState('backoff');
+          try {
+            await sleep(this.clock, delayMs, signal);
+          } catch {
+            break; // aborted while backing off
+          }
+        }
+      }
+    }
+    this.setState('stopped');
+  }
+
+  private async step(state: State, signal: AbortSignal): Promise<State> {
+    switch (state.phase) {
+      case 'empty':
+        this.lists++;
+        this.metrics.list();
+        this.emit({ type: 'LIST_BEGIN', quorum: state.quorum });
+        return { phase: 'listing', quorum: state.quorum, continue: undefined };
+      case 'listing':
+        return this.listPage(state, signal);
+      case 'watching':
+        return this.watchOnce(state.resourceVersion, signal);
+    }
+  }
+
+  private async listPage(state: Extract<State, { phase: 'listing' }>, signal: AbortSignal): Promise<State> {
+    // The API server refuses a continue token together with a resourceVersion: the token carries it.
+    const page = await raceAbort(
+      this.lw.list(
+        state.continue !== undefined
+          ? { limit: this.pageSize, continue: state.continue, signal }
+          : { limit: this.pageSize, resourceVersion: state.quorum ? undefined : '0', signal },
+      ),
+      signal,
+    );
+    this.progress();
+    this.emit({ type: 'LIST_PAGE', items: page.items });
+    if (page.continue) return { phase: 'listing', quorum: state.quorum, continue: page.continue };
+    this.resourceVersion = page.resourceVersion;
+    this.emit({ type: 'LIST_DONE', resourceVersion: page.resourceVersion });
+    this.synced = true;
+    this.lastSyncAtMs = this.clock.now();
+    this.metrics.setSynced(true);
+    this.logger.debug({ resourceVersion: page.resourceVersion, lists: this.lists }, 'list done');
+    return { phase: 'watching', resourceVersion: page.resourceVersion };
+  }
+
+  private async watchOnce(fromResourceVersion: string, signal: AbortSignal): Promise<State> {
+    // Uniform in [min, 2·min): spreads reconnects of many informers over time.
+    const timeoutSeconds = Math.floor((this.minWatchTimeoutMs * (1 + this.random())) / 1000);
+    const idleLimitMs = timeoutSeconds * 1000 + this.stallMarginMs;
+    const { controller, dispose } = linkedAbortController(signal);
+    let stalled = false;
+    const armIdleTimer = () =>
+      this.clock.setTimer(idleLimitMs, () => {
+        stalled = true;
+        controller.abort(new WatchStalledError(idleLimitMs));
+      });
+    let idleTimer = armIdleTimer();
+    const startedAt = this.clock.monotonicNow();
+    let received = 0;
+    let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+    try {
+      iterator = this.lw
+        .watch({ resourceVersion: fromResourceVersion, allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal })
+        [Symbol.asyncIterator]();
+      for (;;) {
+        // Raced against the signal so a source that ignores it still cannot hold us.
+        const r = await raceAbort(iterator.next(), controller.signal);
+        if (r.done) break;
+        received++;
+        idleTimer.cancel();
+        idleTimer = armIdleTimer();
+        this.progress();
+        const ev = r.value;
+        this.metrics.event(ev.type);
+        const rv = ev.object.metadata?.resourceVersion;
+        if (rv) this.resourceVersion = rv;
+        if (ev.type === 'BOOKMARK') continue;
+        this.events++;
+        this.emit({ type: ev.type, object: ev.object });
+      }
+    } catch (err) {
+      if (stalled && !signal.aborted) throw new WatchStalledError(idleLimitMs);
+      throw err;
+    } finally {
+      idleTimer.cancel();
+      controller.abort(); // closes the stream on the source's side
+      dispose();
+      // Let the source clean up, without waiting on it (it may be stuck in a read).
+      iterator?.return?.().catch(() => {});
+    }
+    const durationMs = this.clock.monotonicNow() - startedAt;
+    if (received === 0 && durationMs < this.minWatchDurationMs) throw new WatchClosedEarlyError(durationMs);
+    this.logger.debug({ resourceVersion: this.resourceVersion, received }, 'watch closed; resuming');
+    return { phase: 'watching', resourceVersion: this.resourceVersion ?? fromResourceVersion };
+  }
+
+  /** Records progress: the consecutive-failure count starts over and health time starts counting. */
+  private progress(): void {
+    this.consecutiveFailures = 0;
+    this.lastEventAtMs = this.clock.now();
+    this.metrics.setLastEventAt(this.lastEventAtMs);
+    this.healthySince ??= this.clock.monotonicNow();
+  }
+
+  private onFailure(state: State, err: unknown): { next: State; delayMs: number } {
+    if (this.healthySince !== undefined && this.clock.monotonicNow() - this.healthySince >= this.backoffResetMs) this.backoff.reset();
+    this.healthySince = undefined;
+    this.consecutiveFailures++;
+    this.restarts++;
+    this.lastError = summarize(err, this.clock.now());
+
+    const reason: WatcherRestartReason = isGone(err) || isResourceVersionTooLarge(err)
+      ? 'gone'
+      : err instanceof WatchStalledError
+        ? 'stalled'
+        : err instanceof WatchClosedEarlyError
+          ? 'closed_early'
+          : 'error';
+    this.metrics.restart(reason);
+
+    let next: State;
+    if (reason === 'gone') {
+      // Our resourceVersion (or continue token) is compacted away: only a fresh quorum list helps.
+      next = { phase: 'empty', quorum: true };
+    } else if (state.phase === 'watching') {
+      next = { phase: 'watching', resourceVersion: this.resourceVersion ?? state.resourceVersion };
+    } else {
+      next = state; // retry the same page (same continue token) or the same list start
+    }
+    // A 410 or a stall is routine (compaction, a dead connection): act at once, unless the same
+    // thing just happened, which would otherwise make a hot loop.
+    const immediate = (reason === 'gone' || reason === 'stalled') && (this.consecutiveFailures === 1 || this.lastReason !== reason);
+    this.lastReason = reason;
+    const delayMs = immediate ? 0 : this.backoff.next();
+    const log = reason === 'gone' || reason === 'stalled' ? this.logger.info.bind(this.logger) : this.logger.warn.bind(this.logger);
+    log({ err: this.lastError, reason, phase: state.phase, delayMs, consecutiveFailures: this.consecutiveFailures }, 'watcher step failed; retrying');
+    return { next, delayMs };
+  }
+
+  private emit(event: WatcherEvent<T>): void {
+    try {
+      this.sink(event);
+    } catch (err) {
+      // The sink is our own store code; a throw is a bug, but it must not stop the watch.
+      this.logger.error({ err, type: event.type }, 'watcher sink threw');
+    }
+  }
+
+  private setState(next: WatcherStateName): void {
+    if (next === this.stateName) return;
+    this.metrics.setState(this.stateName, next);
+    this.stateName = next;
+  }
+}
+
+/**
+ * The API server's answer when a list asks for a resourceVersion newer than it has (after an etcd
+ * restore, or a lagging apiserver): client-go relists from scratch, so do we.
+ */
+export function isResourceVersionTooLarge(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== 'ERR_API') return false;
+  const e = err as { details?: { causes?: { type?: string }[] }; message?: string };
+  return (e.details?.causes ?? []).some((c) => c.type === 'ResourceVersionTooLarge') || /too large resource version/i.test(e.message ?? '');
+}
+
+function summarize(err: unknown, atMs: number): ErrorSummary {
+  if (typeof err === 'object' && err !== null) {
+    const e = err as { message?: unknown; code?: unknown; status?: unknown };
+    return {
+      message: typeof e.message === 'string' ? e.message : String(err),
+      code: typeof e.code === 'string' ? e.code : undefined,
+      status: typeof e.status === 'number' ? e.status : undefined,
+      atMs,
+    };
+  }
+  return { message: String(err), code: undefined, status: undefined, atMs };
+}
+
+/** Settles like `p`, or rejects with `AbortedError` as soon as `signal` aborts; the listener is removed. */
+function raceAbort<R>(p: Promise<R>, signal: AbortSignal): Promise<R> {
+  if (signal.aborted) {
+    p.catch(() => {});
+    return Promise.reject(new AbortedError('aborted', { cause: signal.reason }));
+  }
+  return new Promise<R>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortedError('aborted', { cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
