@@ -268,9 +268,8 @@ export class Watcher<T extends KubeObject> {
     let received = 0;
     let iterator: AsyncIterator<WatchEvent<T>> | undefined;
     try {
-      iterator = this.lw
-        .watch({ resourceVersion: fromResourceVersion, allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal })
-        [Symbol.asyncIterator]();
+      const stream = this.lw.watch({ resourceVersion: fromResourceVersion, allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal });
+      iterator = stream[Symbol.asyncIterator]();
       for (;;) {
         // Raced against the signal so a source that ignores it still cannot hold us.
         const r = await raceAbort(iterator.next(), controller.signal);

@@ -154,38 +154,37 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
     const { signal, ...rest } = opts;
     this.watchCalls.push(rest);
     const failure = this.failures.watch.shift();
-    const self = this;
-    return {
-      async *[Symbol.asyncIterator]() {
-        if (failure !== undefined) throw failure;
-        const from = Number(opts.resourceVersion ?? self.rv);
-        if (from < self.compactedRv) throw gone(`too old resource version: ${opts.resourceVersion} (${self.compactedRv})`);
-        const w: LiveWatch<T> = { queue: self.history.filter((h) => h.rv > from).map((h) => h.event), wake: undefined, ended: false, error: undefined, silent: self.silenceNext };
-        self.silenceNext = false;
-        self.live.add(w);
-        const onAbort = (): void => {
-          w.ended = true;
-          w.wake?.();
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        try {
-          for (;;) {
-            if (w.error !== undefined) throw w.error;
-            if (w.ended) return;
-            const next = w.silent ? undefined : w.queue.shift();
-            if (next) {
-              yield structuredClone(next);
-              continue;
-            }
-            await new Promise<void>((resolve) => (w.wake = resolve));
-            w.wake = undefined;
-          }
-        } finally {
-          signal?.removeEventListener('abort', onAbort);
-          self.live.delete(w);
-        }
-      },
+    return { [Symbol.asyncIterator]: () => this.stream(opts.resourceVersion, signal, failure) };
+  }
+
+  private async *stream(resourceVersion: string | undefined, signal: AbortSignal | undefined, failure: unknown): AsyncGenerator<WatchEvent<T>> {
+    if (failure !== undefined) throw failure;
+    const from = Number(resourceVersion ?? this.rv);
+    if (from < this.compactedRv) throw gone(`too old resource version: ${resourceVersion} (${this.compactedRv})`);
+    const w: LiveWatch<T> = { queue: this.history.filter((h) => h.rv > from).map((h) => h.event), wake: undefined, ended: false, error: undefined, silent: this.silenceNext };
+    this.silenceNext = false;
+    this.live.add(w);
+    const onAbort = (): void => {
+      w.ended = true;
+      w.wake?.();
     };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        if (w.error !== undefined) throw w.error;
+        if (w.ended) return;
+        const next = w.silent ? undefined : w.queue.shift();
+        if (next) {
+          yield structuredClone(next);
+          continue;
+        }
+        await new Promise<void>((resolve) => (w.wake = resolve));
+        w.wake = undefined;
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.live.delete(w);
+    }
   }
 
   private write(type: 'ADDED' | 'MODIFIED', obj: T): T {
