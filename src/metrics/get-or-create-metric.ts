@@ -41,7 +41,9 @@ export function getOrCreate<M>(
 ): M {
   const existing: unknown = registry.getSingleMetric(config.name);
   if (existing === undefined) return create();
-  if (!(existing instanceof type)) {
+  // Exact class: a scrape-time (collected) metric rebuilds its series at every scrape and would
+  // silently discard values set directly, and vice versa.
+  if ((existing as { constructor?: unknown }).constructor !== type) {
     throw new MetricConflictError(config.name, `already registered with another type (wanted a ${typeName})`);
   }
   const have = sortedLabels((existing as { labelNames?: readonly string[] }).labelNames);
@@ -49,7 +51,7 @@ export function getOrCreate<M>(
   if (have !== want) {
     throw new MetricConflictError(config.name, `already registered with labels [${have}], not [${want}]`);
   }
-  return existing;
+  return existing as M;
 }
 
 function sortedLabels(names: readonly string[] | undefined): string {
