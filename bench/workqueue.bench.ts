@@ -1,0 +1,115 @@
+/**
+ * Workqueue throughput: add / get / done on 100k distinct keys with 1 and 8 concurrent async
+ * workers, with and without metrics. Goal: ≥ 500k items/s.
+ *
+ *   node --import tsx bench/workqueue.bench.ts [keys] [rounds]
+ *
+ * Two shapes per configuration:
+ * - "batch": all keys are added, then the workers drain the queue (add and get/done timed apart);
+ * - "stream": a producer adds keys in chunks while the workers are already waiting, which takes
+ *   the hand-off path (a key goes straight to a blocked `get`).
+ * Each figure is the median of `rounds` runs after one warm-up run.
+ */
+import { createMetricsRegistry } from '../src/metrics/create-metrics-registry.js';
+import { Workqueue } from '../src/workqueue/workqueue.js';
+
+const KEYS = Number(process.argv[2] ?? 100_000);
+const ROUNDS = Number(process.argv[3] ?? 5);
+const GOAL_PER_SECOND = 500_000;
+
+const keys = Array.from({ length: KEYS }, (_, i) => `namespace-${i % 100}/object-${i}`);
+
+interface Figures {
+  addPerSecond: number;
+  processPerSecond: number;
+  totalPerSecond: number;
+}
+
+function newQueue(metrics: boolean): Workqueue {
+  return metrics ? new Workqueue({ name: 'bench', registry: createMetricsRegistry() }) : new Workqueue();
+}
+
+/** Workers loop get → done until `total` keys are done, then shut the queue down. */
+function startWorkers(queue: Workqueue, workers: number, total: number): Promise<void> {
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const next = await queue.get();
+      if (next.shutdown) return;
+      queue.done(next.key);
+      if (++done === total) await queue.shutdown({ drainTimeoutMs: 0 });
+    }
+  };
+  return Promise.all(Array.from({ length: workers }, worker)).then(() => undefined);
+}
+
+async function batch(workers: number, metrics: boolean): Promise<Figures> {
+  const queue = newQueue(metrics);
+  const t0 = performance.now();
+  for (const key of keys) queue.add(key);
+  const t1 = performance.now();
+  await startWorkers(queue, workers, keys.length);
+  const t2 = performance.now();
+  return {
+    addPerSecond: keys.length / ((t1 - t0) / 1000),
+    processPerSecond: keys.length / ((t2 - t1) / 1000),
+    totalPerSecond: keys.length / ((t2 - t0) / 1000),
+  };
+}
+
+async function stream(workers: number, metrics: boolean): Promise<Figures> {
+  const queue = newQueue(metrics);
+  const t0 = performance.now();
+  const running = startWorkers(queue, workers, keys.length);
+  const chunk = 256;
+  for (let i = 0; i < keys.length; i += chunk) {
+    for (let j = i; j < Math.min(i + chunk, keys.length); j++) queue.add(keys[j]!);
+    // Yield so workers run between chunks, as they would between watch events.
+    await Promise.resolve();
+  }
+  await running;
+  const total = keys.length / ((performance.now() - t0) / 1000);
+  return { addPerSecond: NaN, processPerSecond: NaN, totalPerSecond: total };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const fmt = (n: number): string => (Number.isNaN(n) ? '-' : `${Math.round(n / 1000).toLocaleString('en-US')}k`);
+
+async function main(): Promise<void> {
+  console.log(`workqueue bench: ${KEYS.toLocaleString('en-US')} keys, median of ${ROUNDS} rounds, node ${process.version}`);
+  console.log(['shape ', 'workers', 'metrics', 'add/s', 'get+done/s', 'total items/s', 'goal'].map((h) => h.padStart(15)).join(''));
+  let failures = 0;
+  for (const shape of ['batch', 'stream'] as const) {
+    for (const workers of [1, 8]) {
+      for (const metrics of [false, true]) {
+        const run = shape === 'batch' ? batch : stream;
+        await run(workers, metrics); // warm-up
+        const rounds: Figures[] = [];
+        for (let r = 0; r < ROUNDS; r++) rounds.push(await run(workers, metrics));
+        const total = median(rounds.map((f) => f.totalPerSecond));
+        const ok = total >= GOAL_PER_SECOND;
+        if (!ok) failures++;
+        console.log(
+          [
+            shape,
+            String(workers),
+            metrics ? 'on' : 'off',
+            fmt(median(rounds.map((f) => f.addPerSecond))),
+            fmt(median(rounds.map((f) => f.processPerSecond))),
+            fmt(total),
+            ok ? 'ok' : 'BELOW',
+          ]
+            .map((c) => c.padStart(15))
+            .join(''),
+        );
+      }
+    }
+  }
+  console.log(failures === 0 ? `all configurations ≥ ${fmt(GOAL_PER_SECOND)} items/s` : `${failures} configuration(s) below ${fmt(GOAL_PER_SECOND)} items/s`);
+}
+
+await main();

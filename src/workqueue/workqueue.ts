@@ -1,0 +1,301 @@
+import type { Registry } from 'prom-client';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import { realClock } from '../core/clock.js';
+import { AbortedError, InvalidOptionError } from '../core/errors.js';
+import { defaultControllerRateLimiter } from './default-controller-rate-limiter.js';
+import { DelayHeap } from './delay-heap.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { RingBuffer } from './ring-buffer.js';
+import { WorkqueueMetrics } from './workqueue-metrics.js';
+
+/** @defaultValue 30,000 ms: how long `shutdown()` waits for in-flight keys (the manager's graceful-shutdown default). */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+
+export interface WorkqueueOptions {
+  /** The queue's name: the `name` label of its metrics. Required when `registry` is given. */
+  readonly name?: string;
+  /** Registry to export the queue's metrics on. Without one the queue keeps no metrics at all. */
+  readonly registry?: Registry;
+  /** The `controller` label of the queue's metrics. @defaultValue name */
+  readonly controller?: string;
+  /** Time source for delayed adds, the rate limiter and drain timeouts. @defaultValue realClock */
+  readonly clock?: Clock;
+  /** Used by `addRateLimited`. @defaultValue defaultControllerRateLimiter({ clock }) */
+  readonly rateLimiter?: RateLimiter;
+}
+
+/**
+ * What `get()` resolves with: the next key to process, or word that the queue has shut down and
+ * the worker should return. (Go's `(item, shutdown)` pair as a discriminated union.)
+ */
+export type GetResult = { readonly shutdown: false; readonly key: string } | { readonly shutdown: true };
+
+export interface ShutdownOptions {
+  /**
+   * How long to wait for in-flight keys to be `done`. 0 returns at once (client-go's `ShutDown`);
+   * `Infinity` waits for as long as it takes. @defaultValue {@link DEFAULT_DRAIN_TIMEOUT_MS}
+   */
+  readonly drainTimeoutMs?: number;
+  /** Stops waiting for the drain (the result then says it did not complete). */
+  readonly signal?: AbortSignal;
+}
+
+/** Whether every in-flight key was finished; if not, which keys were still being processed. */
+export type ShutdownResult = { readonly drained: true } | { readonly drained: false; readonly inFlight: readonly string[] };
+
+interface Waiter {
+  resolve: (result: GetResult) => void;
+  reject: (error: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  settled: boolean;
+}
+
+const SHUT_DOWN: GetResult = Object.freeze({ shutdown: true });
+/** Node turns longer timeouts into 1 ms; a longer delay re-arms when this one fires. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * client-go's workqueue for string keys: fair (FIFO) and stingy (one entry per key). `dirty` holds
+ * keys that must run (again), the FIFO those of them no worker holds, `processing` those a worker
+ * holds; a key is never in the FIFO and in `processing` at once. Separately, the delay heap holds
+ * keys waiting for their `addAfter` time (at most once each):
+ *
+ * - adding a key that is queued is a no-op; adding a key in flight marks it dirty and it is queued
+ *   once more when its worker calls `done` — so two workers never hold one key;
+ * - `addAfter` requests for one key coalesce and the earliest time wins; one timer is armed, for
+ *   the earliest waiting key;
+ * - `addRateLimited` delays by the rate limiter (`forget` on success resets the key's backoff).
+ *
+ * Workers loop on `await get()` … `done(key)`; `shutdown()` stops intake and waits for them.
+ */
+export class Workqueue {
+  readonly name: string | undefined;
+  private readonly clock: Clock;
+  private readonly rateLimiter: RateLimiter;
+  private readonly metrics: WorkqueueMetrics | undefined;
+
+  private readonly queue = new RingBuffer<string>(1024);
+  /** Keys that need processing: queued, or in flight and added again. */
+  private readonly dirty = new Set<string>();
+  /** Keys a worker holds, between `get` and `done`. */
+  private readonly processing = new Set<string>();
+  /** Workers blocked in `get()`; non-empty only while the FIFO is empty. Aborted ones stay as tombstones. */
+  private readonly waiters = new RingBuffer<Waiter>();
+  private liveWaiters = 0;
+
+  private readonly waiting = new DelayHeap();
+  private timer: TimerHandle | undefined;
+  private timerDueAtMs = Infinity;
+
+  private stopping = false;
+  private readonly drainListeners = new Set<() => void>();
+
+  constructor(options: WorkqueueOptions = {}) {
+    this.name = options.name;
+    this.clock = options.clock ?? realClock;
+    this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter({ clock: this.clock });
+    if (options.registry) {
+      if (!options.name) throw new InvalidOptionError('name', 'is required when a metrics registry is given');
+      const dirty = this.dirty;
+      this.metrics = new WorkqueueMetrics(options.registry, { name: options.name, controller: options.controller ?? options.name }, this.clock, {
+        get depth() {
+          return dirty.size;
+        },
+      });
+    }
+  }
+
+  /** Keys waiting for a worker (client-go's `Len`). */
+  get length(): number {
+    return this.queue.length;
+  }
+
+  /** Keys currently held by workers. */
+  get processingCount(): number {
+    return this.processing.size;
+  }
+
+  /** Keys waiting for their `addAfter` time. */
+  get waitingCount(): number {
+    return this.waiting.size;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.stopping;
+  }
+
+  /** Marks `key` as needing processing. A no-op once shutdown has begun. */
+  add(key: string): void {
+    if (this.stopping || this.dirty.has(key)) return;
+    this.dirty.add(key);
+    this.metrics?.added(key);
+    // In flight: `done` queues it again, so its worker's successor never overlaps it.
+    if (this.processing.has(key)) return;
+    this.enqueue(key);
+  }
+
+  /**
+   * Adds `key` after `delayMs` (at once if `delayMs <= 0`). Repeated requests for a waiting key keep
+   * the earliest time. Counts as a retry in `workqueue_retries_total`, as client-go does.
+   */
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopping) return;
+    this.metrics?.retried();
+    if (!(delayMs > 0)) {
+      this.add(key);
+      return;
+    }
+    this.waiting.schedule(key, this.clock.monotonicNow() + delayMs);
+    this.armTimer();
+  }
+
+  /** Adds `key` when the rate limiter allows (per-key backoff under an overall bucket by default). */
+  addRateLimited(key: string): void {
+    if (this.stopping) return;
+    this.addAfter(key, this.rateLimiter.when(key));
+  }
+
+  /** Resets the rate limiter's record of `key` (call after it was processed successfully). */
+  forget(key: string): void {
+    this.rateLimiter.forget(key);
+  }
+
+  /** How often `key` was rate-limited since it was last forgotten. */
+  numRequeues(key: string): number {
+    return this.rateLimiter.numRequeues(key);
+  }
+
+  /**
+   * The next key to process; waits while the queue is empty. The caller owns the key until it calls
+   * `done(key)`, and must call it even when processing fails.
+   *
+   * Resolves `{ shutdown: true }` once shutdown has begun (also for workers already waiting); keys
+   * still queued then are dropped — the queue is level-triggered, and the next process's initial
+   * list enqueues every object again. Rejects with `AbortedError` if `signal` aborts while waiting
+   * (or was already aborted); no key is consumed by an aborted `get`.
+   */
+  get(signal?: AbortSignal): Promise<GetResult> {
+    if (signal?.aborted) return Promise.reject(new AbortedError('workqueue get aborted', { cause: signal.reason }));
+    if (this.stopping) return Promise.resolve(SHUT_DOWN);
+    const key = this.queue.shift();
+    if (key !== undefined) return Promise.resolve(this.handOut(key));
+    return new Promise<GetResult>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, settled: false };
+      if (signal) {
+        waiter.onAbort = () => {
+          if (waiter.settled) return;
+          waiter.settled = true;
+          this.liveWaiters--;
+          // Tombstones leave when a key arrives; compact if a quiet queue collects many of them.
+          if (this.waiters.length > 64 && this.waiters.length > 2 * this.liveWaiters) this.waiters.retain((w) => !w.settled);
+          reject(new AbortedError('workqueue get aborted', { cause: signal.reason }));
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.waiters.push(waiter);
+      this.liveWaiters++;
+    });
+  }
+
+  /** Ends processing of `key`. If it was added meanwhile, it is queued again now. */
+  done(key: string): void {
+    if (!this.processing.delete(key)) return;
+    this.metrics?.finished(key);
+    if (this.stopping) {
+      if (this.processing.size === 0) for (const listener of this.drainListeners) listener();
+      return;
+    }
+    if (this.dirty.has(key)) this.enqueue(key);
+  }
+
+  /**
+   * Stops intake and waits (bounded by `drainTimeoutMs`) for in-flight keys to be `done`. From the
+   * first call on, adds are no-ops, `get` resolves `{ shutdown: true }`, and queued and delayed keys
+   * are dropped. Safe to call again, for instance to wait once more.
+   */
+  shutdown(options: ShutdownOptions = {}): Promise<ShutdownResult> {
+    const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+    if (!(drainTimeoutMs >= 0)) throw new InvalidOptionError('drainTimeoutMs', 'must be >= 0');
+    if (!this.stopping) this.stopIntake();
+    if (this.processing.size === 0) return Promise.resolve({ drained: true });
+    if (drainTimeoutMs === 0 || options.signal?.aborted) return Promise.resolve(this.undrained());
+
+    return new Promise<ShutdownResult>((resolve) => {
+      const finish = (result: ShutdownResult): void => {
+        this.drainListeners.delete(onDrained);
+        timer?.cancel();
+        options.signal?.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const onDrained = (): void => finish({ drained: true });
+      const onAbort = (): void => finish(this.undrained());
+      const timer = Number.isFinite(drainTimeoutMs) ? this.clock.setTimer(drainTimeoutMs, onAbort) : undefined;
+      this.drainListeners.add(onDrained);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private stopIntake(): void {
+    this.stopping = true;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.timerDueAtMs = Infinity;
+    this.waiting.clear();
+    this.queue.clear();
+    // Dirty keys in flight are not run again: their worker finishes, and that is all.
+    this.dirty.clear();
+    this.metrics?.dropped();
+    for (let w = this.waiters.shift(); w; w = this.waiters.shift()) this.settle(w, SHUT_DOWN);
+  }
+
+  private undrained(): ShutdownResult {
+    return { drained: false, inFlight: [...this.processing] };
+  }
+
+  /** Gives a dirty, not-in-flight key to a waiting worker, or queues it. */
+  private enqueue(key: string): void {
+    while (this.liveWaiters > 0) {
+      const waiter = this.waiters.shift()!;
+      if (waiter.settled) continue; // aborted while waiting
+      this.settle(waiter, this.handOut(key));
+      return;
+    }
+    this.queue.push(key);
+  }
+
+  private handOut(key: string): GetResult {
+    this.dirty.delete(key);
+    this.processing.add(key);
+    this.metrics?.started(key);
+    return { shutdown: false, key };
+  }
+
+  private settle(waiter: Waiter, result: GetResult): void {
+    if (waiter.settled) return;
+    waiter.settled = true;
+    this.liveWaiters--;
+    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.resolve(result);
+  }
+
+  /** Keeps exactly one timer, armed for the earliest waiting key. */
+  private armTimer(): void {
+    const next = this.waiting.peek();
+    if (!next) return;
+    if (this.timer && this.timerDueAtMs <= next.readyAtMs) return;
+    this.timer?.cancel();
+    this.timerDueAtMs = next.readyAtMs;
+    const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(next.readyAtMs - this.clock.monotonicNow())));
+    this.timer = this.clock.setTimer(delayMs, () => this.onTimer());
+  }
+
+  private onTimer(): void {
+    this.timer = undefined;
+    this.timerDueAtMs = Infinity;
+    const now = this.clock.monotonicNow();
+    for (let entry = this.waiting.popDue(now); entry; entry = this.waiting.popDue(now)) this.add(entry.key);
+    // A timer that fired a little early (or a capped long delay) simply re-arms.
+    this.armTimer();
+  }
+}
