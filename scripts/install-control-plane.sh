@@ -57,7 +57,7 @@ fi
 command -v apt-get >/dev/null || die "apt-get not found: this installer needs Debian 12; or set KUBEBUILDER_ASSETS"
 
 export DEBIAN_FRONTEND=noninteractive
-PACKAGES=(etcd-server etcd-client golang-go golang-github-modern-go-reflect2-dev jq rsync dpkg-dev make iptables util-linux)
+PACKAGES=(etcd-server etcd-client golang-go golang-github-modern-go-reflect2-dev jq rsync dpkg-dev make iptables util-linux openssl)
 
 # 1. deb-src for the same mirror and suites the machine already uses.
 SOURCES=/etc/apt/sources.list.d/debian.sources

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's demo command. Installs what it needs (npm packages, the control plane — cached after
+# the first build), then runs the demo on a real local control plane.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+npm install --no-audit --no-fund --loglevel=error
+export OPERATOR_RUNTIME_ASSETS="$(scripts/install-control-plane.sh | tail -n 1)"
+exec node --import tsx examples/quickstart/demo.ts "$@"

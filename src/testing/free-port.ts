@@ -1,0 +1,18 @@
+import { createServer } from 'node:net';
+
+/**
+ * Asks the kernel for a free loopback port. The port is released before it is used, so two callers
+ * could race for it; TestEnv retries a start that fails with "address already in use".
+ */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,460 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Agent, request, type Dispatcher } from 'undici';
+import { stringify as toYaml } from 'yaml';
+import { OperatorRuntimeError } from '../core/errors.js';
+import { resolveBinaries, type ControlPlaneBinaries } from './binaries.js';
+import { freePort } from './free-port.js';
+import { ManagedProcess } from './managed-process.js';
+import { ClientCa, randomToken, writeServiceAccountKeyPair } from './pki.js';
+
+const run = promisify(execFile);
+
+export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller-manager';
+
+export interface TestEnvOptions {
+  /** CustomResourceDefinition manifests to install; `start` waits until each is Established. */
+  readonly crds?: readonly object[];
+  /**
+   * Also run kube-controller-manager (garbage collector, namespace, service-account, StatefulSet,
+   * ReplicaSet and Deployment controllers) so ownerReferences cascade as in a cluster.
+   * @defaultValue false
+   */
+  readonly controllerManager?: boolean;
+  /** Aborting it while `start` runs stops whatever was started and rejects. */
+  readonly signal?: AbortSignal;
+  /** How long each component may take to become ready. @defaultValue 60000 */
+  readonly startTimeoutMs?: number;
+  /**
+   * kube-apiserver's watch cache, on as in every cluster. With it on, watches and `resourceVersion=0`
+   * lists are served from the API server's memory, so an etcd compaction alone does not make a
+   * watch from an older resourceVersion fail; the window of the cache does (410 once the
+   * resourceVersion falls out of it). Turn it off to have watches hit etcd, where `compact()`
+   * makes every older resourceVersion answer 410 Gone.
+   * @defaultValue true
+   */
+  readonly watchCache?: boolean;
+  /** Extra kube-apiserver flags, appended last (they win over the defaults). */
+  readonly apiServerFlags?: readonly string[];
+  /** Binaries to run; found with `resolveBinaries()` when omitted. */
+  readonly binaries?: ControlPlaneBinaries;
+}
+
+export const DEFAULT_START_TIMEOUT_MS = 60_000;
+
+/** The admin's kubeconfig as an object (the same content as the file at `kubeconfigPath`). */
+export interface KubeconfigObject {
+  apiVersion: 'v1';
+  kind: 'Config';
+  clusters: { name: string; cluster: Record<string, unknown> }[];
+  users: { name: string; user: Record<string, unknown> }[];
+  contexts: { name: string; context: { cluster: string; user: string; namespace?: string } }[];
+  'current-context': string;
+}
+
+export class TestEnvError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_TEST_ENV';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_TEST_ENV', message, options);
+  }
+}
+
+const DIR_PREFIX = 'operator-runtime-env-';
+const CONTEXT = 'test-env';
+
+/**
+ * A real local control plane for tests — envtest for TypeScript: etcd, kube-apiserver (secure port
+ * only, RBAC, static admin token, client-certificate users, service-account signing) and optionally
+ * kube-controller-manager, each on free ports in a temp dir, so several TestEnvs can run at once.
+ * Nothing is mocked: tests talk to the same API server a cluster runs.
+ */
+export class TestEnv {
+  /** `https://127.0.0.1:<port>` */
+  readonly server: string;
+  readonly kubeconfigPath: string;
+  readonly kubeconfig: KubeconfigObject;
+  /** PEM the API server's serving certificate verifies against. */
+  caPem = '';
+  readonly adminToken: string;
+  readonly etcdEndpoint: string;
+
+  private dispatcher: Agent;
+  private stopped = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly binaries: ControlPlaneBinaries,
+    private readonly ports: { etcd: number; etcdPeer: number; apiserver: number; kcm: number },
+    private readonly processes: { etcd: ManagedProcess; apiserver: ManagedProcess; kcm: ManagedProcess | undefined },
+    private readonly clientCa: ClientCa,
+    adminToken: string,
+    private readonly startTimeoutMs: number,
+  ) {
+    this.server = `https://127.0.0.1:${ports.apiserver}`;
+    this.etcdEndpoint = `http://127.0.0.1:${ports.etcd}`;
+    this.adminToken = adminToken;
+    this.kubeconfigPath = join(dir, 'kubeconfig.yaml');
+    this.kubeconfig = this.kubeconfigFor('admin', { token: adminToken });
+    this.dispatcher = new Agent({ connect: { rejectUnauthorized: true } });
+  }
+
+  /** Starts etcd, kube-apiserver and optionally kube-controller-manager, then installs `crds`. */
+  static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
+    await removeStaleDirs();
+    const binaries = options.binaries ?? resolveBinaries();
+    if (options.controllerManager && !binaries.kubeControllerManager) {
+      throw new TestEnvError('controllerManager: true, but no kube-controller-manager binary was found (run scripts/install-control-plane.sh)');
+    }
+    const dir = await mkdtemp(join(tmpdir(), DIR_PREFIX));
+    await writeFile(join(dir, 'owner.pid'), String(process.pid));
+    let env: TestEnv | undefined;
+    const onAbort = (): void => void env?.stop();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const ports = { etcd: await freePort(), etcdPeer: await freePort(), apiserver: await freePort(), kcm: await freePort() };
+      const certDir = join(dir, 'pki');
+      await mkdir(certDir);
+      const sa = await writeServiceAccountKeyPair(certDir);
+      const clientCa = await ClientCa.create(certDir);
+      const adminToken = randomToken();
+      await writeFile(join(certDir, 'tokens.csv'), `${adminToken},admin,admin-uid,"system:masters"\n`, { mode: 0o600 });
+
+      const etcd = new ManagedProcess({
+        name: 'etcd',
+        command: binaries.etcd,
+        logFile: join(dir, 'etcd.log'),
+        args: [
+          '--name=default',
+          `--data-dir=${join(dir, 'etcd-data')}`,
+          `--listen-client-urls=http://127.0.0.1:${ports.etcd}`,
+          `--advertise-client-urls=http://127.0.0.1:${ports.etcd}`,
+          `--listen-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
+          `--initial-advertise-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
+          `--initial-cluster=default=http://127.0.0.1:${ports.etcdPeer}`,
+          '--listen-metrics-urls=',
+        ],
+      });
+      const apiserver = new ManagedProcess({
+        name: 'kube-apiserver',
+        command: binaries.kubeApiserver,
+        logFile: join(dir, 'kube-apiserver.log'),
+        args: [
+          `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
+          `--secure-port=${ports.apiserver}`,
+          '--bind-address=127.0.0.1',
+          '--advertise-address=127.0.0.1',
+          '--insecure-port=0',
+          `--cert-dir=${join(certDir, 'serving')}`,
+          `--token-auth-file=${join(certDir, 'tokens.csv')}`,
+          `--client-ca-file=${clientCa.certFile}`,
+          '--authorization-mode=RBAC',
+          '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+          `--service-account-key-file=${sa.publicKeyFile}`,
+          `--service-account-signing-key-file=${sa.privateKeyFile}`,
+          '--service-cluster-ip-range=10.0.0.0/24',
+          '--allow-privileged=true',
+          '--endpoint-reconciler-type=none',
+          `--watch-cache=${options.watchCache ?? true}`,
+          ...(options.apiServerFlags ?? []),
+        ],
+      });
+      const kcm = options.controllerManager
+        ? new ManagedProcess({
+            name: 'kube-controller-manager',
+            command: binaries.kubeControllerManager!,
+            logFile: join(dir, 'kube-controller-manager.log'),
+            args: [
+              `--kubeconfig=${join(dir, 'kubeconfig.yaml')}`,
+              '--controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token,statefulset,replicaset,deployment',
+              `--service-account-private-key-file=${sa.privateKeyFile}`,
+              `--root-ca-file=${join(certDir, 'serving', 'apiserver.crt')}`,
+              '--leader-elect=false',
+              '--port=0',
+              `--secure-port=${ports.kcm}`,
+              '--bind-address=127.0.0.1',
+              '--concurrent-gc-syncs=5',
+            ],
+          })
+        : undefined;
+
+      env = new TestEnv(dir, binaries, ports, { etcd, apiserver, kcm }, clientCa, adminToken,
+        options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+      await env.startEtcd();
+      await env.startApiServer();
+      await writeFile(env.kubeconfigPath, toYaml(env.kubeconfig), { mode: 0o600 });
+      if (kcm) await env.startControllerManager();
+      if (options.crds?.length) await env.installCrds(options.crds);
+      if (options.signal?.aborted) throw new TestEnvError('TestEnv.start aborted');
+      return env;
+    } catch (err) {
+      await (env ? env.stop() : rm(dir, { recursive: true, force: true }));
+      throw err;
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Pids of the component processes now running (for leak checks). */
+  pids(): number[] {
+    return this.allProcesses().filter((p) => p.running).map((p) => p.pid!);
+  }
+
+  /** Ends every process this env started and removes its temp dir. Safe to call twice. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    // Reverse start order: clients of etcd first.
+    if (this.processes.kcm) await this.processes.kcm.stop();
+    await this.processes.apiserver.stop();
+    await this.processes.etcd.stop();
+    await this.dispatcher.close();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  // ---- faults --------------------------------------------------------------------------------
+
+  /** SIGSTOP a component (a frozen process: connections stay open, nothing answers). */
+  pause(component: ControlPlaneComponent): void {
+    this.process(component).pause();
+  }
+
+  resume(component: ControlPlaneComponent): void {
+    this.process(component).resume();
+  }
+
+  /** Stops and starts kube-apiserver on the same port; etcd keeps its data. Resolves when ready. */
+  async restartApiServer(): Promise<void> {
+    await this.processes.apiserver.stop();
+    await this.startApiServer();
+  }
+
+  /** Runs etcdctl (API v3) against this env's etcd and returns its stdout. */
+  async etcdctl(args: readonly string[]): Promise<string> {
+    const etcdctl = this.binaries.etcdctl;
+    if (!etcdctl) throw new TestEnvError('etcdctl not found (Debian package etcd-client, or OPERATOR_RUNTIME_ETCDCTL)');
+    const { stdout } = await run(etcdctl, [`--endpoints=${this.etcdEndpoint}`, ...args], {
+      env: { ...process.env, ETCDCTL_API: '3' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return stdout;
+  }
+
+  /** etcd's current revision. */
+  async etcdRevision(): Promise<number> {
+    const out = JSON.parse(await this.etcdctl(['endpoint', 'status', '-w', 'json'])) as { Status: { header: { revision: number } } }[];
+    const revision = out[0]?.Status.header.revision;
+    if (revision === undefined) throw new TestEnvError('etcdctl endpoint status returned no revision');
+    return revision;
+  }
+
+  /**
+   * Compacts etcd at its current revision R: reads from etcd at a revision below R, and watches
+   * whose first event would be below R (resourceVersion < R - 1), get 410 Gone. With the watch cache
+   * on, watches are served from the API server's memory and only fail once their resourceVersion is
+   * older than the cache (for example after `restartApiServer()`). Returns R.
+   */
+  async compact(): Promise<number> {
+    const revision = await this.etcdRevision();
+    await this.etcdctl(['compact', String(revision), '--physical']);
+    return revision;
+  }
+
+  // ---- users ---------------------------------------------------------------------------------
+
+  /**
+   * A kubeconfig for a user authenticated by a client certificate (CN=user, O=groups). The user has
+   * no rights until RBAC objects grant them — for least-privilege tests.
+   */
+  async userKubeconfig(user: { user: string; groups?: readonly string[] }): Promise<{ path: string; kubeconfig: KubeconfigObject }> {
+    const { certPem, keyPem } = await this.clientCa.issue(user.user, user.groups);
+    const kubeconfig = this.kubeconfigFor(user.user, {
+      'client-certificate-data': Buffer.from(certPem).toString('base64'),
+      'client-key-data': Buffer.from(keyPem).toString('base64'),
+    });
+    const path = join(this.dir, `kubeconfig-${user.user.replace(/[^a-zA-Z0-9_.-]/g, '_')}.yaml`);
+    await writeFile(path, toYaml(kubeconfig), { mode: 0o600 });
+    return { path, kubeconfig };
+  }
+
+  // ---- admin requests (for the env itself and for tests that need a raw call) ------------------
+
+  /** One admin request to the API server; returns status and parsed JSON body (or text). */
+  async request<T = unknown>(method: Dispatcher.HttpMethod, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+    const res = await request(`${this.server}${path}`, {
+      method,
+      dispatcher: this.dispatcher,
+      headers: {
+        authorization: `Bearer ${this.adminToken}`,
+        accept: 'application/json',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+    });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON (e.g. /readyz)
+    }
+    return { status: res.statusCode, body: parsed as T };
+  }
+
+  /** Creates (or replaces the spec of) CRDs and waits until each is Established and served. */
+  async installCrds(crds: readonly object[]): Promise<void> {
+    for (const crd of crds) {
+      const name = (crd as { metadata?: { name?: string } }).metadata?.name;
+      if (!name) throw new TestEnvError('CRD manifest without metadata.name');
+      const res = await this.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+      if (res.status !== 201 && res.status !== 409) {
+        throw new TestEnvError(`installing CRD ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    }
+    for (const crd of crds) await this.waitForCrd(crd as CrdManifest);
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  private async waitForCrd(crd: CrdManifest): Promise<void> {
+    const name = crd.metadata.name;
+    await this.poll(`CRD ${name} to be Established`, undefined, async () => {
+      const res = await this.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+      return res.status === 200 && !!res.body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+    });
+    // Established can precede discovery by a moment; wait until the resource is served.
+    const group = crd.spec.group;
+    const version = crd.spec.versions.find((v) => v.served !== false)?.name ?? crd.spec.versions[0]?.name;
+    const plural = crd.spec.names.plural;
+    await this.poll(`CRD ${name} to be served`, undefined, async () => {
+      const res = await this.request<{ resources?: { name: string }[] }>('GET', `/apis/${group}/${version}`);
+      return res.status === 200 && !!res.body.resources?.some((r) => r.name === plural);
+    });
+  }
+
+  private async startEtcd(): Promise<void> {
+    const etcd = this.processes.etcd;
+    etcd.start();
+    await this.poll('etcd to be healthy', etcd, async () => {
+      const res = await request(`${this.etcdEndpoint}/health`, { headersTimeout: 2000, bodyTimeout: 2000 });
+      const body = (await res.body.json()) as { health?: string };
+      return res.statusCode === 200 && body.health === 'true';
+    });
+  }
+
+  private async startApiServer(): Promise<void> {
+    const apiserver = this.processes.apiserver;
+    apiserver.start();
+    const caFile = join(this.dir, 'pki', 'serving', 'apiserver.crt');
+    await this.poll('kube-apiserver to write its serving certificate', apiserver, async () => existsSync(caFile));
+    await this.poll('kube-apiserver serving certificate to be complete', apiserver, async () => {
+      this.caPem = await readFile(caFile, 'utf8');
+      return this.caPem.includes('END CERTIFICATE');
+    });
+    this.kubeconfig.clusters[0]!.cluster['certificate-authority-data'] = Buffer.from(this.caPem).toString('base64');
+    await this.dispatcher.close().catch(() => {});
+    this.dispatcher = new Agent({ connect: { ca: this.caPem } });
+    await this.poll('kube-apiserver /readyz', apiserver, async () => (await this.request('GET', '/readyz')).status === 200);
+  }
+
+  private async startControllerManager(): Promise<void> {
+    const kcm = this.processes.kcm!;
+    kcm.start();
+    // The service-account controller creating `default` in `default` proves the controllers run.
+    await this.poll('kube-controller-manager to create the default ServiceAccount', kcm, async () =>
+      (await this.request('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+  }
+
+  private kubeconfigFor(user: string, credentials: Record<string, unknown>): KubeconfigObject {
+    const cluster: Record<string, unknown> = { server: this.server };
+    if (this.caPem) cluster['certificate-authority-data'] = Buffer.from(this.caPem).toString('base64');
+    return {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: CONTEXT, cluster }],
+      users: [{ name: user, user: credentials }],
+      contexts: [{ name: CONTEXT, context: { cluster: CONTEXT, user, namespace: 'default' } }],
+      'current-context': CONTEXT,
+    };
+  }
+
+  private process(component: ControlPlaneComponent): ManagedProcess {
+    if (component === 'etcd') return this.processes.etcd;
+    if (component === 'kube-apiserver') return this.processes.apiserver;
+    if (!this.processes.kcm) throw new TestEnvError('kube-controller-manager is not running in this TestEnv');
+    return this.processes.kcm;
+  }
+
+  private allProcesses(): ManagedProcess[] {
+    return [this.processes.etcd, this.processes.apiserver, ...(this.processes.kcm ? [this.processes.kcm] : [])];
+  }
+
+  /**
+   * Polls `check` every 100 ms until it returns true; fails fast (with the component's log tail)
+   * when the component exits, and after the start timeout.
+   */
+  private async poll(what: string, component: ManagedProcess | undefined, check: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + this.startTimeoutMs;
+    let lastError: unknown;
+    for (;;) {
+      if (this.stopped) throw new TestEnvError(`stopped while waiting for ${what}`);
+      if (component && !component.running) {
+        throw component.failure(`exited (${JSON.stringify(component.exit)}) while waiting for ${what}`);
+      }
+      try {
+        if (await check()) return;
+      } catch (err) {
+        lastError = err;
+      }
+      if (Date.now() > deadline) {
+        const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+        if (component) throw component.failure(`timed out after ${this.startTimeoutMs} ms waiting for ${what}${detail}`);
+        throw new TestEnvError(`timed out after ${this.startTimeoutMs} ms waiting for ${what}${detail}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+interface CrdManifest {
+  metadata: { name: string };
+  spec: { group: string; names: { plural: string }; versions: { name: string; served?: boolean }[] };
+}
+
+/** Removes temp dirs of envs whose test process died without cleaning up (its components died with it). */
+async function removeStaleDirs(): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(tmpdir());
+  } catch {
+    return;
+  }
+  await Promise.all(
+    entries
+      .filter((e) => e.startsWith(DIR_PREFIX))
+      .map(async (e) => {
+        const dir = join(tmpdir(), e);
+        try {
+          const pid = Number(await readFile(join(dir, 'owner.pid'), 'utf8'));
+          if (pid > 0 && !processAlive(pid)) await rm(dir, { recursive: true, force: true });
+        } catch {
+          // not ours or being created right now
+        }
+      }),
+  );
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
