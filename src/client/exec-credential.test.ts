@@ -1,0 +1,140 @@
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile, chmod, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { inspect } from 'node:util';
+import { FakeClock } from '../core/fake-clock.js';
+import { CredentialError } from './credentials.js';
+import { ExecCredentialPlugin, type ExecConfig } from './exec-credential.js';
+import { resolveKubeconfig } from './kubeconfig.js';
+
+let dir: string;
+let plugin: string;
+
+// The plugin counts its runs in a file, echoes what it was given into another, and answers with
+// the token, expiry and apiVersion its environment asks for.
+const PLUGIN = `#!/usr/bin/env node
+const fs = require('node:fs');
+const dir = process.env.PLUGIN_DIR;
+const countFile = dir + '/count';
+const n = (fs.existsSync(countFile) ? Number(fs.readFileSync(countFile, 'utf8')) : 0) + 1;
+fs.writeFileSync(countFile, String(n));
+fs.writeFileSync(dir + '/seen.json', JSON.stringify({ info: JSON.parse(process.env.KUBERNETES_EXEC_INFO), args: process.argv.slice(2), extra: process.env.EXTRA }));
+if (process.env.FAIL) { process.stderr.write('stderr-SECRET'); process.stdout.write('stdout-SECRET'); process.exit(3); }
+const status = {};
+if (process.env.MODE !== 'cert') status.token = 'tok-' + n;
+if (process.env.MODE === 'cert') { status.clientCertificateData = 'CERT'; status.clientKeyData = 'KEY-SECRET'; }
+if (process.env.EXPIRES) status.expirationTimestamp = process.env.EXPIRES;
+process.stdout.write(JSON.stringify({ apiVersion: process.env.ANSWER_VERSION || 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status }));
+`;
+
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'exec-'));
+  plugin = path.join(dir, 'plugin.js');
+  await writeFile(plugin, PLUGIN);
+  await chmod(plugin, 0o755);
+});
+
+async function freshDir(): Promise<string> {
+  return mkdtemp(path.join(dir, 'run-'));
+}
+
+function config(over: Partial<ExecConfig> = {}): ExecConfig {
+  return { command: plugin, args: ['--flag'], apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never', ...over };
+}
+
+test('the plugin token is used and cached until its expirationTimestamp, then the plugin runs again', async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const d = await freshDir();
+  const cred = new ExecCredentialPlugin(config(), { clock, env: { ...process.env, PLUGIN_DIR: d, EXPIRES: '2026-01-01T00:10:00Z' } });
+  assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-1' });
+  clock.step(9 * 60_000);
+  assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-1' });
+  assert.equal(cred.runs, 1);
+  clock.step(60_000);
+  assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-2' });
+  assert.equal(cred.runs, 2);
+});
+
+test('after a 401 the plugin runs again even before expiry', async () => {
+  const d = await freshDir();
+  const cred = new ExecCredentialPlugin(config(), { clock: new FakeClock(), env: { ...process.env, PLUGIN_DIR: d } });
+  assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-1' });
+  assert.equal(cred.invalidate(), true);
+  assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-2' });
+});
+
+test('concurrent requests share one plugin run', async () => {
+  const d = await freshDir();
+  const cred = new ExecCredentialPlugin(config(), { env: { ...process.env, PLUGIN_DIR: d } });
+  const values = await Promise.all([cred.get(), cred.get(), cred.get()]);
+  assert.equal(cred.runs, 1);
+  assert.deepEqual(values.map((v) => v.authorization), ['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-1']);
+});
+
+test('the plugin gets args, env entries and KUBERNETES_EXEC_INFO, with cluster info only when asked', async () => {
+  const d = await freshDir();
+  const cred = new ExecCredentialPlugin(config({ env: [{ name: 'EXTRA', value: 'x1' }], provideClusterInfo: true, apiVersion: 'client.authentication.k8s.io/v1beta1' }), {
+    env: { ...process.env, PLUGIN_DIR: d, ANSWER_VERSION: 'client.authentication.k8s.io/v1beta1' },
+    cluster: { server: 'https://h:1', 'certificate-authority-data': 'PEM' },
+  });
+  await cred.get();
+  const seen = JSON.parse(await readFile(path.join(d, 'seen.json'), 'utf8')) as { info: { apiVersion: string; spec: { interactive: boolean; cluster?: Record<string, string> } }; args: string[]; extra: string };
+  assert.deepEqual(seen.args, ['--flag']);
+  assert.equal(seen.extra, 'x1');
+  assert.equal(seen.info.apiVersion, 'client.authentication.k8s.io/v1beta1');
+  assert.equal(seen.info.spec.interactive, false);
+  assert.deepEqual(seen.info.spec.cluster, { server: 'https://h:1', 'certificate-authority-data': Buffer.from('PEM').toString('base64') });
+});
+
+test('a plugin may return a client certificate instead of a token; its key stays hidden', async () => {
+  const d = await freshDir();
+  const cred = new ExecCredentialPlugin(config(), { env: { ...process.env, PLUGIN_DIR: d, MODE: 'cert' } });
+  const v = await cred.get();
+  assert.equal(v.authorization, undefined);
+  assert.equal(v.clientCert?.cert, 'CERT');
+  assert.equal(v.clientCert?.key, 'KEY-SECRET');
+  assert.ok(!inspect(v, { depth: 5 }).includes('KEY-SECRET'));
+  assert.ok(!JSON.stringify(v).includes('KEY-SECRET'));
+});
+
+test('a failing plugin gives a CredentialError with its exit code and none of its output', async () => {
+  const d = await freshDir();
+  const cred = new ExecCredentialPlugin(config(), { env: { ...process.env, PLUGIN_DIR: d, FAIL: '1' } });
+  await assert.rejects(cred.get(), (e: unknown) => {
+    assert.ok(e instanceof CredentialError);
+    assert.match(e.message, /exit code 3/);
+    assert.ok(!inspect(e, { depth: 10 }).includes('SECRET'), 'neither stdout nor stderr leak');
+    return true;
+  });
+});
+
+test('a missing plugin names its install hint; a mismatched apiVersion is rejected', async () => {
+  const missing = new ExecCredentialPlugin(config({ command: path.join(dir, 'nope'), installHint: 'install nope' }));
+  await assert.rejects(missing.get(), /not found: install nope/);
+  const d = await freshDir();
+  const wrong = new ExecCredentialPlugin(config(), { env: { ...process.env, PLUGIN_DIR: d, ANSWER_VERSION: 'client.authentication.k8s.io/v1beta1' } });
+  await assert.rejects(wrong.get(), /expected "client.authentication.k8s.io\/v1"/);
+});
+
+test('unsupported apiVersions and interactiveMode Always are rejected up front', () => {
+  assert.throws(() => new ExecCredentialPlugin(config({ apiVersion: 'client.authentication.k8s.io/v1alpha1' })), CredentialError);
+  assert.throws(() => new ExecCredentialPlugin(config({ interactiveMode: 'Always' })), CredentialError);
+});
+
+test('a kubeconfig exec user resolves to the plugin, and the config prints without the token', async () => {
+  const d = await freshDir();
+  const cfg = await resolveKubeconfig(
+    {
+      'current-context': 'c',
+      clusters: [{ name: 'k', cluster: { server: 'https://h:1' } }],
+      users: [{ name: 'u', user: { exec: config() } }],
+      contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+    },
+    { env: { ...process.env, PLUGIN_DIR: d } },
+  );
+  assert.equal(cfg.credential.kind, 'exec');
+  assert.deepEqual(await cfg.credential.get(), { authorization: 'Bearer tok-1' });
+  assert.ok(!inspect(cfg, { depth: 10 }).includes('tok-1'));
+});
