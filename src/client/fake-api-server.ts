@@ -28,14 +28,14 @@ export class FakeApiServer {
   ) {}
 
   static async start(tls?: { cert: string; key: string }): Promise<FakeApiServer> {
-    let self: FakeApiServer | undefined;
+    const holder: { self?: FakeApiServer } = {};
     const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const rec: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-        self!.requests.push(rec);
-        Promise.resolve(self!.handler(rec, res)).catch((err: unknown) => {
+        holder.self!.requests.push(rec);
+        Promise.resolve(holder.self!.handler(rec, res)).catch((err: unknown) => {
           res.statusCode = 599;
           res.end(String(err));
         });
@@ -44,8 +44,8 @@ export class FakeApiServer {
     const server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, listener) : http.createServer(listener);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    self = new FakeApiServer(server, `${tls ? 'https' : 'http'}://127.0.0.1:${port}`);
-    return self;
+    holder.self = new FakeApiServer(server, `${tls ? 'https' : 'http'}://127.0.0.1:${port}`);
+    return holder.self;
   }
 
   handle(handler: Handler): void {
