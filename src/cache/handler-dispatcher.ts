@@ -1,0 +1,190 @@
+/**
+ * Delivers store changes to one event handler without ever letting it hold up the watch, and
+ * without an unbounded buffer: pending work is a dirty set keyed by object key (as client-go's
+ * workqueue), so a slow handler costs at most one entry per key, never one per event.
+ *
+ * Delivery guarantee, per handler and per key:
+ * - calls come in order and never overlap (one call at a time per handler, async ones awaited);
+ * - they always form a valid history: `add`, then `update`s, then `delete`, then maybe `add` again;
+ *   `update(old, new)` gets as `old` exactly the object this handler was last given;
+ * - while the handler is busy, changes to a key coalesce: intermediate states may be skipped, but
+ *   the latest state is always delivered, and the deletion of an object the handler was given is
+ *   never skipped (a delete then re-create arrives as `delete(old)` then `add(new)`); an object that
+ *   came and went entirely while the handler was busy is still announced, as `add` then `delete`;
+ * - keys are served in the order they first became dirty;
+ * - a handler that throws (or rejects) is logged and skipped; later changes are still delivered.
+ */
+import { silentLogger, type Logger } from '../core/logger.js';
+import type { StoreDelta } from './store.js';
+import { deletedObject, type Tombstone } from './tombstone.js';
+
+/** A handler of store changes. Calls may return a promise; the next call for this handler waits for it. */
+export interface EventHandler<T> {
+  add?(obj: T): void | Promise<void>;
+  update?(old: T, obj: T): void | Promise<void>;
+  /** `obj` is the final state from the watch, or a tombstone when the delete was found by a relist. */
+  delete?(obj: T | Tombstone<T>): void | Promise<void>;
+}
+
+/** A store change, or a periodic resync of an unchanged object (delivered as `update(obj, obj)`). */
+export type DispatchedChange<T> = StoreDelta<T> | { readonly type: 'resync'; readonly key: string; readonly object: T };
+
+interface Pending<T> {
+  /** What this handler was last given for the key (undefined: nothing, or its deletion). */
+  readonly seen: T | undefined;
+  /** The first deletion since `seen`: closes the handler's view of `seen`. */
+  deleted: T | Tombstone<T> | undefined;
+  /** The state to deliver last (undefined when the key is gone). */
+  current: T | undefined;
+}
+
+export interface HandlerDispatcherOptions {
+  readonly name?: string;
+  readonly logger?: Logger;
+  /** Called with the number of pending keys whenever it changes. */
+  readonly onPending?: (pendingKeys: number) => void;
+}
+
+export class HandlerDispatcher<T> {
+  private readonly pending = new Map<string, Pending<T>>();
+  private readonly logger: Logger;
+  private readonly onPending: (n: number) => void;
+  private running = false;
+  private stopped = false;
+  private initialMarked = false;
+  private synced = false;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly handler: EventHandler<T>,
+    options: HandlerDispatcherOptions = {},
+  ) {
+    this.logger = (options.logger ?? silentLogger).child({ handler: options.name ?? 'handler' });
+    this.onPending = options.onPending ?? (() => {});
+  }
+
+  /** Keys with changes not yet delivered (the whole backlog: bounded by the number of keys). */
+  get pendingKeys(): number {
+    return this.pending.size;
+  }
+
+  /** True once everything enqueued before `markInitialEnqueued()` has been delivered. */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  enqueue(change: DispatchedChange<T>): void {
+    if (this.stopped) return;
+    const entry = this.pending.get(change.key);
+    if (entry === undefined) {
+      switch (change.type) {
+        case 'add':
+          this.pending.set(change.key, { seen: undefined, deleted: undefined, current: change.object });
+          break;
+        case 'update':
+          this.pending.set(change.key, { seen: change.old, deleted: undefined, current: change.object });
+          break;
+        case 'resync':
+          this.pending.set(change.key, { seen: change.object, deleted: undefined, current: change.object });
+          break;
+        case 'delete':
+          this.pending.set(change.key, { seen: change.old, deleted: change.deleted, current: undefined });
+          break;
+      }
+      this.onPending(this.pending.size);
+      this.schedule();
+      return;
+    }
+    // Already dirty: fold the change in place (the key keeps its place in line).
+    switch (change.type) {
+      case 'add':
+      case 'update':
+        entry.current = change.object;
+        break;
+      case 'resync':
+        break; // the latest state is delivered anyway
+      case 'delete':
+        entry.deleted ??= change.deleted;
+        entry.current = undefined;
+        break;
+    }
+  }
+
+  /** Marks the end of the initial snapshot; `hasSynced()` turns true once it has been delivered. */
+  markInitialEnqueued(): void {
+    this.initialMarked = true;
+    if (!this.running && this.pending.size === 0) this.synced = true;
+  }
+
+  /** Resolves when nothing is pending and no call is in flight. */
+  whenIdle(): Promise<void> {
+    if (!this.running && this.pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Drops pending work; a call in flight finishes, nothing after it is delivered. */
+  stop(): void {
+    this.stopped = true;
+    this.pending.clear();
+    this.onPending(0);
+    if (!this.running) this.wakeIdle();
+  }
+
+  private schedule(): void {
+    if (this.running || this.stopped) return;
+    this.running = true;
+    // A microtask, not a direct call: handlers never run inside the store update that caused them.
+    queueMicrotask(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        const next = this.pending.entries().next();
+        if (next.done) break;
+        const [key, entry] = next.value;
+        this.pending.delete(key);
+        this.onPending(this.pending.size);
+        for (const call of this.calls(entry)) {
+          if (this.stopped) break;
+          try {
+            await call();
+          } catch (err) {
+            this.logger.error({ err, key }, 'event handler failed; continuing with the next change');
+          }
+        }
+      }
+    } finally {
+      this.running = false;
+      if (this.initialMarked && this.pending.size === 0) this.synced = true;
+      this.wakeIdle();
+    }
+  }
+
+  private calls(e: Pending<T>): (() => void | Promise<void>)[] {
+    const h = this.handler;
+    const out: (() => void | Promise<void>)[] = [];
+    if (e.deleted !== undefined) {
+      const deleted = e.deleted;
+      if (e.seen === undefined && h.add) out.push(() => h.add!(deletedObject(deleted)));
+      if (h.delete) out.push(() => h.delete!(deleted));
+      const current = e.current;
+      if (current !== undefined && h.add) out.push(() => h.add!(current));
+    } else if (e.current !== undefined) {
+      const current = e.current;
+      const seen = e.seen;
+      if (seen === undefined) {
+        if (h.add) out.push(() => h.add!(current));
+      } else if (h.update) {
+        out.push(() => h.update!(seen, current));
+      }
+    }
+    return out;
+  }
+
+  private wakeIdle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}
