@@ -96,8 +96,7 @@ test('the default drain timeout is 30 s', async () => {
   await clock.advance(29_999);
   assert.equal(result, undefined);
   await clock.advance(1);
-  await shutdown;
-  assert.equal(result?.drained, false);
+  assert.equal((await shutdown).drained, false);
 });
 
 test('shutdown with drainTimeoutMs 0 returns at once; a later call can wait for the drain', async () => {
