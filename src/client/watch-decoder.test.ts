@@ -116,3 +116,11 @@ test('an ERROR event becomes a thrown ApiError carrying the Status code and reas
   const [ok] = new WatchDecoder().push(enc.encode('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n'));
   assert.equal(toWatchEvent(ok!).type, 'ADDED');
 });
+
+test('events before a malformed line in the same chunk are delivered first, then the error is thrown', () => {
+  const d = new WatchDecoder();
+  const events = d.push(enc.encode('{"type":"ADDED","object":{}}\n{"type":"ADDED","object":{"x":\n{"type":"DELETED","object":{}}\n'));
+  assert.deepEqual(events.map((e) => e.type), ['ADDED']);
+  assert.throws(() => d.push(enc.encode('{"type":"ADDED","object":{}}\n')), WatchDecodeError);
+  assert.throws(() => d.end(), WatchDecodeError, 'the failure is sticky');
+});

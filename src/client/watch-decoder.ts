@@ -54,21 +54,33 @@ export class WatchDecoder {
   private lineStart = 0;
   private readonly maxLineBytes: number;
   private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
+  private failure: WatchDecodeError | undefined;
 
   constructor(options: WatchDecoderOptions = {}) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES;
   }
 
-  /** Feeds one chunk; returns the events completed by it, in order. */
+  /**
+   * Feeds one chunk; returns the events completed by it, in order. When a line in the chunk is
+   * malformed, the events before it are still returned and the error is thrown by the next call
+   * (push or end): nothing that arrived intact is lost, and the failure is never skipped.
+   */
   push(chunk: Uint8Array): RawWatchEvent[] {
+    if (this.failure) throw this.failure;
     const events: RawWatchEvent[] = [];
     let from = 0;
     for (let nl = chunk.indexOf(NEWLINE, from); nl >= 0; nl = chunk.indexOf(NEWLINE, from)) {
-      const tail = chunk.subarray(from, nl);
-      const line = this.pendingBytes === 0 ? tail : this.takePending(tail);
-      const event = this.decodeLine(line);
-      if (event) events.push(event);
-      this.lineStart += line.length + 1;
+      try {
+        const tail = chunk.subarray(from, nl);
+        const line = this.pendingBytes === 0 ? tail : this.takePending(tail);
+        const event = this.decodeLine(line);
+        if (event) events.push(event);
+        this.lineStart += line.length + 1;
+      } catch (err) {
+        this.failure = err as WatchDecodeError;
+        if (events.length === 0) throw err;
+        return events;
+      }
       from = nl + 1;
     }
     if (from < chunk.length) {
@@ -85,6 +97,7 @@ export class WatchDecoder {
 
   /** Ends the stream: a last line without its newline is still an event, a partial one an error. */
   end(): RawWatchEvent[] {
+    if (this.failure) throw this.failure;
     if (this.pendingBytes === 0) return [];
     const line = this.takePending(new Uint8Array(0));
     const event = this.decodeLine(line);
