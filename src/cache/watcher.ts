@@ -244,6 +244,8 @@ export class Watcher<T extends KubeObject> {
     this.emit({ type: 'LIST_PAGE', items: page.items });
     if (page.continue) return { phase: 'listing', quorum: state.quorum, continue: page.continue };
     this.resourceVersion = page.resourceVersion;
+    // Before LIST_DONE, so whoever wakes up on sync already sees the watcher in its watch phase.
+    this.setState('watching');
     this.emit({ type: 'LIST_DONE', resourceVersion: page.resourceVersion });
     this.synced = true;
     this.lastSyncAtMs = this.clock.now();

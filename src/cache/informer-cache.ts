@@ -1,0 +1,121 @@
+/**
+ * The cache as controllers read it: every kind, read through shared informers that start lazily.
+ * The first read of a kind creates its informer (starting it, since the factory runs) and waits for
+ * it to sync; later reads are served from memory. Reads have the client's shape: `get` throws the
+ * same 404 `ApiError` the API server would (so `ignoreNotFound` works), `list` takes selectors.
+ *
+ * Scope: the whole cluster by default, or a set of namespaces (one informer per namespace, reads
+ * merged); cluster-scoped kinds are always watched cluster-wide.
+ */
+import { ApiError } from '../client/api-error.js';
+import { OperatorRuntimeError } from '../core/errors.js';
+import type { KubeObject, ObjectRef } from '../core/object-key.js';
+import { CacheReader, type CacheListOptions } from './cache-reader.js';
+import { CacheNotStartedError } from './errors.js';
+import type { IndexFunc } from './indexer.js';
+import type { InformerFactory } from './informer-factory.js';
+import type { InformerSpec } from './informer-spec.js';
+import type { SharedInformer } from './informer.js';
+
+/** How long a first read waits for its informer to sync. @defaultValue 120_000 (controller-runtime's CacheSyncTimeout) */
+export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
+
+/** A kind to read. `metadataOnly` reads from a metadata-only informer (objects carry only metadata). */
+export interface TypeRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadataOnly?: boolean;
+}
+
+export interface InformerCacheOptions {
+  /** Watch only these namespaces instead of the whole cluster. @defaultValue all namespaces */
+  readonly namespaces?: readonly string[];
+  /**
+   * Whether a kind is namespaced (the REST mapper knows); cluster-scoped kinds ignore `namespaces`.
+   * @defaultValue every kind is treated as namespaced
+   */
+  readonly isNamespaced?: (type: TypeRef) => boolean;
+  /** @defaultValue {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS} */
+  readonly syncTimeoutMs?: number;
+}
+
+export interface CacheReadOptions {
+  /** Cancels the wait for a lazily started informer's first sync. */
+  readonly signal?: AbortSignal;
+}
+
+/** A namespace outside the cache's configured set was read. */
+export class NamespaceNotCachedError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_NAMESPACE_NOT_CACHED';
+
+  constructor(namespace: string) {
+    super('ERR_NAMESPACE_NOT_CACHED', `namespace ${JSON.stringify(namespace)} is not among the cache's namespaces`);
+  }
+}
+
+export class InformerCache {
+  private readonly namespaces: readonly string[] | undefined;
+  private readonly isNamespaced: (type: TypeRef) => boolean;
+  private readonly syncTimeoutMs: number;
+
+  constructor(
+    private readonly factory: InformerFactory,
+    options: InformerCacheOptions = {},
+  ) {
+    this.namespaces = options.namespaces?.length ? [...new Set(options.namespaces)] : undefined;
+    this.isNamespaced = options.isNamespaced ?? (() => true);
+    this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+  }
+
+  /** The informers behind a kind (one, or one per namespace), created if needed; for handlers and indexes. */
+  informersFor<T extends KubeObject = KubeObject>(type: TypeRef): SharedInformer<T>[] {
+    return this.specsFor(type).map((spec) => this.factory.informerFor<T>(spec));
+  }
+
+  /** Adds an index to every informer of the kind (use `field:<path>` to enable field selectors on it). */
+  addIndex<T extends KubeObject>(type: TypeRef, name: string, fn: IndexFunc<T>): void {
+    for (const i of this.informersFor<T>(type)) i.addIndex(name, fn);
+  }
+
+  /** The object, or a 404 `ApiError` as the API server would answer. */
+  async get<T extends KubeObject = KubeObject>(type: TypeRef, ref: ObjectRef, options: CacheReadOptions = {}): Promise<T> {
+    const informer = this.informerForNamespace<T>(type, ref.namespace);
+    await this.synced(informer, options);
+    const obj = new CacheReader(informer.reader).get(ref);
+    if (obj === undefined) {
+      throw new ApiError({ status: 404, reason: 'NotFound', message: `${type.kind} ${JSON.stringify(ref.name)} not found (cache)`, details: { name: ref.name, kind: type.kind } });
+    }
+    return obj;
+  }
+
+  async list<T extends KubeObject = KubeObject>(type: TypeRef, options: CacheListOptions & CacheReadOptions = {}): Promise<T[]> {
+    const informers = options.namespace !== undefined ? [this.informerForNamespace<T>(type, options.namespace)] : this.informersFor<T>(type);
+    await Promise.all(informers.map((i) => this.synced(i, options)));
+    return informers.flatMap((i) => new CacheReader(i.reader).list(options));
+  }
+
+  async byIndex<T extends KubeObject = KubeObject>(type: TypeRef, index: string, value: string, options: CacheReadOptions = {}): Promise<T[]> {
+    const informers = this.informersFor<T>(type);
+    await Promise.all(informers.map((i) => this.synced(i, options)));
+    return informers.flatMap((i) => i.reader.byIndex(index, value));
+  }
+
+  private specsFor(type: TypeRef): InformerSpec[] {
+    const base: InformerSpec = { apiVersion: type.apiVersion, kind: type.kind, ...(type.metadataOnly ? { metadataOnly: true } : {}) };
+    if (!this.namespaces || !this.isNamespaced(type)) return [base];
+    return this.namespaces.map((namespace) => ({ ...base, namespace }));
+  }
+
+  private informerForNamespace<T extends KubeObject>(type: TypeRef, namespace: string | undefined): SharedInformer<T> {
+    if (!this.namespaces || !this.isNamespaced(type)) return this.factory.informerFor<T>(this.specsFor(type)[0]!);
+    if (namespace === undefined || !this.namespaces.includes(namespace)) throw new NamespaceNotCachedError(namespace ?? '');
+    return this.factory.informerFor<T>({ apiVersion: type.apiVersion, kind: type.kind, namespace, ...(type.metadataOnly ? { metadataOnly: true } : {}) });
+  }
+
+  private async synced(informer: Pick<SharedInformer<KubeObject>, 'hasSynced' | 'waitForSync'>, options: CacheReadOptions): Promise<void> {
+    if (informer.hasSynced()) return;
+    // Without a running factory a lazily created informer would never sync: fail fast instead.
+    if (!this.factory.started) throw new CacheNotStartedError();
+    await informer.waitForSync(options.signal ?? new AbortController().signal, this.syncTimeoutMs);
+  }
+}
