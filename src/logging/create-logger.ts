@@ -1,0 +1,51 @@
+import { pino } from 'pino';
+import type { DestinationStream, LevelWithSilent, Logger as PinoLogger } from 'pino';
+import { DEFAULT_REDACT_KEYS, createRedactor } from './redact.js';
+
+/** @defaultValue 'info' */
+export const DEFAULT_LOG_LEVEL: LevelWithSilent = 'info';
+
+export interface LoggerOptions {
+  /** Lowest level written. @defaultValue {@link DEFAULT_LOG_LEVEL} */
+  readonly level?: LevelWithSilent;
+  /** Where lines go (one JSON object per line). Tests pass a stream to capture them. @defaultValue stdout */
+  readonly destination?: DestinationStream;
+  /** A `name` field on every line, e.g. the operator's name. */
+  readonly name?: string;
+  /** Fields on every line, instead of pino's `pid` and `hostname`. */
+  readonly base?: Readonly<Record<string, unknown>>;
+  /** Property names to redact in addition to {@link DEFAULT_REDACT_KEYS} (matched at any depth, any case). */
+  readonly redactKeys?: readonly string[];
+}
+
+/**
+ * A pino logger that fits the runtime's `Logger` interface: JSON lines with string levels and ISO
+ * times. Credentials never reach a line: any property named in the redaction list is replaced at
+ * any depth (pino's own path-based `redact` would need a wildcard path per depth, costs ~15 µs a
+ * line with them, and still misses deeper nesting such as a kubeconfig's `users[].user.token`),
+ * and so are `data`/`stringData` of anything with `kind: 'Secret'`.
+ */
+export function createLogger(options: LoggerOptions = {}): PinoLogger {
+  const redact = createRedactor([...DEFAULT_REDACT_KEYS, ...(options.redactKeys ?? [])]);
+  const logger = pino(
+    {
+      level: options.level ?? DEFAULT_LOG_LEVEL,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      ...(options.base !== undefined ? { base: { ...options.base } } : {}),
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        level: (label) => ({ level: label }),
+        bindings: (bindings) => redact(bindings),
+        log: (obj) => redact(obj),
+      },
+    },
+    options.destination,
+  );
+  // pino applies `formatters.bindings` to the root's bindings only, not to `child()` bindings.
+  // Children are created with Object.create(parent), so this override reaches every descendant.
+  const pinoChild = logger.child;
+  logger.child = function (this: PinoLogger, bindings, childOptions) {
+    return pinoChild.call(this, redact(bindings), childOptions);
+  } as typeof logger.child;
+  return logger;
+}
