@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import { linkedAbortController } from '../core/abort.js';
+import { realClock, type Clock } from '../core/clock.js';
+import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import { objectKey, parseObjectKey, type ObjectRef } from '../core/object-key.js';
+import type { RateLimiter } from '../workqueue/rate-limiter.js';
+import { Workqueue } from '../workqueue/workqueue.js';
+import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics.js';
+import type { Reconciler } from './reconciler.js';
+import type { Result } from './result.js';
+import { isTerminalError } from './terminal-error.js';
+
+/** @defaultValue 1 */
+export const DEFAULT_MAX_CONCURRENT_RECONCILES = 1;
+/** @defaultValue 30,000 ms */
+export const DEFAULT_GRACEFUL_SHUTDOWN_MS = 30_000;
+
+export interface ControllerOptions {
+  /** Unique within a manager: the `controller` label of metrics and logs. */
+  readonly name: string;
+  readonly reconciler: Reconciler;
+  /** Workers; one key is never reconciled by two at once. @defaultValue 1 */
+  readonly maxConcurrentReconciles?: number;
+  /** Backoff for failed reconciles. @defaultValue per-item 5 ms → 1000 s, max-of a 10/s burst-100 bucket */
+  readonly rateLimiter?: RateLimiter;
+  /** Aborts a reconcile's signal after this long; 0 means no timeout. @defaultValue 0 */
+  readonly reconcileTimeoutMs?: number;
+  /**
+   * On stop, how long in-flight reconciles may run before their signals are aborted (and how long
+   * after that we still wait for them). @defaultValue 30,000 ms
+   */
+  readonly gracefulShutdownMs?: number;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Registry for the controller_runtime_* and workqueue_* metrics; none means no metrics. */
+  readonly registry?: Registry;
+}
+
+/** Thrown into a reconcile's signal when `reconcileTimeoutMs` elapses. */
+export class ReconcileTimeoutError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_RECONCILE_TIMEOUT';
+  constructor(timeoutMs: number) {
+    super('ERR_RECONCILE_TIMEOUT', `reconcile timed out after ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * Workers that take keys from a rate-limited workqueue and run the reconciler on them:
+ * one key at a time per key, a thrown error requeues with per-key backoff, `TerminalError` is
+ * counted and not retried, success forgets the key's backoff, `requeueAfter` schedules the key
+ * again. No throw of any kind ends a worker.
+ *
+ * Sources (informer handlers) put keys in with `enqueue`; `start(signal)` runs the workers until
+ * the signal aborts, then drains in-flight reconciles within `gracefulShutdownMs`.
+ */
+export class Controller {
+  readonly name: string;
+  readonly queue: Workqueue;
+  private readonly reconciler: Reconciler;
+  private readonly workers: number;
+  private readonly reconcileTimeoutMs: number;
+  private readonly gracefulShutdownMs: number;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly metrics: ControllerMetrics | undefined;
+  /** Aborted to cancel every in-flight reconcile (drain ran out of time, or fencing). */
+  private hardStop = new AbortController();
+  private started = false;
+
+  constructor(options: ControllerOptions) {
+    if (!options.name) throw new InvalidOptionError('name', 'is required');
+    this.name = options.name;
+    this.reconciler = options.reconciler;
+    this.workers = options.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_RECONCILES;
+    if (!Number.isInteger(this.workers) || this.workers < 1) throw new InvalidOptionError('maxConcurrentReconciles', 'must be an integer >= 1');
+    this.reconcileTimeoutMs = options.reconcileTimeoutMs ?? 0;
+    if (!(this.reconcileTimeoutMs >= 0)) throw new InvalidOptionError('reconcileTimeoutMs', 'must be >= 0');
+    this.gracefulShutdownMs = options.gracefulShutdownMs ?? DEFAULT_GRACEFUL_SHUTDOWN_MS;
+    if (!(this.gracefulShutdownMs >= 0)) throw new InvalidOptionError('gracefulShutdownMs', 'must be >= 0');
+    this.clock = options.clock ?? realClock;
+    this.log = (options.logger ?? silentLogger).child({ controller: this.name });
+    this.queue = new Workqueue({
+      name: this.name,
+      controller: this.name,
+      clock: this.clock,
+      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+      ...(options.registry ? { registry: options.registry } : {}),
+    });
+    this.metrics = options.registry ? new ControllerMetrics(options.registry, this.name, this.workers) : undefined;
+  }
+
+  /** Asks for a reconcile of `ref` (de-duplicated with any pending one). */
+  enqueue(ref: ObjectRef): void {
+    this.queue.add(objectKey(ref));
+  }
+
+  /**
+   * Runs the workers until `signal` aborts, then stops intake and waits for in-flight reconciles:
+   * up to `gracefulShutdownMs`, after which their signals are aborted and we wait once more for
+   * as long. Resolves when every worker has returned.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', `controller ${this.name} was already started`);
+    this.started = true;
+    this.log.info({ workers: this.workers }, 'starting workers');
+    const workers = Array.from({ length: this.workers }, () => this.worker());
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    this.log.info({}, 'stopping: draining in-flight reconciles');
+    const drained = await this.queue.shutdown({ drainTimeoutMs: this.gracefulShutdownMs });
+    if (!drained.drained) {
+      this.log.warn({ inFlight: drained.inFlight }, 'graceful shutdown timed out: aborting in-flight reconciles');
+      this.abortInFlight(new AbortedError('graceful shutdown timed out'));
+      await this.queue.shutdown({ drainTimeoutMs: this.gracefulShutdownMs });
+    }
+    await Promise.all(workers);
+    this.log.info({}, 'stopped');
+  }
+
+  /** Aborts the signal of every reconcile in flight now (fencing on leadership loss, hard stop). */
+  abortInFlight(reason: unknown): void {
+    this.hardStop.abort(reason);
+    this.hardStop = new AbortController();
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      const next = await this.queue.get();
+      if (next.shutdown) return;
+      try {
+        await this.reconcileKey(next.key);
+      } catch (err) {
+        // reconcileKey handles reconciler errors itself; this is a bug in our own bookkeeping.
+        this.log.error({ err, key: next.key }, 'internal error in controller worker');
+      } finally {
+        this.queue.done(next.key);
+      }
+    }
+  }
+
+  private async reconcileKey(key: string): Promise<void> {
+    const request = parseObjectKey(key);
+    const reconcileID = randomUUID();
+    const log = this.log.child({ namespace: request.namespace ?? '', name: request.name, reconcileID });
+    const { controller: abort, dispose } = linkedAbortController(this.hardStop.signal);
+    const timer = this.reconcileTimeoutMs > 0
+      ? this.clock.setTimer(this.reconcileTimeoutMs, () => abort.abort(new ReconcileTimeoutError(this.reconcileTimeoutMs)))
+      : undefined;
+    const started = this.clock.monotonicNow();
+    this.metrics?.reconcileStarted();
+    let outcome: ReconcileOutcome = 'success';
+    let flags: { terminal?: boolean; panic?: boolean } = {};
+    try {
+      let result: Result | void;
+      try {
+        result = await this.reconciler.reconcile(request, { signal: abort.signal, log, reconcileID });
+      } catch (err) {
+        outcome = 'error';
+        flags = this.handleError(key, err, log);
+        return;
+      }
+      if (result && result.kind === 'requeueAfter') {
+        outcome = 'requeue_after';
+        this.queue.forget(key);
+        this.queue.addAfter(key, result.requeueAfterMs);
+        log.debug({ requeueAfterMs: result.requeueAfterMs }, 'reconcile requested a requeue');
+      } else {
+        this.queue.forget(key);
+        log.debug({}, 'reconcile succeeded');
+      }
+    } finally {
+      timer?.cancel();
+      dispose();
+      this.metrics?.reconcileFinished(outcome, (this.clock.monotonicNow() - started) / 1000, flags);
+    }
+  }
+
+  /** Backoff-requeue for ordinary errors; log-and-forget for terminal ones. */
+  private handleError(key: string, err: unknown, log: Logger): { terminal?: boolean; panic?: boolean } {
+    if (isTerminalError(err)) {
+      this.queue.forget(key);
+      log.error({ err }, 'reconcile failed with a terminal error: not retrying');
+      return { terminal: true };
+    }
+    const panic = isProgrammingError(err);
+    this.queue.addRateLimited(key);
+    log.error({ err, retries: this.queue.numRequeues(key), panic }, panic ? 'reconciler threw a programming error: requeued with backoff' : 'reconcile failed: requeued with backoff');
+    return { panic };
+  }
+}
+
+/**
+ * JavaScript's closest thing to a Go panic: a TypeError/ReferenceError/RangeError/SyntaxError, or a
+ * thrown non-Error value. Counted as panics; handled like any error (requeue with backoff).
+ */
+function isProgrammingError(err: unknown): boolean {
+  return !(err instanceof Error) || err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
+}

@@ -1,0 +1,25 @@
+/**
+ * controller: reconcile loops. Sources (informer handlers) map events to keys, a rate-limited
+ * workqueue hands each key to one worker at a time, and the reconciler's outcome decides what
+ * happens next (done, requeue after, backoff, or terminal).
+ */
+export { Controller, ReconcileTimeoutError, DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_GRACEFUL_SHUTDOWN_MS } from './controller.js';
+export type { ControllerOptions } from './controller.js';
+export type { Reconciler, ReconcileRequest, ReconcileContext, ReconcileFunction } from './reconciler.js';
+export { done, requeueAfter } from './result.js';
+export type { Result } from './result.js';
+export { TerminalError, isTerminalError } from './terminal-error.js';
+export {
+  generationChanged,
+  labelsChanged,
+  annotationsChanged,
+  resourceVersionChanged,
+  finalizersOrDeletionChanged,
+  and,
+  or,
+  not,
+  DEFAULT_PRIMARY_PREDICATE,
+} from './predicates.js';
+export type { Predicate, ObjectEvent } from './predicates.js';
+export { enqueueHandler, mapToSelf, mapToControllingOwner } from './enqueue-handlers.js';
+export type { KeySink, MapFunction, OwnerKind, SyncEventHandler } from './enqueue-handlers.js';
