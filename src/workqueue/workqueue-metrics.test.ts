@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Registry } from 'prom-client';
 import { FakeClock } from '../core/fake-clock.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { Workqueue } from './workqueue.js';
 import { WORKQUEUE_DURATION_BUCKETS_SECONDS } from './workqueue-metrics.js';
@@ -126,4 +127,12 @@ test('dropping queued keys at shutdown empties the depth gauge', async () => {
   q.add('b');
   await q.shutdown();
   assert.equal(await valueOf(registry, 'workqueue_depth', { name: 'q' }), 0);
+});
+
+test('a second queue with the same name on one registry is refused instead of merging series', () => {
+  const registry = createMetricsRegistry();
+  new Workqueue({ name: 'dup', registry });
+  assert.throws(() => new Workqueue({ name: 'dup', registry }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'name');
+  new Workqueue({ name: 'dup', controller: 'other', registry }); // other labels: fine
+  new Workqueue({ name: 'dup', registry: createMetricsRegistry() }); // other registry: fine
 });

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Clock } from '../core/clock.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { registerCounterCollector } from '../metrics/counter-collector.js';
 import { registerGaugeCollector } from '../metrics/gauge-collector.js';
 import { HistogramAccumulator } from '../metrics/histogram-accumulator.js';
@@ -11,6 +12,14 @@ export const WORKQUEUE_DURATION_BUCKETS_SECONDS: readonly number[] = Object.free
 );
 
 type Label = 'name' | 'controller';
+
+/**
+ * Label pairs already taken on each registry. Two queues exporting one series would silently merge
+ * (or, for histograms, export duplicate series), so a second queue with the same labels is refused,
+ * as controller-runtime refuses duplicate controller names. Keyed weakly by registry: nothing is
+ * shared between registries, and an entry goes away with its registry.
+ */
+const takenLabels = new WeakMap<Registry, Set<string>>();
 
 export interface WorkqueueMetricsLabels {
   readonly name: string;
@@ -42,6 +51,11 @@ export class WorkqueueMetrics {
 
   constructor(registry: Registry, labelValues: WorkqueueMetricsLabels, private readonly clock: Clock, state: WorkqueueState) {
     const labels: Record<Label, string> = { name: labelValues.name, controller: labelValues.controller };
+    const taken = takenLabels.get(registry) ?? new Set<string>();
+    const id = JSON.stringify([labels.name, labels.controller]);
+    if (taken.has(id)) {
+      throw new InvalidOptionError('name', `a workqueue named ${labels.name} (controller ${labels.controller}) already exports metrics on this registry`);
+    }
     const labelNames: Label[] = ['name', 'controller'];
     const buckets = [...WORKQUEUE_DURATION_BUCKETS_SECONDS];
     // Every series exists from the start (at zero), as in controller-runtime, so rate() works from the first scrape.
@@ -82,6 +96,9 @@ export class WorkqueueMetrics {
       },
       (g) => g.set(labels, this.longestRunningSeconds()),
     );
+    // Only once every family accepted the queue (a MetricConflictError leaves the name free).
+    taken.add(id);
+    takenLabels.set(registry, taken);
   }
 
   /** A key became dirty (a real add, not a duplicate). */

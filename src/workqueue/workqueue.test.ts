@@ -215,3 +215,51 @@ test('a metrics registry without a queue name is refused, naming the option', ()
     (e: unknown) => e instanceof InvalidOptionError && e.option === 'name',
   );
 });
+
+/** A clock whose timers fire only when the test says so, whatever the time. */
+class ManualClock {
+  nowMs = 0;
+  timers: { ms: number; fn: () => void; cancelled: boolean }[] = [];
+  now(): number {
+    return this.nowMs;
+  }
+  monotonicNow(): number {
+    return this.nowMs;
+  }
+  setTimer(ms: number, fn: () => void): { cancel(): void } {
+    const t = { ms, fn, cancelled: false };
+    this.timers.push(t);
+    return { cancel: () => (t.cancelled = true) };
+  }
+  live(): { ms: number; fn: () => void }[] {
+    return this.timers.filter((t) => !t.cancelled);
+  }
+}
+
+test('a delay timer that fires early re-arms instead of adding the key before its time', () => {
+  const clock = new ManualClock();
+  const q = new Workqueue({ clock });
+  q.addAfter('a', 10);
+  const [first] = clock.live();
+  assert.equal(first?.ms, 10);
+  clock.nowMs = 9.6; // real timers may fire a fraction of a millisecond early
+  first!.fn();
+  assert.equal(q.length, 0);
+  const [second] = clock.live().slice(1);
+  assert.equal(second?.ms, 1, 'rounded up, never 0 ms early');
+  clock.nowMs = 10;
+  second!.fn();
+  assert.equal(q.length, 1);
+});
+
+test('a delay longer than a Node timer can hold is armed in steps', () => {
+  const clock = new ManualClock();
+  const q = new Workqueue({ clock });
+  const thirtyDaysMs = 30 * 24 * 3600 * 1000;
+  q.addAfter('a', thirtyDaysMs);
+  assert.equal(clock.live()[0]?.ms, 2_147_483_647, 'Node would turn a longer timeout into 1 ms');
+  clock.nowMs = 2_147_483_647;
+  clock.live()[0]!.fn();
+  assert.equal(q.length, 0);
+  assert.equal(clock.live().at(-1)?.ms, thirtyDaysMs - 2_147_483_647);
+});
