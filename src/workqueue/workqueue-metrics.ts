@@ -34,9 +34,10 @@ export interface WorkqueueState {
 
 /**
  * The queue's metrics, with controller-runtime's names, help texts and labels, on the caller's
- * registry. The hot path only bumps plain numbers and two maps of timestamps; prom-client sees the
- * totals at scrape time (its own `inc`/`observe` hash the labels on every call, which cost more
- * than the queue operation itself). Several queues share the metric families, one series each.
+ * registry. The hot path only bumps plain numbers and a small map of start times (the queue keeps
+ * add times in its dirty map); prom-client sees the totals at scrape time (its own `inc`/`observe`
+ * hash the labels on every call, which costs more than the queue operation itself). Several queues
+ * share the metric families, one series each.
  * @internal Created by `Workqueue`.
  */
 export class WorkqueueMetrics {
@@ -44,8 +45,6 @@ export class WorkqueueMetrics {
   private retries = 0;
   private readonly queueDuration = new HistogramAccumulator(WORKQUEUE_DURATION_BUCKETS_SECONDS);
   private readonly workDuration = new HistogramAccumulator(WORKQUEUE_DURATION_BUCKETS_SECONDS);
-  /** When each dirty key was first added; cleared when a worker takes it. */
-  private readonly addedAtMs = new Map<string, number>();
   /** When each in-flight key was handed out. */
   private readonly startedAtMs = new Map<string, number>();
 
@@ -102,19 +101,14 @@ export class WorkqueueMetrics {
   }
 
   /** A key became dirty (a real add, not a duplicate). */
-  added(key: string): void {
+  added(): void {
     this.adds++;
-    if (this.addedAtMs.get(key) === undefined) this.addedAtMs.set(key, this.clock.monotonicNow());
   }
 
-  /** A worker took `key`. */
-  started(key: string): void {
+  /** A worker took `key`, which became dirty at `addedAtMs`. */
+  started(key: string, addedAtMs: number): void {
     const now = this.clock.monotonicNow();
-    const addedAt = this.addedAtMs.get(key);
-    if (addedAt !== undefined) {
-      this.queueDuration.observe((now - addedAt) / 1000);
-      this.addedAtMs.delete(key);
-    }
+    this.queueDuration.observe((now - addedAtMs) / 1000);
     this.startedAtMs.set(key, now);
   }
 
@@ -128,11 +122,6 @@ export class WorkqueueMetrics {
 
   retried(): void {
     this.retries++;
-  }
-
-  /** Queued keys were dropped at shutdown: they will never be observed as started. */
-  dropped(): void {
-    this.addedAtMs.clear();
   }
 
   private unfinishedSeconds(): number {

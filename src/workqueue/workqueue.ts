@@ -76,8 +76,12 @@ export class Workqueue {
   private readonly metrics: WorkqueueMetrics | undefined;
 
   private readonly queue = new RingBuffer<string>(1024);
-  /** Keys that need processing: queued, or in flight and added again. */
-  private readonly dirty = new Set<string>();
+  /**
+   * Keys that need processing (queued, or in flight and added again), each with when it became
+   * dirty — the start of its queue-duration metric; 0 without metrics. Keeping the time here saves
+   * the metrics a map of their own on the hot path.
+   */
+  private readonly dirty = new Map<string, number>();
   /** Keys a worker holds, between `get` and `done`. */
   private readonly processing = new Set<string>();
   /** Workers blocked in `get()`; non-empty only while the FIFO is empty. Aborted ones stay as tombstones. */
@@ -128,8 +132,12 @@ export class Workqueue {
   /** Marks `key` as needing processing. A no-op once shutdown has begun. */
   add(key: string): void {
     if (this.stopping || this.dirty.has(key)) return;
-    this.dirty.add(key);
-    this.metrics?.added(key);
+    if (this.metrics) {
+      this.dirty.set(key, this.clock.monotonicNow());
+      this.metrics.added();
+    } else {
+      this.dirty.set(key, 0);
+    }
     // In flight: `done` queues it again, so its worker's successor never overlaps it.
     if (this.processing.has(key)) return;
     this.enqueue(key);
@@ -245,7 +253,6 @@ export class Workqueue {
     this.queue.clear();
     // Dirty keys in flight are not run again: their worker finishes, and that is all.
     this.dirty.clear();
-    this.metrics?.dropped();
     for (let w = this.waiters.shift(); w; w = this.waiters.shift()) this.settle(w, SHUT_DOWN);
   }
 
@@ -265,9 +272,9 @@ export class Workqueue {
   }
 
   private handOut(key: string): GetResult {
+    if (this.metrics) this.metrics.started(key, this.dirty.get(key)!);
     this.dirty.delete(key);
     this.processing.add(key);
-    this.metrics?.started(key);
     return { shutdown: false, key };
   }
 
