@@ -45,7 +45,6 @@ export type ShutdownResult = { readonly drained: true } | { readonly drained: fa
 
 interface Waiter {
   resolve: (result: GetResult) => void;
-  reject: (error: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
   settled: boolean;
@@ -189,7 +188,7 @@ export class Workqueue {
     const key = this.queue.shift();
     if (key !== undefined) return Promise.resolve(this.handOut(key));
     return new Promise<GetResult>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, settled: false };
+      const waiter: Waiter = { resolve, signal, onAbort: undefined, settled: false };
       if (signal) {
         waiter.onAbort = () => {
           if (waiter.settled) return;
