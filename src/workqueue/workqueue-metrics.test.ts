@@ -136,3 +136,20 @@ test('a second queue with the same name on one registry is refused instead of me
   new Workqueue({ name: 'dup', controller: 'other', registry }); // other labels: fine
   new Workqueue({ name: 'dup', registry: createMetricsRegistry() }); // other registry: fine
 });
+
+test('a key added while in flight counts its queue time from that add, as client-go does', async () => {
+  const clock = new FakeClock(0);
+  const registry = createMetricsRegistry();
+  const q = new Workqueue({ name: 'q', registry, clock });
+  q.add('a');
+  await q.get(); // 0 ms in the queue
+  await clock.advance(10);
+  q.add('a');
+  await clock.advance(20);
+  q.done('a');
+  await clock.advance(5);
+  await q.get(); // dirty since t=10: 25 ms
+  const sum = await valueOf(registry, 'workqueue_queue_duration_seconds', { name: 'q' }, 'workqueue_queue_duration_seconds_sum');
+  assert.ok(Math.abs(sum! - 0.025) < 1e-12, `sum ${sum}`);
+  assert.equal(await valueOf(registry, 'workqueue_adds_total', { name: 'q' }), 2);
+});
