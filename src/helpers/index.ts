@@ -1,0 +1,63 @@
+/**
+ * helpers: the seed's chapter 2–4 practices as small functions — finalizers, status and
+ * conditions, conflict retry, owner references, create-or-patch, spec hash and server-side apply,
+ * action chains and resilient HTTP for external calls. They take a `Client` (real or fake).
+ */
+export {
+  InvalidFinalizerNameError,
+  InvalidConditionError,
+  CrossNamespaceOwnerError,
+  AlreadyOwnedError,
+  IncompleteObjectError,
+} from './errors.js';
+export type { ObjectLike, MetadataLike } from './object-like.js';
+export type { ReconcileOutcome } from './reconcile-outcome.js';
+export { canonicalJson, jsonEqual } from './canonical-json.js';
+export { createMergePatch } from './merge-patch.js';
+export { retryOnConflict, DEFAULT_RETRY } from './retry-on-conflict.js';
+export type { RetryOnConflictOptions } from './retry-on-conflict.js';
+export { addFinalizer, removeFinalizer, hasFinalizer, validateFinalizerName } from './finalizers.js';
+export type { FinalizerWriteOptions } from './finalizers.js';
+export { handleFinalizer } from './finalizer-flow.js';
+export type { HandleFinalizerOptions, FinalizerStep } from './finalizer-flow.js';
+export {
+  setCondition,
+  getCondition,
+  isConditionTrue,
+  isConditionFalse,
+  removeCondition,
+  validateCondition,
+  formatConditionTime,
+} from './conditions.js';
+export type { Condition, ConditionInput, ConditionStatus, SetConditionOptions } from './conditions.js';
+export { patchStatus, updateStatus, desiredStatus } from './status.js';
+export type { StatusObject, StatusWriteOptions, StatusWriteResult } from './status.js';
+export { setControllerReference, setOwnerReference, removeOwnerReference, getControllerOf, isControlledBy } from './owner-references.js';
+export type { OwnerReferenceOptions } from './owner-references.js';
+export { createOrPatch } from './create-or-patch.js';
+export type { CreateOrPatchOptions, CreateOrPatchResult, OperationResult } from './create-or-patch.js';
+export { specHash, withSpecHash, specHashMatches, SPEC_HASH_ANNOTATION } from './spec-hash.js';
+export { applyOwned, DEFAULT_APPLY_FORCE } from './apply-owned.js';
+export type { ApplyOwnedOptions, ApplyOwnedResult } from './apply-owned.js';
+export {
+  runActions,
+  actionContinue,
+  actionDone,
+  actionRequeueAfter,
+  ACTION_DURATION_METRIC,
+  ACTION_DURATION_BUCKETS,
+} from './actions.js';
+export type { Action, ActionResult, ActionRecord, ActionsReport, ActionOutcomeLabel, RunActionsOptions } from './actions.js';
+export {
+  createHttpClient,
+  HttpRequestError,
+  isRetryableHttpStatus,
+  DEFAULT_HTTP_RETRIES,
+  DEFAULT_HTTP_BASE_DELAY_MS,
+  DEFAULT_HTTP_MAX_DELAY_MS,
+  DEFAULT_HTTP_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_HTTP_MAX_RETRY_AFTER_MS,
+  HTTP_REQUESTS_METRIC,
+  HTTP_DURATION_METRIC,
+} from './http-client.js';
+export type { HttpClient, HttpClientOptions, HttpRequestOptions, HttpResponse, HttpAttempt, HttpFailureReason } from './http-client.js';
