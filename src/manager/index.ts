@@ -1,0 +1,20 @@
+/**
+ * manager: runs an operator's parts in order — endpoints (/metrics, /healthz, /readyz), caches,
+ * then controllers (leader-only when elected) — and stops them in reverse on a signal.
+ */
+export {
+  Manager,
+  LeadershipLostError,
+  DEFAULT_METRICS_PORT,
+  DEFAULT_HEALTH_PORT,
+  DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS,
+  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+  DEFAULT_UNHEALTHY_WATCH_FAILURES,
+} from './manager.js';
+export type { ManagerOptions } from './manager.js';
+export { ControllerBuilder } from './controller-builder.js';
+export type { ControllerBuilderOptions, WatchOptions as ControllerWatchOptions } from './controller-builder.js';
+export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';
+export type { HealthCheck } from './health-checks.js';
+export { runUntilSignal } from './run-until-signal.js';
+export type { RunUntilSignalOptions } from './run-until-signal.js';

@@ -1,0 +1,267 @@
+import type { Registry } from 'prom-client';
+import { clientListerWatcher } from '../cache/client-lister-watcher.js';
+import { InformerCache } from '../cache/informer-cache.js';
+import { InformerFactory } from '../cache/informer-factory.js';
+import type { Client } from '../client/client.js';
+import type { ResourceType } from '../client/discovery.js';
+import { linkedAbortController } from '../core/abort.js';
+import { realClock, type Clock } from '../core/clock.js';
+import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
+import { ControllerBuilder } from './controller-builder.js';
+import { runChecks, type HealthCheck } from './health-checks.js';
+import { EndpointServer, type RouteHandler } from './http-server.js';
+import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
+
+/** controller-runtime's defaults. @defaultValue 8080 */
+export const DEFAULT_METRICS_PORT = 8080;
+/** @defaultValue 8081 */
+export const DEFAULT_HEALTH_PORT = 8081;
+/** @defaultValue 30,000 ms */
+export const DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS = 30_000;
+/** @defaultValue 120,000 ms */
+export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
+/** A watcher failing this many times in a row makes /readyz fail. @defaultValue 3 */
+export const DEFAULT_UNHEALTHY_WATCH_FAILURES = 3;
+
+export interface ManagerOptions {
+  /** The API client (a `KubeClient`, or the fake client in tests). */
+  readonly client: Client;
+  /**
+   * Whether a kind is namespaced (for owner keys). `KubeClient`'s discovery is used when the client
+   * has one; otherwise every kind is taken as namespaced.
+   */
+  readonly isNamespaced?: (type: ResourceType, signal?: AbortSignal) => Promise<boolean>;
+  /** Cache only these namespaces (one watch per namespace per kind); all when omitted. */
+  readonly namespaces?: readonly string[];
+  /** 0 disables the /metrics server. @defaultValue 8080 */
+  readonly metricsPort?: number;
+  /** 0 disables the /healthz and /readyz server. @defaultValue 8081 */
+  readonly healthPort?: number;
+  /** @defaultValue '0.0.0.0' for the endpoints (inside a pod), use 127.0.0.1 locally */
+  readonly bindHost?: string;
+  /** How long stopping may take for in-flight reconciles. @defaultValue 30,000 ms */
+  readonly gracefulShutdownMs?: number;
+  /** @defaultValue 120,000 ms */
+  readonly cacheSyncTimeoutMs?: number;
+  /** Leader election; without it every runnable runs at once (a single replica). */
+  readonly leaderElection?: LeaderElection;
+  /** A fresh registry (with Node process metrics) when omitted — never the global one. */
+  readonly registry?: Registry;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+}
+
+export class LeadershipLostError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_LEADERSHIP_LOST';
+  constructor() {
+    super('ERR_LEADERSHIP_LOST', 'leader election lost: leader-only work was stopped');
+  }
+}
+
+interface Entry {
+  readonly runnable: Runnable;
+  readonly name: string;
+  readonly needLeaderElection: boolean;
+}
+
+/**
+ * Owns one client, one informer cache, one metrics registry and one logger, and runs runnables in
+ * order: HTTP endpoints → caches (until synced) → runnables that every replica runs → leader-only
+ * runnables (controllers) once elected. Stops in reverse order. Two managers share nothing.
+ */
+export class Manager {
+  readonly client: Client;
+  readonly registry: Registry;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly informers: InformerFactory;
+  /** Cache-backed reads (get/list/byIndex) of everything the manager watches. */
+  readonly cache: InformerCache;
+  readonly gracefulShutdownMs: number;
+
+  private readonly entries: Entry[] = [];
+  private readonly healthChecks = new Map<string, HealthCheck>();
+  private readonly readyChecks = new Map<string, HealthCheck>();
+  private readonly options: ManagerOptions;
+  private started = false;
+  private cachesSynced = false;
+  private metricsServer: EndpointServer | undefined;
+  private healthServer: EndpointServer | undefined;
+
+  constructor(options: ManagerOptions) {
+    this.options = options;
+    this.client = options.client;
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger ?? silentLogger;
+    this.registry = options.registry ?? createMetricsRegistry({ defaultMetrics: true });
+    this.gracefulShutdownMs = options.gracefulShutdownMs ?? DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS;
+    for (const [name, value] of [['metricsPort', options.metricsPort], ['healthPort', options.healthPort], ['gracefulShutdownMs', options.gracefulShutdownMs], ['cacheSyncTimeoutMs', options.cacheSyncTimeoutMs]] as const) {
+      if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new InvalidOptionError(name, 'must be a number >= 0');
+    }
+    this.informers = new InformerFactory(clientListerWatcher(this.client), {
+      clock: this.clock,
+      logger: this.logger.child({ component: 'cache' }),
+      registry: this.registry,
+    });
+    this.cache = new InformerCache(this.informers, {
+      ...(options.namespaces ? { namespaces: options.namespaces } : {}),
+      syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+    });
+    this.healthChecks.set('ping', () => true);
+    this.readyChecks.set('informers', () => this.informersReady());
+  }
+
+  /** Starts building a controller whose runnable is added to this manager by `complete()`. */
+  controller(name: string): ControllerBuilder {
+    return new ControllerBuilder(this, name);
+  }
+
+  /** Adds a runnable; controllers are leader-only by default, like controller-runtime's. */
+  add(runnable: Runnable, options: RunnableOptions = {}): void {
+    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'cannot add a runnable to a started manager');
+    this.entries.push({ runnable, name: options.name ?? `runnable-${this.entries.length + 1}`, needLeaderElection: options.needLeaderElection ?? true });
+  }
+
+  addHealthCheck(name: string, check: HealthCheck): void {
+    this.healthChecks.set(name, check);
+  }
+
+  addReadyCheck(name: string, check: HealthCheck): void {
+    this.readyChecks.set(name, check);
+  }
+
+  /** Whether a kind is namespaced, from the option, the client's discovery, or assumed. */
+  async isNamespaced(type: ResourceType, signal?: AbortSignal): Promise<boolean> {
+    if (this.options.isNamespaced) return this.options.isNamespaced(type, signal);
+    const mapper = (this.client as { mapper?: { mapping(t: ResourceType, s?: AbortSignal): Promise<{ namespaced: boolean }> } }).mapper;
+    return mapper ? (await mapper.mapping(type, signal)).namespaced : true;
+  }
+
+  /** The port the metrics server listens on (after start), if enabled. */
+  get metricsPort(): number | undefined {
+    return this.metricsServer?.boundPort;
+  }
+
+  get healthPort(): number | undefined {
+    return this.healthServer?.boundPort;
+  }
+
+  /**
+   * Runs everything until `signal` aborts, then stops in reverse order within the graceful
+   * shutdown period. Rejects if a runnable fails, caches do not sync in time, or leadership is lost
+   * (after leader-only work stopped) — the process should then exit non-zero.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'the manager was already started');
+    this.started = true;
+    const log = this.logger.child({ component: 'manager' });
+    // One internal signal stops everything: the caller's, or a failure of any part.
+    const { controller: stopAll, dispose } = linkedAbortController(signal);
+    let failure: unknown;
+    const fail = (err: unknown): void => {
+      if (failure === undefined) failure = err;
+      stopAll.abort(err);
+    };
+
+    await this.startServers();
+    log.info({ metricsPort: this.metricsPort, healthPort: this.healthPort }, 'endpoints listening');
+
+    const cacheStop = new AbortController();
+    const cacheRun = this.informers.start(cacheStop.signal);
+    const everyReplica = this.entries.filter((e) => !e.needLeaderElection);
+    const leaderOnly = this.entries.filter((e) => e.needLeaderElection);
+    const runs: Promise<void>[] = [];
+    const leaderRuns: Promise<void>[] = [];
+    const leaderStop = new AbortController();
+    let electionRun: Promise<void> | undefined;
+    const electionStop = new AbortController();
+
+    try {
+      await this.informers.waitForSync(stopAll.signal, this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS);
+      this.cachesSynced = true;
+      log.info({ informers: this.informers.list().length }, 'caches synced');
+
+      const run = (e: Entry, s: AbortSignal, into: Promise<void>[]): void => {
+        into.push(e.runnable.start(s).catch((err: unknown) => {
+          log.error({ err, runnable: e.name }, 'runnable failed: stopping the manager');
+          fail(err);
+        }));
+      };
+      for (const e of everyReplica) run(e, stopAll.signal, runs);
+
+      const startLeaderWork = (leaderSignal: AbortSignal): void => {
+        const { controller: leaderWork } = linkedAbortController(stopAll.signal, leaderSignal, leaderStop.signal);
+        leaderSignal.addEventListener('abort', () => {
+          log.error({}, 'leadership lost: stopping leader-only runnables');
+          fail(new LeadershipLostError());
+        }, { once: true });
+        log.info({ runnables: leaderOnly.length }, 'starting leader-only runnables');
+        for (const e of leaderOnly) run(e, leaderWork.signal, leaderRuns);
+      };
+      if (this.options.leaderElection) {
+        electionRun = this.options.leaderElection.run(electionStop.signal, startLeaderWork).catch((err: unknown) => fail(err));
+      } else {
+        startLeaderWork(new AbortController().signal);
+      }
+
+      await new Promise<void>((resolve) => {
+        if (stopAll.signal.aborted) resolve();
+        else stopAll.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    } catch (err) {
+      if (!stopAll.signal.aborted || failure === undefined) fail(err);
+    } finally {
+      log.info({}, 'stopping');
+      leaderStop.abort();
+      // Leader-only work first, then release the lease (nobody else may lead while ours runs).
+      await Promise.all(leaderRuns);
+      electionStop.abort();
+      await electionRun;
+      await Promise.all(runs);
+      cacheStop.abort();
+      await cacheRun;
+      await this.stopServers();
+      dispose();
+      log.info({}, 'stopped');
+    }
+    if (failure !== undefined) throw failure;
+  }
+
+  private informersReady(): boolean {
+    if (!this.cachesSynced || !this.informers.hasSynced()) return false;
+    return this.informers.health().every((h) => h.consecutiveFailures < DEFAULT_UNHEALTHY_WATCH_FAILURES);
+  }
+
+  private async startServers(): Promise<void> {
+    const host = this.options.bindHost ?? '0.0.0.0';
+    const metricsPort = this.options.metricsPort ?? DEFAULT_METRICS_PORT;
+    const healthPort = this.options.healthPort ?? DEFAULT_HEALTH_PORT;
+    const metricsRoute: RouteHandler = async () => ({ status: 200, contentType: this.registry.contentType, body: await this.registry.metrics() });
+    const checkRoute = (checks: Map<string, HealthCheck>): RouteHandler => async () => {
+      const result = await runChecks(checks);
+      return { status: result.ok ? 200 : 500, contentType: 'text/plain; charset=utf-8', body: result.body };
+    };
+    const healthRoutes = new Map([['/healthz', checkRoute(this.healthChecks)], ['/readyz', checkRoute(this.readyChecks)]]);
+    if (metricsPort > 0 && metricsPort === healthPort) {
+      this.metricsServer = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute], ...healthRoutes]));
+      this.healthServer = this.metricsServer;
+      await this.metricsServer.listen();
+      return;
+    }
+    if (metricsPort > 0) {
+      this.metricsServer = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute]]));
+      await this.metricsServer.listen();
+    }
+    if (healthPort > 0) {
+      this.healthServer = new EndpointServer(host, healthPort, healthRoutes);
+      await this.healthServer.listen();
+    }
+  }
+
+  private async stopServers(): Promise<void> {
+    await this.metricsServer?.close();
+    if (this.healthServer !== this.metricsServer) await this.healthServer?.close();
+  }
+}
