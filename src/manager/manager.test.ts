@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '../client/client.js';
+import { whenAborted } from '../core/abort.js';
+import { Manager, LeadershipLostError } from './manager.js';
+import type { LeaderElection } from './runnable.js';
+
+/** A client whose lists are empty and whose watches stay open until aborted. */
+function quietClient(): Client {
+  return {
+    listPage: async () => ({ items: [], resourceVersion: '1' }),
+    watch: (_type: unknown, opts: { signal?: AbortSignal }) => ({
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          if (opts.signal) await whenAborted(opts.signal);
+          return { done: true as const, value: undefined };
+        },
+      }),
+    }),
+  } as unknown as Client;
+}
+
+/** Leader election driven by the test. */
+class ManualElection implements LeaderElection {
+  private leaderAbort: AbortController | undefined;
+  private onLeading: ((s: AbortSignal) => void) | undefined;
+  private fail: ((err: unknown) => void) | undefined;
+  released = false;
+  isLeader(): boolean {
+    return this.leaderAbort !== undefined && !this.leaderAbort.signal.aborted;
+  }
+  run(signal: AbortSignal, onStartedLeading: (leaderSignal: AbortSignal) => void): Promise<void> {
+    this.onLeading = onStartedLeading;
+    return new Promise((resolve, reject) => {
+      this.fail = reject;
+      signal.addEventListener('abort', () => {
+        this.released = true;
+        resolve();
+      }, { once: true });
+    });
+  }
+  win(): void {
+    this.leaderAbort = new AbortController();
+    this.onLeading!(this.leaderAbort.signal);
+  }
+  lose(): void {
+    this.leaderAbort!.abort();
+    this.fail!(new LeadershipLostError());
+  }
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('leader-only runnables start only once elected; other runnables start after caches sync', async () => {
+  const election = new ManualElection();
+  const manager = new Manager({ client: quietClient(), metricsPort: 0, healthPort: 0, leaderElection: election });
+  manager.cache.informersFor({ apiVersion: 'v1', kind: 'ConfigMap' });
+  const events: string[] = [];
+  manager.add({ start: async (s) => { events.push('every-replica'); await whenAborted(s); } }, { needLeaderElection: false });
+  manager.add({ start: async (s) => { events.push('leader-only'); await whenAborted(s); events.push('leader-only stopped'); } });
+  const stop = new AbortController();
+  const running = manager.start(stop.signal);
+  for (let i = 0; i < 10 && events.length === 0; i++) await tick();
+  assert.deepEqual(events, ['every-replica']);
+  assert.equal(manager.informers.hasSynced(), true, 'caches synced before any runnable');
+  election.win();
+  await tick();
+  assert.deepEqual(events, ['every-replica', 'leader-only']);
+  stop.abort();
+  await running;
+  assert.deepEqual(events, ['every-replica', 'leader-only', 'leader-only stopped']);
+  assert.equal(election.released, true);
+});
+
+test('losing leadership stops leader-only work and makes start() reject', async () => {
+  const election = new ManualElection();
+  const manager = new Manager({ client: quietClient(), metricsPort: 0, healthPort: 0, leaderElection: election });
+  let leaderWorkAborted = false;
+  manager.add({ start: async (s) => { await whenAborted(s); leaderWorkAborted = true; } });
+  const running = manager.start(new AbortController().signal);
+  await tick();
+  election.win();
+  await tick();
+  election.lose();
+  await assert.rejects(running, LeadershipLostError);
+  assert.equal(leaderWorkAborted, true);
+});
+
+test('a failing runnable stops the manager with its error', async () => {
+  const manager = new Manager({ client: quietClient(), metricsPort: 0, healthPort: 0 });
+  let otherStopped = false;
+  manager.add({ start: async (s) => { await whenAborted(s); otherStopped = true; } });
+  manager.add({ start: async () => { throw new Error('boom'); } });
+  await assert.rejects(manager.start(new AbortController().signal), /boom/);
+  assert.equal(otherStopped, true);
+});
+
+test('two managers in one process share no metrics registry and no cache', () => {
+  const a = new Manager({ client: quietClient(), metricsPort: 0, healthPort: 0 });
+  const b = new Manager({ client: quietClient(), metricsPort: 0, healthPort: 0 });
+  assert.notEqual(a.registry, b.registry);
+  assert.notEqual(a.informers, b.informers);
+  a.controller('same-name').for({ apiVersion: 'v1', kind: 'ConfigMap' }).complete(async () => {});
+  // The same controller name on the other manager does not collide on metrics.
+  b.controller('same-name').for({ apiVersion: 'v1', kind: 'ConfigMap' }).complete(async () => {});
+  assert.equal(a.informers.list().length, 1);
+  assert.equal(b.informers.list().length, 1);
+  assert.notEqual(a.informers.list()[0], b.informers.list()[0]);
+});
+
+test('invalid manager options are rejected with the option named', () => {
+  assert.throws(() => new Manager({ client: quietClient(), metricsPort: -1 }), /metricsPort/);
+  assert.throws(() => new Manager({ client: quietClient(), gracefulShutdownMs: Number.NaN }), /gracefulShutdownMs/);
+});
