@@ -4,7 +4,7 @@
  * that is not in the cache triggers a fresh fetch of its group-version, so a CRD installed after
  * the client started becomes usable without a restart.
  */
-import { OperatorRuntimeError } from '../core/errors.js';
+import { AbortedError, OperatorRuntimeError } from '../core/errors.js';
 import { parseApiVersion } from '../core/object-key.js';
 import { isNotFound } from './api-error.js';
 import type { TransportRequest, TransportResponse } from './transport.js';
@@ -89,23 +89,27 @@ export class RestMapper {
     for (const [key, m] of this.byKind) if (apiVersion === undefined || m.apiVersion === apiVersion) this.byKind.delete(key);
   }
 
-  /** Fetches one group-version, sharing a fetch already in flight. */
+  /**
+   * Fetches one group-version, sharing a fetch already in flight. The shared fetch does not take any
+   * one caller's signal (one caller giving up must not fail the others); each caller stops waiting
+   * when its own signal aborts.
+   */
   refresh(apiVersion: string, signal?: AbortSignal): Promise<void> {
     let p = this.fetching.get(apiVersion);
     if (!p) {
-      p = this.fetch(apiVersion, signal).finally(() => this.fetching.delete(apiVersion));
+      p = this.fetch(apiVersion).finally(() => this.fetching.delete(apiVersion));
       this.fetching.set(apiVersion, p);
     }
-    return p;
+    return signal ? untilAborted(p, signal) : p;
   }
 
-  private async fetch(apiVersion: string, signal?: AbortSignal): Promise<void> {
+  private async fetch(apiVersion: string): Promise<void> {
     const { group, version } = parseApiVersion(apiVersion);
     const path = group ? `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}` : `/api/${encodeURIComponent(version)}`;
     this.fetches++;
     let list: ApiResourceList;
     try {
-      list = (await this.transport.request<ApiResourceList>({ method: 'GET', path, signal })).body;
+      list = (await this.transport.request<ApiResourceList>({ method: 'GET', path })).body;
     } catch (err) {
       if (isNotFound(err)) {
         this.invalidate(apiVersion);
@@ -141,6 +145,15 @@ export class RestMapper {
       });
     }
   }
+}
+
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new AbortedError('discovery aborted', { cause: signal.reason }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortedError('discovery aborted', { cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function kindKey(apiVersion: string, kind: string): string {

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
@@ -313,5 +314,34 @@ describe('KubeClient against a real API server', () => {
     const afterRestart = pages.slice(1).flatMap((p) => p.names);
     assert.equal(afterRestart.length, 24);
     assert.ok(afterRestart.includes('late'));
+  });
+
+  test('with allowH2 the client negotiates HTTP/2 and still gets, lists and watches', async () => {
+    const ns = await namespace();
+    // Subscribed after the admin client's last call: from here on only the HTTP/2 client connects.
+    const alpn: string[] = [];
+    const onConnect = (msg: unknown): void => void alpn.push(String((msg as { socket?: { alpnProtocol?: unknown } }).socket?.alpnProtocol));
+    diagnostics.subscribe('undici:client:connected', onConnect);
+    const h2 = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath, allowH2: true });
+    try {
+      const { resourceVersion } = await h2.list(CM, { namespace: ns });
+      const ac = new AbortController();
+      const seen: string[] = [];
+      // Settles as a value at once, so the rejection is never briefly unhandled.
+      const ended = (async () => {
+        for await (const e of h2.watch<ConfigMap>(CM, { namespace: ns, resourceVersion, signal: ac.signal })) {
+          seen.push(`${e.type} ${e.object.metadata?.name}`);
+          ac.abort();
+        }
+      })().then(() => undefined, (e: unknown) => e);
+      await h2.create<ConfigMap>({ ...CM, metadata: { name: 'over-h2', namespace: ns } });
+      assert.equal((await h2.get<ConfigMap>(CM, 'over-h2', { namespace: ns })).metadata?.name, 'over-h2');
+      assert.equal(((await ended) as { code?: string }).code, 'ERR_ABORTED');
+      assert.deepEqual(seen, ['ADDED over-h2']);
+      assert.ok(alpn.length > 0 && alpn.every((p) => p === 'h2'), `negotiated: ${alpn.join(', ')}`);
+    } finally {
+      diagnostics.unsubscribe('undici:client:connected', onConnect);
+      await h2.close();
+    }
   });
 });

@@ -204,7 +204,7 @@ export class KubeClient {
   }
 
   async get<T = KubeObject>(type: ResourceType, name: string, opts: GetOptions = {}): Promise<T> {
-    const m = await this.mapper.mapping(type, opts.signal);
+    const m = await this.mapping(type, opts.signal);
     const path = this.path(m, { namespace: opts.namespace, name, subresource: opts.subresource, op: 'get' });
     const query = new URLSearchParams();
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
@@ -214,7 +214,7 @@ export class KubeClient {
 
   /** One page. Items carry apiVersion/kind (the server leaves them out of list items). */
   async listPage<T = KubeObject>(type: ResourceType, opts: ListPageOptions = {}): Promise<ListPage<T>> {
-    const m = await this.mapper.mapping(type, opts.signal);
+    const m = await this.mapping(type, opts.signal);
     const query = new URLSearchParams();
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
@@ -286,7 +286,7 @@ export class KubeClient {
   }
 
   async create<T extends ObjectLike>(obj: T, opts: WriteOptions = {}): Promise<T> {
-    const m = await this.mapper.mapping(typeOf(obj), opts.signal);
+    const m = await this.mapping(typeOf(obj), opts.signal);
     const path = this.path(m, { namespace: obj.metadata?.namespace ?? opts.namespace, op: 'create' });
     const res = await this.transport.request<T>({
       method: 'POST',
@@ -303,7 +303,7 @@ export class KubeClient {
     if (!obj.metadata?.resourceVersion && !opts.allowUnconditional) {
       throw new InvalidOptionError('metadata.resourceVersion', 'update needs the resourceVersion that was read (or allowUnconditional: true)');
     }
-    const m = await this.mapper.mapping(typeOf(obj), opts.signal);
+    const m = await this.mapping(typeOf(obj), opts.signal);
     const path = this.path(m, { namespace: obj.metadata?.namespace ?? opts.namespace, name: nameOf(obj), subresource: opts.subresource, op: 'update' });
     const res = await this.transport.request<T>({
       method: 'PUT',
@@ -324,7 +324,7 @@ export class KubeClient {
     if (!(opts.type in PATCH_CONTENT_TYPES)) throw new InvalidOptionError('type', `unknown patch type ${String(opts.type)}`);
     if (opts.type === 'apply' && !opts.fieldManager) throw new InvalidOptionError('fieldManager', 'server-side apply needs a fieldManager');
     if (opts.force && opts.type !== 'apply') throw new InvalidOptionError('force', 'only applies to server-side apply');
-    const m = await this.mapper.mapping(type, opts.signal);
+    const m = await this.mapping(type, opts.signal);
     const path = this.path(m, { namespace: opts.namespace, name, subresource: opts.subresource, op: 'patch' });
     const query = writeQuery(opts);
     if (opts.force) query.set('force', 'true');
@@ -358,7 +358,7 @@ export class KubeClient {
 
   /** Returns what the server answers: the object (still present while finalizers run) or a Status. */
   async delete<T = KubeObject>(type: ResourceType, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {
-    const m = await this.mapper.mapping(type, opts.signal);
+    const m = await this.mapping(type, opts.signal);
     const path = this.path(m, { namespace: opts.namespace, name, op: 'delete' });
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
     if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
@@ -399,7 +399,7 @@ export class KubeClient {
   }
 
   private async *watchEvents<T>(type: ResourceType, opts: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
-    const m = await this.mapper.mapping(type, opts.signal);
+    const m = await this.mapping(type, opts.signal);
     const query = new URLSearchParams({ watch: 'true' });
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
@@ -425,6 +425,11 @@ export class KubeClient {
     } finally {
       res.destroy();
     }
+  }
+
+  /** Sync on a cache hit, so the hot path does not pay for discovery. */
+  private mapping(type: ResourceType, signal: AbortSignal | undefined): ResourceMapping | Promise<ResourceMapping> {
+    return this.mapper.cached(type) ?? this.mapper.mapping(type, signal);
   }
 
   private path(m: ResourceMapping, at: { namespace?: string; name?: string; subresource?: string; op: string }): string {

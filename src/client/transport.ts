@@ -260,6 +260,8 @@ export class Transport {
       });
       status = res.statusCode;
       resHeaders = res.headers;
+      // Deprecation and validation warnings (fieldValidation=Warn) would otherwise go unseen.
+      if (res.headers.warning) this.logger.warn({ method: req.method, path: req.path, warning: res.headers.warning }, 'API server warning');
       if (status >= 400) {
         this.observe(req.method, String(status), start);
         throw await this.errorFromResponse(req, status, res.headers, res.body);
