@@ -23,3 +23,5 @@ export {
 export type { Predicate, ObjectEvent } from './predicates.js';
 export { enqueueHandler, mapToSelf, mapToControllingOwner } from './enqueue-handlers.js';
 export type { KeySink, MapFunction, OwnerKind, SyncEventHandler } from './enqueue-handlers.js';
+export { EventRecorder, DEFAULT_EVENT_BURST, DEFAULT_EVENT_REFILL_MS, DEFAULT_EVENT_QUEUE_LIMIT, DEFAULT_EVENT_CACHE_SIZE } from './event-recorder.js';
+export type { EventRecorderOptions, EventType } from './event-recorder.js';

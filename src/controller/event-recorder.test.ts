@@ -1,0 +1,97 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiError } from '../client/api-error.js';
+import { FakeClock } from '../core/fake-clock.js';
+import type { KubeObject } from '../core/object-key.js';
+import { EventRecorder } from './event-recorder.js';
+
+function recordingClient() {
+  const calls: { verb: 'create' | 'patch'; name: string; body: Record<string, unknown> }[] = [];
+  let failPatchWith: unknown;
+  return {
+    calls,
+    failNextPatch(err: unknown) {
+      failPatchWith = err;
+    },
+    client: {
+      create: async (obj: KubeObject) => {
+        calls.push({ verb: 'create', name: obj.metadata!.name!, body: obj as Record<string, unknown> });
+        return obj;
+      },
+      patch: async (_type: unknown, name: string, body: unknown) => {
+        if (failPatchWith) {
+          const err = failPatchWith;
+          failPatchWith = undefined;
+          throw err;
+        }
+        calls.push({ verb: 'patch', name, body: body as Record<string, unknown> });
+        return body;
+      },
+    } as never,
+  };
+}
+
+const db: KubeObject = { apiVersion: 'example.com/v1', kind: 'Database', metadata: { name: 'db1', namespace: 'ns', uid: 'u1' } };
+
+test('a repeated event aggregates into one Event whose count rises', async () => {
+  const rec = recordingClient();
+  const recorder = new EventRecorder({ client: rec.client, component: 'db-operator', host: 'h', clock: new FakeClock(0) });
+  for (let i = 0; i < 3; i++) recorder.event(db, 'Warning', 'BackupFailed', 'backup service unavailable');
+  await recorder.flush();
+  assert.deepEqual(rec.calls.map((c) => c.verb), ['create', 'patch', 'patch']);
+  assert.equal(rec.calls[0]!.body.count, 1);
+  assert.deepEqual(rec.calls[0]!.body.involvedObject, { apiVersion: 'example.com/v1', kind: 'Database', name: 'db1', namespace: 'ns', uid: 'u1' });
+  assert.equal(rec.calls[2]!.body.count, 3);
+  assert.equal(rec.calls[2]!.name, rec.calls[0]!.name);
+});
+
+test('a different message is a different Event', async () => {
+  const rec = recordingClient();
+  const recorder = new EventRecorder({ client: rec.client, component: 'c', clock: new FakeClock(0) });
+  recorder.event(db, 'Normal', 'Created', 'secret created');
+  recorder.event(db, 'Normal', 'Created', 'service created');
+  await recorder.flush();
+  assert.deepEqual(rec.calls.map((c) => c.verb), ['create', 'create']);
+  assert.notEqual(rec.calls[0]!.name, rec.calls[1]!.name);
+});
+
+test('a hot loop is rate-limited per object: burst, then one event per refill period', async () => {
+  const clock = new FakeClock(0);
+  const rec = recordingClient();
+  const recorder = new EventRecorder({ client: rec.client, component: 'c', clock, burst: 5, refillMs: 60_000 });
+  for (let i = 0; i < 100; i++) recorder.event(db, 'Warning', 'Loop', `attempt ${i}`);
+  await recorder.flush();
+  assert.equal(rec.calls.length, 5);
+  assert.equal(recorder.dropped, 95);
+  clock.step(60_000);
+  recorder.event(db, 'Warning', 'Loop', 'after refill');
+  recorder.event(db, 'Warning', 'Loop', 'too soon');
+  await recorder.flush();
+  assert.equal(rec.calls.length, 6);
+  // Another object has its own bucket.
+  recorder.event({ ...db, metadata: { ...db.metadata, name: 'db2' } }, 'Normal', 'Other', 'x');
+  await recorder.flush();
+  assert.equal(rec.calls.length, 7);
+});
+
+test('an aggregated Event that expired (404 on patch) is created anew', async () => {
+  const rec = recordingClient();
+  const recorder = new EventRecorder({ client: rec.client, component: 'c', clock: new FakeClock(0) });
+  recorder.event(db, 'Normal', 'Synced', 'ok');
+  await recorder.flush();
+  rec.failNextPatch(new ApiError({ status: 404, reason: 'NotFound', message: 'gone' }));
+  recorder.event(db, 'Normal', 'Synced', 'ok');
+  await recorder.flush();
+  assert.deepEqual(rec.calls.map((c) => [c.verb, c.body.count]), [['create', 1], ['create', 1]]);
+});
+
+test('a failing write is counted and never thrown at the caller', async () => {
+  const recorder = new EventRecorder({
+    client: { create: async () => { throw new Error('api down'); }, patch: async () => ({}) } as never,
+    component: 'c',
+    clock: new FakeClock(0),
+  });
+  assert.doesNotThrow(() => recorder.event(db, 'Normal', 'X', 'y'));
+  await recorder.flush();
+  assert.equal(recorder.dropped, 1);
+});
