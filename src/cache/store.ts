@@ -17,11 +17,16 @@ import { OperatorRuntimeError } from '../core/errors.js';
 export type Transform<T> = (obj: T) => T;
 
 /**
- * Drops `metadata.managedFields` in place: typically a third or more of an object's JSON and never
- * needed by a controller. The object was just decoded and is owned by the cache, so no copy is made.
+ * Drops `metadata.managedFields`: typically a third or more of an object's JSON and never needed by
+ * a controller. The object was just decoded and is owned by the cache, so it is not copied; only
+ * `metadata` is rebuilt, because `delete` would switch it to V8's slow dictionary mode, which costs
+ * more heap per object than it saves (measured: ~890 vs ~530 bytes per small object).
  */
 export function dropManagedFields<T extends KubeObject>(obj: T): T {
-  if (obj.metadata && 'managedFields' in obj.metadata) delete obj.metadata.managedFields;
+  if (obj.metadata && 'managedFields' in obj.metadata) {
+    const { managedFields: _dropped, ...rest } = obj.metadata;
+    obj.metadata = rest;
+  }
   return obj;
 }
 
@@ -117,11 +122,19 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     this.indexer.addIndex(name, fn, this.items.entries());
   }
 
-  /** Runs the ingest transform (and freeze). Exposed so callers can prepare objects for comparison. */
+  /** Runs the ingest transform and, if enabled, freezes the result. */
   ingest(obj: T): T {
-    let out = this.transform ? this.transform(obj) : obj;
-    if (this.freeze) out = deepFreeze(out);
-    return out;
+    return this.seal(this.transformOnly(obj));
+  }
+
+  /** @internal */
+  transformOnly(obj: T): T {
+    return this.transform ? this.transform(obj) : obj;
+  }
+
+  /** @internal */
+  seal(obj: T): T {
+    return this.freeze ? deepFreeze(obj) : obj;
   }
 
   /** Adds or replaces an object (from ADDED or MODIFIED), returning what changed. */
@@ -145,8 +158,10 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
    * Starts replacing the whole contents with a fresh list, fed page by page. The store keeps
    * serving the old contents until `commit()`, which swaps atomically (synchronously) and returns
    * the deltas. Memory: only a set of seen keys and the objects that differ are held aside; an
-   * incoming object whose resourceVersion equals the stored one is dropped at once, so a relist
-   * never holds two full copies. Starting a new replacement abandons an unfinished one.
+   * incoming object whose resourceVersion equals the stored one is dropped at once. The peak is
+   * therefore about (1 + fraction changed) × steady: ~1.2× for a typical relist after compaction,
+   * 2× only when every object changed while we were away (both versions must coexist until the
+   * atomic swap). Starting a new replacement abandons an unfinished one.
    */
   beginReplace(): StoreReplacement<T> {
     this.replacing?.abandon();
@@ -199,7 +214,7 @@ export class StoreReplacement<T extends KubeObject> {
     const changed = this.changed;
     if (!seen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
     for (const raw of items) {
-      const obj = this.store.ingest(raw);
+      const obj = this.store.transformOnly(raw);
       const key = keyOf(obj);
       seen.add(key);
       const current = this.store.get(key);
@@ -209,7 +224,7 @@ export class StoreReplacement<T extends KubeObject> {
         changed.delete(key);
         continue;
       }
-      changed.set(key, obj);
+      changed.set(key, this.store.seal(obj));
     }
   }
 
