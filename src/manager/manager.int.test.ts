@@ -8,6 +8,7 @@ import { createLogger } from '../logging/create-logger.js';
 import { TestEnv } from '../testing/test-env.js';
 import { readManifests } from '../testing/manifests.js';
 import { freePort } from '../testing/free-port.js';
+import { kubectl } from '../testing/kubectl.js';
 import { Manager } from './manager.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import type { KubeObject } from '../core/object-key.js';
@@ -49,6 +50,7 @@ describe('Manager and a controller against a real API server', () => {
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, metricsRegistry: registry });
     metricsPort = await freePort();
     manager = new Manager({ client, registry, metricsPort, healthPort: metricsPort, bindHost: '127.0.0.1', logger: createLogger({ level: 'silent' }) });
+    const recorder = manager.eventRecorder('widget-controller');
     manager
       .controller('widget')
       .for(WIDGET)
@@ -68,6 +70,7 @@ describe('Manager and a controller against a real API server', () => {
           if (err.reason !== 'AlreadyExists') throw err;
         });
         if (widget.status?.observedGeneration === widget.metadata.generation) return;
+        recorder.event(widget, 'Normal', 'Reconciled', 'status written');
         await client.patchStatus(WIDGET, req.name, { status: { observedGeneration: widget.metadata.generation, message: `size ${widget.spec.size}` } }, { namespace: req.namespace, type: 'merge', signal });
       });
     running = manager.start(stop.signal);
@@ -119,6 +122,15 @@ describe('Manager and a controller against a real API server', () => {
     assert.match(text, /controller_runtime_active_workers\{controller="widget"\} [01]\n/, "between 0 and maxConcurrentReconciles");
     assert.match(text, /process_cpu_user_seconds_total/);
     assert.match(text, /rest_client_requests_total\{[^}]*code="201"[^}]*\} [1-9]/);
+  });
+
+  test('events recorded by the reconciler are visible to kubectl, repeats aggregated', async () => {
+    const events = await eventually('an aggregated event for w1', async () => {
+      const list = JSON.parse(await kubectl(env.kubeconfigPath, ['get', 'events', '-n', 'default', '--field-selector', 'involvedObject.name=w1', '-o', 'json'])) as { items: { reason: string; count: number; source: { component: string } }[] };
+      const reconciled = list.items.filter((e) => e.reason === 'Reconciled');
+      return reconciled.length === 1 && reconciled[0]!.count >= 2 ? reconciled : undefined;
+    });
+    assert.equal(events[0]!.source.component, 'widget-controller');
   });
 
   test('/healthz and /readyz answer 200 once caches are synced', async () => {

@@ -10,6 +10,7 @@ import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { ControllerBuilder } from './controller-builder.js';
+import { EventRecorder } from '../controller/event-recorder.js';
 import { runChecks, type HealthCheck } from './health-checks.js';
 import { EndpointServer, type RouteHandler } from './http-server.js';
 import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
@@ -116,6 +117,11 @@ export class Manager {
   /** Starts building a controller whose runnable is added to this manager by `complete()`. */
   controller(name: string): ControllerBuilder {
     return new ControllerBuilder(this, name);
+  }
+
+  /** An event recorder writing through this manager's client, as `component`. */
+  eventRecorder(component: string): EventRecorder {
+    return new EventRecorder({ client: this.client, component, clock: this.clock, logger: this.logger });
   }
 
   /** Adds a runnable; controllers are leader-only by default, like controller-runtime's. */
