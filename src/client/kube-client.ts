@@ -4,6 +4,7 @@
  * in operator-runtime that speaks HTTP to the API server.
  */
 import { homedir } from 'node:os';
+import { inspect } from 'node:util';
 import { AbortedError, InvalidOptionError } from '../core/errors.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { Registry } from 'prom-client';
@@ -391,6 +392,10 @@ export class KubeClient {
    */
   watch<T = KubeObject>(type: ResourceType, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     return { [Symbol.asyncIterator]: () => this.watchEvents<T>(type, opts) };
+  }
+
+  [inspect.custom](): string {
+    return `KubeClient { server: '${this.transport.server.href}', defaultNamespace: '${this.defaultNamespace}' }`;
   }
 
   /** Closes the connection pools. */

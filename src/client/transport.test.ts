@@ -341,3 +341,37 @@ test('TLS is verified against the configured CA and tls-server-name; insecure-sk
   assert.deepEqual(await call({ rejectUnauthorized: false }), { secure: true });
   await tlsServer.close();
 });
+
+test('a client certificate from the credential is presented, and a new one gets a fresh pool; keys never print', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mtls-'));
+  const make = async (name: string, cn: string, san?: string): Promise<{ cert: string; key: string }> => {
+    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, `${name}.key`), '-out', path.join(dir, `${name}.crt`), '-days', '1', '-subj', `/CN=${cn}`, ...(san ? ['-addext', `subjectAltName=${san}`] : [])]);
+    return { cert: await readFile(path.join(dir, `${name}.crt`), 'utf8'), key: await readFile(path.join(dir, `${name}.key`), 'utf8') };
+  };
+  const srv = await make('server', 'kubernetes', 'IP:127.0.0.1');
+  const alice = await make('alice', 'alice');
+  const bob = await make('bob', 'bob');
+  const https = await import('node:https');
+  const server = https.createServer({ ...srv, ca: [alice.cert, bob.cert], requestCert: true, rejectUnauthorized: true }, (req, res) => {
+    const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+    sendJson(res, 200, { user: peer.subject.CN });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
+  let current = alice;
+  const credential: Credential = {
+    kind: 'exec',
+    get: () => Promise.resolve({ clientCert: current }),
+    invalidate: () => ((current = bob), true),
+  };
+  const t = new Transport(cfg({ tls: makeTlsConfig({ ca: srv.cert, rejectUnauthorized: true }), credential }, url));
+  assert.deepEqual((await t.request({ method: 'GET', path: '/' })).body, { user: 'alice' });
+  credential.invalidate();
+  assert.deepEqual((await t.request({ method: 'GET', path: '/' })).body, { user: 'bob' });
+  for (const text of [inspect(t, { depth: 20 }), inspect(new Transport(cfg({ tls: makeTlsConfig({ cert: alice.cert, key: alice.key, rejectUnauthorized: true }) }, url)), { depth: 20 })]) {
+    assert.ok(!text.includes('PRIVATE KEY'), text.slice(0, 300));
+  }
+  await t.close();
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});

@@ -8,6 +8,7 @@
 import { Pool } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createHash } from 'node:crypto';
+import { inspect } from 'node:util';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
 import { sleep } from '../core/abort.js';
@@ -232,6 +233,11 @@ export class Transport {
       const body = res.body;
       return { status: res.statusCode, headers: res.headers, body, destroy: () => body.destroy() };
     }
+  }
+
+  /** Prints without internals: the dispatchers hold TLS keys in their connect options. */
+  [inspect.custom](): string {
+    return `Transport { server: '${this.server.href}', credential: '${this.credential.kind}' }`;
   }
 
   /** Closes both dispatchers; in-flight requests finish first. */
