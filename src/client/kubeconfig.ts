@@ -176,6 +176,10 @@ export async function resolveKubeconfig(kc: Kubeconfig, options: ResolveKubeconf
   const user: KubeconfigUser = context.user ? (kc.users?.find((u) => u.name === context.user)?.user ?? missingUser(context.user)) : {};
 
   const server = validateServer(cluster.server, context.cluster);
+  if (cluster['proxy-url']) {
+    // Not implemented yet: say so instead of failing later with a confusing connect timeout.
+    options.logger?.warn({ cluster: context.cluster }, 'kubeconfig proxy-url is not supported; connecting directly');
+  }
   const ca = await dataOrFile(cluster['certificate-authority-data'], cluster['certificate-authority'], 'certificate-authority');
   const cert = await dataOrFile(user['client-certificate-data'], user['client-certificate'], 'client-certificate');
   const key = await dataOrFile(user['client-key-data'], user['client-key'], 'client-key');
