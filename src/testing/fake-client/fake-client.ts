@@ -1,0 +1,709 @@
+/**
+ * `FakeClient`: an in-memory implementation of the `Client` interface that behaves like
+ * kube-apiserver for the things operators depend on — resourceVersion preconditions and conflicts,
+ * generation, the status subresource, finalizers and deletionTimestamp, delete preconditions,
+ * selectors, patches, approximate server-side apply, paged lists and resumable watches — with the
+ * server's error shapes. The conformance suite in `../conformance` runs the same tests against this
+ * and against a real API server. What it does not model is listed in README.md beside it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '../../client/client.js';
+import type { ResourceType } from '../../client/discovery.js';
+import { isGone, type StatusBody } from '../../client/api-error.js';
+import {
+  DEFAULT_LIST_PAGE_SIZE,
+  DEFAULT_MAX_LIST_RESTARTS,
+  type ApplyOptions,
+  type DeleteOptions,
+  type GetOptions,
+  type ListOptions,
+  type ListPage,
+  type ListPageOptions,
+  type ObjectLike,
+  type PagedListPage,
+  type PatchOptions,
+  type PatchType,
+  type UpdateOptions,
+  type WatchOptions,
+  type WriteOptions,
+} from '../../client/kube-client.js';
+import type { WatchEvent } from '../../client/watch-decoder.js';
+import { AbortedError, InvalidOptionError } from '../../core/errors.js';
+import { realClock, type Clock } from '../../core/clock.js';
+import type { KubeObject } from '../../core/object-key.js';
+import { throwIfAborted } from '../../core/abort.js';
+import {
+  alreadyExists,
+  applyConflict,
+  badRequest,
+  conflict,
+  continueExpired,
+  internalError,
+  invalid,
+  namespaceNotFound,
+  namespaceTerminating,
+  noSuchRoute,
+  notFound,
+  patchRejected,
+  preconditionFailed,
+  tooOldResourceVersion,
+  unsupportedMediaType,
+  type RequestWhere,
+} from './api-errors.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+import { applyJsonPatch, isJsonPatch, JsonPatchError } from './json-patch.js';
+import { clone, isObject, type JsonObject } from './json-value.js';
+import { KindRegistry, type KindInfo, type KindRegistration } from './kind-registry.js';
+import { applyConfig, managedFieldsAfterUpdate } from './managed-fields.js';
+import { applyMergePatch, applyStrategicMergePatch } from './merge-patch.js';
+import { ObjectStore, RevisionCompactedError, type Change } from './object-store.js';
+import { matchesFilter, type FakeRequest, type FakeVerb, type Interceptor, type RequestFilter } from './requests.js';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.js';
+import { EventQueue, eventFor, type ObjectFilter } from './watch-stream.js';
+import { asStrings, isNoop, metaOf, prepareCreate, prepareUpdate, regionFor, withManagedFields } from './write-rules.js';
+
+export interface FakeClientOptions {
+  /** Clock for timestamps and watch timeouts. @defaultValue realClock */
+  readonly clock?: Clock;
+  /**
+   * How many changes the fake remembers for watches and consistent list pages; a watch or continue
+   * token from before the window gets 410 Gone. @defaultValue DEFAULT_WATCH_HISTORY_LIMIT
+   */
+  readonly watchHistoryLimit?: number;
+  /**
+   * Reject creates in a namespace that does not exist (404) or is terminating (403), as the
+   * server's NamespaceLifecycle admission does; `default`, `kube-system`, `kube-public` and
+   * `kube-node-lease` then exist from the start. Off, any namespace name is accepted.
+   * @defaultValue false
+   */
+  readonly requireNamespaces?: boolean;
+  /** Custom kinds to serve, besides the built-ins. */
+  readonly kinds?: readonly KindRegistration[];
+  /** CustomResourceDefinition manifests whose kinds to serve. */
+  readonly crds?: readonly object[];
+  /** Objects present from the start (created without counting or interception). */
+  readonly objects?: readonly object[];
+  /** Field manager of writes that name none; the real client's user agent. @defaultValue 'operator-runtime' */
+  readonly defaultFieldManager?: string;
+}
+
+/** @defaultValue of `watchHistoryLimit`. */
+export const DEFAULT_WATCH_HISTORY_LIMIT = 1000;
+
+/** Namespaces a fresh API server has. */
+const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+const PATCH_TYPES: ReadonlySet<string> = new Set(['json', 'merge', 'strategic', 'apply']);
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+interface ActiveWatch {
+  readonly kindId: string;
+  readonly bookmarks: boolean;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly queue: EventQueue<WatchEvent<JsonObject>>;
+}
+
+export class FakeClient implements Client {
+  private readonly kinds = new KindRegistry();
+  private readonly store: ObjectStore;
+  private readonly clock: Clock;
+  private readonly requireNamespaces: boolean;
+  private readonly defaultFieldManager: string;
+  private readonly interceptors: Interceptor[] = [];
+  private readonly log: FakeRequest[] = [];
+  private readonly watches = new Set<ActiveWatch>();
+
+  constructor(options: FakeClientOptions = {}) {
+    const limit = options.watchHistoryLimit ?? DEFAULT_WATCH_HISTORY_LIMIT;
+    if (!(limit >= 1)) throw new InvalidOptionError('watchHistoryLimit', 'must be >= 1');
+    // Start above 0 so "0" (any version) and small literals in tests never collide with real ones.
+    this.store = new ObjectStore(limit, 100);
+    this.clock = options.clock ?? realClock;
+    this.requireNamespaces = options.requireNamespaces ?? false;
+    this.defaultFieldManager = options.defaultFieldManager ?? 'operator-runtime';
+    for (const k of options.kinds ?? []) this.kinds.register(k);
+    for (const crd of options.crds ?? []) this.kinds.registerCrd(crd);
+    if (this.requireNamespaces) {
+      for (const name of SYSTEM_NAMESPACES) this.seed({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    }
+    for (const obj of options.objects ?? []) this.seed(obj);
+  }
+
+  // ---- test controls -------------------------------------------------------------------------
+
+  /** Serves a custom kind (e.g. `{ apiVersion: 'example.com/v1', kind: 'Widget', plural: 'widgets', statusSubresource: true }`). */
+  registerKind(registration: KindRegistration): KindInfo {
+    return this.kinds.register(registration);
+  }
+
+  /** Serves the kinds of a CustomResourceDefinition manifest (scope, status subresource, schema). */
+  registerCrd(manifest: object): KindInfo[] {
+    return this.kinds.registerCrd(manifest);
+  }
+
+  /** Adds an interceptor (run in order before every request); returns a function that removes it. */
+  intercept(interceptor: Interceptor): () => void {
+    this.interceptors.push(interceptor);
+    return () => {
+      const i = this.interceptors.indexOf(interceptor);
+      if (i >= 0) this.interceptors.splice(i, 1);
+    };
+  }
+
+  /** Every request served so far (including those an interceptor or the fake failed), oldest first. */
+  get requests(): readonly FakeRequest[] {
+    return this.log;
+  }
+
+  /** Number of requests matching `filter` (all when omitted), e.g. `countRequests(isWrite)`. */
+  countRequests(filter?: RequestFilter): number {
+    return this.log.filter((r) => matchesFilter(r, filter)).length;
+  }
+
+  /** Forgets the request log (interceptors stay). */
+  clearRequests(): void {
+    this.log.length = 0;
+  }
+
+  /** The current resourceVersion of the whole store (what a list now would return). */
+  get resourceVersion(): string {
+    return String(this.store.currentRevision);
+  }
+
+  /** Forgets all change history, as an etcd compaction: older watches and continue tokens get 410. */
+  compact(): void {
+    this.store.compact();
+  }
+
+  /** Sends a BOOKMARK at the current resourceVersion to every open watch that asked for bookmarks. */
+  bookmark(): void {
+    const resourceVersion = this.resourceVersion;
+    for (const w of this.watches) {
+      if (w.bookmarks) w.queue.push({ type: 'BOOKMARK', object: { apiVersion: w.apiVersion, kind: w.kind, metadata: { resourceVersion } } } as WatchEvent<JsonObject>);
+    }
+  }
+
+  /** Number of watches currently open. */
+  get openWatches(): number {
+    return this.watches.size;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  async get<T = KubeObject>(type: ResourceType, name: string, opts: GetOptions = {}): Promise<T> {
+    const kind = this.kinds.require(type);
+    const where = this.where('GET', kind, { op: 'get', namespace: opts.namespace, name, subresource: opts.subresource });
+    await this.serve({ verb: 'get', kind, namespace: opts.namespace, name, subresource: opts.subresource, signal: opts.signal });
+    this.checkSubresource(kind, opts.subresource, where);
+    const obj = this.store.get(kindId(kind), objectKey(kind, opts.namespace, name));
+    if (!obj) throw notFound(kind, name, where);
+    return clone(obj) as T;
+  }
+
+  async listPage<T = KubeObject>(type: ResourceType, opts: ListPageOptions = {}): Promise<ListPage<T>> {
+    const kind = this.kinds.require(type);
+    const query = new URLSearchParams();
+    if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
+    if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
+    if (opts.limit !== undefined && opts.limit > 0) query.set('limit', String(opts.limit));
+    if (opts.continue) query.set('continue', opts.continue);
+    if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
+    const where = this.where('GET', kind, { op: 'list', namespace: opts.namespace, query });
+    await this.serve({ verb: 'list', kind, namespace: opts.namespace, signal: opts.signal });
+    const matches = this.filterFor(kind, opts, where);
+    const scoped = this.scopeFilter(kind, opts.namespace);
+
+    let revision = this.store.currentRevision;
+    let after: string | undefined;
+    let limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : undefined;
+    let entries: [string, JsonObject][];
+    if (opts.continue) {
+      const pos = decodeContinue(opts.continue);
+      if (!pos) throw badRequest('invalid continue token: continue key is not valid', where);
+      revision = pos.revision;
+      after = pos.after;
+      entries = this.snapshotOr410(kind, revision, () => continueExpired(where));
+    } else if (opts.resourceVersion === '0') {
+      // Served from the watch cache, which ignores the limit (as kube-apiserver does).
+      limit = undefined;
+      entries = this.store.list(kindId(kind));
+    } else if (opts.resourceVersion !== undefined && opts.resourceVersion !== '' && opts.resourceVersionMatch === 'Exact') {
+      revision = this.parseRevision(opts.resourceVersion, where);
+      entries = this.snapshotOr410(kind, revision, () => tooOldResourceVersion(opts.resourceVersion!, String(this.store.oldestRevision), where));
+    } else {
+      entries = this.store.list(kindId(kind));
+    }
+    const inScope = entries.filter(([key, obj]) => scoped(obj) && (after === undefined || key > after));
+    const items: JsonObject[] = [];
+    let lastKey: string | undefined;
+    let consumed = 0;
+    for (const [key, obj] of inScope) {
+      if (limit !== undefined && items.length >= limit) break;
+      consumed++;
+      lastKey = key;
+      if (matches(obj)) items.push(withTypeMeta(clone(obj), kind));
+    }
+    const page: ListPage<T> = { items: items as T[], resourceVersion: String(revision) };
+    const remaining = inScope.length - consumed;
+    if (limit !== undefined && remaining > 0 && lastKey !== undefined) {
+      page.continue = encodeContinue({ revision, after: lastKey });
+      if (!opts.labelSelector && !opts.fieldSelector) page.remainingItemCount = remaining;
+    }
+    return page;
+  }
+
+  /** Pages through a list as KubeClient does, restarting after an expired continue token. */
+  async *listPages<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
+    const limit = opts.limit ?? DEFAULT_LIST_PAGE_SIZE;
+    const maxRestarts = opts.maxRestarts ?? DEFAULT_MAX_LIST_RESTARTS;
+    let restarts = 0;
+    let cont: string | undefined;
+    let restarted = false;
+    for (;;) {
+      let page: ListPage<T>;
+      try {
+        page = await this.listPage<T>(type, { ...opts, limit, continue: cont });
+      } catch (err) {
+        if (cont !== undefined && isGone(err) && restarts < maxRestarts) {
+          restarts++;
+          cont = undefined;
+          restarted = true;
+          continue;
+        }
+        throw err;
+      }
+      yield { ...page, restarted };
+      restarted = false;
+      if (!page.continue) return;
+      cont = page.continue;
+    }
+  }
+
+  async list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+    let items: T[] = [];
+    let resourceVersion = '';
+    for await (const page of this.listPages<T>(type, opts)) {
+      if (page.restarted) items = [];
+      for (const item of page.items) items.push(item);
+      if (resourceVersion === '' || page.restarted) resourceVersion = page.resourceVersion;
+    }
+    return { items, resourceVersion };
+  }
+
+  watch<T = KubeObject>(type: ResourceType, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+    return { [Symbol.asyncIterator]: () => this.watchEvents(type, opts) as AsyncGenerator<WatchEvent<T>, void, undefined> };
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  async create<T extends ObjectLike>(obj: T, opts: WriteOptions = {}): Promise<T> {
+    const kind = this.kinds.require(typeOf(obj));
+    const namespace = obj.metadata?.namespace ?? opts.namespace;
+    const where = this.where('POST', kind, { op: 'create', namespace });
+    await this.serve({ verb: 'create', kind, namespace, name: obj.metadata?.name, dryRun: opts.dryRun, body: obj, signal: opts.signal });
+    return this.doCreate(kind, clone(obj) as unknown as JsonObject, namespace, opts, where) as unknown as T;
+  }
+
+  async update<T extends ObjectLike>(obj: T, opts: UpdateOptions = {}): Promise<T> {
+    if (!obj.metadata?.resourceVersion && !opts.allowUnconditional) {
+      throw new InvalidOptionError('metadata.resourceVersion', 'update needs the resourceVersion that was read (or allowUnconditional: true)');
+    }
+    const kind = this.kinds.require(typeOf(obj));
+    const namespace = obj.metadata?.namespace ?? opts.namespace;
+    const name = nameOf(obj);
+    const where = this.where('PUT', kind, { op: 'update', namespace, name, subresource: opts.subresource });
+    await this.serve({ verb: 'update', kind, namespace, name, subresource: opts.subresource, dryRun: opts.dryRun, body: obj, signal: opts.signal });
+    this.checkSubresource(kind, opts.subresource, where);
+    const body = clone(obj) as unknown as JsonObject;
+    const key = objectKey(kind, namespace, name);
+    const existing = this.store.get(kindId(kind), key);
+    if (!existing) throw notFound(kind, name, where);
+    const meta = metaOf(body);
+    if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== metaOf(existing).uid) {
+      throw conflict(kind, name, where);
+    }
+    const rv = meta.resourceVersion;
+    if (rv === undefined || rv === '') {
+      if (!kind.builtIn) {
+        throw invalid(kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], where, 'resource');
+      }
+    } else if (rv !== metaOf(existing).resourceVersion) throw conflict(kind, name, where);
+    return this.writeUpdate(kind, key, existing, body, opts.subresource, opts, where) as unknown as T;
+  }
+
+  updateStatus<T extends ObjectLike>(obj: T, opts: Omit<UpdateOptions, 'subresource'> = {}): Promise<T> {
+    return this.update(obj, { ...opts, subresource: 'status' });
+  }
+
+  async patch<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: PatchOptions): Promise<T> {
+    if (!PATCH_TYPES.has(opts.type)) throw new InvalidOptionError('type', `unknown patch type ${String(opts.type)}`);
+    if (opts.type === 'apply' && !opts.fieldManager) throw new InvalidOptionError('fieldManager', 'server-side apply needs a fieldManager');
+    if (opts.force && opts.type !== 'apply') throw new InvalidOptionError('force', 'only applies to server-side apply');
+    const kind = this.kinds.require(type);
+    const query = new URLSearchParams();
+    if (opts.fieldManager) query.set('fieldManager', opts.fieldManager);
+    if (opts.force) query.set('force', 'true');
+    const where = this.where('PATCH', kind, { op: 'patch', namespace: opts.namespace, name, subresource: opts.subresource, query });
+    await this.serve({ verb: 'patch', kind, namespace: opts.namespace, name, subresource: opts.subresource, patchType: opts.type, dryRun: opts.dryRun, body: patch, signal: opts.signal });
+    this.checkSubresource(kind, opts.subresource, where);
+    if (opts.type === 'strategic' && !kind.builtIn) throw unsupportedMediaType(where);
+    const doc: unknown = typeof patch === 'string' ? parseBody(patch, where) : clone(patch);
+    const key = objectKey(kind, opts.namespace, name);
+    const existing = this.store.get(kindId(kind), key);
+    if (opts.type === 'apply') return this.doApply(kind, name, key, existing, doc, opts, where) as T;
+    if (!existing) throw notFound(kind, name, where);
+    let patched: unknown;
+    if (opts.type === 'json') {
+      if (!isJsonPatch(doc)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch', where);
+      try {
+        patched = applyJsonPatch(existing, doc);
+      } catch (err) {
+        if (err instanceof JsonPatchError) throw patchRejected(where);
+        throw err;
+      }
+    } else {
+      if (!isObject(doc)) throw badRequest('the patch is not a JSON object', where);
+      patched = opts.type === 'merge' ? applyMergePatch(existing, doc) : applyStrategicMergePatch(existing, doc);
+    }
+    if (!isObject(patched)) throw patchRejected(where);
+    // A resourceVersion left in (or put into) the patched object is a precondition, as on the server.
+    const rv = isObject(patched.metadata) ? patched.metadata.resourceVersion : undefined;
+    if (rv !== undefined && rv !== null && rv !== '' && rv !== metaOf(existing).resourceVersion) throw conflict(kind, name, where);
+    return this.writeUpdate(kind, key, existing, patched, opts.subresource, opts, where) as T;
+  }
+
+  patchStatus<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: Omit<PatchOptions, 'subresource' | 'type'> & { type?: PatchType } = {}): Promise<T> {
+    return this.patch<T>(type, name, patch, { ...opts, type: opts.type ?? 'merge', subresource: 'status' });
+  }
+
+  apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T> {
+    const meta = obj.metadata as (ObjectLike['metadata'] & { managedFields?: unknown }) | undefined;
+    let body: ObjectLike = obj;
+    if (meta && 'managedFields' in meta) {
+      const { managedFields: _dropped, ...rest } = meta;
+      body = { ...obj, metadata: rest };
+    }
+    return this.patch<T>(typeOf(obj), nameOf(obj), body, { ...opts, namespace: obj.metadata?.namespace ?? opts.namespace, type: 'apply' });
+  }
+
+  applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T> {
+    return this.apply(obj, { ...opts, subresource: 'status' });
+  }
+
+  async delete<T = KubeObject>(type: ResourceType, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {
+    const kind = this.kinds.require(type);
+    const where = this.where('DELETE', kind, { op: 'delete', namespace: opts.namespace, name });
+    await this.serve({ verb: 'delete', kind, namespace: opts.namespace, name, dryRun: opts.dryRun, signal: opts.signal });
+    const key = objectKey(kind, opts.namespace, name);
+    const existing = this.store.get(kindId(kind), key);
+    if (!existing) throw notFound(kind, name, where);
+    const meta = metaOf(existing);
+    const pre = opts.preconditions;
+    if (pre?.uid !== undefined && pre.uid !== meta.uid) throw preconditionFailed(kind, name, 'UID', pre.uid, String(meta.uid), where);
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
+      throw preconditionFailed(kind, name, 'ResourceVersion', pre.resourceVersion, String(meta.resourceVersion), where);
+    }
+    const finalizers = asStrings(meta.finalizers);
+    // Without a garbage collector these finalizers stay until a test removes them, as in a TestEnv without kube-controller-manager.
+    const policyFinalizer = opts.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : opts.propagationPolicy === 'Orphan' ? 'orphan' : undefined;
+    const namespaceFinalizers = kind.kind === 'Namespace' && isObject(existing.spec) ? asStrings(existing.spec.finalizers) : [];
+    if (meta.deletionTimestamp !== undefined && (finalizers.length > 0 || namespaceFinalizers.length > 0)) return clone(existing) as T;
+    if (finalizers.length > 0 || policyFinalizer || namespaceFinalizers.length > 0) {
+      const marked = clone(existing);
+      const m = metaOf(marked);
+      if (policyFinalizer && !finalizers.includes(policyFinalizer)) m.finalizers = [...finalizers, policyFinalizer];
+      m.deletionTimestamp = this.now();
+      m.deletionGracePeriodSeconds = 0;
+      if (typeof m.generation === 'number' && m.generation > 0) m.generation += 1;
+      if (kind.kind === 'Namespace') marked.status = { ...(isObject(marked.status) ? marked.status : {}), phase: 'Terminating' };
+      if (opts.dryRun) return marked as T;
+      return this.store.commit(kindId(kind), key, 'MODIFIED', marked) as T;
+    }
+    if (!opts.dryRun) this.store.commit(kindId(kind), key, 'DELETED', existing);
+    const details: NonNullable<StatusBody['details']> = { name };
+    if (kind.group) details.group = kind.group;
+    details.kind = kind.plural;
+    details.uid = String(meta.uid);
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as StatusBody & { metadata: object };
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+
+  /** Records the request, honours the signal, and runs the interceptors. */
+  private async serve(r: {
+    verb: FakeVerb;
+    kind: KindInfo;
+    namespace?: string;
+    name?: string;
+    subresource?: string;
+    patchType?: PatchType;
+    dryRun?: boolean;
+    body?: unknown;
+    signal?: AbortSignal;
+  }): Promise<void> {
+    const { kind } = r;
+    const ns = kind.namespaced ? r.namespace : undefined;
+    if (kind.namespaced && !ns && r.verb !== 'list' && r.verb !== 'watch') {
+      throw new InvalidOptionError('namespace', `${kind.kind} is namespaced: ${r.verb} needs a namespace`);
+    }
+    if (r.name !== undefined && !r.name && r.verb !== 'create') throw new InvalidOptionError('name', `${r.verb} needs a name`);
+    throwIfAborted(r.signal);
+    const req: FakeRequest = {
+      verb: r.verb,
+      apiVersion: kind.apiVersion,
+      kind: kind.kind,
+      group: kind.group,
+      resource: kind.plural,
+      ...(ns ? { namespace: ns } : {}),
+      ...(r.name ? { name: r.name } : {}),
+      ...(r.subresource ? { subresource: r.subresource } : {}),
+      ...(r.patchType ? { patchType: r.patchType } : {}),
+      dryRun: r.dryRun ?? false,
+      ...(r.body !== undefined ? { body: r.body } : {}),
+    };
+    this.log.push(req);
+    for (const interceptor of [...this.interceptors]) {
+      const err = await interceptor(req);
+      if (err) throw err;
+    }
+    throwIfAborted(r.signal);
+  }
+
+  private where(method: string, kind: KindInfo, at: { op: string; namespace?: string; name?: string; subresource?: string; query?: URLSearchParams }): RequestWhere {
+    let p = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
+    if (kind.namespaced && at.namespace) p += `/namespaces/${encodeURIComponent(at.namespace)}`;
+    p += `/${kind.plural}`;
+    if (at.name) p += `/${encodeURIComponent(at.name)}`;
+    if (at.subresource) p += `/${encodeURIComponent(at.subresource)}`;
+    const q = at.query?.toString();
+    return { method, path: q ? `${p}?${q}` : p };
+  }
+
+  private checkSubresource(kind: KindInfo, subresource: string | undefined, where: RequestWhere): void {
+    if (subresource === undefined || subresource === '') return;
+    if (subresource === 'status' && kind.statusSubresource) return;
+    throw noSuchRoute(where);
+  }
+
+  private parseRevision(rv: string, where: RequestWhere): number {
+    if (!/^[0-9]+$/.test(rv)) throw badRequest(`invalid resource version: ${rv}`, where);
+    return Number(rv);
+  }
+
+  private snapshotOr410(kind: KindInfo, revision: number, gone: () => Error): [string, JsonObject][] {
+    try {
+      return this.store.snapshot(kindId(kind), revision);
+    } catch (err) {
+      if (err instanceof RevisionCompactedError) throw gone();
+      throw err;
+    }
+  }
+
+  private scopeFilter(kind: KindInfo, namespace: string | undefined): ObjectFilter {
+    if (!kind.namespaced || !namespace) return () => true;
+    return (obj) => metaOf(obj).namespace === namespace;
+  }
+
+  private filterFor(kind: KindInfo, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string }, where: RequestWhere): ObjectFilter {
+    let labels;
+    let fields;
+    try {
+      labels = parseLabelSelector(opts.labelSelector);
+      fields = parseFieldSelector(opts.fieldSelector);
+    } catch (err) {
+      if (err instanceof SelectorError) throw badRequest(err.message, where);
+      throw err;
+    }
+    const scoped = this.scopeFilter(kind, opts.namespace);
+    return (obj) => {
+      const meta = metaOf(obj) as { labels?: Record<string, string>; name?: string; namespace?: string };
+      return scoped(obj) && matchesLabels(labels, meta.labels) && matchesFields(fields, meta);
+    };
+  }
+
+  private checkNamespace(kind: KindInfo, namespace: string | undefined, where: RequestWhere): void {
+    if (!this.requireNamespaces || !kind.namespaced || !namespace) return;
+    const ns = this.store.get(NAMESPACE_ID, namespace);
+    if (!ns) throw namespaceNotFound(namespace, where);
+    if (metaOf(ns).deletionTimestamp !== undefined) throw namespaceTerminating(namespace, where);
+  }
+
+  private generateName(kind: KindInfo, namespace: string | undefined, prefix: string): string {
+    for (;;) {
+      let suffix = '';
+      for (let i = 0; i < 5; i++) suffix += GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)];
+      const name = `${prefix}${suffix}`;
+      if (!this.store.get(kindId(kind), objectKey(kind, namespace, name))) return name;
+    }
+  }
+
+  private doCreate(kind: KindInfo, body: JsonObject, namespace: string | undefined, opts: WriteOptions, where: RequestWhere, managedFields?: JsonObject[]): JsonObject {
+    const meta = metaOf(body);
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') throw internalError('resourceVersion should not be set on objects to be created', where);
+    if (kind.namespaced) meta.namespace = namespace;
+    if (!meta.name && typeof meta.generateName === 'string' && meta.generateName) meta.name = this.generateName(kind, namespace, meta.generateName);
+    const obj = prepareCreate(body, { kind, where, now: this.now(), uid: randomUUID() });
+    this.checkNamespace(kind, namespace, where);
+    const key = objectKey(kind, namespace, String(metaOf(obj).name));
+    if (this.store.get(kindId(kind), key)) throw alreadyExists(kind, String(metaOf(obj).name), where);
+    const entries = managedFields ?? managedFieldsAfterUpdate(undefined, obj, opts.fieldManager ?? this.defaultFieldManager, kind.apiVersion, this.now(), 'all');
+    withManagedFields(obj, entries as never);
+    if (opts.dryRun) return obj;
+    if (kind.kind === 'CustomResourceDefinition') this.kinds.registerCrd(obj);
+    return this.store.commit(kindId(kind), key, 'ADDED', obj);
+  }
+
+  /** The shared tail of update and patch: strategy rules, no-op detection, finalizer-driven delete. */
+  private writeUpdate(
+    kind: KindInfo,
+    key: string,
+    existing: JsonObject,
+    body: JsonObject,
+    subresource: string | undefined,
+    opts: WriteOptions,
+    where: RequestWhere,
+    managedFields?: unknown,
+  ): JsonObject {
+    const region = regionFor(kind, subresource);
+    const next = prepareUpdate(existing, body, { kind, where, region });
+    const entries = managedFields !== undefined ? managedFields : managedFieldsAfterUpdate(existing, next, opts.fieldManager ?? this.defaultFieldManager, kind.apiVersion, this.now(), region);
+    withManagedFields(next, entries as never);
+    metaOf(next).resourceVersion = metaOf(existing).resourceVersion;
+    // The server writes nothing for an update that changes nothing: the resourceVersion stays.
+    if (isNoop(existing, next)) return clone(existing);
+    if (opts.dryRun) return next;
+    const nextMeta = metaOf(next);
+    if (nextMeta.deletionTimestamp !== undefined && asStrings(nextMeta.finalizers).length === 0 && !hasNamespaceFinalizers(kind, next)) {
+      // Removing the last finalizer deletes: watchers see DELETED with the last stored state,
+      // and the caller gets the object it wrote (with the resourceVersion it had).
+      this.store.commit(kindId(kind), key, 'DELETED', existing);
+      return next;
+    }
+    if (kind.kind === 'CustomResourceDefinition') this.kinds.registerCrd(next);
+    return this.store.commit(kindId(kind), key, 'MODIFIED', next);
+  }
+
+  private doApply(kind: KindInfo, name: string, key: string, existing: JsonObject | undefined, doc: unknown, opts: PatchOptions, where: RequestWhere): JsonObject {
+    if (!isObject(doc)) throw badRequest('the apply configuration is not an object', where);
+    const manager = opts.fieldManager!;
+    const region = regionFor(kind, opts.subresource);
+    const rv = isObject(doc.metadata) ? doc.metadata.resourceVersion : undefined;
+    if (!existing) {
+      if (opts.subresource) throw notFound(kind, name, where);
+      const result = applyConfig(undefined, doc, manager, kind.apiVersion, this.now(), 'all', true);
+      if (!result.ok) throw applyConflict(result.conflicts, where);
+      const body = result.object;
+      const meta = metaOf(body);
+      meta.name = name;
+      return this.doCreate(kind, body, opts.namespace, opts, where, result.managedFields as unknown as JsonObject[]);
+    }
+    if (rv !== undefined && rv !== null && rv !== '' && rv !== metaOf(existing).resourceVersion) throw conflict(kind, name, where);
+    const result = applyConfig(existing, doc, manager, kind.apiVersion, this.now(), region, opts.force ?? false);
+    if (!result.ok) throw applyConflict(result.conflicts, where);
+    return this.writeUpdate(kind, key, existing, result.object, opts.subresource, opts, where, result.managedFields ?? null);
+  }
+
+  private async *watchEvents(type: ResourceType, opts: WatchOptions): AsyncGenerator<WatchEvent<JsonObject>, void, undefined> {
+    const kind = this.kinds.require(type);
+    const query = new URLSearchParams({ watch: 'true' });
+    if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
+    if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
+    if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
+    const where = this.where('WATCH', kind, { op: 'watch', namespace: opts.namespace, query });
+    await this.serve({ verb: 'watch', kind, namespace: opts.namespace, signal: opts.signal });
+    const matches = this.filterFor(kind, opts, where);
+    const queue = new EventQueue<WatchEvent<JsonObject>>();
+    const id = kindId(kind);
+    const deliver = (change: Change): void => {
+      if (change.kindId !== id) return;
+      const event = eventFor(change, matches);
+      if (event) queue.push(event);
+    };
+    const start = opts.resourceVersion;
+    // Subscribing and reading the starting point happen in one synchronous step: no change can fall between them.
+    const unsubscribe = this.store.subscribe(deliver);
+    const active: ActiveWatch = { kindId: id, bookmarks: opts.allowWatchBookmarks ?? false, apiVersion: kind.apiVersion, kind: kind.kind, queue };
+    this.watches.add(active);
+    const onAbort = (): void => queue.fail(new AbortedError('watch aborted', { cause: opts.signal?.reason }));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0 ? this.clock.setTimer(opts.timeoutSeconds * 1000, () => queue.end()) : undefined;
+    try {
+      if (start === undefined || start === '' || start === '0') {
+        for (const [, obj] of this.store.list(id)) if (matches(obj)) queue.push({ type: 'ADDED', object: clone(obj) });
+      } else {
+        const from = this.parseRevision(start, where);
+        let backlog: Change[];
+        try {
+          backlog = this.store.changesAfter(from);
+        } catch (err) {
+          if (err instanceof RevisionCompactedError) throw tooOldResourceVersion(start, String(err.oldest), where);
+          throw err;
+        }
+        for (const change of backlog) deliver(change);
+      }
+      if (opts.signal?.aborted) onAbort();
+      for (;;) {
+        const next = await queue.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      unsubscribe();
+      this.watches.delete(active);
+      timer?.cancel();
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Creates an object directly (construction-time seeding): no counting, no interceptors. */
+  private seed(obj: object): void {
+    const o = obj as ObjectLike;
+    const kind = this.kinds.require(typeOf(o));
+    const namespace = o.metadata?.namespace;
+    this.doCreate(kind, clone(obj) as unknown as JsonObject, namespace, {}, this.where('POST', kind, { op: 'create', namespace }));
+  }
+}
+
+const NAMESPACE_ID = kindId({ group: '', kind: 'Namespace' });
+
+function kindId(kind: Pick<KindInfo, 'group' | 'kind'>): string {
+  return `${kind.group}/${kind.kind}`;
+}
+
+function objectKey(kind: KindInfo, namespace: string | undefined, name: string): string {
+  return kind.namespaced ? `${namespace ?? ''}/${name}` : name;
+}
+
+function hasNamespaceFinalizers(kind: KindInfo, obj: JsonObject): boolean {
+  return kind.kind === 'Namespace' && isObject(obj.spec) && asStrings(obj.spec.finalizers).length > 0;
+}
+
+function withTypeMeta(obj: JsonObject, kind: KindInfo): JsonObject {
+  obj.apiVersion ??= kind.apiVersion;
+  obj.kind ??= kind.kind;
+  return obj;
+}
+
+function parseBody(text: string, where: RequestWhere): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw badRequest('the request body is not valid JSON', where);
+  }
+}
+
+function typeOf(obj: ObjectLike): ResourceType {
+  if (!obj.apiVersion || !obj.kind) throw new InvalidOptionError('apiVersion/kind', 'the object must carry apiVersion and kind');
+  return { apiVersion: obj.apiVersion, kind: obj.kind };
+}
+
+function nameOf(obj: ObjectLike): string {
+  const name = obj.metadata?.name;
+  if (!name) throw new InvalidOptionError('metadata.name', 'the object must carry a name');
+  return name;
+}

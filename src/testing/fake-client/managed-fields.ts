@@ -1,0 +1,220 @@
+/**
+ * An approximation of server-side apply's field ownership. Every write records which leaf fields its
+ * manager set (`metadata.managedFields`, FieldsV1 without the `.`/`k:`/`v:` refinements): an update
+ * takes ownership of the fields it changed from everyone; an apply conflicts (409) when it sets a
+ * field another manager owns to a different value, unless forced, and removes fields it applied
+ * before and no longer applies when nobody else owns them. Lists are atomic (the server merges
+ * lists with merge keys item by item), and managedFields sent by a client are ignored.
+ */
+import { clone, deepEqual, isObject, type JsonObject } from './json-value.js';
+
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: JsonObject;
+}
+
+/** Which part of an object a write may change: the main resource (with or without status) or `/status`. */
+export type WriteRegion = 'all' | 'main' | 'status';
+
+export interface FieldConflict {
+  readonly manager: string;
+  readonly operation: string;
+  readonly apiVersion: string;
+  readonly path: string;
+}
+
+/** Metadata fields the server owns; never tracked, never applied. */
+const SYSTEM_METADATA = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
+  'generateName',
+]);
+
+type Leaves = Map<string, unknown>;
+
+/** Leaf fields of `obj` inside `region`, keyed by their path (a JSON array of keys). */
+export function leaves(obj: unknown, region: WriteRegion): Leaves {
+  const out: Leaves = new Map();
+  if (!isObject(obj)) return out;
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'apiVersion' || k === 'kind' || v === undefined) continue;
+    if (region === 'status' && k !== 'status') continue;
+    if (region === 'main' && k === 'status') continue;
+    if (k === 'metadata' && isObject(v)) {
+      for (const [mk, mv] of Object.entries(v)) if (!SYSTEM_METADATA.has(mk) && mv !== undefined) walk(mv, ['metadata', mk], out);
+      continue;
+    }
+    walk(v, [k], out);
+  }
+  return out;
+}
+
+function walk(v: unknown, path: string[], out: Leaves): void {
+  if (isObject(v) && Object.keys(v).length > 0) {
+    for (const [k, child] of Object.entries(v)) if (child !== undefined) walk(child, [...path, k], out);
+  } else out.set(JSON.stringify(path), v);
+}
+
+function toFieldsV1(paths: Iterable<string>): JsonObject {
+  const root: JsonObject = {};
+  for (const p of paths) {
+    let node = root;
+    for (const key of JSON.parse(p) as string[]) {
+      const f = `f:${key}`;
+      node = (node[f] ??= {}) as JsonObject;
+    }
+  }
+  return root;
+}
+
+function fromFieldsV1(tree: unknown, prefix: string[] = [], out = new Set<string>()): Set<string> {
+  if (!isObject(tree)) return out;
+  const keys = Object.keys(tree).filter((k) => k.startsWith('f:'));
+  if (keys.length === 0 && prefix.length > 0) out.add(JSON.stringify(prefix));
+  for (const k of keys) fromFieldsV1(tree[k], [...prefix, k.slice(2)], out);
+  return out;
+}
+
+function displayPath(p: string): string {
+  return (JSON.parse(p) as string[]).map((k) => `.${k}`).join('');
+}
+
+interface Owner {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  paths: Set<string>;
+}
+
+function decode(entries: unknown): Owner[] {
+  if (!Array.isArray(entries)) return [];
+  return entries.filter(isObject).map((e) => ({
+    manager: String(e.manager),
+    operation: e.operation === 'Apply' ? 'Apply' : 'Update',
+    apiVersion: String(e.apiVersion),
+    time: String(e.time),
+    paths: fromFieldsV1(e.fieldsV1),
+  }));
+}
+
+function encode(owners: Owner[]): ManagedFieldsEntry[] | undefined {
+  const kept = owners.filter((o) => o.paths.size > 0);
+  if (kept.length === 0) return undefined;
+  return kept.map((o) => ({ manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, time: o.time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(o.paths) }));
+}
+
+function ownerFor(owners: Owner[], manager: string, operation: 'Apply' | 'Update', apiVersion: string, time: string): Owner {
+  let o = owners.find((x) => x.manager === manager && x.operation === operation);
+  if (!o) owners.push((o = { manager, operation, apiVersion, time, paths: new Set() }));
+  return o;
+}
+
+/** The managedFields after an update-style write (create, update, patch) by `manager`. */
+export function managedFieldsAfterUpdate(
+  before: JsonObject | undefined,
+  after: JsonObject,
+  manager: string,
+  apiVersion: string,
+  now: string,
+  region: WriteRegion,
+): ManagedFieldsEntry[] | undefined {
+  const owners = decode((before?.metadata as JsonObject | undefined)?.managedFields);
+  const old = leaves(before, region);
+  const next = leaves(after, region);
+  const changed = [...next.keys()].filter((k) => !old.has(k) || !deepEqual(old.get(k), next.get(k)));
+  const removed = [...old.keys()].filter((k) => !next.has(k));
+  for (const o of owners) for (const p of removed) o.paths.delete(p);
+  if (changed.length > 0) {
+    for (const o of owners) if (!(o.manager === manager && o.operation === 'Update')) for (const p of changed) o.paths.delete(p);
+    const mine = ownerFor(owners, manager, 'Update', apiVersion, now);
+    for (const p of changed) mine.paths.add(p);
+    mine.time = now;
+  }
+  return encode(owners);
+}
+
+export type ApplyResult =
+  | { readonly ok: true; readonly object: JsonObject; readonly managedFields: ManagedFieldsEntry[] | undefined }
+  | { readonly ok: false; readonly conflicts: FieldConflict[] };
+
+/** Server-side apply of `config` by `manager` onto `existing` (undefined: the apply creates it). */
+export function applyConfig(
+  existing: JsonObject | undefined,
+  config: JsonObject,
+  manager: string,
+  apiVersion: string,
+  now: string,
+  region: WriteRegion,
+  force: boolean,
+): ApplyResult {
+  const owners = decode((existing?.metadata as JsonObject | undefined)?.managedFields);
+  const current = leaves(existing, region);
+  const applied = leaves(config, region);
+  const conflicts: FieldConflict[] = [];
+  for (const o of owners) {
+    if (o.manager === manager && o.operation === 'Apply') continue;
+    for (const p of o.paths) {
+      if (applied.has(p) && current.has(p) && !deepEqual(current.get(p), applied.get(p))) {
+        conflicts.push({ manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, path: displayPath(p) });
+        if (force) o.paths.delete(p);
+      }
+    }
+  }
+  if (conflicts.length > 0 && !force) return { ok: false, conflicts };
+  const mine = ownerFor(owners, manager, 'Apply', apiVersion, now);
+  const dropped = [...mine.paths].filter((p) => !applied.has(p) && !owners.some((o) => o !== mine && o.paths.has(p)));
+  let object = mergeRegion(existing ?? {}, config, region);
+  for (const p of dropped) object = removePath(object, JSON.parse(p) as string[]);
+  if (!deepEqual([...mine.paths].sort(), [...applied.keys()].sort())) mine.time = now;
+  mine.paths = new Set(applied.keys());
+  return { ok: true, object, managedFields: encode(owners) };
+}
+
+/** Deep merge of `config` into `base` (objects merged, lists and scalars replaced) within `region`. */
+function mergeRegion(base: JsonObject, config: JsonObject, region: WriteRegion): JsonObject {
+  const out = clone(base);
+  for (const [k, v] of Object.entries(config)) {
+    if (k === 'apiVersion' || k === 'kind' || v === undefined) continue;
+    if (region === 'status' && k !== 'status') continue;
+    if (region === 'main' && k === 'status') continue;
+    if (k === 'metadata' && isObject(v)) {
+      const meta = (out.metadata ??= {}) as JsonObject;
+      for (const [mk, mv] of Object.entries(v)) if (!SYSTEM_METADATA.has(mk) && mv !== undefined) meta[mk] = deepMerge(meta[mk], mv);
+      continue;
+    }
+    out[k] = deepMerge(out[k], v);
+  }
+  return out;
+}
+
+function deepMerge(a: unknown, b: unknown): unknown {
+  if (isObject(a) && isObject(b)) {
+    const out = clone(a);
+    for (const [k, v] of Object.entries(b)) if (v !== undefined) out[k] = deepMerge(out[k], v);
+    return out;
+  }
+  return clone(b);
+}
+
+function removePath(obj: JsonObject, path: string[]): JsonObject {
+  let node: unknown = obj;
+  for (const key of path.slice(0, -1)) {
+    if (!isObject(node)) return obj;
+    node = node[key];
+  }
+  if (isObject(node)) delete node[path[path.length - 1]!];
+  return obj;
+}
