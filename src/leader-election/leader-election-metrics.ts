@@ -6,7 +6,7 @@ import { registerGaugeCollector } from '../metrics/gauge-collector.js';
 export interface LeaderElectionState {
   isLeader(): boolean;
   /** Renews that needed a full get + update after the cached write conflicted. */
-  readonly slowPathRenews: number;
+  slowPathRenews(): number;
 }
 
 /**
@@ -25,7 +25,7 @@ export function registerLeaderElectionMetrics(registry: Registry, name: string, 
   const detachCounter = registerCounterCollector(
     registry,
     { name: 'leader_election_slowpath_total', help: 'Lease renews that conflicted and needed a full get and update', labelNames },
-    (c) => c.inc({ name }, state.slowPathRenews),
+    (c) => c.inc({ name }, state.slowPathRenews()),
   );
   return () => {
     detachGauge();

@@ -69,6 +69,8 @@ export class LeaderElector {
   /** The last record seen, and when (our monotonic clock) its resourceVersion last changed. */
   private observed: { rv: string; atMs: number; lease: Lease } | undefined;
   private reportedLeader = '';
+  /** resourceVersion of the last write of ours that we saw succeed. */
+  private lastWrittenRv: string | undefined;
   private term: Term | undefined;
   private started = false;
   private slowPathRenews = 0;
@@ -119,27 +121,19 @@ export class LeaderElector {
   async run(signal: AbortSignal, onStartedLeading?: LeaderWork): Promise<void> {
     if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'this LeaderElector was already started');
     this.started = true;
-    const self = this;
-    const detachMetrics = this.options.registry
-      ? registerLeaderElectionMetrics(this.options.registry, this.name, {
-          isLeader: () => self.isLeader(),
-          get slowPathRenews() {
-            return self.slowPathRenews;
-          },
-        })
-      : undefined;
-    try {
-      for (;;) {
-        const acquired = await this.acquire(signal);
-        if (!acquired) return;
-        const reason = await this.lead(acquired, signal, onStartedLeading);
-        if (reason === 'shutdown') return;
-        if (!this.options.reenterCandidacy) throw new LeadershipLostError(this.leaseKey, reason);
-        if (signal.aborted) return;
-        this.log.info({ reason }, 're-entering candidacy');
-      }
-    } finally {
-      detachMetrics?.();
+    // Left attached after start() ends, so the series reads 0 rather than vanishing.
+    if (this.options.registry) {
+      registerLeaderElectionMetrics(this.options.registry, this.name, { isLeader: () => this.isLeader(), slowPathRenews: () => this.slowPathRenews });
+    }
+
+    for (;;) {
+      const acquired = await this.acquire(signal);
+      if (!acquired) return;
+      const reason = await this.lead(acquired, signal, onStartedLeading);
+      if (reason === 'shutdown') return;
+      if (!this.options.reenterCandidacy) throw new LeadershipLostError(this.leaseKey, reason);
+      if (signal.aborted) return;
+      this.log.info({ reason }, 're-entering candidacy');
     }
   }
 
@@ -179,14 +173,16 @@ export class LeaderElector {
         const writeStartMs = this.clock.monotonicNow();
         const fresh = newLease({ name: this.name, namespace: this.namespace, identity: this.identity, leaseDurationMs: this.timings.leaseDurationMs, nowMs: this.clock.now() });
         const created = await this.client.create(fresh, { signal: bounded.signal });
-        this.observe(created);
+        this.observeOwnWrite(created);
         return { kind: 'acquired', lease: created, writeStartMs };
       }
       this.observe(current);
       const holder = holderOf(current);
-      // An empty holder was released: take it at once. Our own name: a term we started but never knew
-      // of (its answer was lost) or one that ended with our work stopped; either way, ours to take.
-      if (holder !== '' && holder !== this.identity) {
+      // An empty holder was released: take it at once. So is a record we wrote ourselves (a term that
+      // ended with its work stopped). Our name on a record we did not write is another process with
+      // our identity (a restarted pod whose predecessor may still run): wait like for anyone else.
+      const ours = holder === this.identity && resourceVersionOf(current) === this.lastWrittenRv;
+      if (holder !== '' && !ours) {
         const remainingMs = this.observed!.atMs + this.leaseDurationOf(current) - this.clock.monotonicNow();
         // Wake up right when it expires rather than up to a retry period later.
         if (remainingMs > 0) return { kind: 'retry', delayMs: Math.min(this.jitteredRetryMs(), remainingMs) };
@@ -194,7 +190,7 @@ export class LeaderElector {
       }
       const writeStartMs = this.clock.monotonicNow();
       const updated = await this.client.update(acquiredLease(current, this.identity, this.timings.leaseDurationMs, this.clock.now()), { signal: bounded.signal });
-      this.observe(updated);
+      this.observeOwnWrite(updated);
       return { kind: 'acquired', lease: updated, writeStartMs };
     } catch (err) {
       if (isConflict(err) || isAlreadyExists(err)) {
@@ -223,6 +219,11 @@ export class LeaderElector {
       this.log.info({ leader: holder }, holder === this.identity ? 'this candidate is the new leader' : 'new leader observed');
       this.callHook('onNewLeader', () => this.options.onNewLeader?.(holder));
     }
+  }
+
+  private observeOwnWrite(lease: Lease): void {
+    this.lastWrittenRv = resourceVersionOf(lease);
+    this.observe(lease);
   }
 
   /** The holder's own promise or ours, whichever is longer: never take over earlier than either expects. */
@@ -341,7 +342,7 @@ export class LeaderElector {
         this.loseTerm(term, 'renew-deadline-exceeded');
         return;
       }
-      this.observe(lease);
+      this.observeOwnWrite(lease);
       term.lease = lease;
       term.deadlineMs = writeStartMs + this.timings.renewDeadlineMs;
       this.armDeadline(term);
@@ -394,7 +395,7 @@ export class LeaderElector {
       for (let attempt = 0; ; attempt++) {
         try {
           const released = await this.client.update(releasedLease(current, this.clock.now()), { signal: bounded.signal });
-          this.observe(released);
+          this.observeOwnWrite(released);
           this.log.info({}, 'released the leader lease');
           return;
         } catch (err) {
