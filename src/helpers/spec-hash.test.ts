@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { applyOwned } from './apply-owned.js';
+import { MemoryClient } from './memory-client.test-support.js';
+import { SPEC_HASH_ANNOTATION, specHash, specHashMatches, withSpecHash } from './spec-hash.js';
+
+const desired = () => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'd', namespace: 'ns', labels: { app: 'd' } },
+  spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'img:1' }] } } },
+});
+
+test('the spec hash is sha256 hex and does not depend on key order', () => {
+  const a = desired();
+  const b = { spec: { template: { spec: { containers: [{ image: 'img:1', name: 'c' }] } }, replicas: 2 }, metadata: { labels: { app: 'd' }, namespace: 'ns', name: 'd' }, kind: 'Deployment', apiVersion: 'apps/v1' };
+  assert.match(specHash(a), /^[0-9a-f]{64}$/);
+  assert.equal(specHash(a), specHash(b));
+});
+
+test('the spec hash changes with the spec, labels and annotations, not with server-set fields or status', () => {
+  const base = specHash(desired());
+  assert.notEqual(specHash({ ...desired(), spec: { ...desired().spec, replicas: 3 } }), base);
+  assert.notEqual(specHash({ ...desired(), metadata: { ...desired().metadata, labels: { app: 'e' } } }), base);
+  const read = { ...desired(), metadata: { ...desired().metadata, resourceVersion: '9', uid: 'u', generation: 4 }, status: { ready: 1 } };
+  assert.equal(specHash(read), base);
+});
+
+test('withSpecHash stores the hash in our annotation without changing the hash', () => {
+  const obj = withSpecHash(desired());
+  assert.equal((obj.metadata as { annotations?: Record<string, string> }).annotations?.[SPEC_HASH_ANNOTATION], specHash(desired()));
+  assert.equal(specHash(obj), specHash(desired()));
+  assert.equal((desired() as { metadata: { annotations?: unknown } }).metadata.annotations, undefined);
+});
+
+test('specHashMatches tells whether the object read already carries the desired hash', () => {
+  const current = { ...withSpecHash(desired()), status: { x: 1 } };
+  assert.ok(specHashMatches(current, desired()));
+  assert.ok(!specHashMatches(current, { ...desired(), spec: { ...desired().spec, replicas: 5 } }));
+  assert.ok(!specHashMatches(desired(), desired()));
+  assert.ok(!specHashMatches(undefined, desired()));
+});
+
+test('applyOwned sends a server-side apply with our field manager, force, and the hash annotation', async () => {
+  const mem = new MemoryClient();
+  const res = await applyOwned(mem.client, { ...desired(), metadata: { ...desired().metadata, resourceVersion: '5', managedFields: [] }, status: { s: 1 } }, { fieldManager: 'db-operator' });
+  assert.equal(res.operation, 'applied');
+  const call = mem.writes()[0]!;
+  assert.equal(call.verb, 'apply');
+  assert.deepEqual(call.options, { fieldManager: 'db-operator', force: true, signal: undefined });
+  const body = call.body as { metadata: Record<string, unknown>; status?: unknown };
+  assert.equal(body.metadata.resourceVersion, undefined);
+  assert.equal(body.metadata.managedFields, undefined);
+  assert.equal(body.status, undefined);
+  assert.equal((body.metadata.annotations as Record<string, string>)[SPEC_HASH_ANNOTATION], specHash(desired()));
+});
+
+test('applyOwned sends nothing when the current object carries the desired hash', async () => {
+  const mem = new MemoryClient();
+  const current = mem.seed(withSpecHash(desired()));
+  const res = await applyOwned(mem.client, desired(), { fieldManager: 'db-operator', current });
+  assert.equal(res.operation, 'unchanged');
+  assert.equal(mem.calls.length, 0);
+  const changed = await applyOwned(mem.client, { ...desired(), spec: { ...desired().spec, replicas: 9 } }, { fieldManager: 'db-operator', current, force: false });
+  assert.equal(changed.operation, 'applied');
+  assert.equal((mem.writes()[0]!.options as { force: boolean }).force, false);
+});
