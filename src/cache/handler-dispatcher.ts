@@ -134,7 +134,9 @@ export class HandlerDispatcher<T> {
     if (this.running || this.stopped) return;
     this.running = true;
     // A microtask, not a direct call: handlers never run inside the store update that caused them.
-    queueMicrotask(() => void this.drain());
+    queueMicrotask(() => {
+      this.drain().catch((err: unknown) => this.logger.error({ err }, 'handler dispatch loop failed'));
+    });
   }
 
   private async drain(): Promise<void> {

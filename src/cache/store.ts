@@ -99,6 +99,11 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     return [...this.items.values()];
   }
 
+  /** @internal The live key iterator (no array copy); do not change the store while iterating. */
+  keyIterator(): IterableIterator<string> {
+    return this.items.keys();
+  }
+
   byIndex(index: string, value: string): T[] {
     const out: T[] = [];
     for (const key of this.indexer.keys(index, value)) out.push(this.items.get(key)!);
@@ -157,7 +162,8 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
   /**
    * Starts replacing the whole contents with a fresh list, fed page by page. The store keeps
    * serving the old contents until `commit()`, which swaps atomically (synchronously) and returns
-   * the deltas. Memory: only a set of seen keys and the objects that differ are held aside; an
+   * the deltas. Memory: only the set of stored keys not yet seen (sharing the store's key strings,
+   * shrinking as pages arrive) and the objects that differ are held aside; an
    * incoming object whose resourceVersion equals the stored one is dropped at once. The peak is
    * therefore about (1 + fraction changed) × steady: ~1.2× for a typical relist after compaction,
    * 2× only when every object changed while we were away (both versions must coexist until the
@@ -165,7 +171,7 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
    */
   beginReplace(): StoreReplacement<T> {
     this.replacing?.abandon();
-    const r: StoreReplacement<T> = new StoreReplacement<T>(this, (changed, seen): StoreDelta<T>[] => this.commitReplace(r, changed, seen));
+    const r: StoreReplacement<T> = new StoreReplacement<T>(this, (changed, unseen): StoreDelta<T>[] => this.commitReplace(r, changed, unseen));
     this.replacing = r;
     return r;
   }
@@ -177,13 +183,14 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     return old === undefined ? { type: 'add', key, object: obj } : { type: 'update', key, old, object: obj };
   }
 
-  private commitReplace(r: StoreReplacement<T>, changed: Map<string, T>, seen: Set<string>): StoreDelta<T>[] {
+  private commitReplace(r: StoreReplacement<T>, changed: Map<string, T>, unseen: Set<string>): StoreDelta<T>[] {
     if (this.replacing !== r) throw new OperatorRuntimeError('ERR_REPLACE_ABANDONED', 'this replacement was superseded by a newer one');
     this.replacing = undefined;
     const deltas: StoreDelta<T>[] = [];
     // Deleted while we were not watching: the final state is unknown, so handlers get a tombstone.
-    for (const [key, old] of this.items) {
-      if (seen.has(key)) continue;
+    for (const key of unseen) {
+      const old = this.items.get(key);
+      if (old === undefined) continue;
       this.items.delete(key);
       this.indexer.update(key, old, undefined);
       deltas.push({ type: 'delete', key, old, deleted: tombstone(key, old) });
@@ -195,28 +202,33 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
 
 /** A relist in progress; see {@link Store.beginReplace}. */
 export class StoreReplacement<T extends KubeObject> {
-  private seen: Set<string> | undefined = new Set();
+  // Keys of the store not (yet) in the new list: whatever is left at commit was deleted.
+  private unseen: Set<string> | undefined;
+  private received = 0;
   private changed: Map<string, T> | undefined = new Map();
 
   /** @internal */
   constructor(
     private readonly store: Store<T>,
-    private readonly onCommit: (changed: Map<string, T>, seen: Set<string>) => StoreDelta<T>[],
-  ) {}
+    private readonly onCommit: (changed: Map<string, T>, unseen: Set<string>) => StoreDelta<T>[],
+  ) {
+    this.unseen = new Set(store.keyIterator());
+  }
 
   /** Objects received in this relist so far. */
   get count(): number {
-    return this.seen?.size ?? 0;
+    return this.received;
   }
 
   addPage(items: readonly T[]): void {
-    const seen = this.seen;
+    const unseen = this.unseen;
     const changed = this.changed;
-    if (!seen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
+    if (!unseen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
     for (const raw of items) {
       const obj = this.store.transformOnly(raw);
       const key = keyOf(obj);
-      seen.add(key);
+      unseen.delete(key);
+      this.received++;
       const current = this.store.get(key);
       const rv = obj.metadata?.resourceVersion;
       // resourceVersion is opaque: equal strings mean the same version, nothing else is inferred.
@@ -230,17 +242,17 @@ export class StoreReplacement<T extends KubeObject> {
 
   /** Swaps the new contents in and returns the deltas (deletes carry tombstones). */
   commit(): StoreDelta<T>[] {
-    const seen = this.seen;
+    const unseen = this.unseen;
     const changed = this.changed;
-    if (!seen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
-    this.seen = undefined;
+    if (!unseen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
+    this.unseen = undefined;
     this.changed = undefined;
-    return this.onCommit(changed, seen);
+    return this.onCommit(changed, unseen);
   }
 
   /** @internal Frees the buffered objects of an unfinished relist. */
   abandon(): void {
-    this.seen = undefined;
+    this.unseen = undefined;
     this.changed = undefined;
   }
 }

@@ -296,7 +296,11 @@ export class Watcher<T extends KubeObject> {
       controller.abort(); // closes the stream on the source's side
       dispose();
       // Let the source clean up, without waiting on it (it may be stuck in a read).
-      iterator?.return?.().catch(() => {});
+      try {
+        Promise.resolve(iterator?.return?.()).catch(() => {});
+      } catch {
+        // a source whose return() throws has nothing left to clean up
+      }
     }
     const durationMs = this.clock.monotonicNow() - startedAt;
     if (received === 0 && durationMs < this.minWatchDurationMs) throw new WatchClosedEarlyError(durationMs);
