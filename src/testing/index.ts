@@ -7,3 +7,5 @@ export type { ControlPlaneBinaries } from './binaries.js';
 export { ComponentError } from './managed-process.js';
 export { kubectl } from './kubectl.js';
 export { readManifests } from './manifests.js';
+export { PodSimulator, DEFAULT_POD_READY_DELAY_MS, SIMULATED_NODE_NAME } from './pod-simulator.js';
+export type { PodSimulatorOptions } from './pod-simulator.js';

@@ -11,6 +11,9 @@ import { resolveBinaries, type ControlPlaneBinaries } from './binaries.js';
 import { freePort } from './free-port.js';
 import { ManagedProcess } from './managed-process.js';
 import { ClientCa, randomToken, writeServiceAccountKeyPair } from './pki.js';
+import { PodSimulator } from './pod-simulator.js';
+import { KubeClient } from '../client/kube-client.js';
+import type { Kubeconfig } from '../client/kubeconfig.js';
 
 const run = promisify(execFile);
 
@@ -38,6 +41,12 @@ export interface TestEnvOptions {
    * @defaultValue true
    */
   readonly watchCache?: boolean;
+  /**
+   * Play scheduler and kubelet (see `PodSimulator`): a Ready fake Node, pods bound to it and marked
+   * Ready after `readyDelayMs`. Use with `controllerManager: true` for StatefulSets and Deployments.
+   * @defaultValue false
+   */
+  readonly simulatePods?: boolean | { readonly readyDelayMs?: number };
   /** Extra kube-apiserver flags, appended last (they win over the defaults). */
   readonly apiServerFlags?: readonly string[];
   /** Binaries to run; found with `resolveBinaries()` when omitted. */
@@ -83,6 +92,7 @@ export class TestEnv {
   readonly etcdEndpoint: string;
 
   private dispatcher: Agent;
+  private simulator: { stop: AbortController; run: Promise<void>; client: KubeClient } | undefined;
   private stopped = false;
 
   private constructor(
@@ -188,6 +198,7 @@ export class TestEnv {
       await writeFile(env.kubeconfigPath, toYaml(env.kubeconfig), { mode: 0o600 });
       if (kcm) await env.startControllerManager();
       if (options.crds?.length) await env.installCrds(options.crds);
+      if (options.simulatePods) await env.startPodSimulator(options.simulatePods === true ? {} : options.simulatePods);
       if (options.signal?.aborted) throw new TestEnvError('TestEnv.start aborted');
       return env;
     } catch (err) {
@@ -207,6 +218,11 @@ export class TestEnv {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.simulator) {
+      this.simulator.stop.abort();
+      await this.simulator.run.catch(() => {});
+      await this.simulator.client.close();
+    }
     // Reverse start order: clients of etcd first.
     if (this.processes.kcm) await this.processes.kcm.stop();
     await this.processes.apiserver.stop();
@@ -335,6 +351,30 @@ export class TestEnv {
     await this.poll(`CRD ${name} to be served`, undefined, async () => {
       const res = await this.request<{ resources?: { name: string }[] }>('GET', `/apis/${group}/${version}`);
       return res.status === 200 && !!res.body.resources?.some((r) => r.name === plural);
+    });
+  }
+
+  private async startPodSimulator(options: { readonly readyDelayMs?: number }): Promise<void> {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: this.kubeconfig as unknown as Kubeconfig });
+    const simulator = new PodSimulator({
+      client,
+      ...(options.readyDelayMs !== undefined ? { readyDelayMs: options.readyDelayMs } : {}),
+      bind: async (namespace, pod, node) => {
+        const res = await this.request('POST', `/api/v1/namespaces/${namespace}/pods/${pod}/binding`, {
+          apiVersion: 'v1',
+          kind: 'Binding',
+          metadata: { name: pod, namespace },
+          target: { apiVersion: 'v1', kind: 'Node', name: node },
+        });
+        // 409: already bound (a retry after a lost answer) — fine.
+        if (res.status !== 201 && res.status !== 409) throw new TestEnvError(`binding pod ${namespace}/${pod} failed: ${res.status} ${JSON.stringify(res.body)}`);
+      },
+    });
+    const stop = new AbortController();
+    const run = simulator.start(stop.signal);
+    this.simulator = { stop, run, client };
+    run.catch((err: unknown) => {
+      if (!stop.signal.aborted) process.emitWarning(`TestEnv pod simulator stopped: ${String(err)}`);
     });
   }
 
