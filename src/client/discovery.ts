@@ -4,10 +4,11 @@
  * that is not in the cache triggers a fresh fetch of its group-version, so a CRD installed after
  * the client started becomes usable without a restart.
  */
-import { AbortedError, OperatorRuntimeError } from '../core/errors.js';
+import { OperatorRuntimeError } from '../core/errors.js';
 import { parseApiVersion } from '../core/object-key.js';
 import { isNotFound } from './api-error.js';
 import type { TransportRequest, TransportResponse } from './transport.js';
+import { untilAborted } from './until-aborted.js';
 
 /** A kind addressed by apiVersion + kind, e.g. `{ apiVersion: 'v1', kind: 'ConfigMap' }`. */
 export interface ResourceType {
@@ -100,7 +101,7 @@ export class RestMapper {
       p = this.fetch(apiVersion).finally(() => this.fetching.delete(apiVersion));
       this.fetching.set(apiVersion, p);
     }
-    return signal ? untilAborted(p, signal) : p;
+    return signal ? untilAborted(p, signal, 'discovery') : p;
   }
 
   private async fetch(apiVersion: string): Promise<void> {
@@ -147,14 +148,6 @@ export class RestMapper {
   }
 }
 
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new AbortedError('discovery aborted', { cause: signal.reason }));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new AbortedError('discovery aborted', { cause: signal.reason }));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
 
 function kindKey(apiVersion: string, kind: string): string {
   return `${apiVersion}\u0000${kind}`;

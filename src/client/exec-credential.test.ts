@@ -138,3 +138,15 @@ test('a kubeconfig exec user resolves to the plugin, and the config prints witho
   assert.deepEqual(await cfg.credential.get(), { authorization: 'Bearer tok-1' });
   assert.ok(!inspect(cfg, { depth: 10 }).includes('tok-1'));
 });
+
+test('a caller giving up stops waiting without killing the plugin run others share', async () => {
+  const d = await freshDir();
+  const cred = new ExecCredentialPlugin(config(), { env: { ...process.env, PLUGIN_DIR: d } });
+  const ac = new AbortController();
+  const impatient = cred.get(ac.signal);
+  const patient = cred.get();
+  ac.abort();
+  await assert.rejects(impatient, (e: unknown) => (e as { code?: string }).code === 'ERR_ABORTED');
+  assert.deepEqual(await patient, { authorization: 'Bearer tok-1' });
+  assert.equal(cred.runs, 1);
+});

@@ -11,6 +11,7 @@ import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { CredentialError, type Credential, type CredentialValue } from './credentials.js';
 import { inspect } from 'node:util';
+import { untilAborted } from './until-aborted.js';
 
 /** `users[].user.exec` as written in a kubeconfig. */
 export interface ExecConfig {
@@ -75,9 +76,10 @@ export class ExecCredentialPlugin implements Credential {
 
   get(signal?: AbortSignal): Promise<CredentialValue> {
     if (this.#value && this.#clock.now() < this.#expiresAt) return Promise.resolve(this.#value);
-    // Concurrent requests share one plugin run.
-    this.#running ??= this.run(signal).finally(() => (this.#running = undefined));
-    return this.#running;
+    // Concurrent requests share one plugin run. It is bounded by timeoutMs, not by any one caller's
+    // signal: a caller giving up stops waiting without killing the run the others wait for.
+    this.#running ??= this.run().finally(() => (this.#running = undefined));
+    return signal ? untilAborted(this.#running, signal, 'waiting for exec credential') : this.#running;
   }
 
   invalidate(): boolean {
@@ -93,7 +95,7 @@ export class ExecCredentialPlugin implements Credential {
     return { kind: this.kind, command: path.basename(this.#config.command), value: '<redacted>' };
   }
 
-  private async run(signal?: AbortSignal): Promise<CredentialValue> {
+  private async run(): Promise<CredentialValue> {
     const cfg = this.#config;
     const name = path.basename(cfg.command);
     const execInfo: Record<string, unknown> = { apiVersion: cfg.apiVersion, kind: 'ExecCredential', spec: { interactive: false } };
@@ -114,13 +116,12 @@ export class ExecCredentialPlugin implements Credential {
       const child = execFile(
         cfg.command,
         cfg.args ?? [],
-        { env, timeout: this.#timeoutMs, maxBuffer: 16 * 1024 * 1024, signal, windowsHide: true },
+        { env, timeout: this.#timeoutMs, maxBuffer: 16 * 1024 * 1024, windowsHide: true },
         (err, out) => {
           if (!err) return resolve(out);
           const e = err as NodeJS.ErrnoException & { code?: unknown; killed?: boolean; signal?: string };
           // Not err.message: execFile puts the command line and the plugin's stderr into it.
           if (e.code === 'ENOENT') reject(new CredentialError(`exec plugin "${name}" not found${cfg.installHint ? `: ${cfg.installHint}` : ''}`));
-          else if (e.name === 'AbortError') reject(new CredentialError(`exec plugin "${name}" aborted`));
           else if (e.killed) reject(new CredentialError(`exec plugin "${name}" timed out or was killed (${e.signal ?? 'signal'})`));
           else reject(new CredentialError(`exec plugin "${name}" failed with exit code ${String(e.code)}`));
         },
@@ -161,6 +162,7 @@ export class ExecCredentialPlugin implements Credential {
     return value;
   }
 }
+
 
 function hideKey(cert: string, key: string): { cert: string; key: string } {
   const out = { cert } as { cert: string; key: string };

@@ -268,3 +268,14 @@ test('leaving a watch loop early closes the connection, and aborting the signal 
   );
   while (closed < 2) await new Promise((r) => setImmediate(r));
 });
+
+test('concurrent lookups of an unknown group-version share one discovery fetch, and one caller aborting does not fail the others', async () => {
+  widgetsServed = true;
+  const ac = new AbortController();
+  const a = client.mapper.mapping(WIDGET, ac.signal);
+  const b = client.mapper.mapping(WIDGET);
+  ac.abort();
+  await assert.rejects(a, AbortedError);
+  assert.equal((await b).resource, 'widgets');
+  assert.equal(client.mapper.fetches, 1);
+});
