@@ -33,6 +33,15 @@ export class WatchStalledError extends OperatorRuntimeError {
   }
 }
 
+/** A list page that did not answer in time; the watcher abandoned it and retries. */
+export class ListTimeoutError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_LIST_TIMEOUT';
+
+  constructor(timeoutMs: number) {
+    super('ERR_LIST_TIMEOUT', `list page did not answer within ${timeoutMs} ms`);
+  }
+}
+
 /** A watch the server closed almost at once without sending anything: treated as a failure so it backs off. */
 export class WatchClosedEarlyError extends OperatorRuntimeError {
   declare readonly code: 'ERR_WATCH_CLOSED_EARLY';

@@ -17,6 +17,7 @@ export {
   DEFAULT_BACKOFF_RESET_MS,
   DEFAULT_BACKOFF_JITTER,
   DEFAULT_MIN_WATCH_DURATION_MS,
+  DEFAULT_LIST_TIMEOUT_MS,
 } from './watcher.js';
 export type { WatcherOptions, WatcherEvent, WatcherHealth, WatcherStateName, ErrorSummary } from './watcher.js';
 
@@ -50,6 +51,7 @@ export {
   IndexError,
   WatchStalledError,
   WatchClosedEarlyError,
+  ListTimeoutError,
   CacheSyncTimeoutError,
   CacheNotStartedError,
 } from './errors.js';

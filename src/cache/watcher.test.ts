@@ -252,6 +252,50 @@ test('"too large resource version" relists with a quorum read, as client-go does
   await r.stop();
 });
 
+test('a watch that fails with 410 at once every time backs off instead of relisting in a hot loop', async () => {
+  let watches = 0;
+  const lw: ListerWatcher<KubeObject> = {
+    list: () => Promise.resolve({ items: [], resourceVersion: '5' }),
+    watch: () => {
+      watches++;
+      return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(gone()) }) };
+    },
+  };
+  const r = run(lw);
+  await r.clock.advance(0);
+  assert.equal(watches, 2, 'the first 410 relists at once, the second (no event in between) waits');
+  assert.equal(r.clock.nextTimerInMs(), 800);
+  await r.clock.advance(800);
+  assert.equal(watches, 3);
+  assert.equal(r.clock.nextTimerInMs(), 1600);
+  await r.stop();
+});
+
+test('a list page that never answers is abandoned after the list timeout and asked again', async () => {
+  let calls = 0;
+  const aborted: boolean[] = [];
+  const lw: ListerWatcher<KubeObject> = {
+    list: (o) => {
+      calls++;
+      if (calls === 1) {
+        return new Promise((_, reject) => o.signal?.addEventListener('abort', () => (aborted.push(true), reject(new Error('aborted')))));
+      }
+      return Promise.resolve({ items: [], resourceVersion: '1' });
+    },
+    watch: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<WatchEvent<KubeObject>>>(() => {}) }) }),
+  };
+  const r = run(lw, { listTimeoutMs: 10_000 });
+  await r.clock.advance(9_999);
+  assert.equal(calls, 1);
+  await r.clock.advance(1);
+  assert.deepEqual(aborted, [true], 'the hung request was aborted');
+  assert.equal(r.watcher.health().lastError?.code, 'ERR_LIST_TIMEOUT');
+  await r.clock.advance(800);
+  assert.equal(calls, 2);
+  assert.equal(r.watcher.health().synced, true);
+  await r.stop();
+});
+
 test('start resolves promptly when the signal aborts, whether watching, listing or backing off', async () => {
   const lw = new FakeListerWatcher([cm('a')]);
   const watching = run(lw);

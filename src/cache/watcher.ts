@@ -27,8 +27,8 @@ import type { KubeObject } from '../core/object-key.js';
 import { isGone } from '../client/api-error.js';
 import type { Registry } from 'prom-client';
 import { informerMetrics, type InformerMetrics, type WatcherRestartReason } from './cache-metrics.js';
-import { WatchClosedEarlyError, WatchStalledError } from './errors.js';
-import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
+import { ListTimeoutError, WatchClosedEarlyError, WatchStalledError } from './errors.js';
+import type { ListPage, ListerWatcher, WatchEvent } from './lister-watcher.js';
 
 /** Objects per list page. @defaultValue 500 (client-go's reflector) */
 export const DEFAULT_PAGE_SIZE = 500;
@@ -44,6 +44,12 @@ export const DEFAULT_BACKOFF_MAX_MS = 30_000;
 export const DEFAULT_BACKOFF_RESET_MS = 120_000;
 /** Backoff jitter as a fraction of the delay. @defaultValue 0.2 */
 export const DEFAULT_BACKOFF_JITTER = 0.2;
+/**
+ * A list page that has not answered after this long is abandoned and retried (with backoff), so a
+ * server that accepts the request and never answers cannot hold the watcher. Generous because a
+ * `resourceVersion=0` list may be served whole, ignoring the page limit. @defaultValue 120_000
+ */
+export const DEFAULT_LIST_TIMEOUT_MS = 120_000;
 /**
  * A watch the server closes sooner than this without sending anything counts as a failure (backs
  * off) instead of a clean close, so a server that hangs up at once is not hammered. @defaultValue 1_000
@@ -69,6 +75,8 @@ export interface WatcherOptions {
   readonly backoffJitter?: number;
   /** @defaultValue {@link DEFAULT_MIN_WATCH_DURATION_MS} */
   readonly minWatchDurationMs?: number;
+  /** @defaultValue {@link DEFAULT_LIST_TIMEOUT_MS} */
+  readonly listTimeoutMs?: number;
   /** @defaultValue realClock */
   readonly clock?: Clock;
   /** @defaultValue silentLogger */
@@ -136,6 +144,7 @@ export class Watcher<T extends KubeObject> {
   private readonly stallMarginMs: number;
   private readonly backoffResetMs: number;
   private readonly minWatchDurationMs: number;
+  private readonly listTimeoutMs: number;
 
   private started = false;
   private stateName: WatcherStateName = 'idle';
@@ -151,6 +160,8 @@ export class Watcher<T extends KubeObject> {
   /** Monotonic time since which every step has succeeded; undefined right after a failure. */
   private healthySince: number | undefined;
   private lastReason: WatcherRestartReason | undefined;
+  /** Watch events (bookmarks included) since the last failure: proof a 410 or stall is not a loop. */
+  private watchEventsSinceFailure = 0;
 
   constructor(
     private readonly lw: ListerWatcher<T>,
@@ -167,6 +178,7 @@ export class Watcher<T extends KubeObject> {
     this.stallMarginMs = options.stallMarginMs ?? DEFAULT_STALL_MARGIN_MS;
     this.backoffResetMs = options.backoffResetMs ?? DEFAULT_BACKOFF_RESET_MS;
     this.minWatchDurationMs = options.minWatchDurationMs ?? DEFAULT_MIN_WATCH_DURATION_MS;
+    this.listTimeoutMs = options.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS;
     this.backoff = new ExponentialBackoff({
       initialMs: options.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS,
       maxMs: options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
@@ -231,15 +243,30 @@ export class Watcher<T extends KubeObject> {
   }
 
   private async listPage(state: Extract<State, { phase: 'listing' }>, signal: AbortSignal): Promise<State> {
-    // The API server refuses a continue token together with a resourceVersion: the token carries it.
-    const page = await raceAbort(
-      this.lw.list(
-        state.continue !== undefined
-          ? { limit: this.pageSize, continue: state.continue, signal }
-          : { limit: this.pageSize, resourceVersion: state.quorum ? undefined : '0', signal },
-      ),
-      signal,
-    );
+    const { controller, dispose } = linkedAbortController(signal);
+    let timedOut = false;
+    const timer = this.clock.setTimer(this.listTimeoutMs, () => {
+      timedOut = true;
+      controller.abort();
+    });
+    let page: ListPage<T>;
+    try {
+      // The API server refuses a continue token together with a resourceVersion: the token carries it.
+      page = await raceAbort(
+        this.lw.list(
+          state.continue !== undefined
+            ? { limit: this.pageSize, continue: state.continue, signal: controller.signal }
+            : { limit: this.pageSize, resourceVersion: state.quorum ? undefined : '0', signal: controller.signal },
+        ),
+        controller.signal,
+      );
+    } catch (err) {
+      if (timedOut && !signal.aborted) throw new ListTimeoutError(this.listTimeoutMs);
+      throw err;
+    } finally {
+      timer.cancel();
+      dispose();
+    }
     this.progress();
     this.emit({ type: 'LIST_PAGE', items: page.items });
     if (page.continue) return { phase: 'listing', quorum: state.quorum, continue: page.continue };
@@ -277,6 +304,7 @@ export class Watcher<T extends KubeObject> {
         const r = await raceAbort(iterator.next(), controller.signal);
         if (r.done) break;
         received++;
+        this.watchEventsSinceFailure++;
         idleTimer.cancel();
         idleTimer = armIdleTimer();
         this.progress();
@@ -342,9 +370,11 @@ export class Watcher<T extends KubeObject> {
       next = state; // retry the same page (same continue token) or the same list start
     }
     // A 410 or a stall is routine (compaction, a dead connection): act at once, unless the same
-    // thing just happened, which would otherwise make a hot loop.
-    const immediate = (reason === 'gone' || reason === 'stalled') && (this.consecutiveFailures === 1 || this.lastReason !== reason);
+    // thing just happened with no watch event in between (a relist succeeding does not count),
+    // which would otherwise make a hot list/watch loop.
+    const immediate = (reason === 'gone' || reason === 'stalled') && (this.lastReason !== reason || this.watchEventsSinceFailure > 0);
     this.lastReason = reason;
+    this.watchEventsSinceFailure = 0;
     const delayMs = immediate ? 0 : this.backoff.next();
     const log = reason === 'gone' || reason === 'stalled' ? this.logger.info.bind(this.logger) : this.logger.warn.bind(this.logger);
     log({ err: this.lastError, reason, phase: state.phase, delayMs, consecutiveFailures: this.consecutiveFailures }, 'watcher step failed; retrying');
