@@ -74,7 +74,7 @@ test('a deleting object without our finalizer is left alone (no cleanup, no new 
   assert.equal(mem.calls.length, 0);
 });
 
-test('removing the last finalizer of a deleting object reports it gone', async () => {
+test('removing the last finalizer of a deleting object lets it go', async () => {
   const mem = new MemoryClient();
   const obj = mem.seed(widget({ finalizers: [FIN], deletionTimestamp: '2026-01-01T00:00:00Z' }));
   const step = await handleFinalizer(mem.client, obj, { name: FIN, cleanup: async () => {} });

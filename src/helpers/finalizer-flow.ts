@@ -27,7 +27,7 @@ export type FinalizerStep<T> =
       readonly kind: 'stop';
       readonly reason: 'finalized' | 'cleanupPending' | 'notOurs';
       readonly result: ReconcileOutcome;
-      /** The object after our write; undefined once the server deleted it. */
+      /** The object after our write (its final state, if that let the server delete it); undefined if it was already gone. */
       readonly object: T | undefined;
     };
 

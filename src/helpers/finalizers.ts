@@ -54,8 +54,9 @@ export async function addFinalizer<T extends ObjectLike>(client: Client, obj: T,
 
 /**
  * Removes `name` (every occurrence) from the object's finalizers, keeping every other entry. No
- * write when it is not there. Returns the object as the server now has it, or undefined when it
- * is gone (removing the last finalizer of a deleted object lets the server delete it).
+ * write when it is not there. Returns the server's answer, or undefined when the object was
+ * already gone (404). Removing the last finalizer of a deleting object answers with its final
+ * state (deletionTimestamp set, no finalizers); the server deletes it right after.
  */
 export async function removeFinalizer<T extends ObjectLike>(
   client: Client,

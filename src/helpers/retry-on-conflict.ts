@@ -1,6 +1,7 @@
 import { isConflict } from '../client/api-error.js';
 import { sleep, throwIfAborted } from '../core/abort.js';
-import { realClock, type Clock } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
+import { awaitedClock } from './awaited-clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 
 export interface RetryOnConflictOptions {
@@ -14,7 +15,7 @@ export interface RetryOnConflictOptions {
   readonly jitter?: number;
   /** Cap on one delay. @defaultValue Infinity */
   readonly capMs?: number;
-  /** @defaultValue realClock */
+  /** @defaultValue awaitedClock (the real clock, with timers that keep the process alive while awaited) */
   readonly clock?: Clock;
   /** Stops retrying (and waiting) when aborted; the reconcile's signal. */
   readonly signal?: AbortSignal;
@@ -48,7 +49,7 @@ export async function retryOnConflict<T>(fn: (attempt: number) => Promise<T>, op
   if (!(baseMs >= 0)) throw new InvalidOptionError('baseMs', 'must be >= 0');
   if (!(factor >= 1)) throw new InvalidOptionError('factor', 'must be >= 1');
   if (!(jitter >= 0)) throw new InvalidOptionError('jitter', 'must be >= 0');
-  const clock = options.clock ?? realClock;
+  const clock = options.clock ?? awaitedClock;
   const random = options.random ?? Math.random;
   const retryable = options.retryable ?? isConflict;
   let delayMs = baseMs;
