@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '../../client/client.js';
 import { ApiError, isAlreadyExists, isConflict, isInvalid, isNotFound, type StatusBody } from '../../client/api-error.js';
 import type { WatchEvent } from '../../client/watch-decoder.js';
+import { isNoKindMatch } from '../../client/discovery.js';
 import { InvalidOptionError } from '../../core/errors.js';
 import { readManifests } from '../manifests.js';
 
@@ -18,6 +19,11 @@ export interface ConformanceTarget {
   readonly client: Client;
   /** Releases what `setup` started (called once, after the last test). */
   cleanup(): Promise<void>;
+  /**
+   * Compacts history at the current resourceVersion (etcd compaction; `FakeClient.compact()`), so
+   * list snapshots from before it are gone. Tests that need it are skipped without it.
+   */
+  compact?(): Promise<void>;
 }
 
 /** The CRD the suite's custom resource tests use: example.com/v1 Widget, namespaced, with `/status`, `spec.size` 1–10. */
@@ -548,6 +554,88 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
         assert.deepEqual(e.details, { name: `missing-${run}`, kind: 'namespaces' });
         return true;
       });
+    });
+
+    test('after a compaction a continue token from before it is 410 Expired, and a paged list starts over cleanly', async (t) => {
+      if (!target?.compact) {
+        t.skip('the target cannot compact');
+        return;
+      }
+      const ns = await namespace();
+      for (let i = 0; i < 5; i++) await client.create<ConfigMap>({ ...CM, metadata: { name: `p${i}`, namespace: ns } });
+      const pages: { restarted: boolean; names: string[] }[] = [];
+      for await (const page of client.listPages<ConfigMap>(CM, { namespace: ns, limit: 2 })) {
+        pages.push({ restarted: page.restarted, names: page.items.map((i) => i.metadata!.name!) });
+        if (pages.length === 1) {
+          await client.create<ConfigMap>({ ...CM, metadata: { name: 'p9', namespace: ns } });
+          await target.compact();
+          await assert.rejects(client.listPage(CM, { namespace: ns, limit: 2, continue: page.continue }), (e: unknown) => {
+            assert.ok(e instanceof ApiError && e.status === 410 && e.reason === 'Expired', String(e));
+            return true;
+          });
+        }
+      }
+      assert.equal(pages[1]?.restarted, true);
+      assert.deepEqual(pages.slice(1).flatMap((p) => p.names), ['p0', 'p1', 'p2', 'p3', 'p4', 'p9']);
+    });
+
+    test('an exact list at an older resourceVersion shows the objects as they were then', async () => {
+      const ns = await namespace();
+      await client.create<ConfigMap>({ ...CM, metadata: { name: 'a', namespace: ns }, data: { v: '1' } });
+      const before = await client.listPage<ConfigMap>(CM, { namespace: ns });
+      const a = await client.get<ConfigMap>(CM, 'a', { namespace: ns });
+      await client.update<ConfigMap>({ ...a, data: { v: '2' } });
+      await client.create<ConfigMap>({ ...CM, metadata: { name: 'b', namespace: ns } });
+      const exact = await client.listPage<ConfigMap>(CM, { namespace: ns, resourceVersion: before.resourceVersion, resourceVersionMatch: 'Exact' });
+      assert.deepEqual(exact.items.map((i) => [i.metadata?.name, i.data?.v]), [['a', '1']]);
+      assert.equal(exact.resourceVersion, before.resourceVersion);
+      const now = await client.listPage<ConfigMap>(CM, { namespace: ns });
+      assert.deepEqual(now.items.map((i) => [i.metadata?.name, i.data?.v]), [['a', '2'], ['b', undefined]]);
+    });
+
+    test('a list at resourceVersion "0" is served whole, ignoring the limit', async () => {
+      const ns = await namespace();
+      for (let i = 0; i < 3; i++) await client.create<ConfigMap>({ ...CM, metadata: { name: `c${i}`, namespace: ns } });
+      const last = await client.create<ConfigMap>({ ...CM, metadata: { name: 'c3', namespace: ns } });
+      // The watch cache may lag the write a moment; "0" promises any version, so wait for ours.
+      const deadline = Date.now() + WAIT_MS;
+      let page = await client.listPage<ConfigMap>(CM, { namespace: ns, resourceVersion: '0', limit: 2 });
+      while (!page.items.some((i) => i.metadata?.resourceVersion === last.metadata?.resourceVersion) && Date.now() < deadline) {
+        page = await client.listPage<ConfigMap>(CM, { namespace: ns, resourceVersion: '0', limit: 2 });
+      }
+      // Served from the watch cache, in no promised order.
+      assert.deepEqual(page.items.map((i) => i.metadata?.name).sort(), ['c0', 'c1', 'c2', 'c3']);
+      assert.equal(page.continue, undefined);
+    });
+
+    test('the server owns uid, creationTimestamp and deletionTimestamp: a mismatched uid is a 409, a new deletionTimestamp a 422', async () => {
+      const ns = await namespace();
+      const cm = await client.create<ConfigMap>({ ...CM, metadata: { name: 'a', namespace: ns } });
+      await assert.rejects(client.update<ConfigMap>({ ...cm, metadata: { ...cm.metadata, uid: '00000000-0000-0000-0000-000000000000' } }), isConflict);
+      await assert.rejects(client.update<ConfigMap>({ ...cm, metadata: { ...cm.metadata, deletionTimestamp: '2020-01-01T00:00:00Z' } }), (e: unknown) => {
+        assert.ok(e instanceof ApiError && isInvalid(e));
+        assert.ok(e.details?.causes?.some((c) => c.field === 'metadata.deletionTimestamp'));
+        return true;
+      });
+      const kept = await client.update<ConfigMap>({ ...cm, metadata: { ...cm.metadata, creationTimestamp: '2020-01-01T00:00:00Z' }, data: { x: '1' } });
+      assert.equal(kept.metadata?.creationTimestamp, cm.metadata?.creationTimestamp);
+      await assert.rejects(client.create<ConfigMap>({ ...CM, metadata: { name: 'b', namespace: ns, resourceVersion: '5' } }), apiStatus(500, 'InternalError'));
+    });
+
+    test('a deleted namespace is terminating: it stays, and nothing new may be created in it', async () => {
+      const ns = await namespace();
+      const marked = (await client.delete<{ metadata?: Meta; status?: { phase?: string } }>(NS, ns)) as { metadata?: Meta; status?: { phase?: string } };
+      assert.ok(marked.metadata?.deletionTimestamp);
+      assert.equal(marked.status?.phase, 'Terminating');
+      await assert.rejects(client.create<ConfigMap>({ ...CM, metadata: { name: 'late', namespace: ns } }), apiStatus(403, 'Forbidden'));
+    });
+
+    test('client-side refusals are the same: a namespaced kind needs a namespace, an unknown kind is a NoKindMatch', async () => {
+      await assert.rejects(client.get(CM, 'a'), InvalidOptionError);
+      await assert.rejects(client.create({ ...CM, metadata: { name: 'a' } }), InvalidOptionError);
+      await assert.rejects(client.delete(WIDGET, 'a'), InvalidOptionError);
+      await assert.rejects(client.get({ apiVersion: 'example.com/v1', kind: 'Gadget' }, 'a', { namespace: 'default' }), isNoKindMatch);
+      await assert.rejects(client.patch(CM, 'a', {}, { type: 'apply', namespace: 'default' }), InvalidOptionError);
     });
   });
 }

@@ -8,6 +8,9 @@ describeClientConformance('KubeClient against kube-apiserver conforms', async ()
     const client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
     return {
       client,
+      compact: async () => {
+        await env.compact();
+      },
       cleanup: async () => {
         await client.close();
         await env.stop();

@@ -3,5 +3,5 @@ import { FakeClient } from './fake-client.js';
 
 describeClientConformance('FakeClient conforms to the API server', async () => {
   const client = new FakeClient({ crds: await conformanceCrds(), requireNamespaces: true });
-  return { client, cleanup: () => Promise.resolve() };
+  return { client, compact: () => Promise.resolve(client.compact()), cleanup: () => Promise.resolve() };
 });
