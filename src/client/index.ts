@@ -42,6 +42,7 @@ export { WatchDecoder, WatchDecodeError, DEFAULT_MAX_WATCH_LINE_BYTES } from './
 export type { WatchEvent, RawWatchEvent, WatchDecoderOptions } from './watch-decoder.js';
 export {
   KubeconfigError,
+  asKubeconfig,
   parseKubeconfig,
   loadKubeconfigFile,
   loadDefaultKubeconfig,

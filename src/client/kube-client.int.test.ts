@@ -155,6 +155,16 @@ describe('KubeClient against a real API server', () => {
     });
   });
 
+  test('a client built from the kubeconfig object (not the file) reaches the same server', async () => {
+    const fromObject = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
+    try {
+      assert.equal(fromObject.defaultNamespace, client.defaultNamespace);
+      assert.ok((await fromObject.list(CM, { namespace: 'kube-system' })).resourceVersion);
+    } finally {
+      await fromObject.close();
+    }
+  });
+
   test('a missing object is a 404 NotFound', async () => {
     await assert.rejects(client.get(CM, 'nope', { namespace: 'default' }), (e: unknown) => e instanceof ApiError && isNotFound(e) && e.details?.name === 'nope');
     await assert.rejects(client.delete(GIZMO, 'nope', { namespace: 'default' }), isNotFound);

@@ -14,6 +14,7 @@ import { RestMapper, type ResourceMapping, type ResourceType } from './discovery
 import { inClusterConfig, isInCluster, type InClusterOptions } from './in-cluster.js';
 import {
   KubeconfigError,
+  asKubeconfig,
   loadDefaultKubeconfig,
   loadKubeconfigFile,
   resolveKubeconfig,
@@ -38,8 +39,11 @@ export interface KubeClientOptions extends TransportOptions {
 export interface FromKubeconfigOptions extends KubeClientOptions {
   /** kubeconfig file. Without `path` or `kubeconfig`: `KUBECONFIG` (merged), then `~/.kube/config`. */
   readonly path?: string;
-  /** A parsed kubeconfig object (relative file paths resolve against the working directory). */
-  readonly kubeconfig?: Kubeconfig;
+  /**
+   * A parsed kubeconfig object, e.g. `TestEnv.kubeconfig` (relative file paths resolve against the
+   * working directory). Checked for the kubeconfig shape at run time; never mutated.
+   */
+  readonly kubeconfig?: Kubeconfig | object;
   /** Context to use instead of `current-context`. */
   readonly context?: string;
   /** Environment for `KUBECONFIG` lookup and exec plugins. @defaultValue process.env */
@@ -180,7 +184,7 @@ export class KubeClient {
   /** From a kubeconfig file or object; without either, `KUBECONFIG` (merged) or `~/.kube/config`. */
   static async fromKubeconfig(options: FromKubeconfigOptions = {}): Promise<KubeClient> {
     let kc: Kubeconfig | undefined;
-    if (options.kubeconfig) kc = options.kubeconfig;
+    if (options.kubeconfig) kc = asKubeconfig(options.kubeconfig);
     else if (options.path) kc = await loadKubeconfigFile(options.path);
     else kc = await loadDefaultKubeconfig(options.env ?? process.env, homedir());
     if (!kc) throw new KubeconfigError('no kubeconfig found (KUBECONFIG unset or empty, ~/.kube/config missing)');

@@ -7,6 +7,7 @@ import { inspect } from 'node:util';
 import { stringify } from 'yaml';
 import {
   KubeconfigError,
+  asKubeconfig,
   defaultKubeconfigPaths,
   loadDefaultKubeconfig,
   loadKubeconfigFile,
@@ -196,4 +197,11 @@ test('printing or serialising a resolved config shows neither the token nor the 
     assert.ok(!text.includes('PRIVATE-KEY-PEM'), text);
   }
   assert.match(inspect(cfg.credential), /redacted/);
+});
+
+test('a kubeconfig passed as an object is checked for its shape', () => {
+  assert.equal(asKubeconfig(kubeconfig())['current-context'], 'dev');
+  assert.throws(() => asKubeconfig({ clusters: { c1: {} } }), KubeconfigError);
+  assert.throws(() => asKubeconfig({ users: [{ user: {} }] }), KubeconfigError);
+  assert.throws(() => asKubeconfig({ 'current-context': 3 }), KubeconfigError);
 });

@@ -113,6 +113,21 @@ export function parseKubeconfig(text: string, baseDir = process.cwd()): Kubeconf
   return makePathsAbsolute(doc as Kubeconfig, baseDir);
 }
 
+/** Checks that a plain object has the kubeconfig shape (lists where lists belong) before use. */
+export function asKubeconfig(obj: object): Kubeconfig {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new KubeconfigError('kubeconfig must be an object');
+  const kc = obj as Record<string, unknown>;
+  for (const key of ['clusters', 'users', 'contexts'] as const) {
+    const list = kc[key];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list) || !list.every((e) => typeof e === 'object' && e !== null && typeof (e as { name?: unknown }).name === 'string')) {
+      throw new KubeconfigError(`kubeconfig ${key} must be a list of named entries`);
+    }
+  }
+  if (kc['current-context'] !== undefined && typeof kc['current-context'] !== 'string') throw new KubeconfigError('kubeconfig current-context must be a string');
+  return kc as Kubeconfig;
+}
+
 export async function loadKubeconfigFile(file: string): Promise<Kubeconfig> {
   let text: string;
   try {
