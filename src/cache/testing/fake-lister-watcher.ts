@@ -159,9 +159,17 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
 
   private async *stream(resourceVersion: string | undefined, signal: AbortSignal | undefined, failure: unknown): AsyncGenerator<WatchEvent<T>> {
     if (failure !== undefined) throw failure;
-    const from = Number(resourceVersion ?? this.rv);
-    if (from < this.compactedRv) throw gone(`too old resource version: ${resourceVersion} (${this.compactedRv})`);
-    const w: LiveWatch<T> = { queue: this.history.filter((h) => h.rv > from).map((h) => h.event), wake: undefined, ended: false, error: undefined, silent: this.silenceNext };
+    let queue: WatchEvent<T>[];
+    if (resourceVersion === undefined || resourceVersion === '0') {
+      // As the API server: no resourceVersion (or "any") starts with synthetic ADDED events for what exists.
+      queue = [...this.objects.values()].map((object) => ({ type: 'ADDED', object }));
+    } else {
+      const from = Number(resourceVersion);
+      if (!Number.isInteger(from)) throw new ApiError({ status: 400, reason: 'BadRequest', message: `invalid resourceVersion ${JSON.stringify(resourceVersion)}` });
+      if (from < this.compactedRv) throw gone(`too old resource version: ${resourceVersion} (${this.compactedRv})`);
+      queue = this.history.filter((h) => h.rv > from).map((h) => h.event);
+    }
+    const w: LiveWatch<T> = { queue, wake: undefined, ended: false, error: undefined, silent: this.silenceNext };
     this.silenceNext = false;
     this.live.add(w);
     const onAbort = (): void => {
