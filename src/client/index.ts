@@ -2,6 +2,7 @@
  * client: the only code that speaks HTTP to the API server — kubeconfig/in-cluster auth, undici
  * transport, discovery/REST mapping, CRUD/patch/apply/subresources, paged list, watch, ApiError.
  */
+export type { Client } from './client.js';
 export { KubeClient, DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_LIST_RESTARTS } from './kube-client.js';
 export type {
   KubeClientOptions,
