@@ -595,7 +595,7 @@ export class FakeClient implements Client {
     const rv = isObject(doc.metadata) ? doc.metadata.resourceVersion : undefined;
     if (!existing) {
       if (opts.subresource) throw notFound(kind, name, where);
-      const result = applyConfig(undefined, doc, manager, kind.apiVersion, this.now(), 'all', true);
+      const result = applyConfig(undefined, doc, manager, kind.apiVersion, this.now(), regionFor(kind, undefined), true);
       if (!result.ok) throw applyConflict(result.conflicts, where);
       const body = result.object;
       const meta = metaOf(body);

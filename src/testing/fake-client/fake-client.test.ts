@@ -1,0 +1,319 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { Deployment } from 'kubernetes-types/apps/v1.js';
+import { ApiError, isConflict, isGone, isNotFound } from '../../client/api-error.js';
+import { isNoKindMatch } from '../../client/discovery.js';
+import type { Client } from '../../client/client.js';
+import type { WatchEvent } from '../../client/watch-decoder.js';
+import { AbortedError } from '../../core/errors.js';
+import { FakeClock, flushMicrotasks } from '../../core/fake-clock.js';
+import { FakeClient } from './fake-client.js';
+import { conflictFor, everyNth, isStatusWrite, isWrite, type FakeRequest } from './requests.js';
+
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
+const DEPLOY = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
+
+interface Widget {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string; generation?: number; finalizers?: string[] };
+  spec?: { size: number };
+  status?: { observedGeneration?: number };
+}
+
+function withWidgets(options: ConstructorParameters<typeof FakeClient>[0] = {}): FakeClient {
+  const fake = new FakeClient(options);
+  fake.registerKind({ ...WIDGET, plural: 'widgets', namespaced: true, statusSubresource: true });
+  return fake;
+}
+
+function cm(name: string, data: Record<string, string> = {}, namespace = 'default'): ConfigMap {
+  return { ...CM, metadata: { name, namespace }, data };
+}
+
+/** Pulls events from an iterator one at a time, so a test decides exactly when to read. */
+function reader<T>(events: AsyncIterable<WatchEvent<T>>): { next: () => Promise<WatchEvent<T> | undefined>; close: () => Promise<void> } {
+  const it = events[Symbol.asyncIterator]();
+  return {
+    next: async () => {
+      const r = await it.next();
+      return r.done ? undefined : r.value;
+    },
+    close: async () => {
+      await it.return?.();
+    },
+  };
+}
+
+test('FakeClient is assignable to the Client interface', () => {
+  const client: Client = new FakeClient();
+  assert.equal(typeof client.watch, 'function');
+});
+
+test('an interceptor can fail every third status write with the server’s 409 Conflict', async () => {
+  const fake = withWidgets();
+  fake.intercept(everyNth(3, isStatusWrite, conflictFor));
+  let w = await fake.create<Widget>({ ...WIDGET, metadata: { name: 'w', namespace: 'default' }, spec: { size: 1 } });
+  const outcomes: string[] = [];
+  for (let i = 1; i <= 6; i++) {
+    try {
+      w = await fake.updateStatus<Widget>({ ...w, status: { observedGeneration: i } });
+      outcomes.push('ok');
+    } catch (err) {
+      assert.ok(isConflict(err));
+      assert.deepEqual((err as ApiError).details, { name: 'w', group: 'example.com', kind: 'widgets' });
+      outcomes.push('409');
+    }
+  }
+  assert.deepEqual(outcomes, ['ok', 'ok', '409', 'ok', 'ok', '409']);
+  assert.equal((await fake.get<Widget>(WIDGET, 'w', { namespace: 'default' })).status?.observedGeneration, 5, 'failed writes changed nothing');
+});
+
+test('an interceptor sees verb, resource, namespace, name and subresource, and removing it stops it', async () => {
+  const fake = withWidgets();
+  const seen: FakeRequest[] = [];
+  const remove = fake.intercept((req) => {
+    seen.push(req);
+    return req.verb === 'delete' ? new ApiError({ status: 503, message: 'injected' }) : undefined;
+  });
+  await fake.create(cm('a'));
+  await fake.patchStatus(WIDGET, 'nope', { status: {} }, { namespace: 'ns' }).catch(() => undefined);
+  await assert.rejects(fake.delete(CM, 'a', { namespace: 'default' }), (e: unknown) => e instanceof ApiError && e.status === 503);
+  remove();
+  await fake.delete(CM, 'a', { namespace: 'default' });
+  assert.deepEqual(
+    seen.map((r) => [r.verb, r.resource, r.namespace, r.name, r.subresource, r.patchType]),
+    [
+      ['create', 'configmaps', 'default', 'a', undefined, undefined],
+      ['patch', 'widgets', 'ns', 'nope', 'status', 'merge'],
+      ['delete', 'configmaps', 'default', 'a', undefined, undefined],
+    ],
+  );
+});
+
+test('an async interceptor delays a request until it settles', async () => {
+  const fake = new FakeClient({ objects: [cm('a', { k: 'v' })] });
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  fake.intercept(async (req) => {
+    if (req.verb === 'get') await gate;
+    return undefined;
+  });
+  let done = false;
+  const pending = fake.get<ConfigMap>(CM, 'a', { namespace: 'default' }).then((o) => {
+    done = true;
+    return o;
+  });
+  await flushMicrotasks();
+  assert.equal(done, false);
+  release();
+  assert.equal((await pending).data?.k, 'v');
+});
+
+test('request counting shows a no-op reconcile made zero writes, and counts a write that changed nothing', async () => {
+  const fake = new FakeClient({ objects: [cm('a', { k: 'v' })] });
+  assert.equal(fake.countRequests(), 0, 'seeded objects are not requests');
+  // A level-triggered reconcile that finds the world as desired reads and writes nothing.
+  const reconcile = async (desired: string): Promise<void> => {
+    const cur = await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' });
+    if (cur.data?.k !== desired) await fake.update<ConfigMap>({ ...cur, data: { k: desired } });
+  };
+  await reconcile('v');
+  assert.equal(fake.countRequests(isWrite), 0);
+  assert.equal(fake.countRequests({ verb: 'get' }), 1);
+  await reconcile('w');
+  assert.equal(fake.countRequests(isWrite), 1);
+  const before = fake.resourceVersion;
+  const cur = await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' });
+  await fake.update<ConfigMap>(cur);
+  assert.equal(fake.resourceVersion, before, 'the store did not change…');
+  assert.equal(fake.countRequests(isWrite), 2, '…but the empty write is still traffic');
+  fake.clearRequests();
+  assert.equal(fake.requests.length, 0);
+});
+
+test('aborting a watch ends its iterator with AbortedError and closes it', async () => {
+  const fake = new FakeClient();
+  const ac = new AbortController();
+  const r = reader(fake.watch<ConfigMap>(CM, { namespace: 'default', signal: ac.signal }));
+  await fake.create(cm('a'));
+  assert.equal((await r.next())?.type, 'ADDED');
+  assert.equal(fake.openWatches, 1);
+  const next = r.next();
+  ac.abort();
+  await assert.rejects(next, AbortedError);
+  assert.equal(fake.openWatches, 0);
+});
+
+test('a watch with an already-aborted signal fails at once', async () => {
+  const fake = new FakeClient();
+  const r = reader(fake.watch(CM, { signal: AbortSignal.abort() }));
+  await assert.rejects(r.next(), AbortedError);
+  assert.equal(fake.openWatches, 0);
+});
+
+test('leaving a watch loop early closes the watch', async () => {
+  const fake = new FakeClient({ objects: [cm('a'), cm('b')] });
+  for await (const e of fake.watch<ConfigMap>(CM, { namespace: 'default' })) {
+    assert.equal(e.type, 'ADDED');
+    break;
+  }
+  assert.equal(fake.openWatches, 0);
+});
+
+test('a watch ends when its timeoutSeconds pass on the injected clock', async () => {
+  const clock = new FakeClock();
+  const fake = new FakeClient({ clock });
+  const r = reader(fake.watch(CM, { timeoutSeconds: 30 }));
+  const ended = r.next();
+  await flushMicrotasks();
+  await clock.advance(29_999);
+  assert.equal(fake.openWatches, 1);
+  await clock.advance(1);
+  assert.equal(await ended, undefined);
+  assert.equal(fake.openWatches, 0);
+});
+
+test('bookmark() sends the current resourceVersion only to watches that asked for bookmarks', async () => {
+  const fake = new FakeClient();
+  const withBookmarks = reader(fake.watch(CM, { namespace: 'default', allowWatchBookmarks: true, resourceVersion: fake.resourceVersion }));
+  const without = reader(fake.watch(CM, { namespace: 'default', resourceVersion: fake.resourceVersion }));
+  const first = withBookmarks.next();
+  const other = without.next();
+  await flushMicrotasks();
+  fake.bookmark();
+  const bookmark = await first;
+  assert.equal(bookmark?.type, 'BOOKMARK');
+  assert.equal(bookmark?.object.metadata?.resourceVersion, fake.resourceVersion);
+  await fake.create(cm('a'));
+  assert.equal((await other)?.type, 'ADDED', 'the first thing the other watch sees is the change');
+  await withBookmarks.close();
+  await without.close();
+});
+
+test('a watch from before the retained history window gets 410 Expired; one inside it resumes', async () => {
+  const fake = new FakeClient({ watchHistoryLimit: 3 });
+  const first = await fake.create(cm('a'));
+  const rvs: string[] = [];
+  for (let i = 0; i < 4; i++) rvs.push((await fake.create(cm(`b${i}`))).metadata!.resourceVersion!);
+  await assert.rejects(reader(fake.watch(CM, { resourceVersion: first.metadata!.resourceVersion })).next(), (e: unknown) => {
+    assert.ok(isGone(e));
+    assert.equal((e as ApiError).reason, 'Expired');
+    return true;
+  });
+  const r = reader(fake.watch<ConfigMap>(CM, { resourceVersion: rvs[1] }));
+  assert.deepEqual([(await r.next())?.object.metadata?.name, (await r.next())?.object.metadata?.name], ['b2', 'b3']);
+  await r.close();
+  fake.compact();
+  await assert.rejects(reader(fake.watch(CM, { resourceVersion: rvs[2] })).next(), isGone, 'compaction drops all history');
+  const now = reader(fake.watch<ConfigMap>(CM, { resourceVersion: fake.resourceVersion }));
+  const next = now.next();
+  await fake.create(cm('c'));
+  assert.equal((await next)?.object.metadata?.name, 'c');
+  await now.close();
+});
+
+test('a list restarts from the first page when its continue token expired', async () => {
+  const fake = new FakeClient({ objects: ['a', 'b', 'c', 'd'].map((n) => cm(n)) });
+  const pages: { restarted: boolean; names: string[] }[] = [];
+  for await (const page of fake.listPages<ConfigMap>(CM, { namespace: 'default', limit: 2 })) {
+    pages.push({ restarted: page.restarted, names: page.items.map((i) => i.metadata!.name!) });
+    if (pages.length === 1) {
+      await fake.create(cm('e'));
+      fake.compact();
+    }
+  }
+  assert.deepEqual(pages, [
+    { restarted: false, names: ['a', 'b'] },
+    { restarted: true, names: ['a', 'b'] },
+    { restarted: false, names: ['c', 'd'] },
+    { restarted: false, names: ['e'] },
+  ]);
+});
+
+test('an unknown kind is a NoKindMatchError until registered, as with discovery', async () => {
+  const fake = new FakeClient();
+  await assert.rejects(fake.list(WIDGET), isNoKindMatch);
+  fake.registerKind({ ...WIDGET, plural: 'widgets' });
+  assert.deepEqual((await fake.list(WIDGET)).items, []);
+});
+
+test('creating a CustomResourceDefinition serves its kind', async () => {
+  const fake = new FakeClient();
+  await fake.create({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'gadgets.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'gadgets', kind: 'Gadget' },
+      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } } } }],
+    },
+  });
+  const g = await fake.create<{ apiVersion: string; kind: string; metadata: { name: string; namespace: string; generation?: number }; spec: { n: number; extra?: string } }>({
+    apiVersion: 'example.com/v1',
+    kind: 'Gadget',
+    metadata: { name: 'g', namespace: 'default' },
+    spec: { n: 1, extra: 'pruned' },
+  });
+  assert.deepEqual([g.metadata.generation, g.spec], [1, { n: 1 }]);
+});
+
+test('a strategic merge patch merges a Deployment’s containers by name', async () => {
+  const fake = new FakeClient();
+  await fake.create<Deployment>({
+    ...DEPLOY,
+    metadata: { name: 'web', namespace: 'default' },
+    spec: { selector: { matchLabels: { app: 'web' } }, template: { spec: { containers: [{ name: 'app', image: 'app:1' }, { name: 'side', image: 'side:1' }] } } },
+  });
+  const patched = await fake.patch<Deployment>(DEPLOY, 'web', { spec: { template: { spec: { containers: [{ name: 'app', image: 'app:2' }] } } } }, { type: 'strategic', namespace: 'default' });
+  assert.deepEqual(patched.spec?.template.spec?.containers.map((c) => [c.name, c.image]), [['app', 'app:2'], ['side', 'side:1']]);
+  assert.equal(patched.metadata?.generation, 2);
+});
+
+test('Foreground and Orphan deletes leave their finalizer for a garbage collector the fake does not run', async () => {
+  const fake = new FakeClient({ objects: [cm('f'), cm('o')] });
+  const f = (await fake.delete<ConfigMap>(CM, 'f', { namespace: 'default', propagationPolicy: 'Foreground' })) as ConfigMap;
+  const o = (await fake.delete<ConfigMap>(CM, 'o', { namespace: 'default', propagationPolicy: 'Orphan' })) as ConfigMap;
+  assert.deepEqual([f.metadata?.finalizers, o.metadata?.finalizers], [['foregroundDeletion'], ['orphan']]);
+  await fake.patch(CM, 'f', { metadata: { finalizers: null } }, { type: 'merge', namespace: 'default' });
+  await assert.rejects(fake.get(CM, 'f', { namespace: 'default' }), isNotFound);
+});
+
+test('a dry-run write answers as a real one would but stores nothing and moves no resourceVersion', async () => {
+  const fake = new FakeClient({ objects: [cm('a', { k: '1' })] });
+  const rv = fake.resourceVersion;
+  const a = await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' });
+  assert.equal((await fake.update<ConfigMap>({ ...a, data: { k: '2' } }, { dryRun: true })).data?.k, '2');
+  assert.equal((await fake.patch<ConfigMap>(CM, 'a', { data: { k: '3' } }, { type: 'merge', namespace: 'default', dryRun: true })).data?.k, '3');
+  await fake.delete(CM, 'a', { namespace: 'default', dryRun: true });
+  assert.equal((await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' })).data?.k, '1');
+  assert.equal(fake.resourceVersion, rv);
+});
+
+test('without requireNamespaces any namespace is accepted; with it, only existing ones', async () => {
+  await new FakeClient().create(cm('a', {}, 'anywhere'));
+  const strict = new FakeClient({ requireNamespaces: true });
+  await strict.create(cm('a', {}, 'default'));
+  await assert.rejects(strict.create(cm('a', {}, 'anywhere')), isNotFound);
+});
+
+test('resourceVersions are one counter across kinds, and a list reports the store’s current one', async () => {
+  const fake = withWidgets();
+  const a = await fake.create(cm('a'));
+  const w = await fake.create<Widget>({ ...WIDGET, metadata: { name: 'w', namespace: 'default' }, spec: { size: 1 } });
+  assert.notEqual(a.metadata?.resourceVersion, w.metadata?.resourceVersion);
+  const list = await fake.list(CM);
+  assert.equal(list.resourceVersion, w.metadata?.resourceVersion);
+  assert.equal(fake.resourceVersion, w.metadata?.resourceVersion);
+});
+
+test('objects handed out are copies: mutating one never changes the store', async () => {
+  const fake = new FakeClient({ objects: [cm('a', { k: '1' })] });
+  const got = await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' });
+  got.data!.k = 'changed';
+  assert.equal((await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' })).data?.k, '1');
+});
