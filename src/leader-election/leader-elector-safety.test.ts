@@ -5,6 +5,7 @@ import { FakeClock } from '../core/fake-clock.js';
 import { ApiError } from '../client/api-error.js';
 import { FakeLeaseApi, type FakeLeaseFault } from './testing/fake-lease-api.js';
 import { startCandidate, type Candidate } from './testing/candidate.js';
+import { findOverlap, type Interval } from './testing/intervals.js';
 
 /** Small seeded PRNG (mulberry32): a failing seed replays exactly. */
 function prng(seed: number): () => number {
@@ -25,21 +26,6 @@ function skewedClock(base: FakeClock, wallOffsetMs: number, monotonicOffsetMs: n
     monotonicNow: () => base.monotonicNow() + monotonicOffsetMs,
     setTimer: (ms, fn) => base.setTimer(ms, fn),
   };
-}
-
-interface Interval {
-  readonly who: string;
-  readonly start: number;
-  readonly end: number;
-}
-
-/** The first pair of leadership intervals that overlap, if any. */
-export function findOverlap(intervals: readonly Interval[]): [Interval, Interval] | undefined {
-  const sorted = [...intervals].sort((x, y) => x.start - y.start);
-  for (let i = 1; i < sorted.length; i++) {
-    for (let j = 0; j < i; j++) if (sorted[j]!.end > sorted[i]!.start) return [sorted[j]!, sorted[i]!];
-  }
-  return undefined;
 }
 
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 } as const;
