@@ -8,7 +8,7 @@ import { Watcher, type WatcherEvent, type WatcherOptions } from './watcher.js';
 import { FakeListerWatcher, apiError, gone } from './testing/fake-lister-watcher.js';
 import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
 
-const cm = (name: string, data = '1'): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v: data } });
+const cm = (name: string, data = '1'): KubeObject & { data: Record<string, string> } => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v: data } });
 
 function run(lw: ListerWatcher<KubeObject>, options: WatcherOptions = {}) {
   const clock = new FakeClock(0);

@@ -1,9 +1,11 @@
-/** The minimal shape of any Kubernetes object as the API returns it (plain JSON). */
+/**
+ * The minimal shape of any Kubernetes object as the API returns it (plain JSON). No index
+ * signature, so user interfaces for custom resources (and `kubernetes-types`) fit without casts.
+ */
 export interface KubeObject {
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;
-  [key: string]: unknown;
 }
 
 /** The part of metav1.ObjectMeta the runtime relies on; objects carry more, untouched. */
@@ -22,7 +24,6 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   ownerReferences?: OwnerReference[];
   managedFields?: unknown[];
-  [key: string]: unknown;
 }
 
 export interface OwnerReference {

@@ -8,7 +8,6 @@ export {
   DEFAULT_METRICS_PORT,
   DEFAULT_HEALTH_PORT,
   DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS,
-  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
   DEFAULT_UNHEALTHY_WATCH_FAILURES,
 } from './manager.js';
 export type { ManagerOptions } from './manager.js';

@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
-import { clientListerWatcher } from '../cache/client-lister-watcher.js';
-import { InformerCache } from '../cache/informer-cache.js';
+import { clientListerWatcherFactory } from '../cache/client-lister-watcher.js';
+import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache } from '../cache/informer-cache.js';
 import { InformerFactory } from '../cache/informer-factory.js';
 import type { Client } from '../client/client.js';
 import type { ResourceType } from '../client/discovery.js';
@@ -21,8 +21,6 @@ export const DEFAULT_METRICS_PORT = 8080;
 export const DEFAULT_HEALTH_PORT = 8081;
 /** @defaultValue 30,000 ms */
 export const DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS = 30_000;
-/** @defaultValue 120,000 ms */
-export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
 /** A watcher failing this many times in a row makes /readyz fail. @defaultValue 3 */
 export const DEFAULT_UNHEALTHY_WATCH_FAILURES = 3;
 
@@ -44,7 +42,7 @@ export interface ManagerOptions {
   readonly bindHost?: string;
   /** How long stopping may take for in-flight reconciles. @defaultValue 30,000 ms */
   readonly gracefulShutdownMs?: number;
-  /** @defaultValue 120,000 ms */
+  /** @defaultValue {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS} (120 s) */
   readonly cacheSyncTimeoutMs?: number;
   /** Leader election; without it every runnable runs at once (a single replica). */
   readonly leaderElection?: LeaderElection;
@@ -101,7 +99,7 @@ export class Manager {
     for (const [name, value] of [['metricsPort', options.metricsPort], ['healthPort', options.healthPort], ['gracefulShutdownMs', options.gracefulShutdownMs], ['cacheSyncTimeoutMs', options.cacheSyncTimeoutMs]] as const) {
       if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new InvalidOptionError(name, 'must be a number >= 0');
     }
-    this.informers = new InformerFactory(clientListerWatcher(this.client), {
+    this.informers = new InformerFactory(clientListerWatcherFactory(this.client), {
       clock: this.clock,
       logger: this.logger.child({ component: 'cache' }),
       registry: this.registry,

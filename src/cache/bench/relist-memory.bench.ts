@@ -23,7 +23,9 @@ function live(): number {
   return process.memoryUsage().heapUsed;
 }
 
-function widget(i: number): KubeObject {
+type Widget = KubeObject & { spec?: { size: number; color: string } };
+
+function widget(i: number): Widget {
   return {
     apiVersion: 'example.com/v1',
     kind: 'Widget',
@@ -44,20 +46,20 @@ function widget(i: number): KubeObject {
  * A source that keeps nothing: pages are generated on demand from (index, version), so the live
  * heap measures the cache alone. `breakWatch()` makes the open watch fail with 410.
  */
-class SyntheticSource implements ListerWatcher<KubeObject> {
+class SyntheticSource implements ListerWatcher<Widget> {
   version = 1;
   samples: number[] = [];
   sampling = false;
   private fail: ((err: unknown) => void) | undefined;
   watches = 0;
 
-  list(opts: ListOptions): Promise<ListPage<KubeObject>> {
+  list(opts: ListOptions): Promise<ListPage<Widget>> {
     if (this.sampling) this.samples.push(live());
     const offset = opts.continue ? Number(opts.continue) : 0;
     const end = opts.resourceVersion === '0' || !opts.limit ? N : Math.min(N, offset + opts.limit);
-    const items: KubeObject[] = [];
+    const items: Widget[] = [];
     for (let i = offset; i < end; i++) {
-      const w = JSON.parse(JSON.stringify(widget(i))) as KubeObject; // as the client decodes it
+      const w = JSON.parse(JSON.stringify(widget(i))) as Widget; // as the client decodes it
       w.metadata!.resourceVersion = `${this.version}-${i}`;
       if (this.version > 1) w.spec = { size: -1, color: 'green' };
       items.push(w);
@@ -65,12 +67,12 @@ class SyntheticSource implements ListerWatcher<KubeObject> {
     return Promise.resolve({ items, resourceVersion: String(this.version), ...(end < N ? { continue: String(end) } : {}) });
   }
 
-  watch(): AsyncIterable<WatchEvent<KubeObject>> {
+  watch(): AsyncIterable<WatchEvent<Widget>> {
     if (this.sampling) this.samples.push(live());
     this.watches++;
     return {
       [Symbol.asyncIterator]: () => ({
-        next: () => new Promise<IteratorResult<WatchEvent<KubeObject>>>((_, reject) => (this.fail = reject)),
+        next: () => new Promise<IteratorResult<WatchEvent<Widget>>>((_, reject) => (this.fail = reject)),
         return: () => Promise.resolve({ done: true as const, value: undefined }),
       }),
     };
