@@ -375,3 +375,11 @@ test('a client certificate from the credential is presented, and a new one gets 
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
 });
+
+test('a credential that cannot be obtained surfaces as its own CredentialError, not a network error', async () => {
+  reset((_req, res) => sendJson(res, 200, {}));
+  const t = transport({}, { credential: new TokenFileCredential('/nonexistent/token') });
+  await assert.rejects(t.request({ method: 'GET', path: '/x' }), (e: unknown) => (e as { code?: string }).code === 'ERR_CREDENTIAL');
+  assert.equal(server.requests.length, 0);
+  await t.close();
+});

@@ -179,7 +179,8 @@ export class Transport {
           }
           throw err;
         }
-        if (err instanceof TransportError || err instanceof AbortedError) throw err;
+        // Our own typed errors (closed client, credential failures) are final as they are.
+        if (err instanceof OperatorRuntimeError) throw err;
         if (retries < this.maxRetries && isRetryableNetworkError(err, req.method, idempotent)) {
           backoff ??= this.newBackoff();
           const delayMs = backoff.next();
