@@ -1,31 +1,40 @@
+/**
+ * The adapter from the API client to the cache's `ListerWatcher`: one informer spec becomes list
+ * and watch calls scoped to its namespace and selectors. The client already turns watch ERROR
+ * events into thrown `ApiError`s and ends the iterator on a clean server close, as the watcher
+ * expects.
+ */
 import type { Client } from '../client/client.js';
+import { InvalidOptionError } from '../core/errors.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { ListerWatcherFactory } from './informer-factory.js';
 import type { InformerSpec } from './informer-spec.js';
 import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
 
 /**
- * Adapts the API client to the cache's ListerWatcher seam: one spec (kind, namespace, selectors)
- * becomes `listPage` and `watch` calls with the spec's scope. `metadataOnly` specs are not supported
- * by the client yet and fail loudly instead of silently caching whole objects.
+ * A ListerWatcher over `client` for `spec`. A metadata-only spec throws `InvalidOptionError` (the
+ * client cannot ask for PartialObjectMetadata yet) rather than silently caching whole objects.
  */
-export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'>): ListerWatcherFactory {
-  return (spec: InformerSpec): ListerWatcher<KubeObject> => {
-    if (spec.metadataOnly) throw new TypeError(`metadata-only informers are not supported yet (${spec.apiVersion} ${spec.kind})`);
-    const type = { apiVersion: spec.apiVersion, kind: spec.kind };
-    const scope = {
-      ...(spec.namespace ? { namespace: spec.namespace } : {}),
-      ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
-      ...(spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {}),
-    };
-    return {
-      async list(opts) {
-        const page = await client.listPage<KubeObject>(type, { ...scope, ...opts });
-        return { items: page.items, resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) };
-      },
-      watch(opts) {
-        return client.watch<KubeObject>(type, { ...scope, ...opts }) as AsyncIterable<WatchEvent<KubeObject>>;
-      },
-    };
+export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'>, spec: InformerSpec): ListerWatcher<KubeObject> {
+  if (spec.metadataOnly) {
+    throw new InvalidOptionError('metadataOnly', `metadata-only informers need PartialObjectMetadata support in the client (${spec.apiVersion} ${spec.kind})`);
+  }
+  const type = { apiVersion: spec.apiVersion, kind: spec.kind };
+  const scope = {
+    ...(spec.namespace ? { namespace: spec.namespace } : {}),
+    ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
+    ...(spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {}),
   };
+  return {
+    async list(opts) {
+      const page = await client.listPage<KubeObject>(type, { ...scope, ...opts });
+      return { items: page.items, resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) };
+    },
+    watch: (opts) => client.watch<KubeObject>(type, { ...scope, ...opts }) as AsyncIterable<WatchEvent<KubeObject>>,
+  };
+}
+
+/** The factory function an `InformerFactory` needs, over one client. */
+export function clientListerWatcherFactory(client: Pick<Client, 'listPage' | 'watch'>): ListerWatcherFactory {
+  return (spec) => clientListerWatcher(client, spec);
 }

@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '../client/client.js';
+import { clientListerWatcher, clientListerWatcherFactory } from './client-lister-watcher.js';
+import { InvalidOptionError } from '../core/errors.js';
+
+function recordingClient() {
+  const calls: { method: string; type: unknown; opts: unknown }[] = [];
+  const client = {
+    listPage: (type: unknown, opts: unknown) => {
+      calls.push({ method: 'listPage', type, opts });
+      return Promise.resolve({ items: [], resourceVersion: '9' });
+    },
+    watch: (type: unknown, opts: unknown) => {
+      calls.push({ method: 'watch', type, opts });
+      return (async function* () {})();
+    },
+  } as unknown as Pick<Client, 'listPage' | 'watch'>;
+  return { client, calls };
+}
+
+test('the client adapter scopes list and watch to the spec namespace and selectors, passing the watcher options through', async () => {
+  const { client, calls } = recordingClient();
+  const lw = clientListerWatcher(client, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'prod', labelSelector: 'app=db', fieldSelector: 'metadata.name=x' });
+  const signal = new AbortController().signal;
+  await lw.list({ limit: 500, resourceVersion: '0', signal });
+  for await (const _ of lw.watch({ resourceVersion: '9', allowWatchBookmarks: true, timeoutSeconds: 300, signal })) break;
+  assert.deepEqual(calls, [
+    { method: 'listPage', type: { apiVersion: 'apps/v1', kind: 'Deployment' }, opts: { namespace: 'prod', labelSelector: 'app=db', fieldSelector: 'metadata.name=x', limit: 500, resourceVersion: '0', signal } },
+    { method: 'watch', type: { apiVersion: 'apps/v1', kind: 'Deployment' }, opts: { namespace: 'prod', labelSelector: 'app=db', fieldSelector: 'metadata.name=x', resourceVersion: '9', allowWatchBookmarks: true, timeoutSeconds: 300, signal } },
+  ]);
+});
+
+test('a cluster-wide spec sends no namespace or selectors', async () => {
+  const { client, calls } = recordingClient();
+  await clientListerWatcherFactory(client)({ apiVersion: 'v1', kind: 'Node' }).list({ limit: 1 });
+  assert.deepEqual(calls[0]?.opts, { limit: 1 });
+});
+
+test('a metadata-only spec is refused until the client can ask for PartialObjectMetadata', () => {
+  const { client } = recordingClient();
+  assert.throws(() => clientListerWatcher(client, { apiVersion: 'v1', kind: 'Secret', metadataOnly: true }), InvalidOptionError);
+});
