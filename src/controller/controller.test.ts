@@ -280,3 +280,21 @@ test('reconcile metrics count outcomes with controller-runtime names', async () 
   stop.abort();
   await running;
 });
+
+test('losing leadership aborts in-flight reconciles at once instead of draining gracefully', async () => {
+  const clock = new FakeClock(0);
+  let abortedAt: number | undefined;
+  const { controller, stop, running } = controllerWith(
+    (_req, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => {
+      abortedAt = clock.now();
+      resolve();
+    })),
+    { clock, gracefulShutdownMs: 30_000 },
+  );
+  controller.enqueue({ name: 'k' });
+  await clock.advance(5);
+  stop.abort(Object.assign(new Error('lease lost'), { code: 'ERR_LEADERSHIP_LOST' }));
+  await clock.advance(0);
+  await running;
+  assert.equal(abortedAt, 5, 'aborted when leadership ended, not after 30 s');
+});

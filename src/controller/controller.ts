@@ -99,7 +99,8 @@ export class Controller {
   /**
    * Runs the workers until `signal` aborts, then stops intake and waits for in-flight reconciles:
    * up to `gracefulShutdownMs`, after which their signals are aborted and we wait once more for
-   * as long. Resolves when every worker has returned.
+   * as long. When the abort reason has code `ERR_LEADERSHIP_LOST` (fencing), in-flight reconciles
+   * are aborted at once instead. Resolves when every worker has returned.
    */
   async start(signal: AbortSignal): Promise<void> {
     if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', `controller ${this.name} was already started`);
@@ -110,7 +111,13 @@ export class Controller {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    this.log.info({}, 'stopping: draining in-flight reconciles');
+    if (isFencing(signal.reason)) {
+      // Another replica may lead soon: in-flight reconciles must stop now, not after a graceful drain.
+      this.log.warn({}, 'leadership lost: aborting in-flight reconciles');
+      this.abortInFlight(signal.reason);
+    } else {
+      this.log.info({}, 'stopping: draining in-flight reconciles');
+    }
     const drained = await this.queue.shutdown({ drainTimeoutMs: this.gracefulShutdownMs });
     if (!drained.drained) {
       this.log.warn({ inFlight: drained.inFlight }, 'graceful shutdown timed out: aborting in-flight reconciles');
@@ -191,6 +198,11 @@ export class Controller {
     log.error({ err, retries: this.queue.numRequeues(key), panic }, panic ? 'reconciler threw a programming error: requeued with backoff' : 'reconcile failed: requeued with backoff');
     return { panic };
   }
+}
+
+/** A stop because leadership was lost (the leader elector's reason carries this code). */
+function isFencing(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { code?: unknown }).code === 'ERR_LEADERSHIP_LOST';
 }
 
 /**

@@ -4,7 +4,6 @@
  */
 export {
   Manager,
-  LeadershipLostError,
   DEFAULT_METRICS_PORT,
   DEFAULT_HEALTH_PORT,
   DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS,

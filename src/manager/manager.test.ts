@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '../client/client.js';
 import { whenAborted } from '../core/abort.js';
-import { Manager, LeadershipLostError } from './manager.js';
+import { Manager } from './manager.js';
+import { LeadershipLostError } from '../leader-election/leadership-lost-error.js';
 import type { LeaderElection } from './runnable.js';
 
 /** A client whose lists are empty and whose watches stay open until aborted. */
@@ -23,13 +24,13 @@ function quietClient(): Client {
 /** Leader election driven by the test. */
 class ManualElection implements LeaderElection {
   private leaderAbort: AbortController | undefined;
-  private onLeading: ((s: AbortSignal) => void) | undefined;
+  private onLeading: ((s: AbortSignal) => void | Promise<void>) | undefined;
   private fail: ((err: unknown) => void) | undefined;
   released = false;
   isLeader(): boolean {
     return this.leaderAbort !== undefined && !this.leaderAbort.signal.aborted;
   }
-  run(signal: AbortSignal, onStartedLeading: (leaderSignal: AbortSignal) => void): Promise<void> {
+  run(signal: AbortSignal, onStartedLeading: (leaderSignal: AbortSignal) => void | Promise<void>): Promise<void> {
     this.onLeading = onStartedLeading;
     return new Promise((resolve, reject) => {
       this.fail = reject;
@@ -41,11 +42,12 @@ class ManualElection implements LeaderElection {
   }
   win(): void {
     this.leaderAbort = new AbortController();
-    this.onLeading!(this.leaderAbort.signal);
+    void this.onLeading!(this.leaderAbort.signal);
   }
   lose(): void {
-    this.leaderAbort!.abort();
-    this.fail!(new LeadershipLostError());
+    const lost = new LeadershipLostError('ns/lease', 'renew-deadline-exceeded');
+    this.leaderAbort!.abort(lost);
+    this.fail!(lost);
   }
 }
 

@@ -44,19 +44,16 @@ export interface ManagerOptions {
   readonly gracefulShutdownMs?: number;
   /** @defaultValue {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS} (120 s) */
   readonly cacheSyncTimeoutMs?: number;
-  /** Leader election; without it every runnable runs at once (a single replica). */
+  /**
+   * Leader election (a `LeaderElector`); without it every runnable runs at once (one replica).
+   * Losing leadership aborts leader-only runnables with a reason whose code is
+   * `ERR_LEADERSHIP_LOST`; controllers then abort in-flight reconciles at once (fencing).
+   */
   readonly leaderElection?: LeaderElection;
   /** A fresh registry (with Node process metrics) when omitted — never the global one. */
   readonly registry?: Registry;
   readonly logger?: Logger;
   readonly clock?: Clock;
-}
-
-export class LeadershipLostError extends OperatorRuntimeError {
-  declare readonly code: 'ERR_LEADERSHIP_LOST';
-  constructor() {
-    super('ERR_LEADERSHIP_LOST', 'leader election lost: leader-only work was stopped');
-  }
 }
 
 interface Entry {
@@ -195,19 +192,26 @@ export class Manager {
       };
       for (const e of everyReplica) run(e, stopAll.signal, runs);
 
-      const startLeaderWork = (leaderSignal: AbortSignal): void => {
-        const { controller: leaderWork } = linkedAbortController(stopAll.signal, leaderSignal, leaderStop.signal);
+      // Resolves when this term's leader-only work has stopped: the elector waits for it (bounded)
+      // before it lets the Lease go, so nobody else leads while ours still runs.
+      const startLeaderWork = (leaderSignal: AbortSignal): Promise<void> => {
+        const { controller: leaderWork } = linkedAbortController(leaderSignal, stopAll.signal, leaderStop.signal);
         leaderSignal.addEventListener('abort', () => {
-          log.error({}, 'leadership lost: stopping leader-only runnables');
-          fail(new LeadershipLostError());
+          if (stopAll.signal.aborted) return;
+          // Fencing: controllers see the reason (ERR_LEADERSHIP_LOST) and abort in-flight reconciles.
+          log.error({ reason: String(leaderSignal.reason) }, 'leadership lost: stopping leader-only runnables');
+          fail(leaderSignal.reason);
         }, { once: true });
         log.info({ runnables: leaderOnly.length }, 'starting leader-only runnables');
-        for (const e of leaderOnly) run(e, leaderWork.signal, leaderRuns);
+        const term: Promise<void>[] = [];
+        for (const e of leaderOnly) run(e, leaderWork.signal, term);
+        leaderRuns.push(...term);
+        return Promise.all(term).then(() => undefined);
       };
       if (this.options.leaderElection) {
         electionRun = this.options.leaderElection.run(electionStop.signal, startLeaderWork).catch((err: unknown) => fail(err));
       } else {
-        startLeaderWork(new AbortController().signal);
+        void startLeaderWork(new AbortController().signal);
       }
 
       await new Promise<void>((resolve) => {

@@ -14,11 +14,12 @@ export interface RunnableOptions {
 }
 
 /**
- * The seam to leader election: runs the election until `signal` aborts. Calls `onStartedLeading`
- * with a signal that aborts when leadership is lost. Rejects when leadership was lost (the manager
- * then stops with an error), resolves after a clean release.
+ * The seam to leader election (`LeaderElector` implements it): runs the election until `signal`
+ * aborts. Calls `onStartedLeading` with a signal that aborts when leadership is lost, and waits
+ * (bounded) for the promise it returns — the leader-only work stopping — before the Lease can pass
+ * to anyone else. Rejects when leadership was lost, resolves after a clean release.
  */
 export interface LeaderElection {
-  run(signal: AbortSignal, onStartedLeading: (leaderSignal: AbortSignal) => void): Promise<void>;
+  run(signal: AbortSignal, onStartedLeading: (leaderSignal: AbortSignal) => void | Promise<void>): Promise<void>;
   isLeader(): boolean;
 }
