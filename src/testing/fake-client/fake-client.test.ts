@@ -317,3 +317,27 @@ test('objects handed out are copies: mutating one never changes the store', asyn
   got.data!.k = 'changed';
   assert.equal((await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' })).data?.k, '1');
 });
+
+test('built-in strategies: a Secret folds stringData into data, a Deployment bumps generation on annotations and its status write keeps labels', async () => {
+  const fake = new FakeClient();
+  const s = await fake.create<{ apiVersion: string; kind: string; metadata: { name: string; namespace: string }; data?: Record<string, string>; stringData?: Record<string, string>; type?: string }>({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 's', namespace: 'default' },
+    stringData: { a: 'hello' },
+    data: { b: 'eA==' },
+  });
+  assert.deepEqual([s.data, s.stringData, s.type], [{ a: 'aGVsbG8=', b: 'eA==' }, undefined, 'Opaque']);
+  const d = await fake.create<Deployment>({
+    ...DEPLOY,
+    metadata: { name: 'd', namespace: 'default' },
+    spec: { selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [{ name: 'c', image: 'i' }] } } },
+  });
+  assert.deepEqual(d.status, {});
+  const annotated = await fake.update<Deployment>({ ...d, metadata: { ...d.metadata, annotations: { x: '1' } } });
+  assert.equal(annotated.metadata?.generation, 2);
+  const labelled = await fake.update<Deployment>({ ...annotated, metadata: { ...annotated.metadata, labels: { x: '1' } } });
+  assert.equal(labelled.metadata?.generation, 2);
+  const st = await fake.updateStatus<Deployment>({ ...labelled, metadata: { ...labelled.metadata, labels: { y: '2' }, annotations: { z: '3' } }, status: { replicas: 1 } });
+  assert.deepEqual([st.metadata?.labels, st.metadata?.annotations, st.status?.replicas, st.metadata?.generation], [{ x: '1' }, { z: '3' }, 1, 2]);
+});

@@ -58,7 +58,7 @@ const BUILT_INS: readonly BuiltIn[] = [
   ['apps/v1', 'StatefulSet', 'statefulsets', true, true, true],
   ['apps/v1', 'DaemonSet', 'daemonsets', true, true, true],
   ['apps/v1', 'ReplicaSet', 'replicasets', true, true, true],
-  ['batch/v1', 'Job', 'jobs', true, true, true],
+  ['batch/v1', 'Job', 'jobs', true, true, false],
   ['coordination.k8s.io/v1', 'Lease', 'leases', true, false, false],
   ['rbac.authorization.k8s.io/v1', 'Role', 'roles', true, false, false],
   ['rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings', true, false, false],

@@ -100,8 +100,21 @@ export function prepareCreate(body: JsonObject, ctx: CreateContext): JsonObject 
       ],
     };
   }
+  normalizeSecret(kind, obj);
   checkSchema(kind, obj, ctx.where);
   return obj;
+}
+
+/** A Secret's `stringData` is write-only: the server folds it into `data` (base64) and defaults `type`. */
+function normalizeSecret(kind: KindInfo, obj: JsonObject): void {
+  if (!kind.builtIn || kind.kind !== 'Secret') return;
+  if (isObject(obj.stringData)) {
+    const data = isObject(obj.data) ? obj.data : {};
+    for (const [k, v] of Object.entries(obj.stringData)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+    obj.data = data;
+  }
+  delete obj.stringData;
+  obj.type ??= 'Opaque';
 }
 
 export interface UpdateContext {
@@ -118,10 +131,12 @@ export function prepareUpdate(existing: JsonObject, body: JsonObject, ctx: Updat
   const { kind, region } = ctx;
   let obj: JsonObject;
   if (region === 'status') {
-    // A status write changes status and nothing else.
+    // A status write changes status and nothing else; built-in kinds' status strategies also take
+    // metadata other than labels (as apps/v1 does).
     obj = clone(existing);
     if (body.status === undefined) delete obj.status;
     else obj.status = clone(body.status);
+    if (kind.builtIn) obj.metadata = { ...clone(metaOf(body)), labels: clone(metaOf(existing).labels) };
   } else {
     obj = clone(body);
     if (region === 'main') {
@@ -162,6 +177,7 @@ export function prepareUpdate(existing: JsonObject, body: JsonObject, ctx: Updat
   } else if (old.deletionGracePeriodSeconds === undefined) delete meta.deletionGracePeriodSeconds;
   if (causes.length > 0) throw invalid(kind, name, causes, ctx.where);
   if (kind.generation && specChanged(kind, existing, obj)) meta.generation = Number(old.generation ?? 0) + 1;
+  normalizeSecret(kind, obj);
   checkSchema(kind, obj, ctx.where);
   return obj;
 }
@@ -176,7 +192,9 @@ export function specChanged(kind: KindInfo, before: JsonObject, after: JsonObjec
     if (kind.statusSubresource) delete c.status;
     return c;
   };
-  return !deepEqual(strip(before), strip(after));
+  if (!deepEqual(strip(before), strip(after))) return true;
+  // Deployments copy annotations to their ReplicaSets, so an annotation change is a spec change there.
+  return kind.builtIn && kind.apiVersion === 'apps/v1' && kind.kind === 'Deployment' && !deepEqual(metaOf(before).annotations, metaOf(after).annotations);
 }
 
 /** True when a write would store exactly what is stored (the server then writes nothing). */
