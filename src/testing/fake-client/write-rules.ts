@@ -176,7 +176,7 @@ export function prepareUpdate(existing: JsonObject, body: JsonObject, ctx: Updat
     causes.push({ reason: 'FieldValueInvalid', field: 'metadata.deletionTimestamp', message: `Invalid value: ${String(meta.deletionTimestamp)}: field is immutable` });
   } else if (old.deletionGracePeriodSeconds === undefined) delete meta.deletionGracePeriodSeconds;
   if (causes.length > 0) throw invalid(kind, name, causes, ctx.where);
-  if (kind.generation && specChanged(kind, existing, obj)) meta.generation = Number(old.generation ?? 0) + 1;
+  if (kind.generation && region !== 'status' && specChanged(kind, existing, obj)) meta.generation = Number(old.generation ?? 0) + 1;
   normalizeSecret(kind, obj);
   checkSchema(kind, obj, ctx.where);
   return obj;
