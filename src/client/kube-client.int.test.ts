@@ -307,6 +307,9 @@ describe('KubeClient against a real API server', () => {
     for (let i = 0; i < 23; i++) await client.create<ConfigMap>({ ...CM, metadata: { name: `p${String(i).padStart(2, '0')}`, namespace: ns } });
     const all = await client.list<ConfigMap>(CM, { namespace: ns, limit: 5 });
     assert.equal(all.items.length, 23);
+    // A consistent read no older than a known resourceVersion, paged: later pages must not repeat it.
+    const notOlder = await client.list<ConfigMap>(CM, { namespace: ns, limit: 5, resourceVersion: all.resourceVersion, resourceVersionMatch: 'NotOlderThan' });
+    assert.equal(notOlder.items.length, 23);
     assert.equal(new Set(all.items.map((i) => i.metadata?.name)).size, 23);
 
     const pages: { restarted: boolean; names: string[] }[] = [];

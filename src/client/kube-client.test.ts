@@ -119,14 +119,20 @@ test('list pages carry apiVersion and kind on every item, and the list resourceV
   assert.deepEqual(page.items.map((i) => [i.apiVersion, i.kind, i.metadata?.name]), [['v1', 'ConfigMap', 'a'], ['v1', 'ConfigMap', 'b']]);
 });
 
-test('list() pages through continue tokens and returns the first page resourceVersion', async () => {
+test('list() pages through continue tokens, keeps selectors, and returns the first page resourceVersion', async () => {
   route('GET', /^\/api\/v1\/configmaps\?/, (req, res) => {
     const cont = new URL(req.url, 'http://x').searchParams.get('continue');
     if (!cont) return sendJson(res, 200, { metadata: { resourceVersion: '10', continue: 'p2' }, items: [{ metadata: { name: 'a' } }] });
     if (cont === 'p2') return sendJson(res, 200, { metadata: { resourceVersion: '10', continue: 'p3' }, items: [{ metadata: { name: 'b' } }] });
     sendJson(res, 200, { metadata: { resourceVersion: '10' }, items: [{ metadata: { name: 'c' } }] });
   });
-  const all = await client.list<ConfigMap>(CM, { limit: 1 });
+  const all = await client.list<ConfigMap>(CM, { limit: 1, resourceVersion: '7', resourceVersionMatch: 'NotOlderThan', labelSelector: 'a=b' });
+  const queries = requestsTo('/api/v1/configmaps?').map((r) => Object.fromEntries(new URL(r.url, 'http://x').searchParams));
+  assert.deepEqual(queries, [
+    { labelSelector: 'a=b', limit: '1', resourceVersion: '7', resourceVersionMatch: 'NotOlderThan' },
+    { labelSelector: 'a=b', limit: '1', continue: 'p2' },
+    { labelSelector: 'a=b', limit: '1', continue: 'p3' },
+  ], 'continued pages carry the selector but not resourceVersion(Match), which the server refuses next to continue');
   assert.deepEqual(all.items.map((i) => i.metadata?.name), ['a', 'b', 'c']);
   assert.equal(all.resourceVersion, '10');
 });

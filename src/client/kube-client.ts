@@ -259,8 +259,14 @@ export class KubeClient {
     let restarted = false;
     for (;;) {
       let page: ListPage<T>;
+      // A continue token carries the snapshot it belongs to: the server refuses resourceVersion
+      // (other than "0") and resourceVersionMatch next to it, so later pages send neither.
+      const pageOpts: ListPageOptions =
+        cont === undefined
+          ? { ...opts, limit }
+          : { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, signal: opts.signal, limit, continue: cont };
       try {
-        page = await this.listPage<T>(type, { ...opts, limit, continue: cont });
+        page = await this.listPage<T>(type, pageOpts);
       } catch (err) {
         if (cont !== undefined && isGone(err) && restarts < maxRestarts) {
           restarts++;
