@@ -21,6 +21,8 @@ export interface ManagedProcessOptions {
   readonly args: readonly string[];
   readonly logFile: string;
   readonly env?: NodeJS.ProcessEnv;
+  /** Run as this user and group (supplementary groups cleared), through setpriv; needs root. */
+  readonly user?: { readonly uid: number; readonly gid: number };
 }
 
 const live = new Set<ManagedProcess>();
@@ -71,9 +73,13 @@ export class ManagedProcess {
     this.exitInfo = undefined;
     this.log = createWriteStream(this.options.logFile, { flags: 'a' });
     // setpriv --pdeathsig: the kernel kills the component when the Node process dies, even by SIGKILL.
+    // setpriv applies --pdeathsig after --reuid (a uid change clears it), so one invocation does both.
     const useSetpriv = existsSync('/usr/bin/setpriv');
+    const user = this.options.user;
+    if (user && !useSetpriv) throw new Error(`${this.options.name}: running as another user needs /usr/bin/setpriv`);
+    const asUser = user ? ['--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups'] : [];
     const command = useSetpriv ? '/usr/bin/setpriv' : this.options.command;
-    const args = useSetpriv ? ['--pdeathsig', 'SIGKILL', '--', this.options.command, ...this.options.args] : [...this.options.args];
+    const args = useSetpriv ? [...asUser, '--pdeathsig', 'SIGKILL', '--', this.options.command, ...this.options.args] : [...this.options.args];
     const child = spawn(command, args, {
       detached: true, // own process group: signals reach the component and anything it forks
       stdio: ['ignore', 'pipe', 'pipe'],

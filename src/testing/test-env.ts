@@ -2,12 +2,14 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { resolveBinaries, type ControlPlaneBinaries } from './binaries.js';
+import { EtcdCluster, type EtcdMemberStatus } from './etcd-cluster.js';
+import { removeStaleChaosRules } from './iptables.js';
 import { freePort } from './free-port.js';
 import { ManagedProcess } from './managed-process.js';
 import { ClientCa, randomToken, writeServiceAccountKeyPair } from './pki.js';
@@ -51,6 +53,13 @@ export interface TestEnvOptions {
   readonly apiServerFlags?: readonly string[];
   /** Binaries to run; found with `resolveBinaries()` when omitted. */
   readonly binaries?: ControlPlaneBinaries;
+  /**
+   * 3 runs an etcd cluster for chaos tests: member i on 127.0.0.1i as system user `orchaos-etcd<i>`
+   * (created when missing; needs root and iptables), kube-apiserver pointed at all three, and the
+   * member faults (`partitionEtcdMember`, `killEtcdMember`, …) available.
+   * @defaultValue 1
+   */
+  readonly etcdMembers?: 1 | 3;
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 60_000;
@@ -89,7 +98,12 @@ export class TestEnv {
   /** PEM the API server's serving certificate verifies against. */
   caPem = '';
   readonly adminToken: string;
+  /** The first etcd member's client URL (the only one unless `etcdMembers: 3`). */
   readonly etcdEndpoint: string;
+  /** Every etcd member's client URL, member 1 first. */
+  readonly etcdEndpoints: readonly string[];
+  /** Tags this env's iptables rules (`operator-runtime-chaos-<id>`). */
+  readonly id: string;
 
   private dispatcher: Agent;
   private simulator: { stop: AbortController; run: Promise<void>; client: KubeClient } | undefined;
@@ -98,14 +112,17 @@ export class TestEnv {
   private constructor(
     readonly dir: string,
     private readonly binaries: ControlPlaneBinaries,
-    private readonly ports: { etcd: number; etcdPeer: number; apiserver: number; kcm: number },
-    private readonly processes: { etcd: ManagedProcess; apiserver: ManagedProcess; kcm: ManagedProcess | undefined },
+    private readonly ports: { apiserver: number; kcm: number },
+    private readonly etcd: EtcdCluster,
+    private readonly processes: { apiserver: ManagedProcess; kcm: ManagedProcess | undefined },
     private readonly clientCa: ClientCa,
     adminToken: string,
     private readonly startTimeoutMs: number,
   ) {
     this.server = `https://127.0.0.1:${ports.apiserver}`;
-    this.etcdEndpoint = `http://127.0.0.1:${ports.etcd}`;
+    this.etcdEndpoints = etcd.endpoints;
+    this.etcdEndpoint = etcd.endpoints[0]!;
+    this.id = envId(dir);
     this.adminToken = adminToken;
     this.kubeconfigPath = join(dir, 'kubeconfig.yaml');
     this.kubeconfig = this.kubeconfigFor('admin', { token: adminToken });
@@ -115,6 +132,10 @@ export class TestEnv {
   /** Starts etcd, kube-apiserver and optionally kube-controller-manager, then installs `crds`. */
   static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
     await removeStaleDirs();
+    if ((options.etcdMembers ?? 1) > 1) {
+      // Rules of a chaos test process that was SIGKILLed before it could heal: its dir is gone.
+      await removeStaleChaosRules((id) => !existsSync(join(tmpdir(), `${DIR_PREFIX}${id}`)));
+    }
     const binaries = options.binaries ?? resolveBinaries();
     if (options.controllerManager && !binaries.kubeControllerManager) {
       throw new TestEnvError('controllerManager: true, but no kube-controller-manager binary was found (run scripts/install-control-plane.sh)');
@@ -125,7 +146,14 @@ export class TestEnv {
     const onAbort = (): void => void env?.stop();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const ports = { etcd: await freePort(), etcdPeer: await freePort(), apiserver: await freePort(), kcm: await freePort() };
+      const etcdCluster = await EtcdCluster.create({
+        etcdBinary: binaries.etcd,
+        dir,
+        members: options.etcdMembers ?? 1,
+        id: envId(dir),
+        startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+      });
+      const ports = { apiserver: await freePort(), kcm: await freePort() };
       const certDir = join(dir, 'pki');
       await mkdir(certDir);
       const sa = await writeServiceAccountKeyPair(certDir);
@@ -133,27 +161,12 @@ export class TestEnv {
       const adminToken = randomToken();
       await writeFile(join(certDir, 'tokens.csv'), `${adminToken},admin,admin-uid,"system:masters"\n`, { mode: 0o600 });
 
-      const etcd = new ManagedProcess({
-        name: 'etcd',
-        command: binaries.etcd,
-        logFile: join(dir, 'etcd.log'),
-        args: [
-          '--name=default',
-          `--data-dir=${join(dir, 'etcd-data')}`,
-          `--listen-client-urls=http://127.0.0.1:${ports.etcd}`,
-          `--advertise-client-urls=http://127.0.0.1:${ports.etcd}`,
-          `--listen-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
-          `--initial-advertise-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
-          `--initial-cluster=default=http://127.0.0.1:${ports.etcdPeer}`,
-          '--listen-metrics-urls=',
-        ],
-      });
       const apiserver = new ManagedProcess({
         name: 'kube-apiserver',
         command: binaries.kubeApiserver,
         logFile: join(dir, 'kube-apiserver.log'),
         args: [
-          `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
+          `--etcd-servers=${etcdCluster.endpoints.join(',')}`,
           `--secure-port=${ports.apiserver}`,
           '--bind-address=127.0.0.1',
           '--advertise-address=127.0.0.1',
@@ -191,9 +204,9 @@ export class TestEnv {
           })
         : undefined;
 
-      env = new TestEnv(dir, binaries, ports, { etcd, apiserver, kcm }, clientCa, adminToken,
+      env = new TestEnv(dir, binaries, ports, etcdCluster, { apiserver, kcm }, clientCa, adminToken,
         options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
-      await env.startEtcd();
+      await env.etcd.start();
       await env.startApiServer();
       await writeFile(env.kubeconfigPath, toYaml(env.kubeconfig), { mode: 0o600 });
       if (kcm) await env.startControllerManager();
@@ -211,7 +224,7 @@ export class TestEnv {
 
   /** Pids of the component processes now running (for leak checks). */
   pids(): number[] {
-    return this.allProcesses().filter((p) => p.running).map((p) => p.pid!);
+    return [...this.etcd.pids(), ...this.allProcesses().filter((p) => p.running).map((p) => p.pid!)];
   }
 
   /** Ends every process this env started and removes its temp dir. Safe to call twice. */
@@ -223,23 +236,100 @@ export class TestEnv {
       await this.simulator.run.catch(() => {});
       await this.simulator.client.close();
     }
-    // Reverse start order: clients of etcd first.
-    if (this.processes.kcm) await this.processes.kcm.stop();
-    await this.processes.apiserver.stop();
-    await this.processes.etcd.stop();
-    await this.dispatcher.close();
-    await rm(this.dir, { recursive: true, force: true });
+    try {
+      // Reverse start order: clients of etcd first. Every fault is undone on the way: stop()
+      // resumes paused processes, the cluster heals its partitions before it stops.
+      if (this.processes.kcm) await this.processes.kcm.stop();
+      await this.processes.apiserver.stop();
+      await this.etcd.stop();
+    } finally {
+      await this.dispatcher.close();
+      await rm(this.dir, { recursive: true, force: true });
+    }
   }
 
   // ---- faults --------------------------------------------------------------------------------
 
-  /** SIGSTOP a component (a frozen process: connections stay open, nothing answers). */
+  /**
+   * SIGSTOP a component (a frozen process: connections stay open, nothing answers). `etcd` means
+   * every member; see `pauseEtcdMember` for one.
+   */
   pause(component: ControlPlaneComponent): void {
-    this.process(component).pause();
+    if (component === 'etcd') this.etcd.pause();
+    else this.process(component).pause();
   }
 
   resume(component: ControlPlaneComponent): void {
-    this.process(component).resume();
+    if (component === 'etcd') this.etcd.resume();
+    else this.process(component).resume();
+  }
+
+  /** Number of etcd members (1 or 3). */
+  get etcdMembers(): number {
+    return this.etcd.members.length;
+  }
+
+  /** SIGSTOP one etcd member (1-based). */
+  pauseEtcdMember(member: number): void {
+    this.etcd.pause(member);
+  }
+
+  resumeEtcdMember(member: number): void {
+    this.etcd.resume(member);
+  }
+
+  /**
+   * Cuts etcd member `member` (1-based) off from the other members in both directions with
+   * iptables OUTPUT rules on the members' users; kube-apiserver still reaches it, as a real network
+   * partition between etcd nodes would leave it. Needs `etcdMembers: 3`. Undone by `heal()` and
+   * `stop()`.
+   */
+  async partitionEtcdMember(member: number): Promise<void> {
+    await this.etcd.partition(member);
+  }
+
+  /** Deletes exactly this env's iptables rules (all partitions); returns how many there were. */
+  async heal(): Promise<number> {
+    return this.etcd.heal();
+  }
+
+  /** This env's iptables rules now in place, as `iptables -S OUTPUT` prints them. */
+  async faultRules(): Promise<string[]> {
+    return this.etcd.partitionRules();
+  }
+
+  /** kill -9 one etcd member; resolves once it has exited. */
+  async killEtcdMember(member: number): Promise<void> {
+    await this.etcd.kill(member);
+  }
+
+  /** Starts a killed (or running) member again on its data dir; resolves when it is healthy. */
+  async restartEtcdMember(member: number): Promise<void> {
+    await this.etcd.restart(member);
+  }
+
+  /** The member (1-based) a majority of members follow as leader, or undefined during an election. */
+  async etcdLeader(): Promise<number | undefined> {
+    return this.etcd.leader();
+  }
+
+  /** Status of each etcd member that answers within a second (leader it follows, revision, raft index). */
+  async etcdStatuses(): Promise<EtcdMemberStatus[]> {
+    return this.etcd.statuses();
+  }
+
+  /**
+   * Polls `etcdLeader()` every 50 ms until there is a leader (other than `not`, when given);
+   * returns it. Rejects after `timeoutMs` (default 30 s).
+   */
+  async waitForEtcdLeader(options: { readonly not?: number; readonly timeoutMs?: number } = {}): Promise<number> {
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    for (;;) {
+      const leader = await this.etcd.leader();
+      if (leader !== undefined && leader !== options.not) return leader;
+      if (Date.now() > deadline) throw new TestEnvError(`no etcd leader${options.not !== undefined ? ` other than member ${options.not}` : ''} after ${options.timeoutMs ?? 30_000} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   /** Stops and starts kube-apiserver on the same port; etcd keeps its data. Resolves when ready. */
@@ -252,19 +342,16 @@ export class TestEnv {
   async etcdctl(args: readonly string[]): Promise<string> {
     const etcdctl = this.binaries.etcdctl;
     if (!etcdctl) throw new TestEnvError('etcdctl not found (Debian package etcd-client, or OPERATOR_RUNTIME_ETCDCTL)');
-    const { stdout } = await run(etcdctl, [`--endpoints=${this.etcdEndpoint}`, ...args], {
+    const { stdout } = await run(etcdctl, [`--endpoints=${this.etcdEndpoints.join(',')}`, ...args], {
       env: { ...process.env, ETCDCTL_API: '3' },
       maxBuffer: 64 * 1024 * 1024,
     });
     return stdout;
   }
 
-  /** etcd's current revision. */
+  /** etcd's current revision (the highest any member reports). */
   async etcdRevision(): Promise<number> {
-    const out = JSON.parse(await this.etcdctl(['endpoint', 'status', '-w', 'json'])) as { Status: { header: { revision: number } } }[];
-    const revision = out[0]?.Status.header.revision;
-    if (revision === undefined) throw new TestEnvError('etcdctl endpoint status returned no revision');
-    return revision;
+    return this.etcd.revision();
   }
 
   /**
@@ -275,7 +362,7 @@ export class TestEnv {
    */
   async compact(): Promise<number> {
     const revision = await this.etcdRevision();
-    await this.etcdctl(['compact', String(revision), '--physical']);
+    await this.etcd.compact(revision);
     return revision;
   }
 
@@ -378,16 +465,6 @@ export class TestEnv {
     });
   }
 
-  private async startEtcd(): Promise<void> {
-    const etcd = this.processes.etcd;
-    etcd.start();
-    await this.poll('etcd to be healthy', etcd, async () => {
-      const res = await request(`${this.etcdEndpoint}/health`, { headersTimeout: 2000, bodyTimeout: 2000 });
-      const body = (await res.body.json()) as { health?: string };
-      return res.statusCode === 200 && body.health === 'true';
-    });
-  }
-
   private async startApiServer(): Promise<void> {
     const apiserver = this.processes.apiserver;
     apiserver.start();
@@ -424,15 +501,14 @@ export class TestEnv {
     };
   }
 
-  private process(component: ControlPlaneComponent): ManagedProcess {
-    if (component === 'etcd') return this.processes.etcd;
+  private process(component: Exclude<ControlPlaneComponent, 'etcd'>): ManagedProcess {
     if (component === 'kube-apiserver') return this.processes.apiserver;
     if (!this.processes.kcm) throw new TestEnvError('kube-controller-manager is not running in this TestEnv');
     return this.processes.kcm;
   }
 
   private allProcesses(): ManagedProcess[] {
-    return [this.processes.etcd, this.processes.apiserver, ...(this.processes.kcm ? [this.processes.kcm] : [])];
+    return [this.processes.apiserver, ...(this.processes.kcm ? [this.processes.kcm] : [])];
   }
 
   /**
@@ -488,6 +564,10 @@ async function removeStaleDirs(): Promise<void> {
         }
       }),
   );
+}
+
+function envId(dir: string): string {
+  return basename(dir).slice(DIR_PREFIX.length);
 }
 
 function processAlive(pid: number): boolean {
