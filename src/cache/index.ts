@@ -41,6 +41,10 @@ export type { CacheListOptions } from './cache-reader.js';
 export { InformerCache, NamespaceNotCachedError, DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './informer-cache.js';
 export type { InformerCacheOptions, CacheReadOptions, TypeRef } from './informer-cache.js';
 
+export { clientListerWatcher, clientListerWatcherFactory } from './client-lister-watcher.js';
+export { createDelegatingClient } from './delegating-client.js';
+export type { DelegatingClientOptions } from './delegating-client.js';
+
 export { parseLabelSelector, labelSelectorFromObject, matchesLabels, formatLabelSelector, EVERYTHING } from './label-selector.js';
 export type { LabelSelector, LabelRequirement, LabelSelectorObject } from './label-selector.js';
 export { parseFieldSelector, fieldIndexName } from './field-selector.js';
