@@ -42,7 +42,7 @@ test('gt and lt compare integer label values and fail on missing or non-integer 
 });
 
 test('malformed selectors are rejected with the position of the problem', () => {
-  for (const bad of ['a=b,', 'a in x', 'a in (x', '=b', 'a b', 'a=b=c', 'a>x', '-bad=1', ',a']) {
+  for (const bad of ['a in ()', 'a=b,', 'a in x', 'a in (x', '=b', 'a b', 'a=b=c', 'a>x', '-bad=1', ',a']) {
     assert.throws(() => parseLabelSelector(bad), InvalidLabelSelectorError, bad);
   }
   assert.throws(() => parseLabelSelector('a in (x'), /position/);

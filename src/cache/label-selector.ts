@@ -90,6 +90,7 @@ export function parseLabelSelector(input: string): LabelSelector {
   const valueSet = (): string[] => {
     if (!isOp('(')) fail('expected "("');
     pos++;
+    if (isOp(')')) fail('a value set cannot be empty');
     const values = [value()];
     while (isOp(',')) {
       pos++;
