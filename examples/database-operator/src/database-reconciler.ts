@@ -1,0 +1,219 @@
+/**
+ * The Database reconciler: level-triggered, idempotent, one Action per owned object, status from
+ * what it observes, and a backup-before-delete finalizer that never blocks a worker.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Secret } from 'kubernetes-types/core/v1.js';
+import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import {
+  TerminalError,
+  actionContinue,
+  createOrPatch,
+  getCondition,
+  handleFinalizer,
+  isNotFound,
+  isConditionTrue,
+  patchStatus,
+  requeueAfter,
+  retryOnConflict,
+  runActions,
+  setCondition,
+  setControllerReference,
+  type Action,
+  type Client,
+  type ConditionInput,
+  type EventRecorder,
+  type InformerCache,
+  type Logger,
+  type ReconcileContext,
+  type ReconcileRequest,
+  type Reconciler,
+  type Result,
+} from 'operator-runtime';
+import type { Registry } from 'prom-client';
+import type { BackupClient } from './backup-client.js';
+import { DATABASE, FIELD_MANAGER, FINALIZER, PORTS, SUPPORTED_VERSIONS, type Database, type DatabaseStatus, type Phase } from './database.js';
+import { overlay } from './overlay.js';
+import { CONFIG_MAP, SECRET, SERVICE, STATEFUL_SET, desiredConfigMap, desiredSecret, desiredService, desiredStatefulSet, names } from './resources.js';
+
+export const CONTROLLER_NAME = 'database';
+/** How often a running backup is polled (the worker is free in between). @defaultValue 1000 */
+export const DEFAULT_BACKUP_POLL_MS = 1000;
+
+export interface DatabaseReconcilerOptions {
+  readonly client: Client;
+  /** The manager's cache: the Database and every owned object are read from it. */
+  readonly cache: InformerCache;
+  readonly recorder: EventRecorder;
+  readonly backups: BackupClient;
+  /** Used when a Database does not name its own backup endpoint. */
+  readonly defaultBackupEndpoint: string;
+  readonly registry?: Registry;
+  readonly backupPollMs?: number;
+}
+
+interface Ctx {
+  readonly db: Database;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  /** Filled by the actions, read by the status action. */
+  statefulSet?: StatefulSet;
+}
+
+export class DatabaseReconciler implements Reconciler {
+  private readonly actions: readonly Action<Ctx>[];
+
+  constructor(private readonly options: DatabaseReconcilerOptions) {
+    this.actions = [
+      { name: 'secret', run: (ctx) => this.ensureSecret(ctx) },
+      { name: 'configmap', run: async (ctx) => (await this.ensureOwned(ctx, desiredConfigMap(ctx.db))).action },
+      { name: 'service', run: async (ctx) => (await this.ensureOwned(ctx, desiredService(ctx.db))).action },
+      { name: 'statefulset', run: (ctx) => this.ensureStatefulSet(ctx) },
+      { name: 'status', run: (ctx) => this.reportStatus(ctx) },
+    ];
+  }
+
+  async reconcile(request: ReconcileRequest, { signal, log }: ReconcileContext): Promise<Result | void> {
+    const { client, cache } = this.options;
+    let db: Database;
+    try {
+      db = await cache.get<Database>(DATABASE, request, { signal });
+    } catch (err) {
+      if (isNotFound(err)) return; // deleted; owned objects go with it (garbage collector)
+      throw err;
+    }
+    const step = await handleFinalizer(client, db, { name: FINALIZER, signal, cleanup: (obj) => this.backupBeforeDelete(obj, signal, log) });
+    if (step.kind === 'stop') return step.result;
+    db = step.object;
+
+    const supported = SUPPORTED_VERSIONS[db.spec.engine];
+    if (!supported.includes(db.spec.version)) {
+      // The schema cannot know which versions we run: report it, do not retry until the spec changes.
+      await this.writeStatus(db, { phase: 'Degraded' }, [
+        { type: 'Ready', status: 'False', reason: 'UnsupportedVersion', message: `${db.spec.engine} ${db.spec.version} is not supported (supported: ${supported.join(', ')})` },
+      ], signal);
+      this.options.recorder.event(db, 'Warning', 'UnsupportedVersion', `${db.spec.engine} ${db.spec.version} is not supported`);
+      throw new TerminalError(`unsupported version ${db.spec.engine} ${db.spec.version}`);
+    }
+
+    const report = await runActions(this.actions, { db, signal, log }, { controller: CONTROLLER_NAME, log, signal, ...(this.options.registry ? { registry: this.options.registry } : {}) });
+    return report.result;
+  }
+
+  /** Secret with a generated password: created once, never regenerated while it exists, never logged. */
+  private async ensureSecret(ctx: Ctx) {
+    const { db, signal } = ctx;
+    // Never regenerate: an existing Secret is kept as it is (its password is the database's).
+    if (await this.cached<Secret>(SECRET, names.secret(db), db, signal)) return actionContinue();
+    const password = randomBytes(18).toString('base64url');
+    const secret = setControllerReference(db, desiredSecret(db, password));
+    try {
+      await this.options.client.create(secret, { signal, fieldManager: FIELD_MANAGER });
+    } catch (err) {
+      if ((err as { reason?: string }).reason !== 'AlreadyExists') throw err; // our cache was behind: fine
+      return actionContinue();
+    }
+    const recreated = isConditionTrue(db.status?.conditions, 'Provisioned');
+    if (recreated) this.options.recorder.event(db, 'Warning', 'SecretRecreated', `Secret ${names.secret(db)} was missing and has been recreated with a new password`);
+    else this.options.recorder.event(db, 'Normal', 'SecretCreated', `Secret ${names.secret(db)} created`);
+    return actionContinue();
+  }
+
+  /** createOrPatch with only the fields we manage: an object that did not drift gets no write. */
+  private async ensureOwned<T extends { apiVersion?: string; kind?: string; metadata: { name: string; namespace: string } }>(ctx: Ctx, desired: T, managed?: Record<string, unknown>) {
+    const { db, signal } = ctx;
+    const wanted = setControllerReference(db, structuredClone(desired));
+    const result = await retryOnConflict(
+      () => createOrPatch(this.options.client, wanted, (obj) => {
+        const target = obj as unknown as Record<string, unknown>;
+        if (!(obj.metadata as { resourceVersion?: string }).resourceVersion) return; // create: everything as desired
+        overlay(target, (managed ?? stripUndefined(wanted)) as Record<string, unknown>);
+      }, { signal, fieldManager: FIELD_MANAGER }),
+      { signal },
+    );
+    if (result.operation !== 'unchanged') ctx.log.info({ kind: desired.kind, object: desired.metadata.name, operation: result.operation }, 'owned object written');
+    return { result, action: actionContinue() };
+  }
+
+  private async ensureStatefulSet(ctx: Ctx) {
+    const desired = desiredStatefulSet(ctx.db);
+    const wanted = setControllerReference(ctx.db, desired);
+    // selector, serviceName and volumeClaimTemplates are immutable: after creation only these are ours.
+    const managed = { metadata: { labels: desired.metadata.labels, ownerReferences: wanted.metadata.ownerReferences }, spec: { replicas: desired.spec!.replicas, template: desired.spec!.template } };
+    const { result } = await this.ensureOwned(ctx, desired, managed);
+    ctx.statefulSet = result.object as StatefulSet;
+    return actionContinue();
+  }
+
+  /** Status from what we observe: the StatefulSet's ready replicas. Written only when it changed. */
+  private async reportStatus(ctx: Ctx) {
+    const { db, signal } = ctx;
+    const sts = ctx.statefulSet ?? (await this.cached<StatefulSet>(STATEFUL_SET, names.statefulSet(db), db, signal));
+    const ready = sts?.status?.readyReplicas ?? 0;
+    const converged = ready === db.spec.replicas && (sts?.status?.observedGeneration ?? 0) >= (sts?.metadata?.generation ?? 1);
+    const phase: Phase = converged ? 'Ready' : 'Provisioning';
+    await this.writeStatus(db, { phase, readyReplicas: ready, endpoint: `${names.service(db)}.${db.metadata.namespace}.svc:${PORTS[db.spec.engine]}` }, [
+      { type: 'Provisioned', status: 'True', reason: 'ResourcesCreated', message: 'Secret, ConfigMap, Service and StatefulSet exist' },
+      converged
+        ? { type: 'Ready', status: 'True', reason: 'ReplicasReady', message: `${ready}/${db.spec.replicas} replicas ready` }
+        : { type: 'Ready', status: 'False', reason: 'ReplicasNotReady', message: `${ready}/${db.spec.replicas} replicas ready` },
+    ], signal);
+    return actionContinue();
+  }
+
+  /** The finalizer's cleanup: backup first, polled with requeueAfter so no worker waits on it. */
+  private async backupBeforeDelete(db: Database, signal: AbortSignal, log: Logger): Promise<Result | void> {
+    if (db.spec.backup?.enabled === false) return;
+    if (db.status?.phase !== 'Deleting') await this.writeStatus(db, { phase: 'Deleting' }, [], signal).then((d) => (db = d));
+    const endpoint = db.spec.backup?.endpoint || this.options.defaultBackupEndpoint;
+    let backup;
+    try {
+      backup = await this.options.backups.backup(endpoint, db, signal);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'False', reason: 'BackupFailed', message: message.slice(0, 300) }], signal).catch(() => undefined);
+      this.options.recorder.event(db, 'Warning', 'BackupFailed', `backup before delete failed: ${message.slice(0, 200)}`);
+      throw err; // keeps the finalizer; the workqueue backs off
+    }
+    if (backup.state !== 'completed') {
+      log.info({ backup: backup.id }, 'backup running');
+      if (getCondition(db.status?.conditions, 'BackedUp')?.reason !== 'BackupRunning') {
+        await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'False', reason: 'BackupRunning', message: `backup ${backup.id} running` }], signal);
+      }
+      return requeueAfter(this.options.backupPollMs ?? DEFAULT_BACKUP_POLL_MS);
+    }
+    await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'True', reason: 'BackupCompleted', message: `backup ${backup.id} completed` }], signal);
+    this.options.recorder.event(db, 'Normal', 'BackedUp', `backup ${backup.id} completed; removing finalizer`);
+    log.info({ backup: backup.id }, 'backup completed');
+  }
+
+  /** Merges fields and conditions into the status; re-reads and re-applies on conflict; no write when unchanged. */
+  private async writeStatus(db: Database, fields: Partial<DatabaseStatus>, conditions: ConditionInput[], signal: AbortSignal): Promise<Database> {
+    let current = db;
+    let first = true;
+    return retryOnConflict(async () => {
+      if (!first) current = await this.options.client.get<Database>(DATABASE, db.metadata.name, { namespace: db.metadata.namespace, signal });
+      first = false;
+      let nextConditions = current.status?.conditions ?? [];
+      for (const c of conditions) nextConditions = setCondition(nextConditions, { ...c, observedGeneration: db.metadata.generation });
+      const status: DatabaseStatus = { ...current.status, ...fields, conditions: nextConditions };
+      const { object } = await patchStatus(this.options.client, current, status, { signal, observedGeneration: db.metadata.generation });
+      return object;
+    }, { signal });
+  }
+
+  private async cached<T>(type: { apiVersion: string; kind: string }, name: string, db: Database, signal: AbortSignal): Promise<T | undefined> {
+    try {
+      return await this.options.cache.get<T & { metadata: object }>(type, { namespace: db.metadata.namespace, name }, { signal });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+}
+
+function stripUndefined<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+export { CONFIG_MAP, SECRET, SERVICE, STATEFUL_SET };

@@ -1,0 +1,47 @@
+/**
+ * The Database operator as a process. Configuration from the environment:
+ *   KUBECONFIG (or in-cluster)       how to reach the API server
+ *   BACKUP_SERVICE_URL               default backup endpoint (required)
+ *   LEADER_ELECTION_NAMESPACE        enables leader election (Lease `database-operator`)
+ *   POD_NAME                         identity for leader election (default hostname_<random>)
+ *   METRICS_PORT / HEALTH_PORT       8080 / 8081 (0 disables); BIND_HOST (default 0.0.0.0)
+ *   LEASE_DURATION_MS, RENEW_DEADLINE_MS, RETRY_PERIOD_MS   leader-election timings
+ *   LOG_LEVEL                        pino level (default info)
+ *   RECONCILE_LOG                    file to append reconcile start/end records to (tests)
+ */
+import { appendFileSync } from 'node:fs';
+import { KubeClient, createLogger, createMetricsRegistry, runUntilSignal } from 'operator-runtime';
+import { createDatabaseOperator } from './operator.js';
+
+const env = process.env;
+const num = (name: string): number | undefined => (env[name] ? Number(env[name]) : undefined);
+const logger = createLogger({ name: 'database-operator', level: (env.LOG_LEVEL as 'info' | undefined) ?? 'info' });
+if (!env.BACKUP_SERVICE_URL) {
+  logger.error({}, 'BACKUP_SERVICE_URL is required');
+  process.exit(2);
+}
+const registry = createMetricsRegistry({ defaultMetrics: true });
+const client = await KubeClient.fromDefault({ metricsRegistry: registry, logger });
+const identity = env.POD_NAME;
+const reconcileLog = env.RECONCILE_LOG;
+const operator = createDatabaseOperator({
+  client,
+  registry,
+  logger,
+  backupEndpoint: env.BACKUP_SERVICE_URL,
+  ...(env.LEADER_ELECTION_NAMESPACE ? { leaderElectionNamespace: env.LEADER_ELECTION_NAMESPACE } : {}),
+  ...(identity ? { identity } : {}),
+  ...(num('LEASE_DURATION_MS') ? { leaseDurationMs: num('LEASE_DURATION_MS')! } : {}),
+  ...(num('RENEW_DEADLINE_MS') ? { renewDeadlineMs: num('RENEW_DEADLINE_MS')! } : {}),
+  ...(num('RETRY_PERIOD_MS') ? { retryPeriodMs: num('RETRY_PERIOD_MS')! } : {}),
+  ...(num('METRICS_PORT') !== undefined ? { metricsPort: num('METRICS_PORT')! } : {}),
+  ...(num('HEALTH_PORT') !== undefined ? { healthPort: num('HEALTH_PORT')! } : {}),
+  ...(env.BIND_HOST ? { bindHost: env.BIND_HOST } : {}),
+  ...(reconcileLog
+    ? { onReconcile: (phase: 'start' | 'end', key: string) => appendFileSync(reconcileLog, `${JSON.stringify({ t: Date.now(), replica: identity ?? process.pid, phase, key })}\n`) }
+    : {}),
+});
+const code = await runUntilSignal(operator.manager, { logger });
+await operator.close();
+await client.close();
+process.exit(code);

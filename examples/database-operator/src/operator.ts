@@ -1,0 +1,100 @@
+/**
+ * Assembles the Database operator on a manager: the controller with its owned kinds, the event
+ * recorder, the backup client, and (optionally) leader election. `main.ts` runs it as a process;
+ * tests build it in-process.
+ */
+import { EventRecorder, KubeClient, LeaderElector, Manager, type Client, type Controller, type Logger } from 'operator-runtime';
+import type { Registry } from 'prom-client';
+import { BackupClient } from './backup-client.js';
+import { DATABASE } from './database.js';
+import { CONTROLLER_NAME, DatabaseReconciler } from './database-reconciler.js';
+import { CONFIG_MAP, SECRET, SERVICE, STATEFUL_SET } from './resources.js';
+
+export interface DatabaseOperatorOptions {
+  readonly client: Client & Partial<Pick<KubeClient, 'mapper'>>;
+  readonly registry: Registry;
+  readonly logger: Logger;
+  readonly backupEndpoint: string;
+  /** Lease namespace; no leader election without it. */
+  readonly leaderElectionNamespace?: string;
+  readonly identity?: string;
+  readonly leaseDurationMs?: number;
+  readonly renewDeadlineMs?: number;
+  readonly retryPeriodMs?: number;
+  readonly metricsPort?: number;
+  readonly healthPort?: number;
+  readonly bindHost?: string;
+  readonly maxConcurrentReconciles?: number;
+  readonly backupPollMs?: number;
+  readonly gracefulShutdownMs?: number;
+  /** Called at reconcile start/end (for tests that check overlap). */
+  readonly onReconcile?: (phase: 'start' | 'end', key: string) => void;
+}
+
+export interface DatabaseOperator {
+  readonly manager: Manager;
+  readonly elector: LeaderElector | undefined;
+  readonly controller: Controller;
+  close(): Promise<void>;
+}
+
+export const LEASE_NAME = 'database-operator';
+
+export function createDatabaseOperator(options: DatabaseOperatorOptions): DatabaseOperator {
+  const { client, registry, logger } = options;
+  const elector = options.leaderElectionNamespace
+    ? new LeaderElector({
+        client,
+        name: LEASE_NAME,
+        namespace: options.leaderElectionNamespace,
+        ...(options.identity ? { identity: options.identity } : {}),
+        ...(options.leaseDurationMs ? { leaseDurationMs: options.leaseDurationMs } : {}),
+        ...(options.renewDeadlineMs ? { renewDeadlineMs: options.renewDeadlineMs } : {}),
+        ...(options.retryPeriodMs ? { retryPeriodMs: options.retryPeriodMs } : {}),
+        registry,
+        logger,
+      })
+    : undefined;
+  const manager = new Manager({
+    client,
+    registry,
+    logger,
+    ...(elector ? { leaderElection: elector } : {}),
+    ...(options.metricsPort !== undefined ? { metricsPort: options.metricsPort } : {}),
+    ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}),
+    ...(options.bindHost ? { bindHost: options.bindHost } : {}),
+    ...(options.gracefulShutdownMs !== undefined ? { gracefulShutdownMs: options.gracefulShutdownMs } : {}),
+  });
+  const backups = new BackupClient({ registry });
+  const recorder: EventRecorder = manager.eventRecorder('database-operator');
+  const reconciler = new DatabaseReconciler({
+    client,
+    cache: manager.cache,
+    recorder,
+    backups,
+    defaultBackupEndpoint: options.backupEndpoint,
+    registry,
+    ...(options.backupPollMs ? { backupPollMs: options.backupPollMs } : {}),
+  });
+  const onReconcile = options.onReconcile;
+  const controller = manager
+    .controller(CONTROLLER_NAME)
+    .for(DATABASE)
+    .owns(SECRET)
+    .owns(CONFIG_MAP)
+    .owns(SERVICE)
+    .owns(STATEFUL_SET)
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4, reconcileTimeoutMs: 60_000 })
+    .complete(onReconcile
+      ? async (req, ctx) => {
+          const key = `${req.namespace}/${req.name}`;
+          onReconcile('start', key);
+          try {
+            return await reconciler.reconcile(req, ctx);
+          } finally {
+            onReconcile('end', key);
+          }
+        }
+      : reconciler);
+  return { manager, elector, controller, close: () => backups.close() };
+}
