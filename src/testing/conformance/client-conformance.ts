@@ -302,6 +302,34 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       await assert.rejects(client.patch(WIDGET, 'w', { spec: { size: 11 } }, { type: 'merge', namespace: ns }), isInvalid);
     });
 
+    test('metadata is validated: label keys and values, annotation keys, finalizer names, owner references', async () => {
+      const ns = await namespace();
+      const fields = (e: unknown): string[] => {
+        assert.ok(e instanceof ApiError && isInvalid(e), String(e));
+        return (e.details?.causes ?? []).map((c) => c.field ?? '');
+      };
+      const rejects = async (obj: object, field: string): Promise<void> => {
+        await assert.rejects(client.create(obj as ConfigMap), (e: unknown) => fields(e).includes(field));
+      };
+      await rejects({ ...CM, metadata: { name: 'a', namespace: ns, labels: { app: 'has space' } } }, 'metadata.labels');
+      await rejects({ ...CM, metadata: { name: 'a', namespace: ns, labels: { 'bad key': 'v' } } }, 'metadata.labels');
+      await rejects({ ...CM, metadata: { name: 'a', namespace: ns, annotations: { 'bad key': 'v' } } }, 'metadata.annotations');
+      await rejects({ ...CM, metadata: { name: 'a', namespace: ns, finalizers: ['bad finalizer/x y'] } }, 'metadata.finalizers');
+      await rejects({ ...CM, metadata: { name: 'a', namespace: ns, finalizers: ['unqualified'] } }, 'metadata.finalizers[0]');
+      const owner = (name: string, uid: string, controller?: boolean) => ({ apiVersion: 'v1', kind: 'ConfigMap', name, uid, ...(controller ? { controller } : {}) });
+      await rejects({ ...CM, metadata: { name: 'a', namespace: ns, ownerReferences: [owner('o1', '6e3c8a70-0000-4000-8000-000000000001', true), owner('o2', '6e3c8a70-0000-4000-8000-000000000002', true)] } }, 'metadata.ownerReferences');
+      await rejects({ ...CM, metadata: { name: 'a', namespace: ns, ownerReferences: [owner('o1', '')] } }, 'metadata.ownerReferences.uid');
+      await rejects({ ...CM, metadata: { name: 'a'.repeat(254), namespace: ns } }, 'metadata.name');
+      // Custom resources only need qualified finalizer names; the same owner twice is stored once.
+      const w = await client.create<Widget>(widget(ns, 'w', { size: 1 }, { finalizers: ['unqualified'] }));
+      assert.deepEqual(w.metadata?.finalizers, ['unqualified']);
+      const twice = owner('o1', '6e3c8a70-0000-4000-8000-000000000001');
+      const deduped = await client.create<ConfigMap & { metadata?: { ownerReferences?: unknown[] } }>({ ...CM, metadata: { name: 'owned', namespace: ns, ownerReferences: [twice, twice] } } as ConfigMap);
+      assert.deepEqual(deduped.metadata?.ownerReferences, [twice]);
+      const cm = await client.get<ConfigMap>(CM, 'owned', { namespace: ns });
+      await assert.rejects(client.update<ConfigMap>({ ...cm, metadata: { ...cm.metadata, labels: { app: 'has space' } } }), (e: unknown) => fields(e).includes('metadata.labels'));
+    });
+
     test('deleting an object with finalizers only marks it; no finalizer may be added then; removing the last one deletes it', async () => {
       const ns = await namespace();
       const created = await client.create<Widget>(widget(ns, 'f', { size: 1 }, { finalizers: ['example.com/a', 'example.com/b'] }));

@@ -9,10 +9,8 @@ import { invalid, type Cause, type RequestWhere } from './api-errors.js';
 import { clone, deepEqual, isObject, type JsonObject } from './json-value.js';
 import type { KindInfo } from './kind-registry.js';
 import type { ManagedFieldsEntry, WriteRegion } from './managed-fields.js';
+import { dedupOwnerReferences, metadataCauses, nameCauses } from './metadata-validation.js';
 import { prune, validate } from './schema-validation.js';
-
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export function metaOf(obj: JsonObject): JsonObject {
   if (!isObject(obj.metadata)) obj.metadata = {};
@@ -23,28 +21,6 @@ export function metaOf(obj: JsonObject): JsonObject {
 export function regionFor(kind: KindInfo, subresource: string | undefined): WriteRegion {
   if (subresource === 'status') return 'status';
   return kind.statusSubresource ? 'main' : 'all';
-}
-
-/** `metadata.name` rules: a DNS-1123 label for namespaces, a DNS-1123 subdomain otherwise. */
-export function nameCauses(kind: KindInfo, name: string): Cause[] {
-  if (kind.kind === 'Namespace') {
-    if (name.length <= 63 && DNS_LABEL.test(name)) return [];
-    return [
-      {
-        reason: 'FieldValueInvalid',
-        field: 'metadata.name',
-        message: `Invalid value: "${name}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
-      },
-    ];
-  }
-  if (name.length <= 253 && DNS_SUBDOMAIN.test(name)) return [];
-  return [
-    {
-      reason: 'FieldValueInvalid',
-      field: 'metadata.name',
-      message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
-    },
-  ];
 }
 
 /** Prunes unknown fields and validates against the kind's schema (custom resources only). */
@@ -71,7 +47,8 @@ export function prepareCreate(body: JsonObject, ctx: CreateContext): JsonObject 
   const meta = metaOf(obj);
   const name = String(meta.name ?? '');
   if (!name) throw invalid(kind, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }], ctx.where);
-  const causes = nameCauses(kind, name);
+  dedupOwnerReferences(meta);
+  const causes = [...nameCauses(kind, name), ...metadataCauses(kind, meta)];
   if (causes.length > 0) throw invalid(kind, name, causes, ctx.where);
   if (!kind.namespaced) delete meta.namespace;
   meta.uid = ctx.uid;
@@ -158,7 +135,8 @@ export function prepareUpdate(existing: JsonObject, body: JsonObject, ctx: Updat
   delete meta.selfLink;
   if (old.generation !== undefined) meta.generation = old.generation;
   else delete meta.generation;
-  const causes: Cause[] = [];
+  dedupOwnerReferences(meta);
+  const causes: Cause[] = metadataCauses(kind, meta);
   if (old.deletionTimestamp !== undefined) {
     // An update can never remove or move a deletion timestamp, nor add finalizers once deleting.
     meta.deletionTimestamp = old.deletionTimestamp;
