@@ -21,7 +21,7 @@ export {
 } from './watcher.js';
 export type { WatcherOptions, WatcherEvent, WatcherHealth, WatcherStateName, ErrorSummary } from './watcher.js';
 
-export { Store, StoreReplacement, dropManagedFields, DEFAULT_TRANSFORM } from './store.js';
+export { Store, StoreReplacement, dropManagedFields, DEFAULT_TRANSFORM, DEFAULT_RELIST_MODE } from './store.js';
 export type { StoreOptions, StoreReader, StoreDelta, Transform } from './store.js';
 export { NAMESPACE_INDEX } from './indexer.js';
 export type { IndexFunc } from './indexer.js';

@@ -169,8 +169,8 @@ export class SharedInformer<T extends KubeObject> {
         this.replacement = this.store.beginReplace();
         return;
       case 'LIST_PAGE':
-        this.replacement?.addPage(e.items);
-        return;
+        if (this.replacement) this.dispatch(this.replacement.addPage(e.items));
+        break;
       case 'LIST_DONE': {
         const r = this.replacement;
         this.replacement = undefined;

@@ -146,3 +146,20 @@ test('dropping managedFields rebuilds metadata rather than deleting from it (del
   assert.notEqual(stored.metadata, meta, 'a fresh metadata object');
   assert.deepEqual(Object.keys(stored.metadata!), ['name', 'namespace', 'resourceVersion'], 'every other field kept, in order');
 });
+
+test('in incremental relist mode, new and changed objects land as their page arrives and only deletions wait for commit', () => {
+  const s = new Store<Pod>({ relistMode: 'incremental', indexers: { node: byNode } });
+  s.upsert(pod('keep', '1'));
+  s.upsert(pod('change', '1', { node: 'n1' }));
+  s.upsert(pod('gone', '1'));
+  const r = s.beginReplace();
+  const first = r.addPage([pod('keep', '1'), pod('change', '2', { node: 'n2' })]);
+  assert.deepEqual(first.map((d) => `${d.type}:${d.key}`), ['update:default/change']);
+  assert.equal(s.get('default/change')?.metadata?.resourceVersion, '2', 'visible before the list ends');
+  assert.deepEqual(s.indexKeys('node', 'n2'), ['default/change']);
+  assert.deepEqual(r.addPage([pod('new', '1')]).map((d) => d.type), ['add']);
+  assert.ok(s.has('default/gone'), 'deletions wait for the end of the list');
+  const last = r.commit();
+  assert.deepEqual(last.map((d) => `${d.type}:${d.key}`), ['delete:default/gone']);
+  assert.deepEqual(s.keys().sort(), ['default/change', 'default/keep', 'default/new']);
+});

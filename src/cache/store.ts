@@ -33,6 +33,17 @@ export function dropManagedFields<T extends KubeObject>(obj: T): T {
 /** @defaultValue the ingest transform when none is given */
 export const DEFAULT_TRANSFORM = dropManagedFields;
 
+/**
+ * How a relist (after 410) lands in the store. `'atomic'`: readers see the old contents until the
+ * whole list has arrived, then everything at once; the objects that changed are held aside
+ * meanwhile (peak ≈ (1 + fraction changed) × steady). `'incremental'`: each page's new and changed
+ * objects are applied (and handed to handlers) as the page arrives, and only the deletions wait
+ * for the end; every object still only moves forward in time, but readers may see some objects
+ * from the new list next to older ones, and the peak stays near 1× even when everything changed.
+ * @defaultValue 'atomic'
+ */
+export const DEFAULT_RELIST_MODE = 'atomic';
+
 export interface StoreOptions<T> {
   /** Ingest transform; `null` keeps objects untouched. @defaultValue {@link DEFAULT_TRANSFORM} */
   readonly transform?: Transform<T> | null;
@@ -40,6 +51,8 @@ export interface StoreOptions<T> {
   readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
   /** Deep-freeze objects on ingest so mutations throw (costs time; for development). @defaultValue false */
   readonly freeze?: boolean;
+  /** @defaultValue {@link DEFAULT_RELIST_MODE} */
+  readonly relistMode?: 'atomic' | 'incremental';
   readonly logger?: Logger;
 }
 
@@ -68,12 +81,14 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
   private readonly indexer: Indexer<T>;
   private readonly transform: Transform<T> | null;
   private readonly freeze: boolean;
+  private readonly relistMode: 'atomic' | 'incremental';
   private replacing: StoreReplacement<T> | undefined;
 
   constructor(options: StoreOptions<T> = {}) {
     const logger = options.logger ?? silentLogger;
     this.transform = options.transform === undefined ? (DEFAULT_TRANSFORM as Transform<T>) : options.transform;
     this.freeze = options.freeze ?? false;
+    this.relistMode = options.relistMode ?? DEFAULT_RELIST_MODE;
     this.indexer = new Indexer<T>((index, key, err) => logger.error({ index, key, err }, 'index function threw; object left out of the index'));
     this.indexer.addIndex(NAMESPACE_INDEX, namespaceIndexFunc, []);
     for (const [name, fn] of Object.entries(options.indexers ?? {})) this.indexer.addIndex(name, fn, []);
@@ -160,9 +175,9 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
   }
 
   /**
-   * Starts replacing the whole contents with a fresh list, fed page by page. The store keeps
-   * serving the old contents until `commit()`, which swaps atomically (synchronously) and returns
-   * the deltas. Memory: only the set of stored keys not yet seen (sharing the store's key strings,
+   * Starts replacing the whole contents with a fresh list, fed page by page. In the default atomic
+   * mode the store keeps serving the old contents until `commit()`, which swaps synchronously and
+   * returns the deltas (see {@link DEFAULT_RELIST_MODE} for the incremental mode). Memory: only the set of stored keys not yet seen (sharing the store's key strings,
    * shrinking as pages arrive) and the objects that differ are held aside; an
    * incoming object whose resourceVersion equals the stored one is dropped at once. The peak is
    * therefore about (1 + fraction changed) × steady: ~1.2× for a typical relist after compaction,
@@ -171,7 +186,11 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
    */
   beginReplace(): StoreReplacement<T> {
     this.replacing?.abandon();
-    const r: StoreReplacement<T> = new StoreReplacement<T>(this, (changed, unseen): StoreDelta<T>[] => this.commitReplace(r, changed, unseen));
+    const r: StoreReplacement<T> = new StoreReplacement<T>(
+      this,
+      (changed, unseen): StoreDelta<T>[] => this.commitReplace(r, changed, unseen),
+      this.relistMode === 'incremental' ? (key, obj) => this.put(key, obj) : undefined,
+    );
     this.replacing = r;
     return r;
   }
@@ -211,6 +230,7 @@ export class StoreReplacement<T extends KubeObject> {
   constructor(
     private readonly store: Store<T>,
     private readonly onCommit: (changed: Map<string, T>, unseen: Set<string>) => StoreDelta<T>[],
+    private readonly applyNow: ((key: string, obj: T) => StoreDelta<T>) | undefined,
   ) {
     this.unseen = new Set(store.keyIterator());
   }
@@ -220,7 +240,9 @@ export class StoreReplacement<T extends KubeObject> {
     return this.received;
   }
 
-  addPage(items: readonly T[]): void {
+  /** Takes one page; returns the deltas applied at once (incremental mode), else nothing. */
+  addPage(items: readonly T[]): StoreDelta<T>[] {
+    const applied: StoreDelta<T>[] = [];
     const unseen = this.unseen;
     const changed = this.changed;
     if (!unseen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
@@ -236,11 +258,13 @@ export class StoreReplacement<T extends KubeObject> {
         changed.delete(key);
         continue;
       }
-      changed.set(key, this.store.seal(obj));
+      if (this.applyNow) applied.push(this.applyNow(key, this.store.seal(obj)));
+      else changed.set(key, this.store.seal(obj));
     }
+    return applied;
   }
 
-  /** Swaps the new contents in and returns the deltas (deletes carry tombstones). */
+  /** Swaps the new contents in (or, incremental, applies the deletions) and returns the deltas; deletes carry tombstones. */
   commit(): StoreDelta<T>[] {
     const unseen = this.unseen;
     const changed = this.changed;

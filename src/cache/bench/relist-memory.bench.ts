@@ -83,11 +83,11 @@ class SyntheticSource implements ListerWatcher<Widget> {
   }
 }
 
-async function scenario(label: string, changeAll: boolean): Promise<void> {
+async function scenario(label: string, changeAll: boolean, relistMode: 'atomic' | 'incremental' = 'atomic'): Promise<void> {
   const clock = new FakeClock(0);
   const source = new SyntheticSource();
   const baseline = live();
-  const informer = new SharedInformer(source, { clock, random: () => 0 });
+  const informer = new SharedInformer(source, { clock, random: () => 0, relistMode });
   const ac = new AbortController();
   const t0 = performance.now();
   const run = informer.start(ac.signal);
@@ -113,3 +113,4 @@ async function scenario(label: string, changeAll: boolean): Promise<void> {
 
 await scenario('relist, nothing changed   ', false);
 await scenario('relist, everything changed', true);
+await scenario('relist, everything changed, incremental', true, 'incremental');
