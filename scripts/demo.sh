@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 npm install --no-audit --no-fund --loglevel=error
 export OPERATOR_RUNTIME_ASSETS="$(scripts/install-control-plane.sh | tail -n 1)"
-exec node --import tsx examples/quickstart/demo.ts "$@"
+exec node --import tsx examples/database-operator/demo.ts "$@"

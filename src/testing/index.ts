@@ -9,3 +9,4 @@ export { kubectl } from './kubectl.js';
 export { readManifests } from './manifests.js';
 export { PodSimulator, DEFAULT_POD_READY_DELAY_MS, SIMULATED_NODE_NAME } from './pod-simulator.js';
 export type { PodSimulatorOptions } from './pod-simulator.js';
+export { freePort } from './free-port.js';
