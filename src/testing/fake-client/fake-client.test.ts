@@ -274,7 +274,7 @@ test('a strategic merge patch merges a Deployment’s containers by name', async
   assert.equal(patched.metadata?.generation, 2);
 });
 
-test('Foreground and Orphan deletes leave their finalizer for a garbage collector the fake does not run', async () => {
+test('Foreground and Orphan deletes leave their finalizer until the garbage collector runs', async () => {
   const fake = new FakeClient({ objects: [cm('f'), cm('o')] });
   const f = (await fake.delete<ConfigMap>(CM, 'f', { namespace: 'default', propagationPolicy: 'Foreground' })) as ConfigMap;
   const o = (await fake.delete<ConfigMap>(CM, 'o', { namespace: 'default', propagationPolicy: 'Orphan' })) as ConfigMap;
@@ -340,4 +340,44 @@ test('built-in strategies: a Secret folds stringData into data, a Deployment bum
   assert.equal(labelled.metadata?.generation, 2);
   const st = await fake.updateStatus<Deployment>({ ...labelled, metadata: { ...labelled.metadata, labels: { y: '2' }, annotations: { z: '3' } }, status: { replicas: 1 } });
   assert.deepEqual([st.metadata?.labels, st.metadata?.annotations, st.status?.replicas, st.metadata?.generation], [{ x: '1' }, { z: '3' }, 1, 2]);
+});
+
+test('collectGarbage deletes dependents whose owner is gone, and keeps those with another owner (minus the dangling reference)', async () => {
+  const fake = new FakeClient();
+  const owner = await fake.create(cm('owner'));
+  const other = await fake.create(cm('other'));
+  const ref = (o: ConfigMap) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata!.name!, uid: o.metadata!.uid! });
+  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'child', namespace: 'default', ownerReferences: [ref(owner)] } });
+  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'shared', namespace: 'default', ownerReferences: [ref(owner), ref(other)] } });
+  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'elsewhere', namespace: 'other-ns', ownerReferences: [ref(other)] } });
+  assert.equal(fake.collectGarbage(), 1, 'a namespaced owner never owns across namespaces');
+  await assert.rejects(fake.get(CM, 'elsewhere', { namespace: 'other-ns' }), isNotFound);
+  await fake.delete(CM, 'owner', { namespace: 'default' });
+  assert.equal(fake.collectGarbage(), 2);
+  await assert.rejects(fake.get(CM, 'child', { namespace: 'default' }), isNotFound);
+  const shared = await fake.get<ConfigMap>(CM, 'shared', { namespace: 'default' });
+  assert.deepEqual(shared.metadata?.ownerReferences?.map((r) => r.name), ['other']);
+  assert.equal(fake.collectGarbage(), 0);
+});
+
+test('collectGarbage finishes Foreground deletes after the dependents and Orphan deletes by releasing them', async () => {
+  const fake = new FakeClient();
+  const ref = (o: ConfigMap, block = false) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata!.name!, uid: o.metadata!.uid!, ...(block ? { blockOwnerDeletion: true } : {}) });
+  const fg = await fake.create(cm('fg'));
+  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'fg-child', namespace: 'default', finalizers: ['example.com/hold'], ownerReferences: [ref(fg, true)] } });
+  await fake.delete(CM, 'fg', { namespace: 'default', propagationPolicy: 'Foreground' });
+  fake.collectGarbage();
+  const child = await fake.get<ConfigMap>(CM, 'fg-child', { namespace: 'default' });
+  assert.ok(child.metadata?.deletionTimestamp, 'the dependent is being deleted');
+  assert.ok(await fake.get(CM, 'fg', { namespace: 'default' }), 'the owner waits for a blocking dependent');
+  await fake.patch(CM, 'fg-child', { metadata: { finalizers: null } }, { type: 'merge', namespace: 'default' });
+  fake.collectGarbage();
+  await assert.rejects(fake.get(CM, 'fg', { namespace: 'default' }), isNotFound);
+
+  const orphaning = await fake.create(cm('orphaning'));
+  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'orphan', namespace: 'default', ownerReferences: [ref(orphaning)] } });
+  await fake.delete(CM, 'orphaning', { namespace: 'default', propagationPolicy: 'Orphan' });
+  fake.collectGarbage();
+  await assert.rejects(fake.get(CM, 'orphaning', { namespace: 'default' }), isNotFound);
+  assert.equal((await fake.get<ConfigMap>(CM, 'orphan', { namespace: 'default' })).metadata?.ownerReferences, undefined);
 });

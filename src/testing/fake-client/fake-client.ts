@@ -60,6 +60,7 @@ import { ObjectStore, RevisionCompactedError, type Change } from './object-store
 import { matchesFilter, type FakeRequest, type FakeVerb, type Interceptor, type RequestFilter } from './requests.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.js';
 import { EventQueue, eventFor, type ObjectFilter } from './watch-stream.js';
+import { collectGarbageOnce } from './garbage-collector.js';
 import { asStrings, isNoop, metaOf, prepareCreate, prepareUpdate, regionFor, withManagedFields } from './write-rules.js';
 
 export interface FakeClientOptions {
@@ -404,11 +405,41 @@ export class FakeClient implements Client {
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
       throw preconditionFailed(kind, name, 'ResourceVersion', pre.resourceVersion, String(meta.resourceVersion), where);
     }
+    return this.deleteExisting(kind, key, existing, opts.propagationPolicy, opts.dryRun ?? false) as T | StatusBody;
+  }
+
+  /**
+   * Runs the garbage collector of kube-controller-manager once, to a fixed point: deletes objects
+   * whose owners (by uid) are all gone, drops owner references to missing owners when others
+   * remain, deletes the dependents of owners deleted with `Foreground` and orphans those of owners
+   * deleted with `Orphan`, then removes those finalizers. Nothing runs it automatically, as in a
+   * TestEnv without kube-controller-manager. Returns the number of writes it made.
+   */
+  collectGarbage(): number {
+    let total = 0;
+    for (;;) {
+      const writes = collectGarbageOnce({
+        objects: () =>
+          this.store.entries().flatMap(([id, key, obj]) => {
+            const kind = this.kinds.all().find((k) => kindId(k) === id);
+            return kind ? [{ kind, key, obj }] : [];
+          }),
+        delete: (kind, key, obj) => void this.deleteExisting(kind, key, obj, 'Background', false),
+        update: (kind, key, before, after) => this.commitSystemUpdate(kind, key, before, after),
+      });
+      if (writes === 0) return total;
+      total += writes;
+    }
+  }
+
+  /** Delete of a stored object: mark it when finalizers hold it, remove it otherwise. */
+  private deleteExisting(kind: KindInfo, key: string, existing: JsonObject, policy: DeleteOptions['propagationPolicy'], dryRun: boolean): JsonObject | StatusBody {
+    const meta = metaOf(existing);
     const finalizers = asStrings(meta.finalizers);
-    // Without a garbage collector these finalizers stay until a test removes them, as in a TestEnv without kube-controller-manager.
-    const policyFinalizer = opts.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : opts.propagationPolicy === 'Orphan' ? 'orphan' : undefined;
+    // The garbage collector (collectGarbage) acts on these finalizers; nothing else removes them.
+    const policyFinalizer = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
     const namespaceFinalizers = kind.kind === 'Namespace' && isObject(existing.spec) ? asStrings(existing.spec.finalizers) : [];
-    if (meta.deletionTimestamp !== undefined && (finalizers.length > 0 || namespaceFinalizers.length > 0)) return clone(existing) as T;
+    if (meta.deletionTimestamp !== undefined && (finalizers.length > 0 || namespaceFinalizers.length > 0)) return clone(existing);
     if (finalizers.length > 0 || policyFinalizer || namespaceFinalizers.length > 0) {
       const marked = clone(existing);
       const m = metaOf(marked);
@@ -417,15 +448,23 @@ export class FakeClient implements Client {
       m.deletionGracePeriodSeconds = 0;
       if (typeof m.generation === 'number' && m.generation > 0) m.generation += 1;
       if (kind.kind === 'Namespace') marked.status = { ...(isObject(marked.status) ? marked.status : {}), phase: 'Terminating' };
-      if (opts.dryRun) return marked as T;
-      return this.store.commit(kindId(kind), key, 'MODIFIED', marked) as T;
+      if (dryRun) return marked;
+      return this.store.commit(kindId(kind), key, 'MODIFIED', marked);
     }
-    if (!opts.dryRun) this.store.commit(kindId(kind), key, 'DELETED', existing);
-    const details: NonNullable<StatusBody['details']> = { name };
+    if (!dryRun) this.store.commit(kindId(kind), key, 'DELETED', existing);
+    const details: NonNullable<StatusBody['details']> = { name: String(meta.name) };
     if (kind.group) details.group = kind.group;
     details.kind = kind.plural;
     details.uid = String(meta.uid);
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as StatusBody & { metadata: object };
+  }
+
+  /** A write by the control plane itself (no request, no strategy): MODIFIED, or DELETED once the last finalizer is gone. */
+  private commitSystemUpdate(kind: KindInfo, key: string, before: JsonObject, after: JsonObject): void {
+    const meta = metaOf(after);
+    if (meta.deletionTimestamp !== undefined && asStrings(meta.finalizers).length === 0 && !hasNamespaceFinalizers(kind, after)) {
+      this.store.commit(kindId(kind), key, 'DELETED', before);
+    } else this.store.commit(kindId(kind), key, 'MODIFIED', after);
   }
 
   // ---- internals -----------------------------------------------------------------------------

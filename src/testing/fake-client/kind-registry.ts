@@ -115,6 +115,10 @@ export class KindRegistry {
       );
   }
 
+  all(): KindInfo[] {
+    return [...this.byKind.values()];
+  }
+
   lookup(type: ResourceType): KindInfo | undefined {
     return this.byKind.get(key(type.apiVersion, type.kind));
   }

@@ -62,6 +62,11 @@ export class ObjectStore {
     return sortByKey([...(this.objects.get(kindId) ?? new Map<string, JsonObject>()).entries()]);
   }
 
+  /** Every current object of every kind, as [kindId, key, object]. */
+  entries(): [string, string, JsonObject][] {
+    return [...this.objects.entries()].flatMap(([id, byKey]) => [...byKey.entries()].map(([key, obj]): [string, string, JsonObject] => [id, key, obj]));
+  }
+
   /** The objects of a kind as they were at `revision`, in key order. */
   snapshot(kindId: string, revision: number): [string, JsonObject][] {
     if (revision >= this.revision) return this.list(kindId);
