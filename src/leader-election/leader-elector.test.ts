@@ -110,6 +110,7 @@ test('a leader whose renews hang stops leading at renewDeadline after its last s
   assert.equal(term.reason, 'renew-deadline-exceeded');
   assert.ok(term.signal.reason instanceof LeadershipLostError);
   assert.ok(a.outcome instanceof LeadershipLostError, 'start() rejects: the hung renew was cut off at the deadline');
+  assert.equal(api.abortedRequests, 1, 'the one hung renew was abandoned, at the deadline');
   assert.equal(a.outcome.reason, 'renew-deadline-exceeded');
   assert.equal(a.elector.isLeader(), false);
   const bStart = b.terms[0]!.startMs;
@@ -150,6 +151,36 @@ test('a 409 on renew when the Lease now names another holder ends leadership at 
   assert.equal(api.writes.at(-1)!.caller, 'someone-else');
   assert.ok(a.outcome instanceof LeadershipLostError && a.outcome.reason === 'lease-lost');
   assert.deepEqual(a.leadersSeen, ['a', 'x']);
+});
+
+test('a Lease deleted under the leader ends leadership at the next renew', async () => {
+  const { clock, api } = setup();
+  const a = startCandidate(clock, api, 'a');
+  await clock.advance(3_000);
+  api.remove(TEST_NAMESPACE, TEST_LEASE);
+  await clock.advance(1_000);
+  assert.equal(a.terms[0]!.endMs, 4_000);
+  assert.equal(a.terms[0]!.reason, 'lease-lost');
+  assert.equal(api.read(TEST_NAMESPACE, TEST_LEASE), undefined, 'not re-created by the old leader');
+  assert.ok(a.outcome instanceof LeadershipLostError);
+});
+
+test('isLeader() turns false at the deadline even when the fencing timer runs late (a blocked event loop), and a late renew does not revive it', async () => {
+  const { clock, api } = setup();
+  // Every timer of this elector fires 3 s late.
+  const lateClock = { now: () => clock.now(), monotonicNow: () => clock.monotonicNow(), setTimer: (ms: number, fn: () => void) => clock.setTimer(ms + 3_000, fn) };
+  // The first renew is sent at 5 s (its 2 s wait ran 3 s late) and answered at 10.5 s.
+  api.faults = (r) => (r.verb === 'update' ? { responseDelayMs: 5_500 } : undefined);
+  const a = startCandidate(clock, api, 'a', { clock: lateClock });
+  await clock.advance(9_999);
+  assert.equal(a.elector.isLeader(), true);
+  await clock.advance(1);
+  assert.equal(a.elector.isLeader(), false, 'past created-at + renewDeadline');
+  assert.equal(a.terms[0]!.endMs, undefined, 'the fencing timer has not run yet');
+  await clock.advance(500);
+  assert.equal(a.terms[0]!.endMs, 10_500, 'the answer that came after the deadline ended the term instead of extending it');
+  assert.equal(a.terms[0]!.reason, 'renew-deadline-exceeded');
+  assert.equal(a.elector.isLeader(), false);
 });
 
 test('a 409 on renew when the Lease is still ours takes the slow path (get + update), keeps leading, and is counted', async () => {

@@ -59,6 +59,8 @@ export class FakeLeaseApi {
   readonly writes: FakeLeaseWrite[] = [];
   /** Requests received per caller and verb, e.g. `requests.get('a:update')`. */
   readonly requests = new Map<string, number>();
+  /** Requests whose caller gave up (its signal aborted) before the answer came. */
+  abortedRequests = 0;
   faults: ((request: FakeLeaseRequest) => FakeLeaseFault | undefined) | undefined;
   private readonly clock: Clock;
   private readonly store = new Map<string, Lease>();
@@ -97,6 +99,11 @@ export class FakeLeaseApi {
   /** Writes `lease` unconditionally, as another actor would; returns what was stored. */
   put(lease: Lease, caller = 'someone-else'): Lease {
     return this.store1(caller, 'put', lease);
+  }
+
+  /** Deletes the Lease, as another actor would. */
+  remove(namespace: string, name: string): void {
+    this.store.delete(`${namespace}/${name}`);
   }
 
   /** Freezes the server: requests (and answers) wait until `resume()`. */
@@ -138,7 +145,7 @@ export class FakeLeaseApi {
     })();
     // The caller may have stopped listening; the server side must not raise an unhandled rejection.
     served.catch(() => {});
-    return untilAborted(served, signal);
+    return untilAborted(served, signal, () => this.abortedRequests++);
   }
 
   private handleGet(namespace: string, name: string): Lease {
@@ -196,10 +203,13 @@ function invalid(message: string): ApiError {
   return new ApiError({ status: 422, reason: 'Invalid', message });
 }
 
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined, onAborted: () => void): Promise<T> {
   if (!signal) return p;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new AbortedError('request aborted', { cause: signal.reason }));
+    const onAbort = (): void => {
+      onAborted();
+      reject(new AbortedError('request aborted', { cause: signal.reason }));
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(
       (v) => {
