@@ -130,8 +130,19 @@ test('request counting shows a no-op reconcile made zero writes, and counts a wr
   await fake.update<ConfigMap>(cur);
   assert.equal(fake.resourceVersion, before, 'the store did not change…');
   assert.equal(fake.countRequests(isWrite), 2, '…but the empty write is still traffic');
+  assert.equal(fake.peek<ConfigMap>(CM, 'a', 'default')?.data?.k, 'w', 'peek reads without a request');
+  assert.equal(fake.peek(CM, 'missing', 'default'), undefined);
+  assert.equal(fake.countRequests(), 5);
   fake.clearRequests();
   assert.equal(fake.requests.length, 0);
+});
+
+test('the request log keeps a copy of what was sent', async () => {
+  const fake = new FakeClient();
+  const obj = cm('a', { k: '1' });
+  await fake.create(obj);
+  obj.data!.k = 'mutated later';
+  assert.deepEqual((fake.requests[0]?.body as ConfigMap).data, { k: '1' });
 });
 
 test('aborting a watch ends its iterator with AbortedError and closes it', async () => {

@@ -185,6 +185,13 @@ export class FakeClient implements Client {
     }
   }
 
+  /** The stored object, read without a request (not counted, not intercepted), or undefined. */
+  peek<T = KubeObject>(type: ResourceType, name: string, namespace?: string): T | undefined {
+    const kind = this.kinds.require(type);
+    const obj = this.store.get(kindId(kind), objectKey(kind, namespace, name));
+    return obj ? (clone(obj) as T) : undefined;
+  }
+
   /** Number of watches currently open. */
   get openWatches(): number {
     return this.watches.size;
@@ -503,7 +510,8 @@ export class FakeClient implements Client {
       ...(r.subresource ? { subresource: r.subresource } : {}),
       ...(r.patchType ? { patchType: r.patchType } : {}),
       dryRun: r.dryRun ?? false,
-      ...(r.body !== undefined ? { body: r.body } : {}),
+      // A copy: the log must show what was sent even if the caller mutates its object afterwards.
+      ...(r.body !== undefined ? { body: clone(r.body) } : {}),
     };
     this.log.push(req);
     for (const interceptor of [...this.interceptors]) {
