@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { FakeClock, flushMicrotasks } from '../core/fake-clock.js';
 import type { KubeObject } from '../core/object-key.js';
 import { ApiError } from '../client/api-error.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { Watcher, type WatcherEvent, type WatcherOptions } from './watcher.js';
 import { FakeListerWatcher, apiError, gone } from './testing/fake-lister-watcher.js';
 import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
@@ -351,6 +352,13 @@ test('resourceVersions are passed back verbatim, never interpreted', async () =>
   await r.clock.advance(1000);
   assert.deepEqual(lw.watched, ['opaque-b', 'opaque-a'], 'a "smaller" RV from a bookmark is still the newest');
   await r.stop();
+});
+
+test('invalid watcher options are refused at construction, naming the option', () => {
+  const lw = new FakeListerWatcher<KubeObject>([]);
+  for (const [option, value] of [['pageSize', -1], ['pageSize', 1.5], ['minWatchTimeoutMs', 999], ['stallMarginMs', -1], ['listTimeoutMs', 0], ['backoffMaxMs', 1]] as const) {
+    assert.throws(() => new Watcher(lw, () => {}, { [option]: value }), (e: unknown) => e instanceof InvalidOptionError && e.option === option, option);
+  }
 });
 
 test('watcher metrics go to the registry passed in, labelled by informer', async () => {

@@ -21,7 +21,7 @@
 import { linkedAbortController, sleep } from '../core/abort.js';
 import { ExponentialBackoff } from '../core/backoff.js';
 import { realClock, type Clock } from '../core/clock.js';
-import { AbortedError, OperatorRuntimeError } from '../core/errors.js';
+import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import { isGone } from '../client/api-error.js';
@@ -179,9 +179,18 @@ export class Watcher<T extends KubeObject> {
     this.backoffResetMs = options.backoffResetMs ?? DEFAULT_BACKOFF_RESET_MS;
     this.minWatchDurationMs = options.minWatchDurationMs ?? DEFAULT_MIN_WATCH_DURATION_MS;
     this.listTimeoutMs = options.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS;
+    if (!(Number.isInteger(this.pageSize) && this.pageSize >= 0)) throw new InvalidOptionError('pageSize', 'must be an integer >= 0 (0: no limit)');
+    // Below 1 s the server would get timeoutSeconds=0, which means its own (long) default.
+    if (!(this.minWatchTimeoutMs >= 1000)) throw new InvalidOptionError('minWatchTimeoutMs', 'must be >= 1000');
+    if (!(this.stallMarginMs >= 0)) throw new InvalidOptionError('stallMarginMs', 'must be >= 0');
+    if (!(this.listTimeoutMs > 0)) throw new InvalidOptionError('listTimeoutMs', 'must be > 0');
+    const initialMs = options.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS;
+    const maxMs = options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS;
+    if (!(initialMs >= 0)) throw new InvalidOptionError('backoffInitialMs', 'must be >= 0');
+    if (!(maxMs >= initialMs)) throw new InvalidOptionError('backoffMaxMs', 'must be >= backoffInitialMs');
     this.backoff = new ExponentialBackoff({
-      initialMs: options.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS,
-      maxMs: options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS,
+      initialMs,
+      maxMs,
       jitter: options.backoffJitter ?? DEFAULT_BACKOFF_JITTER,
       random: this.random,
     });
