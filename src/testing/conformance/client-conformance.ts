@@ -564,8 +564,15 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       assert.deepEqual(dropped.spec, { size: 2 }, 'a field m1 stopped applying and nobody else owns is removed');
       const forced = await client.apply<Widget>(widget(ns, 'ap', { size: 4 }), { fieldManager: 'm2', force: true });
       assert.equal(forced.spec?.size, 4);
+      // An update takes ownership of what it changes, so a later apply of another value conflicts with it.
+      await client.update<Widget>({ ...forced, spec: { size: 5 } }, { fieldManager: 'editor' });
+      await assert.rejects(client.apply(widget(ns, 'ap', { size: 6 }), { fieldManager: 'm2' }), (e: unknown) => {
+        assert.ok(e instanceof ApiError && isConflict(e));
+        assert.ok(e.message.includes('"editor"'), e.message);
+        return true;
+      });
       const status = await client.applyStatus<Widget>({ ...WIDGET, metadata: { name: 'ap', namespace: ns }, status: { message: 'applied' } }, { fieldManager: 'm1', force: true });
-      assert.deepEqual([status.status?.message, status.spec?.size], ['applied', 4]);
+      assert.deepEqual([status.status?.message, status.spec?.size], ['applied', 5]);
     });
 
     test('a dry-run create validates and answers without storing anything', async () => {
