@@ -233,6 +233,23 @@ test('user indexes stay consistent with the store through watch events and a rel
   await s.stop();
 });
 
+test('a removed handler gets nothing more, and one added after stop gets nothing at all', async () => {
+  const s = setup([cm('a')]);
+  const removed = recorder();
+  const reg = s.informer.addEventHandler(removed.handler);
+  s.start();
+  await s.settle();
+  reg.remove();
+  s.lw.update(cm('a', '2'));
+  await s.settle();
+  assert.deepEqual(removed.log, ['add:a:1']);
+  await s.stop();
+  const late = recorder();
+  s.informer.addEventHandler(late.handler);
+  await s.clock.advance(0);
+  assert.deepEqual(late.log, []);
+});
+
 test('health reports state, sync, object count and each handler backlog', async () => {
   const s = setup([cm('a')], { name: 'configmaps' });
   s.informer.addEventHandler({}, { name: 'h' });

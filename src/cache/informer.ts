@@ -101,7 +101,9 @@ export class SharedInformer<T extends KubeObject> {
     const dispatcher = new HandlerDispatcher<T>(handler, { name, logger: this.logger, onPending: (n) => this.metrics.setPending(name, n) });
     const entry: HandlerEntry<T> = { name, dispatcher, resyncPeriodMs: options.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS, timer: undefined };
     this.handlers.add(entry);
-    if (this.synced) {
+    if (this.started && !this.running) {
+      dispatcher.stop(); // the informer has stopped: nothing will be delivered any more
+    } else if (this.synced) {
       for (const key of this.store.keys()) dispatcher.enqueue({ type: 'add', key, object: this.store.get(key)! });
       dispatcher.markInitialEnqueued();
     }
