@@ -1,8 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalJson, jsonEqual } from './canonical-json.js';
-import { createMergePatch } from './merge-patch.js';
-import { mergePatch } from './memory-client.test-support.js';
+import { createMergePatch, isPlainObject } from './merge-patch.js';
+
+/** RFC 7386 apply, to check that a computed patch turns `before` into `after`. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return patch;
+  const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
 
 test('canonical JSON sorts keys at every depth', () => {
   assert.equal(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: 3 } }), '{"a":{"c":3,"d":[{"y":2,"z":1}]},"b":1}');

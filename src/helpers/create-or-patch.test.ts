@@ -1,75 +1,86 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import { isConflict } from '../client/api-error.js';
+import { FakeClient, isWrite } from '../testing/fake-client/index.js';
 import { createOrPatch } from './create-or-patch.js';
-import { immediateClock, MemoryClient } from './memory-client.test-support.js';
+import { gadget, GADGET, GADGET_CRD, type Gadget } from './gadget.test-support.js';
+import { immediateClock } from './immediate-clock.test-support.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 
-interface ConfigMap {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace: string; resourceVersion?: string; labels?: Record<string, string> };
-  data?: Record<string, string>;
-}
-const key = (): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns' } });
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+const key = (): ConfigMap => ({ ...CM, metadata: { name: 'cm', namespace: 'ns' } });
 const setData = (obj: ConfigMap): void => {
   obj.data = { ...obj.data, a: '1' };
-  obj.metadata.labels = { ...obj.metadata.labels, app: 'x' };
+  obj.metadata = { ...obj.metadata, labels: { ...obj.metadata?.labels, app: 'x' } };
 };
 
+async function setup(existing?: ConfigMap): Promise<{ fake: FakeClient; seeded: ConfigMap | undefined }> {
+  const fake = new FakeClient({ crds: [GADGET_CRD] });
+  const seeded = existing ? await fake.create(existing) : undefined;
+  fake.clearRequests();
+  return { fake, seeded };
+}
+
 test('an absent object is created with mutate applied', async () => {
-  const mem = new MemoryClient();
-  const res = await createOrPatch(mem.client, key(), setData);
+  const { fake } = await setup();
+  const res = await createOrPatch(fake, key(), setData);
   assert.equal(res.operation, 'created');
   assert.deepEqual(res.object.data, { a: '1' });
-  assert.deepEqual(mem.calls.map((c) => c.verb), ['get', 'create']);
+  assert.deepEqual(fake.requests.map((r) => r.verb), ['get', 'create']);
 });
 
 test('an object already as mutate wants it is unchanged: zero writes', async () => {
-  const mem = new MemoryClient();
-  mem.seed({ ...key(), metadata: { ...key().metadata, labels: { app: 'x' } }, data: { a: '1' } });
-  const res = await createOrPatch(mem.client, key(), setData);
+  const { fake } = await setup({ ...key(), metadata: { ...key().metadata, labels: { app: 'x' } }, data: { a: '1' } });
+  const res = await createOrPatch(fake, key(), setData);
   assert.equal(res.operation, 'unchanged');
-  assert.deepEqual(mem.writes(), []);
+  assert.equal(fake.countRequests(isWrite), 0);
 });
 
 test('a change is sent as a merge patch of the difference carrying the resourceVersion read', async () => {
-  const mem = new MemoryClient();
-  const seeded = mem.seed({ ...key(), data: { a: '0', other: 'kept' } });
-  const res = await createOrPatch(mem.client, key(), setData);
+  const { fake, seeded } = await setup({ ...key(), data: { a: '0', other: 'kept' } });
+  const res = await createOrPatch(fake, key(), setData);
   assert.equal(res.operation, 'updated');
-  assert.deepEqual(mem.writes().map((c) => c.body), [{ data: { a: '1' }, metadata: { labels: { app: 'x' }, resourceVersion: seeded.metadata.resourceVersion } }]);
+  assert.deepEqual(
+    fake.requests.filter(isWrite).map((r) => [r.patchType, r.body]),
+    [['merge', { data: { a: '1' }, metadata: { labels: { app: 'x' }, resourceVersion: seeded?.metadata?.resourceVersion } }]],
+  );
   assert.deepEqual(res.object.data, { a: '1', other: 'kept' });
 });
 
-test('a concurrent change between read and patch yields 409, and retryOnConflict re-reads and wins', async () => {
-  const mem = new MemoryClient();
-  mem.seed({ ...key(), data: { a: '0' } });
-  let interfered = false;
-  mem.beforeWrite = (c) => {
-    if (c.verb === 'patch' && !interfered) {
-      interfered = true;
-      mem.mutate('ConfigMap', 'ns', 'cm', (o) => ((o as ConfigMap).data = { a: '0', theirs: 'y' }));
+test('a concurrent change between read and patch yields 409, and retryOnConflict re-reads and keeps both', async () => {
+  const { fake } = await setup({ ...key(), data: { a: '0' } });
+  let interfere = true;
+  fake.intercept(async (req) => {
+    if (interfere && req.verb === 'patch') {
+      interfere = false;
+      await fake.patch(CM, 'cm', { data: { theirs: 'y' } }, { type: 'merge', namespace: 'ns' });
     }
-  };
-  await assert.rejects(createOrPatch(mem.client, key(), setData), { status: 409 });
-  interfered = false;
-  const res = await retryOnConflict(() => createOrPatch(mem.client, key(), setData), { clock: immediateClock });
+  });
+  await assert.rejects(createOrPatch(fake, key(), setData), isConflict);
+  interfere = true;
+  const res = await retryOnConflict(() => createOrPatch(fake, key(), setData), { clock: immediateClock });
   assert.equal(res.operation, 'updated');
-  assert.deepEqual(mem.peek('ConfigMap', 'ns', 'cm')?.data, { a: '1', theirs: 'y' });
+  assert.deepEqual((await fake.get<ConfigMap>(CM, 'cm', { namespace: 'ns' })).data, { a: '1', theirs: 'y' });
 });
 
-test('a status change goes to /status in its own patch', async () => {
-  const mem = new MemoryClient();
-  mem.seed({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec: { size: 1 } });
-  const res = await createOrPatch(mem.client, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' } }, (o) => {
-    (o as { status?: unknown }).status = { message: 'hi' };
+test('a status change goes to /status in its own patch, and spec changes do not touch status', async () => {
+  const fake = new FakeClient({ crds: [GADGET_CRD] });
+  await fake.create(gadget('ns', 'g'));
+  fake.clearRequests();
+  const res = await createOrPatch(fake, gadget('ns', 'g'), (o) => {
+    o.spec.size = 4;
+    o.status = { message: 'hi' };
   });
   assert.equal(res.operation, 'updated');
-  assert.deepEqual(mem.writes().map((c) => c.verb), ['patchStatus']);
+  assert.deepEqual(fake.requests.filter(isWrite).map((r) => [r.verb, r.subresource]), [['patch', undefined], ['patch', 'status']]);
+  const got = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  assert.equal(got.spec.size, 4);
+  assert.equal(got.status?.message, 'hi');
 });
 
 test('mutate may not change the object it was given the key of', async () => {
-  const mem = new MemoryClient();
-  await assert.rejects(createOrPatch(mem.client, key(), (o) => void (o.metadata.name = 'other')), { code: 'ERR_INVALID_OPTION' });
-  assert.deepEqual(mem.writes(), []);
+  const { fake } = await setup();
+  await assert.rejects(createOrPatch(fake, key(), (o) => void (o.metadata!.name = 'other')), { code: 'ERR_INVALID_OPTION' });
+  assert.equal(fake.countRequests(isWrite), 0);
 });

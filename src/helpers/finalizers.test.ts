@@ -1,14 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../client/api-error.js';
+import { ignoreNotFound, isInvalid } from '../client/api-error.js';
+import { conflictFor, everyNth, FakeClient, isWrite } from '../testing/fake-client/index.js';
 import { addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName } from './finalizers.js';
-import type { ObjectLike } from './object-like.js';
-import { immediateClock, MemoryClient } from './memory-client.test-support.js';
+import { gadget, GADGET, GADGET_CRD, type Gadget } from './gadget.test-support.js';
+import { immediateClock } from './immediate-clock.test-support.js';
 
 const retry = { clock: immediateClock };
 
-const W = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
-const widget = (finalizers?: string[]): ObjectLike & { spec: { size: number } } => ({ ...W, metadata: { name: 'w', namespace: 'ns', ...(finalizers ? { finalizers } : {}) }, spec: { size: 1 } });
+async function setup(finalizers?: string[]): Promise<{ fake: FakeClient; obj: Gadget }> {
+  const fake = new FakeClient({ crds: [GADGET_CRD] });
+  const obj = await fake.create<Gadget>({ ...gadget('ns', 'g'), metadata: { name: 'g', namespace: 'ns', ...(finalizers ? { finalizers } : {}) } });
+  fake.clearRequests();
+  return { fake, obj };
+}
 
 test('finalizer names must be domain-qualified', () => {
   for (const bad of ['backup', '/backup', 'example/backup', 'Example.com/backup', 'example.com/', 'example.com/-x', `example.com/${'a'.repeat(64)}`]) {
@@ -18,70 +23,88 @@ test('finalizer names must be domain-qualified', () => {
 });
 
 test('addFinalizer refuses an unqualified name before any request', async () => {
-  const mem = new MemoryClient();
-  const obj = mem.seed(widget());
-  await assert.rejects(addFinalizer(mem.client, obj, 'backup'), { code: 'ERR_INVALID_FINALIZER_NAME' });
-  assert.equal(mem.calls.length, 0);
+  const { fake, obj } = await setup();
+  await assert.rejects(addFinalizer(fake, obj, 'backup'), { code: 'ERR_INVALID_FINALIZER_NAME' });
+  assert.equal(fake.requests.length, 0);
 });
 
 test('addFinalizer appends one string, keeps the others, and sends the resourceVersion it read', async () => {
-  const mem = new MemoryClient();
-  const obj = mem.seed(widget(['other.io/keep']));
-  const out = await addFinalizer(mem.client, obj, 'example.com/backup');
-  assert.deepEqual(out.metadata?.finalizers, ['other.io/keep', 'example.com/backup']);
-  assert.deepEqual(mem.writes().map((c) => c.body), [{ metadata: { resourceVersion: obj.metadata?.resourceVersion, finalizers: ['other.io/keep', 'example.com/backup'] } }]);
+  const { fake, obj } = await setup(['other.io/keep']);
+  const out = await addFinalizer(fake, obj, 'example.com/backup');
+  assert.deepEqual(out.metadata.finalizers, ['other.io/keep', 'example.com/backup']);
+  assert.deepEqual(
+    fake.requests.map((r) => [r.verb, r.patchType, r.body]),
+    [['patch', 'merge', { metadata: { resourceVersion: obj.metadata.resourceVersion, finalizers: ['other.io/keep', 'example.com/backup'] } }]],
+  );
   assert.ok(hasFinalizer(out, 'example.com/backup'));
 });
 
 test('addFinalizer on an object that already has it sends nothing', async () => {
-  const mem = new MemoryClient();
-  const obj = mem.seed(widget(['example.com/backup']));
-  const out = await addFinalizer(mem.client, obj, 'example.com/backup');
+  const { fake, obj } = await setup(['example.com/backup']);
+  const out = await addFinalizer(fake, obj, 'example.com/backup');
   assert.equal(out, obj);
-  assert.equal(mem.calls.length, 0);
+  assert.equal(fake.requests.length, 0);
 });
 
-test('a conflicting concurrent finalizer edit is not clobbered: the helper re-reads and re-applies', async () => {
-  const mem = new MemoryClient();
-  const stale = mem.seed(widget());
+test('a concurrent finalizer edit is not clobbered: the stale write conflicts, the helper re-reads and re-applies', async () => {
+  const { fake, obj: stale } = await setup();
   // Another controller adds its finalizer after we read.
-  mem.mutate('Widget', 'ns', 'w', (o) => (o.metadata!.finalizers = ['other.io/theirs']));
-  const out = await addFinalizer(mem.client, stale, 'example.com/ours', { retry });
-  assert.deepEqual(out.metadata?.finalizers, ['other.io/theirs', 'example.com/ours']);
-  assert.deepEqual(mem.calls.map((c) => c.verb), ['patch', 'get', 'patch']);
+  await addFinalizer(fake, stale, 'other.io/theirs');
+  fake.clearRequests();
+  const out = await addFinalizer(fake, stale, 'example.com/ours', { retry });
+  assert.deepEqual(out.metadata.finalizers, ['other.io/theirs', 'example.com/ours']);
+  assert.deepEqual(fake.requests.map((r) => r.verb), ['patch', 'get', 'patch']);
+});
+
+test('six writers adding different finalizers from one read all keep theirs', async () => {
+  const { fake, obj } = await setup();
+  const names = Array.from({ length: 6 }, (_, i) => `c${i}.example.com/f`);
+  await Promise.all(names.map((n) => addFinalizer(fake, obj, n, { retry: { ...retry, steps: 10 } })));
+  const final = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  assert.deepEqual([...(final.metadata.finalizers ?? [])].sort(), names);
+});
+
+test('injected conflicts on every other write are absorbed by the retry', async () => {
+  const { fake, obj } = await setup();
+  fake.intercept(everyNth(2, isWrite, conflictFor));
+  let cur = obj;
+  for (const n of ['a.io/1', 'b.io/2', 'c.io/3']) cur = await addFinalizer(fake, cur, n, { retry });
+  assert.deepEqual(cur.metadata.finalizers, ['a.io/1', 'b.io/2', 'c.io/3']);
 });
 
 test('removeFinalizer removes only ours', async () => {
-  const mem = new MemoryClient();
-  const obj = mem.seed(widget(['a.io/x', 'example.com/ours', 'b.io/y']));
-  const out = await removeFinalizer(mem.client, obj, 'example.com/ours');
-  assert.deepEqual(out?.metadata?.finalizers, ['a.io/x', 'b.io/y']);
+  const { fake, obj } = await setup(['a.io/x', 'example.com/ours', 'b.io/y']);
+  const out = await removeFinalizer(fake, obj, 'example.com/ours');
+  assert.deepEqual(out?.metadata.finalizers, ['a.io/x', 'b.io/y']);
 });
 
 test('removeFinalizer without ours present sends nothing', async () => {
-  const mem = new MemoryClient();
-  const obj = mem.seed(widget(['a.io/x']));
-  await removeFinalizer(mem.client, obj, 'example.com/ours');
-  assert.equal(mem.calls.length, 0);
+  const { fake, obj } = await setup(['a.io/x']);
+  await removeFinalizer(fake, obj, 'example.com/ours');
+  assert.equal(fake.requests.length, 0);
 });
 
-test('removeFinalizer returns undefined once the object is gone', async () => {
-  const mem = new MemoryClient();
-  const obj = mem.seed(widget(['example.com/ours']));
-  // Deleted by the server between our read and our write: the patch answers 404.
-  mem.beforeWrite = (c) => {
-    if (c.verb === 'patch') {
-      mem.beforeWrite = undefined;
-      throw new ApiError({ status: 404, reason: 'NotFound', message: 'gone' });
-    }
-  };
-  assert.equal(await removeFinalizer(mem.client, obj, 'example.com/ours'), undefined);
+test('removing the last finalizer of a deleting object lets the server delete it', async () => {
+  const { fake, obj } = await setup(['example.com/ours']);
+  await fake.delete(GADGET, 'g', { namespace: 'ns' });
+  const deleting = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  assert.ok(deleting.metadata.deletionTimestamp);
+  const last = await removeFinalizer(fake, deleting, 'example.com/ours');
+  assert.equal(last?.metadata.finalizers, undefined);
+  assert.equal(await ignoreNotFound(fake.get(GADGET, 'g', { namespace: 'ns' })), undefined);
+  // Already gone: nothing to remove.
+  assert.equal(await removeFinalizer(fake, obj, 'example.com/ours', { retry }), undefined);
+});
+
+test('a deleting object takes no new finalizer (422 from the server)', async () => {
+  const { fake, obj } = await setup(['a.io/x']);
+  await fake.delete(GADGET, 'g', { namespace: 'ns' });
+  await assert.rejects(addFinalizer(fake, obj, 'example.com/ours', { retry }), isInvalid);
 });
 
 test('an object without a resourceVersion is read first, so the write still has a precondition', async () => {
-  const mem = new MemoryClient();
-  mem.seed(widget());
-  await addFinalizer(mem.client, widget(), 'example.com/ours');
-  assert.deepEqual(mem.calls.map((c) => c.verb), ['get', 'patch']);
-  assert.ok((mem.writes()[0]!.body as { metadata: { resourceVersion?: string } }).metadata.resourceVersion);
+  const { fake } = await setup();
+  await addFinalizer(fake, gadget('ns', 'g'), 'example.com/ours');
+  assert.deepEqual(fake.requests.map((r) => r.verb), ['get', 'patch']);
+  assert.ok((fake.requests[1]!.body as { metadata: { resourceVersion?: string } }).metadata.resourceVersion);
 });

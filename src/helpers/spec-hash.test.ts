@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyOwned } from './apply-owned.js';
-import { MemoryClient } from './memory-client.test-support.js';
+import { FakeClient, isWrite } from '../testing/fake-client/index.js';
 import { SPEC_HASH_ANNOTATION, specHash, specHashMatches, withSpecHash } from './spec-hash.js';
 
 const desired = () => ({
@@ -42,26 +42,29 @@ test('specHashMatches tells whether the object read already carries the desired 
 });
 
 test('applyOwned sends a server-side apply with our field manager, force, and the hash annotation', async () => {
-  const mem = new MemoryClient();
-  const res = await applyOwned(mem.client, { ...desired(), metadata: { ...desired().metadata, resourceVersion: '5', managedFields: [] }, status: { s: 1 } }, { fieldManager: 'db-operator' });
+  const fake = new FakeClient();
+  const res = await applyOwned(fake, { ...desired(), metadata: { ...desired().metadata, resourceVersion: '5', managedFields: [] }, status: { s: 1 } }, { fieldManager: 'db-operator' });
   assert.equal(res.operation, 'applied');
-  const call = mem.writes()[0]!;
-  assert.equal(call.verb, 'apply');
-  assert.deepEqual(call.options, { fieldManager: 'db-operator', force: true, signal: undefined });
-  const body = call.body as { metadata: Record<string, unknown>; status?: unknown };
+  const req = fake.requests[0]!;
+  assert.deepEqual([req.verb, req.patchType], ['patch', 'apply']);
+  const body = req.body as { metadata: Record<string, unknown>; status?: unknown };
   assert.equal(body.metadata.resourceVersion, undefined);
   assert.equal(body.metadata.managedFields, undefined);
   assert.equal(body.status, undefined);
   assert.equal((body.metadata.annotations as Record<string, string>)[SPEC_HASH_ANNOTATION], specHash(desired()));
+  const managers = (res.object.metadata as { managedFields?: { manager?: string }[] }).managedFields?.map((m) => m.manager);
+  assert.deepEqual(managers, ['db-operator']);
 });
 
 test('applyOwned sends nothing when the current object carries the desired hash', async () => {
-  const mem = new MemoryClient();
-  const current = mem.seed(withSpecHash(desired()));
-  const res = await applyOwned(mem.client, desired(), { fieldManager: 'db-operator', current });
+  const fake = new FakeClient();
+  const { object: current } = await applyOwned(fake, desired(), { fieldManager: 'db-operator' });
+  fake.clearRequests();
+  const res = await applyOwned(fake, desired(), { fieldManager: 'db-operator', current });
   assert.equal(res.operation, 'unchanged');
-  assert.equal(mem.calls.length, 0);
-  const changed = await applyOwned(mem.client, { ...desired(), spec: { ...desired().spec, replicas: 9 } }, { fieldManager: 'db-operator', current, force: false });
+  assert.equal(fake.requests.length, 0);
+  const changed = await applyOwned(fake, { ...desired(), spec: { ...desired().spec, replicas: 9 } }, { fieldManager: 'db-operator', current, force: false });
   assert.equal(changed.operation, 'applied');
-  assert.equal((mem.writes()[0]!.options as { force: boolean }).force, false);
+  assert.equal(fake.countRequests(isWrite), 1);
+  assert.equal((changed.object as { spec: { replicas: number } }).spec.replicas, 9);
 });
