@@ -220,6 +220,22 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       );
     });
 
+    test('two concurrent writers from the same read: exactly one wins, the other gets 409 and changed nothing', async () => {
+      const ns = await namespace();
+      const read = await client.create<Widget>(widget(ns, 'w', { size: 1 }, { finalizers: ['example.com/a'] }));
+      const results = await Promise.allSettled([
+        client.update<Widget>({ ...read, metadata: { ...read.metadata, finalizers: ['example.com/a', 'example.com/b'] } }),
+        client.update<Widget>({ ...read, metadata: { ...read.metadata, finalizers: ['example.com/a', 'example.com/c'] } }),
+      ]);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      assert.equal(won.length, 1);
+      assert.equal(lost.length, 1);
+      assert.ok(isConflict(lost[0]!.reason));
+      const now = await client.get<Widget>(WIDGET, 'w', { namespace: ns });
+      assert.deepEqual(now.metadata?.finalizers, (won[0] as PromiseFulfilledResult<Widget>).value.metadata?.finalizers);
+    });
+
     test('an update without resourceVersion: refused by the client unless allowed; then 422 for a custom resource, applied for a ConfigMap', async () => {
       const ns = await namespace();
       const w = await client.create<Widget>(widget(ns, 'w'));
@@ -511,6 +527,8 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
         events.filter((e) => e.type !== 'DELETED').map((e) => e.object.metadata?.resourceVersion),
         [a2.metadata?.resourceVersion, b.metadata?.resourceVersion, end.metadata?.resourceVersion],
       );
+      assert.equal(events[2]!.object.data?.v, '2', 'DELETED carries the last stored state…');
+      assert.ok(events[2]!.object.metadata?.resourceVersion && events[2]!.object.metadata.resourceVersion !== a2.metadata?.resourceVersion, '…with the delete’s resourceVersion');
       assert.equal(events[1]!.object.apiVersion, 'v1');
       assert.equal(events[1]!.object.kind, 'ConfigMap');
     });
