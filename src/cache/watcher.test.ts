@@ -354,6 +354,24 @@ test('resourceVersions are passed back verbatim, never interpreted', async () =>
   await r.stop();
 });
 
+test('a 403 on list and watch (RBAC not granted yet) is retried with backoff until permission arrives, then the watcher syncs by itself', async () => {
+  const lw = new FakeListerWatcher([cm('a')]);
+  lw.failNext('list', apiError(403, 'configmaps is forbidden'), 5);
+  const r = run(lw);
+  await r.clock.advance(0);
+  assert.equal(r.watcher.health().synced, false);
+  assert.equal(r.watcher.health().lastError?.status, 403);
+  await r.clock.advance(800 + 1600 + 3200 + 6400 + 12800);
+  assert.equal(r.watcher.health().synced, true);
+  await r.clock.advance(120_000); // healthy long enough for the backoff to start over
+  lw.failNext('watch', apiError(403), 2);
+  lw.breakWatches(apiError(403));
+  await r.clock.advance(800 + 1600 + 3200);
+  assert.equal(lw.openWatches, 1, 'watching again without a relist');
+  assert.equal(lw.listCalls.length, 6);
+  await r.stop();
+});
+
 test('invalid watcher options are refused at construction, naming the option', () => {
   const lw = new FakeListerWatcher<KubeObject>([]);
   for (const [option, value] of [['pageSize', -1], ['pageSize', 1.5], ['minWatchTimeoutMs', 999], ['stallMarginMs', -1], ['listTimeoutMs', 0], ['backoffMaxMs', 1]] as const) {
