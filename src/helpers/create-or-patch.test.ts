@@ -79,6 +79,16 @@ test('a status change goes to /status in its own patch, and spec changes do not 
   assert.equal(got.status?.message, 'hi');
 });
 
+test('a status set by mutate on create is written to /status right after the create', async () => {
+  const fake = new FakeClient({ crds: [GADGET_CRD] });
+  const res = await createOrPatch(fake, gadget('ns', 'new'), (o) => {
+    o.status = { message: 'born' };
+  });
+  assert.equal(res.operation, 'created');
+  assert.deepEqual(fake.requests.filter(isWrite).map((r) => [r.verb, r.subresource]), [['create', undefined], ['patch', 'status']]);
+  assert.equal(res.object.status?.message, 'born');
+});
+
 test('mutate may not change the object it was given the key of', async () => {
   const { fake } = await setup();
   await assert.rejects(createOrPatch(fake, key(), (o) => void (o.metadata!.name = 'other')), { code: 'ERR_INVALID_OPTION' });

@@ -23,7 +23,10 @@ export interface CreateOrPatchResult<T> {
  * it; if present, runs `mutate` on a copy of what was read and sends a merge patch of the
  * difference — carrying the resourceVersion read, so a concurrent change yields 409 (wrap the
  * call in `retryOnConflict`), never a lost write. If `mutate` changed nothing, nothing is sent:
- * `'unchanged'` means zero writes. A changed `status` goes through `/status` in a second patch.
+ * `'unchanged'` means zero writes. A changed `status` goes through `/status` in a second patch
+ * (also right after a create, which drops status). If someone creates the object between our
+ * read and our create, the create fails with AlreadyExists: retry with
+ * `retryOnConflict(fn, { retryable: (e) => isConflict(e) || isAlreadyExists(e) })`.
  *
  * `mutate` should set the fields it manages one by one: replacing a whole structure drops the
  * server's defaults from it and makes every reconcile look like a change.
@@ -45,7 +48,18 @@ export async function createOrPatch<T extends ObjectLike>(
     const fresh = cloneJson(key);
     await mutate(fresh);
     checkKeyKept(key, fresh);
-    const created = await client.create<T>(fresh, { namespace, signal: options.signal, fieldManager: options.fieldManager });
+    let created = await client.create<T>(fresh, { namespace, signal: options.signal, fieldManager: options.fieldManager });
+    // A create drops status (it has its own subresource); write what mutate set, right after.
+    const wantStatus = (fresh as { status?: unknown }).status;
+    const statusPatch = wantStatus === undefined ? undefined : createMergePatch((created as { status?: unknown }).status ?? {}, wantStatus);
+    if (statusPatch !== undefined) {
+      created = await client.patchStatus<T>(type, name, { metadata: { resourceVersion: created.metadata?.resourceVersion }, status: statusPatch }, {
+        type: 'merge',
+        namespace,
+        signal: options.signal,
+        fieldManager: options.fieldManager,
+      });
+    }
     return { operation: 'created', object: created };
   }
   const after = cloneJson(current);
