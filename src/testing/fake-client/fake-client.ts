@@ -712,6 +712,7 @@ export class FakeClient implements Client {
     const o = obj as ObjectLike;
     const kind = this.kinds.require(typeOf(o));
     const namespace = o.metadata?.namespace;
+    if (kind.namespaced && !namespace) throw new InvalidOptionError('objects', `${kind.kind} ${o.metadata?.name ?? ''} is namespaced: give it metadata.namespace`);
     this.doCreate(kind, clone(obj) as unknown as JsonObject, namespace, {}, this.where('POST', kind, { op: 'create', namespace }));
   }
 }
