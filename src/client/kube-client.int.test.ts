@@ -165,6 +165,24 @@ describe('KubeClient against a real API server', () => {
     }
   });
 
+  test('TLS is verified: without the cluster CA the client refuses the API server certificate', async () => {
+    const kc = structuredClone(env.kubeconfig) as { clusters: { cluster: Record<string, unknown> }[] };
+    for (const c of kc.clusters) {
+      delete c.cluster['certificate-authority-data'];
+      delete c.cluster['certificate-authority'];
+    }
+    const unverified = await KubeClient.fromKubeconfig({ kubeconfig: kc, maxRetries: 0 });
+    try {
+      await assert.rejects(unverified.list(CM, { namespace: 'default' }), (e: unknown) => {
+        assert.equal((e as { code?: string }).code, 'ERR_TRANSPORT');
+        assert.ok(!String((e as Error).message).includes(env.adminToken));
+        return true;
+      });
+    } finally {
+      await unverified.close();
+    }
+  });
+
   test('a missing object is a 404 NotFound', async () => {
     await assert.rejects(client.get(CM, 'nope', { namespace: 'default' }), (e: unknown) => e instanceof ApiError && isNotFound(e) && e.details?.name === 'nope');
     await assert.rejects(client.delete(GIZMO, 'nope', { namespace: 'default' }), isNotFound);
