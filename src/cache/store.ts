@@ -30,7 +30,7 @@ export function dropManagedFields<T extends KubeObject>(obj: T): T {
   return obj;
 }
 
-/** @defaultValue the ingest transform when none is given */
+/** The ingest transform used when none is given. @defaultValue {@link dropManagedFields} */
 export const DEFAULT_TRANSFORM = dropManagedFields;
 
 /**
