@@ -462,6 +462,34 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       await assert.rejects(client.patch(WIDGET, 'w', { spec: { size: 2 } }, { type: 'strategic', namespace: ns }), apiStatus(415));
     });
 
+    test('a strategic merge patch merges a Deployment’s containers by name and deletes one with $patch: delete', async () => {
+      const ns = await namespace();
+      const DEPLOY = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
+      interface Deployment {
+        metadata?: Meta & { annotations?: Record<string, string> };
+        spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } };
+      }
+      const created = await client.create<Deployment & { apiVersion: string; kind: string }>({
+        ...DEPLOY,
+        metadata: { name: 'web', namespace: ns },
+        spec: {
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'app:1' }, { name: 'side', image: 'side:1' }, { name: 'extra', image: 'extra:1' }] } },
+        },
+      } as Deployment & { apiVersion: string; kind: string });
+      assert.equal(created.metadata?.generation, 1);
+      const patched = await client.patch<Deployment>(
+        DEPLOY,
+        'web',
+        { spec: { template: { spec: { containers: [{ name: 'app', image: 'app:2' }, { name: 'extra', $patch: 'delete' }] } } } },
+        { type: 'strategic', namespace: ns },
+      );
+      assert.deepEqual(patched.spec?.template?.spec?.containers?.map((c) => [c.name, c.image]), [['app', 'app:2'], ['side', 'side:1']]);
+      assert.equal(patched.metadata?.generation, 2);
+      const annotated = await client.patch<Deployment>(DEPLOY, 'web', { metadata: { annotations: { note: 'x' } } }, { type: 'merge', namespace: ns });
+      assert.equal(annotated.metadata?.generation, 3, 'a Deployment’s annotations count as spec');
+    });
+
     test('label selectors (equality and set-based) and field selectors filter a list; a malformed one is a 400', async () => {
       const ns = await namespace();
       const labels: Record<string, Record<string, string>> = { a: { app: 'web', tier: 'fe' }, b: { app: 'web', tier: 'be' }, c: { app: 'db' }, d: {} };
