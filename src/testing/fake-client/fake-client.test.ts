@@ -392,3 +392,13 @@ test('collectGarbage finishes Foreground deletes after the dependents and Orphan
   await assert.rejects(fake.get(CM, 'orphaning', { namespace: 'default' }), isNotFound);
   assert.equal((await fake.get<ConfigMap>(CM, 'orphan', { namespace: 'default' })).metadata?.ownerReferences, undefined);
 });
+
+test('a custom resource without a status subresource: status is ordinary content, bumps generation, and /status is a 404', async () => {
+  const fake = new FakeClient({ kinds: [{ apiVersion: 'example.com/v1', kind: 'Plain', plural: 'plains' }] });
+  const PLAIN = { apiVersion: 'example.com/v1', kind: 'Plain' };
+  const p = await fake.create<Widget>({ ...PLAIN, metadata: { name: 'p', namespace: 'default' }, spec: { size: 1 }, status: { observedGeneration: 0 } });
+  assert.deepEqual([p.metadata?.generation, p.status], [1, { observedGeneration: 0 }], 'create keeps status');
+  const u = await fake.update<Widget>({ ...p, status: { observedGeneration: 1 } });
+  assert.equal(u.metadata?.generation, 2);
+  await assert.rejects(fake.updateStatus<Widget>({ ...u, status: {} }), (e: unknown) => isNotFound(e) && (e as ApiError).details?.name === undefined);
+});
