@@ -1,5 +1,5 @@
 import type { Client } from '../client/client.js';
-import { cloneJson, type ObjectLike } from './object-like.js';
+import { cloneJson, type MetaObject } from './meta-object.js';
 import { specHashMatches, withSpecHash } from './spec-hash.js';
 
 export interface ApplyOwnedOptions {
@@ -16,7 +16,7 @@ export interface ApplyOwnedOptions {
    * `obj`, nothing is sent. Leave it out to always apply (which also undoes edits other clients
    * made to our fields, at the cost of one request per reconcile).
    */
-  readonly current?: ObjectLike;
+  readonly current?: MetaObject;
   /** Store the spec hash annotation on the object. @defaultValue true */
   readonly specHash?: boolean;
   readonly signal?: AbortSignal;
@@ -37,7 +37,7 @@ export interface ApplyOwnedResult<T> {
  * managedFields and status are stripped: an apply states intent, not a read-modify-write, and
  * status goes through `/status`.
  */
-export async function applyOwned<T extends ObjectLike>(client: Client, obj: T, options: ApplyOwnedOptions): Promise<ApplyOwnedResult<T>> {
+export async function applyOwned<T extends MetaObject>(client: Client, obj: T, options: ApplyOwnedOptions): Promise<ApplyOwnedResult<T>> {
   const useHash = options.specHash ?? true;
   if (useHash && options.current && specHashMatches(options.current, obj)) {
     return { operation: 'unchanged', object: options.current as T };

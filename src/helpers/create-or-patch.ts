@@ -2,7 +2,7 @@ import { isNotFound } from '../client/api-error.js';
 import type { Client } from '../client/client.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { createMergePatch, isPlainObject } from './merge-patch.js';
-import { cloneJson, nameOf, typeOf, type ObjectLike } from './object-like.js';
+import { cloneJson, nameOf, typeOf, type MetaObject } from './meta-object.js';
 
 export type OperationResult = 'created' | 'updated' | 'unchanged';
 
@@ -31,7 +31,7 @@ export interface CreateOrPatchResult<T> {
  * `mutate` should set the fields it manages one by one: replacing a whole structure drops the
  * server's defaults from it and makes every reconcile look like a change.
  */
-export async function createOrPatch<T extends ObjectLike>(
+export async function createOrPatch<T extends MetaObject>(
   client: Client,
   key: T,
   mutate: (obj: T) => void | Promise<void>,
@@ -81,13 +81,13 @@ export async function createOrPatch<T extends ObjectLike>(
   return { operation: 'updated', object };
 }
 
-function withResourceVersion(patch: unknown, read: ObjectLike): Record<string, unknown> {
+function withResourceVersion(patch: unknown, read: MetaObject): Record<string, unknown> {
   const p = isPlainObject(patch) ? patch : {};
   const meta = isPlainObject(p.metadata) ? p.metadata : {};
   return { ...p, metadata: { ...meta, resourceVersion: read.metadata?.resourceVersion } };
 }
 
-function checkKeyKept(key: ObjectLike, obj: ObjectLike): void {
+function checkKeyKept(key: MetaObject, obj: MetaObject): void {
   if (obj.apiVersion !== key.apiVersion || obj.kind !== key.kind || obj.metadata?.name !== key.metadata?.name || (obj.metadata?.namespace || undefined) !== (key.metadata?.namespace || undefined)) {
     throw new InvalidOptionError('mutate', 'must not change apiVersion, kind, name or namespace');
   }

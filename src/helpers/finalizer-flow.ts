@@ -1,6 +1,6 @@
 import type { Client } from '../client/client.js';
 import { addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName, type FinalizerWriteOptions } from './finalizers.js';
-import type { ObjectLike } from './object-like.js';
+import type { MetaObject } from './meta-object.js';
 import { isRequeue, OUTCOME_DONE, type ReconcileOutcome } from './reconcile-outcome.js';
 
 export interface HandleFinalizerOptions<T> extends FinalizerWriteOptions {
@@ -41,7 +41,7 @@ export type FinalizerStep<T> =
  * Not deleting → ensures our finalizer is present (one write the first time, none after).
  * Deleting with our finalizer → runs `cleanup`; on success removes only our finalizer.
  */
-export async function handleFinalizer<T extends ObjectLike>(client: Client, obj: T, options: HandleFinalizerOptions<T>): Promise<FinalizerStep<T>> {
+export async function handleFinalizer<T extends MetaObject>(client: Client, obj: T, options: HandleFinalizerOptions<T>): Promise<FinalizerStep<T>> {
   validateFinalizerName(options.name);
   const deleting = Boolean(obj.metadata?.deletionTimestamp);
   if (!deleting) {

@@ -6,7 +6,7 @@
 import { isNotFound } from '../client/api-error.js';
 import type { Client } from '../client/client.js';
 import { InvalidFinalizerNameError } from './errors.js';
-import { nameOf, typeOf, type ObjectLike } from './object-like.js';
+import { nameOf, typeOf, type MetaObject } from './meta-object.js';
 import { retryOnConflict, type RetryOnConflictOptions } from './retry-on-conflict.js';
 
 export interface FinalizerWriteOptions {
@@ -37,7 +37,7 @@ export function validateFinalizerName(name: string): void {
   }
 }
 
-export function hasFinalizer(obj: ObjectLike, name: string): boolean {
+export function hasFinalizer(obj: MetaObject, name: string): boolean {
   return obj.metadata?.finalizers?.includes(name) ?? false;
 }
 
@@ -46,7 +46,7 @@ export function hasFinalizer(obj: ObjectLike, name: string): boolean {
  * there. `obj` is the object as read (its resourceVersion is the precondition of the first
  * attempt). Returns the object as the server now has it.
  */
-export async function addFinalizer<T extends ObjectLike>(client: Client, obj: T, name: string, options: FinalizerWriteOptions = {}): Promise<T> {
+export async function addFinalizer<T extends MetaObject>(client: Client, obj: T, name: string, options: FinalizerWriteOptions = {}): Promise<T> {
   validateFinalizerName(name);
   const result = await editFinalizers(client, obj, (list) => (list.includes(name) ? undefined : [...list, name]), options, false);
   return result!;
@@ -58,7 +58,7 @@ export async function addFinalizer<T extends ObjectLike>(client: Client, obj: T,
  * already gone (404). Removing the last finalizer of a deleting object answers with its final
  * state (deletionTimestamp set, no finalizers); the server deletes it right after.
  */
-export async function removeFinalizer<T extends ObjectLike>(
+export async function removeFinalizer<T extends MetaObject>(
   client: Client,
   obj: T,
   name: string,
@@ -68,7 +68,7 @@ export async function removeFinalizer<T extends ObjectLike>(
   return editFinalizers(client, obj, (list) => (list.includes(name) ? list.filter((f) => f !== name) : undefined), options, true);
 }
 
-async function editFinalizers<T extends ObjectLike>(
+async function editFinalizers<T extends MetaObject>(
   client: Client,
   obj: T,
   edit: (list: readonly string[]) => string[] | undefined,

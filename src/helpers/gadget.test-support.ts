@@ -4,7 +4,7 @@
  * so a malformed condition from our helpers fails the write.
  */
 import type { Condition } from './conditions.js';
-import type { MetadataLike } from './object-like.js';
+import type { MetadataLike } from './meta-object.js';
 
 export const GADGET = { apiVersion: 'helpers.operator-runtime.dev/v1', kind: 'Gadget' } as const;
 

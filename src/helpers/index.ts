@@ -10,7 +10,7 @@ export {
   AlreadyOwnedError,
   IncompleteObjectError,
 } from './errors.js';
-export type { ObjectLike, MetadataLike } from './object-like.js';
+export type { MetaObject, MetadataLike } from './meta-object.js';
 export type { ReconcileOutcome } from './reconcile-outcome.js';
 export { canonicalJson, jsonEqual } from './canonical-json.js';
 export { createMergePatch } from './merge-patch.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ObjectLike } from './object-like.js';
+import type { MetaObject } from './meta-object.js';
 import { getControllerOf, isControlledBy, removeOwnerReference, setControllerReference, setOwnerReference } from './owner-references.js';
 
 // null: cluster-scoped (undefined would pick the default)
@@ -9,7 +9,7 @@ const owner = (name = 'db', namespace: string | null = 'ns', uid = `uid-${name}`
   kind: 'Database',
   metadata: { name, uid, ...(namespace ? { namespace } : {}) },
 });
-const child = (namespace: string | null = 'ns'): ObjectLike & { metadata: NonNullable<ObjectLike['metadata']> } => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', ...(namespace ? { namespace } : {}) } });
+const child = (namespace: string | null = 'ns'): MetaObject & { metadata: NonNullable<MetaObject['metadata']> } => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', ...(namespace ? { namespace } : {}) } });
 
 test('setControllerReference adds controller=true and blockOwnerDeletion=true', () => {
   const c = setControllerReference(owner(), child());

@@ -5,7 +5,7 @@
 import type { OwnerReference } from '../core/object-key.js';
 import { parseApiVersion } from '../core/object-key.js';
 import { AlreadyOwnedError, CrossNamespaceOwnerError, IncompleteObjectError } from './errors.js';
-import type { ObjectLike } from './object-like.js';
+import type { MetaObject } from './meta-object.js';
 
 export interface OwnerReferenceOptions {
   /**
@@ -25,7 +25,7 @@ export interface OwnerReferenceOptions {
  * Scope is read from `metadata.namespace`: set the child's namespace before calling, or a
  * namespaced child looks cluster-scoped and is refused under a namespaced owner.
  */
-export function setControllerReference<C extends ObjectLike>(owner: ObjectLike, child: C, options: OwnerReferenceOptions = {}): C {
+export function setControllerReference<C extends MetaObject>(owner: MetaObject, child: C, options: OwnerReferenceOptions = {}): C {
   const ref: OwnerReference = { ...referenceTo(owner), controller: true, blockOwnerDeletion: options.blockOwnerDeletion ?? true };
   checkNamespaces(owner, child);
   const current = getControllerOf(child);
@@ -43,7 +43,7 @@ export function setControllerReference<C extends ObjectLike>(owner: ObjectLike, 
  * Adds a non-controlling reference to `owner` to `child`, in place, and returns `child`. If `owner`
  * is already referenced the reference is refreshed and its `controller` flag kept.
  */
-export function setOwnerReference<C extends ObjectLike>(owner: ObjectLike, child: C, options: OwnerReferenceOptions = {}): C {
+export function setOwnerReference<C extends MetaObject>(owner: MetaObject, child: C, options: OwnerReferenceOptions = {}): C {
   const ref: OwnerReference = referenceTo(owner);
   checkNamespaces(owner, child);
   const existing = child.metadata?.ownerReferences?.find((r) => sameObject(r, ref));
@@ -55,7 +55,7 @@ export function setOwnerReference<C extends ObjectLike>(owner: ObjectLike, child
 }
 
 /** Removes any reference to `owner` from `child`, in place; returns whether one was there. */
-export function removeOwnerReference(owner: ObjectLike, child: ObjectLike): boolean {
+export function removeOwnerReference(owner: MetaObject, child: MetaObject): boolean {
   const ref = referenceTo(owner);
   const refs = child.metadata?.ownerReferences;
   if (!refs) return false;
@@ -66,17 +66,17 @@ export function removeOwnerReference(owner: ObjectLike, child: ObjectLike): bool
 }
 
 /** The reference with `controller: true`, if any. */
-export function getControllerOf(obj: ObjectLike): OwnerReference | undefined {
+export function getControllerOf(obj: MetaObject): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
 /** Whether `owner` (by uid) is the controller of `child`. */
-export function isControlledBy(child: ObjectLike, owner: ObjectLike): boolean {
+export function isControlledBy(child: MetaObject, owner: MetaObject): boolean {
   const uid = owner.metadata?.uid;
   return uid !== undefined && getControllerOf(child)?.uid === uid;
 }
 
-function referenceTo(owner: ObjectLike): OwnerReference {
+function referenceTo(owner: MetaObject): OwnerReference {
   const { apiVersion, kind } = owner;
   const name = owner.metadata?.name;
   const uid = owner.metadata?.uid;
@@ -87,7 +87,7 @@ function referenceTo(owner: ObjectLike): OwnerReference {
   return { apiVersion, kind, name, uid };
 }
 
-function checkNamespaces(owner: ObjectLike, child: ObjectLike): void {
+function checkNamespaces(owner: MetaObject, child: MetaObject): void {
   const ownerNs = owner.metadata?.namespace || undefined;
   const childNs = child.metadata?.namespace || undefined;
   if (ownerNs === undefined) return; // a cluster-scoped owner may own anything
@@ -104,14 +104,14 @@ function sameObject(a: OwnerReference, b: OwnerReference): boolean {
   return parseApiVersion(a.apiVersion).group === parseApiVersion(b.apiVersion).group && a.kind === b.kind && a.name === b.name;
 }
 
-function upsert(child: ObjectLike, ref: OwnerReference): void {
+function upsert(child: MetaObject, ref: OwnerReference): void {
   const meta = (child.metadata ??= {});
   const refs = meta.ownerReferences ?? [];
   const i = refs.findIndex((r) => sameObject(r, ref));
   meta.ownerReferences = i < 0 ? [...refs, ref] : refs.map((r, j) => (j === i ? ref : r));
 }
 
-function describe(obj: ObjectLike): string {
+function describe(obj: MetaObject): string {
   const ns = obj.metadata?.namespace;
   return `${obj.kind ?? 'object'} ${ns ? `${ns}/` : ''}${obj.metadata?.name ?? obj.metadata?.generateName ?? '?'}`;
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
-import { cloneJson, type ObjectLike } from './object-like.js';
+import { cloneJson, type MetaObject } from './meta-object.js';
 
 export const SPEC_HASH_ANNOTATION = 'operator-runtime.io/spec-hash';
 
@@ -16,8 +16,8 @@ export const SPEC_HASH_ANNOTATION = 'operator-runtime.io/spec-hash';
  * hash annotation itself) and ownerReferences. Server-set fields (resourceVersion, uid, managedFields…)
  * are left out, so the hash of a desired object is stable across reconciles.
  */
-export function specHash<T extends ObjectLike>(obj: T): string {
-  const { apiVersion: _a, kind: _k, metadata, status: _s, ...rest } = obj as unknown as ObjectLike & { status?: unknown; [key: string]: unknown };
+export function specHash<T extends MetaObject>(obj: T): string {
+  const { apiVersion: _a, kind: _k, metadata, status: _s, ...rest } = obj as unknown as MetaObject & { status?: unknown; [key: string]: unknown };
   const annotations = { ...metadata?.annotations };
   delete annotations[SPEC_HASH_ANNOTATION];
   const managed = {
@@ -32,7 +32,7 @@ export function specHash<T extends ObjectLike>(obj: T): string {
 }
 
 /** A copy of `obj` with its spec hash in the `SPEC_HASH_ANNOTATION` annotation. */
-export function withSpecHash<T extends ObjectLike>(obj: T): T {
+export function withSpecHash<T extends MetaObject>(obj: T): T {
   const copy = cloneJson(obj);
   const meta = (copy.metadata ??= {});
   meta.annotations = { ...meta.annotations, [SPEC_HASH_ANNOTATION]: specHash(obj) };
@@ -40,7 +40,7 @@ export function withSpecHash<T extends ObjectLike>(obj: T): T {
 }
 
 /** Whether `current` (as read) carries the hash of `desired`: the last write already applied it. */
-export function specHashMatches<C extends ObjectLike, D extends ObjectLike>(current: C | undefined, desired: D): boolean {
+export function specHashMatches<C extends MetaObject, D extends MetaObject>(current: C | undefined, desired: D): boolean {
   const stored = current?.metadata?.annotations?.[SPEC_HASH_ANNOTATION];
   return stored !== undefined && stored === specHash(desired);
 }

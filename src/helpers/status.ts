@@ -7,10 +7,10 @@
 import type { Client } from '../client/client.js';
 import { jsonEqual } from './canonical-json.js';
 import { createMergePatch } from './merge-patch.js';
-import { cloneJson, nameOf, typeOf, type ObjectLike } from './object-like.js';
+import { cloneJson, nameOf, typeOf, type MetaObject } from './meta-object.js';
 
 /** An object with a status. */
-export interface StatusObject extends ObjectLike {
+export interface StatusObject extends MetaObject {
   status?: unknown;
 }
 
@@ -89,7 +89,7 @@ export async function updateStatus<T extends StatusObject>(
   return { changed: true, object };
 }
 
-function requireResourceVersion(obj: ObjectLike): string {
+function requireResourceVersion(obj: MetaObject): string {
   const rv = obj.metadata?.resourceVersion;
   if (!rv) throw new TypeError('status writes need the object as read from the API (metadata.resourceVersion is missing)');
   return rv;

@@ -19,19 +19,19 @@ export interface MetadataLike {
 }
 
 /** Any Kubernetes object as plain JSON, addressed by apiVersion + kind + metadata. */
-export interface ObjectLike {
+export interface MetaObject {
   apiVersion?: string;
   kind?: string;
   metadata?: MetadataLike;
 }
 
 /** `{ apiVersion, kind }` of an object, for the client's resource addressing. */
-export function typeOf(obj: ObjectLike): { apiVersion: string; kind: string } {
+export function typeOf(obj: MetaObject): { apiVersion: string; kind: string } {
   if (!obj.apiVersion || !obj.kind) throw new TypeError('object has no apiVersion/kind');
   return { apiVersion: obj.apiVersion, kind: obj.kind };
 }
 
-export function nameOf(obj: ObjectLike): string {
+export function nameOf(obj: MetaObject): string {
   const name = obj.metadata?.name;
   if (!name) throw new TypeError('object has no metadata.name');
   return name;
