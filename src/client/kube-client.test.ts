@@ -1,12 +1,17 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
+import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { AbortedError, InvalidOptionError } from '../core/errors.js';
 import { ApiError, isGone } from './api-error.js';
 import { StaticTokenCredential } from './credentials.js';
 import { NoKindMatchError, isNoKindMatch } from './discovery.js';
 import { KubeClient } from './kube-client.js';
+import { KubeconfigError } from './kubeconfig.js';
 import { makeTlsConfig } from './tls-config.js';
 import { WatchDecodeError, type WatchEvent } from './watch-decoder.js';
 import { FakeApiServer, sendJson, sendStatus, type RecordedRequest } from './fake-api-server.js';
@@ -284,4 +289,37 @@ test('concurrent lookups of an unknown group-version share one discovery fetch, 
   await assert.rejects(a, AbortedError);
   assert.equal((await b).resource, 'widgets');
   assert.equal(client.mapper.fetches, 1);
+});
+
+test('fromDefault resolves KUBECONFIG, then ~/.kube/config, then the in-cluster service account, else fails', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'default-'));
+  const kc = (server: string): string =>
+    stringify({
+      'current-context': 'c',
+      clusters: [{ name: 'k', cluster: { server } }],
+      users: [{ name: 'u', user: { token: 't' } }],
+      contexts: [{ name: 'c', context: { cluster: 'k', user: 'u', namespace: server.includes('env') ? 'from-env' : 'from-home' } }],
+    });
+  const home = path.join(dir, 'home');
+  await mkdir(path.join(home, '.kube'), { recursive: true });
+  await writeFile(path.join(dir, 'env-config'), kc('https://env:1'));
+  const sa = path.join(dir, 'sa');
+  await mkdir(sa);
+  await writeFile(path.join(sa, 'token'), 'sa-token');
+  await writeFile(path.join(sa, 'ca.crt'), 'CA');
+  await writeFile(path.join(sa, 'namespace'), 'from-pod');
+  const pod = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+
+  const opened: KubeClient[] = [];
+  const open = async (env: Record<string, string>): Promise<string> => {
+    const c = await KubeClient.fromDefault({ env: { HOME: home, ...env }, serviceAccountDir: sa });
+    opened.push(c);
+    return c.defaultNamespace;
+  };
+  assert.equal(await open({ KUBECONFIG: path.join(dir, 'env-config'), ...pod }), 'from-env');
+  await assert.rejects(open({}), KubeconfigError, 'nothing configured');
+  assert.equal(await open(pod), 'from-pod', 'no kubeconfig: the pod service account');
+  await writeFile(path.join(home, '.kube', 'config'), kc('https://home:1'));
+  assert.equal(await open(pod), 'from-home', '~/.kube/config wins over in-cluster');
+  for (const c of opened) await c.close();
 });

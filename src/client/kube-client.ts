@@ -46,7 +46,7 @@ export interface FromKubeconfigOptions extends KubeClientOptions {
   readonly kubeconfig?: Kubeconfig | object;
   /** Context to use instead of `current-context`. */
   readonly context?: string;
-  /** Environment for `KUBECONFIG` lookup and exec plugins. @defaultValue process.env */
+  /** Environment for `KUBECONFIG`/`HOME` lookup and exec plugins. @defaultValue process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -186,7 +186,7 @@ export class KubeClient {
     let kc: Kubeconfig | undefined;
     if (options.kubeconfig) kc = asKubeconfig(options.kubeconfig);
     else if (options.path) kc = await loadKubeconfigFile(options.path);
-    else kc = await loadDefaultKubeconfig(options.env ?? process.env, homedir());
+    else kc = await loadDefaultKubeconfig(options.env ?? process.env, homeOf(options.env));
     if (!kc) throw new KubeconfigError('no kubeconfig found (KUBECONFIG unset or empty, ~/.kube/config missing)');
     const config = await resolveKubeconfig(kc, { context: options.context, clock: options.clock, logger: options.logger, env: options.env });
     return new KubeClient(config, options);
@@ -199,7 +199,7 @@ export class KubeClient {
 
   /** The usual resolution: `KUBECONFIG` → `~/.kube/config` → in-cluster service account. */
   static async fromDefault(options: Omit<FromKubeconfigOptions, 'path' | 'kubeconfig'> & InClusterOptions = {}): Promise<KubeClient> {
-    const kc = await loadDefaultKubeconfig(options.env ?? process.env, homedir());
+    const kc = await loadDefaultKubeconfig(options.env ?? process.env, homeOf(options.env));
     if (kc) {
       const config = await resolveKubeconfig(kc, { context: options.context, clock: options.clock, logger: options.logger, env: options.env });
       return new KubeClient(config, options);
@@ -463,6 +463,11 @@ export class KubeClient {
     if (at.subresource) p += `/${encodeURIComponent(at.subresource)}`;
     return p;
   }
+}
+
+/** `HOME` of the given environment (so tests and embedders can point it elsewhere), else the OS's. */
+function homeOf(env: Readonly<Record<string, string | undefined>> | undefined): string {
+  return (env ?? process.env).HOME || homedir();
 }
 
 function withQuery(path: string, query: URLSearchParams): string {
