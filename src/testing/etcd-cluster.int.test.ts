@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { TestEnv } from './test-env.js';
-import { outputRules } from './iptables.js';
+import { iptablesAvailable, outputRules } from './iptables.js';
 import { ETCD_MEMBER_USER_PREFIX } from './etcd-cluster.js';
 
 const run = promisify(execFile);
+const usable = process.getuid?.() === 0 && (await iptablesAvailable());
 
 /** Longer partitions with CHAOS_PARTITION_MS (default 4 s keeps the default run short). */
 const PARTITION_MS = Number(process.env.CHAOS_PARTITION_MS ?? 4000);
@@ -36,7 +37,7 @@ async function tryCreate(env: TestEnv, name: string, timeoutMs: number): Promise
   return Promise.race([write, timer]);
 }
 
-describe('TestEnv with a 3-member etcd cluster', () => {
+describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root and iptables' }, () => {
   let env: TestEnv;
 
   before(async () => {
@@ -65,6 +66,12 @@ describe('TestEnv with a 3-member etcd cluster', () => {
     const newLeader = await env.waitForEtcdLeader({ not: oldLeader, timeoutMs: 15_000 });
     const electedMs = Date.now() - cutAt;
     assert.notEqual(newLeader, oldLeader);
+    // Cut both ways: the old leader never follows the new one while the cut lasts.
+    const statuses = await env.etcdStatuses();
+    const newLeaderId = statuses.find((s) => s.index === newLeader)?.memberId;
+    const oldLeaderStatus = statuses.find((s) => s.index === oldLeader);
+    assert.ok(newLeaderId && oldLeaderStatus, JSON.stringify(statuses));
+    assert.notEqual(oldLeaderStatus.leaderId, newLeaderId, 'the cut-off member hears from the new leader');
 
     // Keep writing through the API during the partition; record how each write ended.
     const outcomes: { atMs: number; result: number | 'timeout' | 'error' }[] = [];

@@ -129,13 +129,22 @@ export class TestEnv {
     this.dispatcher = new Agent({ connect: { rejectUnauthorized: true } });
   }
 
-  /** Starts etcd, kube-apiserver and optionally kube-controller-manager, then installs `crds`. */
-  static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
+  /**
+   * Cleans up after test processes that died without `stop()` (SIGKILL): their components died
+   * with them (parent-death signal), but their temp dirs and, with `iptables: true`, their
+   * iptables rules remain. `start` calls it; call it yourself after killing a test process.
+   */
+  static async removeStale(options: { readonly iptables?: boolean } = {}): Promise<void> {
     await removeStaleDirs();
-    if ((options.etcdMembers ?? 1) > 1) {
-      // Rules of a chaos test process that was SIGKILLed before it could heal: its dir is gone.
+    if (options.iptables) {
+      // A rule outlives its env only if the test process was killed mid-fault; its dir is gone now.
       await removeStaleChaosRules((id) => !existsSync(join(tmpdir(), `${DIR_PREFIX}${id}`)));
     }
+  }
+
+  /** Starts etcd, kube-apiserver and optionally kube-controller-manager, then installs `crds`. */
+  static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
+    await TestEnv.removeStale({ iptables: (options.etcdMembers ?? 1) > 1 });
     const binaries = options.binaries ?? resolveBinaries();
     if (options.controllerManager && !binaries.kubeControllerManager) {
       throw new TestEnvError('controllerManager: true, but no kube-controller-manager binary was found (run scripts/install-control-plane.sh)');

@@ -1,0 +1,52 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { TestEnv } from './test-env.js';
+import { iptablesAvailable, outputRules } from './iptables.js';
+
+const usable = process.getuid?.() === 0 && (await iptablesAvailable());
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('a chaos test process killed with SIGKILL mid-fault', { skip: !usable && 'needs root and iptables' }, () => {
+  test('leaves no etcd member running, and removeStale() deletes its iptables rules and temp dir', async () => {
+    const script = `
+      import { TestEnv } from ${JSON.stringify(new URL('./test-env.ts', import.meta.url).href)};
+      const env = await TestEnv.start({ etcdMembers: 3 });
+      await env.partitionEtcdMember(1);
+      process.stdout.write(JSON.stringify({ pids: env.pids(), id: env.id, dir: env.dir }) + '\\n');
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const info = await new Promise<{ pids: number[]; id: string; dir: string }>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const line = out.split('\n')[0];
+        if (out.includes('\n') && line) resolve(JSON.parse(line) as { pids: number[]; id: string; dir: string });
+      });
+      child.once('exit', (code) => reject(new Error(`child exited early with ${code}`)));
+    });
+    assert.equal(info.pids.length, 4, 'three members and kube-apiserver');
+    const ours = async (): Promise<string[]> => (await outputRules()).filter((r) => r.includes(`operator-runtime-chaos-${info.id}`));
+    assert.equal((await ours()).length, 5);
+    child.kill('SIGKILL');
+    const deadline = Date.now() + 10_000;
+    while (info.pids.some(alive)) {
+      if (Date.now() > deadline) assert.fail(`still alive: ${info.pids.filter(alive).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await ours()).length, 5, 'nobody healed: the rules outlive the killed process');
+    await TestEnv.removeStale({ iptables: true });
+    assert.deepEqual(await ours(), []);
+    assert.equal(existsSync(info.dir), false);
+  });
+});
