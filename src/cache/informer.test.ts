@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
 import { FakeClock } from '../core/fake-clock.js';
 import { AbortedError } from '../core/errors.js';
 import { keyOf, type KubeObject } from '../core/object-key.js';
@@ -248,6 +249,23 @@ test('a removed handler gets nothing more, and one added after stop gets nothing
   s.informer.addEventHandler(late.handler);
   await s.clock.advance(0);
   assert.deepEqual(late.log, []);
+});
+
+test('the informer exports its object count and each handler backlog on the registry passed in', async () => {
+  const registry = new Registry();
+  const s = setup([cm('a'), cm('b')], { name: 'cms', registry });
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  s.informer.addEventHandler({ add: () => gate }, { name: 'slow' });
+  s.start();
+  await s.clock.advance(0);
+  const text = await registry.metrics();
+  assert.match(text, /cache_objects\{informer="cms"\} 2/);
+  assert.match(text, /cache_handler_pending_keys\{informer="cms",handler="slow"\} 1/);
+  release();
+  await s.settle();
+  assert.match(await registry.metrics(), /cache_handler_pending_keys\{informer="cms",handler="slow"\} 0/);
+  await s.stop();
 });
 
 test('health reports state, sync, object count and each handler backlog', async () => {
