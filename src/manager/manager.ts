@@ -2,6 +2,7 @@ import type { Registry } from 'prom-client';
 import { clientListerWatcherFactory } from '../cache/client-lister-watcher.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache } from '../cache/informer-cache.js';
 import { InformerFactory } from '../cache/informer-factory.js';
+import { createDelegatingClient } from '../cache/delegating-client.js';
 import type { Client } from '../client/client.js';
 import type { ResourceType } from '../client/discovery.js';
 import { linkedAbortController } from '../core/abort.js';
@@ -68,7 +69,13 @@ interface Entry {
  * runnables (controllers) once elected. Stops in reverse order. Two managers share nothing.
  */
 export class Manager {
+  /**
+   * Reads from the cache (starting a kind's informer on first use), writes to the API server —
+   * controller-runtime's delegating client. Use it in reconcilers.
+   */
   readonly client: Client;
+  /** The API client itself: reads that must not come from the cache (a quorum read, a subresource). */
+  readonly apiClient: Client;
   readonly registry: Registry;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -88,7 +95,7 @@ export class Manager {
 
   constructor(options: ManagerOptions) {
     this.options = options;
-    this.client = options.client;
+    this.apiClient = options.client;
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? silentLogger;
     this.registry = options.registry ?? createMetricsRegistry({ defaultMetrics: true });
@@ -96,7 +103,7 @@ export class Manager {
     for (const [name, value] of [['metricsPort', options.metricsPort], ['healthPort', options.healthPort], ['gracefulShutdownMs', options.gracefulShutdownMs], ['cacheSyncTimeoutMs', options.cacheSyncTimeoutMs]] as const) {
       if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new InvalidOptionError(name, 'must be a number >= 0');
     }
-    this.informers = new InformerFactory(clientListerWatcherFactory(this.client), {
+    this.informers = new InformerFactory(clientListerWatcherFactory(this.apiClient), {
       clock: this.clock,
       logger: this.logger.child({ component: 'cache' }),
       registry: this.registry,
@@ -105,6 +112,7 @@ export class Manager {
       ...(options.namespaces ? { namespaces: options.namespaces } : {}),
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     });
+    this.client = createDelegatingClient(this.apiClient, this.cache);
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
   }
@@ -116,7 +124,7 @@ export class Manager {
 
   /** An event recorder writing through this manager's client, as `component`. */
   eventRecorder(component: string): EventRecorder {
-    return new EventRecorder({ client: this.client, component, clock: this.clock, logger: this.logger });
+    return new EventRecorder({ client: this.apiClient, component, clock: this.clock, logger: this.logger });
   }
 
   /** Adds a runnable; controllers are leader-only by default, like controller-runtime's. */
@@ -136,7 +144,7 @@ export class Manager {
   /** Whether a kind is namespaced, from the option, the client's discovery, or assumed. */
   async isNamespaced(type: ResourceType, signal?: AbortSignal): Promise<boolean> {
     if (this.options.isNamespaced) return this.options.isNamespaced(type, signal);
-    const mapper = (this.client as { mapper?: { mapping(t: ResourceType, s?: AbortSignal): Promise<{ namespaced: boolean }> } }).mapper;
+    const mapper = (this.apiClient as { mapper?: { mapping(t: ResourceType, s?: AbortSignal): Promise<{ namespaced: boolean }> } }).mapper;
     return mapper ? (await mapper.mapping(type, signal)).namespaced : true;
   }
 
