@@ -402,3 +402,21 @@ test('a custom resource without a status subresource: status is ordinary content
   assert.equal(u.metadata?.generation, 2);
   await assert.rejects(fake.updateStatus<Widget>({ ...u, status: {} }), (e: unknown) => isNotFound(e) && (e as ApiError).details?.name === undefined);
 });
+
+test('closeWatches ends open watches cleanly and expireWatches fails them with 410 after what was queued', async () => {
+  const fake = new FakeClient();
+  const closed = reader(fake.watch(CM, { resourceVersion: fake.resourceVersion }));
+  const end = closed.next();
+  await flushMicrotasks();
+  fake.closeWatches();
+  assert.equal(await end, undefined);
+
+  const expiring = reader(fake.watch<ConfigMap>(CM, { resourceVersion: fake.resourceVersion }));
+  const first = expiring.next();
+  await flushMicrotasks();
+  await fake.create(cm('queued'));
+  fake.expireWatches();
+  assert.equal((await first)?.object.metadata?.name, 'queued');
+  await assert.rejects(expiring.next(), (e: unknown) => isGone(e) && (e as ApiError).reason === 'Expired');
+  assert.equal(fake.openWatches, 0);
+});

@@ -99,6 +99,7 @@ const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 interface ActiveWatch {
   readonly kindId: string;
+  readonly path: string;
   readonly bookmarks: boolean;
   readonly apiVersion: string;
   readonly kind: string;
@@ -183,6 +184,19 @@ export class FakeClient implements Client {
     for (const w of this.watches) {
       if (w.bookmarks) w.queue.push({ type: 'BOOKMARK', object: { apiVersion: w.apiVersion, kind: w.kind, metadata: { resourceVersion } } } as WatchEvent<JsonObject>);
     }
+  }
+
+  /** Ends every open watch cleanly, as the server does at its timeout or on restart; clients resume from their last resourceVersion. */
+  closeWatches(): void {
+    for (const w of this.watches) w.queue.end();
+  }
+
+  /**
+   * Fails every open watch with the 410 Expired ERROR the server sends when a watch falls behind its
+   * cache window, after the events already queued; clients must relist.
+   */
+  expireWatches(): void {
+    for (const w of this.watches) w.queue.fail(tooOldResourceVersion(String(this.store.oldestRevision), this.resourceVersion, { method: 'WATCH', path: w.path }));
   }
 
   /** The stored object, read without a request (not counted, not intercepted), or undefined. */
@@ -674,7 +688,7 @@ export class FakeClient implements Client {
     const start = opts.resourceVersion;
     // Subscribing and reading the starting point happen in one synchronous step: no change can fall between them.
     const unsubscribe = this.store.subscribe(deliver);
-    const active: ActiveWatch = { kindId: id, bookmarks: opts.allowWatchBookmarks ?? false, apiVersion: kind.apiVersion, kind: kind.kind, queue };
+    const active: ActiveWatch = { kindId: id, path: where.path, bookmarks: opts.allowWatchBookmarks ?? false, apiVersion: kind.apiVersion, kind: kind.kind, queue };
     this.watches.add(active);
     const onAbort = (): void => queue.fail(new AbortedError('watch aborted', { cause: opts.signal?.reason }));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
