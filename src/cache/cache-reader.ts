@@ -6,7 +6,7 @@ import { keyOf, objectKey, type KubeObject, type ObjectRef } from '../core/objec
 import { IndexError } from './errors.js';
 import { fieldIndexName, parseFieldSelector, type FieldRequirement } from './field-selector.js';
 import { NAMESPACE_INDEX } from './indexer.js';
-import { EVERYTHING, matchesLabels, parseLabelSelector, type LabelSelector } from './label-selector.js';
+import { MATCH_ALL_LABELS, matchesLabels, parseLabelSelector, type LabelSelector } from './label-selector.js';
 import type { StoreReader } from './store.js';
 
 export interface CacheListOptions {
@@ -30,7 +30,7 @@ export class CacheReader<T extends KubeObject> {
   }
 
   list(options: CacheListOptions = {}): T[] {
-    const labels = options.labelSelector === undefined ? EVERYTHING : typeof options.labelSelector === 'string' ? parseLabelSelector(options.labelSelector) : options.labelSelector;
+    const labels = options.labelSelector === undefined ? MATCH_ALL_LABELS : typeof options.labelSelector === 'string' ? parseLabelSelector(options.labelSelector) : options.labelSelector;
     const fields = options.fieldSelector ? parseFieldSelector(options.fieldSelector) : [];
     const metaFields = fields.filter((f) => f.field === 'metadata.name' || f.field === 'metadata.namespace');
     const indexedFields = fields.filter((f) => !metaFields.includes(f));

@@ -45,7 +45,7 @@ export { clientListerWatcher, clientListerWatcherFactory } from './client-lister
 export { createDelegatingClient } from './delegating-client.js';
 export type { DelegatingClientOptions } from './delegating-client.js';
 
-export { parseLabelSelector, labelSelectorFromObject, matchesLabels, formatLabelSelector, EVERYTHING } from './label-selector.js';
+export { parseLabelSelector, labelSelectorFromObject, matchesLabels, formatLabelSelector, MATCH_ALL_LABELS } from './label-selector.js';
 export type { LabelSelector, LabelRequirement, LabelSelectorObject } from './label-selector.js';
 export { parseFieldSelector, fieldIndexName } from './field-selector.js';
 export type { FieldRequirement } from './field-selector.js';

@@ -21,7 +21,7 @@ export interface LabelSelectorObject {
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
-export const EVERYTHING: LabelSelector = Object.freeze({ requirements: Object.freeze([]) as readonly LabelRequirement[] });
+export const MATCH_ALL_LABELS: LabelSelector = Object.freeze({ requirements: Object.freeze([]) as readonly LabelRequirement[] });
 
 // Qualified name with optional DNS-subdomain prefix, as in apimachinery's validation.
 const KEY_RE = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
@@ -60,7 +60,7 @@ function tokenize(input: string): Token[] {
 /** Parses the string form. Throws `InvalidLabelSelectorError` naming the position of the problem. */
 export function parseLabelSelector(input: string): LabelSelector {
   const tokens = tokenize(input);
-  if (tokens.length === 0) return EVERYTHING;
+  if (tokens.length === 0) return MATCH_ALL_LABELS;
   let pos = 0;
   const fail = (msg: string): never => {
     const at = tokens[pos]?.at ?? input.length;
