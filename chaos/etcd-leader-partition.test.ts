@@ -9,6 +9,7 @@ import { TestEnv } from '../src/testing/test-env.js';
 import { readManifests } from '../src/testing/manifests.js';
 import { auditConsistency, formatAuditReport } from '../src/testing/consistency-audit.js';
 import { recordChaosResult } from './support/chaos-results.js';
+import { statusCurrent, waitForConvergence } from './support/convergence.js';
 import { SpecChurn, ToyStatusReconciler, WIDGET_PREFIX, type Widget } from './support/toy-widget-operator.js';
 
 const LONG = process.env.CHAOS_LONG === '1';
@@ -58,16 +59,12 @@ describe('chaos: etcd leader partition (smoke)', () => {
 
       const reconcilerStop = new AbortController();
       const catchingUp = reconciler.start(reconcilerStop.signal);
-      let convergenceMs: number | null = null;
-      while (Date.now() - healAt < CONVERGENCE_BOUND_MS) {
-        const list = await env.request<{ items?: Widget[] }>('GET', widgets).catch(() => undefined);
-        const items = list?.body.items ?? [];
-        if (items.length === OBJECTS && items.every((w) => w.status?.observedGeneration === w.metadata.generation)) {
-          convergenceMs = Date.now() - healAt;
-          break;
-        }
-        await sleep(200);
-      }
+      const convergenceMs = await waitForConvergence({
+        list: async () => (await env.request<{ items?: Widget[] }>('GET', widgets)).body.items ?? [],
+        converged: (items) => items.length === OBJECTS && statusCurrent(items),
+        sinceMs: healAt,
+        boundMs: CONVERGENCE_BOUND_MS,
+      });
       reconcilerStop.abort();
       await catchingUp;
       await running;
