@@ -205,3 +205,10 @@ test('a kubeconfig passed as an object is checked for its shape', () => {
   assert.throws(() => asKubeconfig({ users: [{ user: {} }] }), KubeconfigError);
   assert.throws(() => asKubeconfig({ 'current-context': 3 }), KubeconfigError);
 });
+
+test('proxy-url: http(s) is kept out of printed output, other schemes are refused', async () => {
+  const cfg = await resolveKubeconfig(kubeconfig({ clusters: [{ name: 'c1', cluster: { server: 'https://h:1', 'proxy-url': `http://u:${SECRET}@proxy:3128` } }] }));
+  assert.equal(cfg.proxyUrl, `http://u:${SECRET}@proxy:3128/`);
+  assert.ok(!inspect(cfg, { depth: 10 }).includes(SECRET) && !JSON.stringify(cfg).includes(SECRET));
+  await assert.rejects(resolveKubeconfig(kubeconfig({ clusters: [{ name: 'c1', cluster: { server: 'https://h:1', 'proxy-url': 'socks5://proxy:1080' } }] })), KubeconfigError);
+});

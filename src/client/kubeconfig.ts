@@ -87,6 +87,8 @@ export interface ClusterConfig {
   readonly impersonate?: Impersonation;
   /** Name of the context this came from, if any. */
   readonly contextName?: string;
+  /** HTTP(S) proxy to tunnel through (`proxy-url`); non-enumerable, as it may carry a password. */
+  readonly proxyUrl?: string;
 }
 
 export interface ResolveKubeconfigOptions {
@@ -191,10 +193,7 @@ export async function resolveKubeconfig(kc: Kubeconfig, options: ResolveKubeconf
   const user: KubeconfigUser = context.user ? (kc.users?.find((u) => u.name === context.user)?.user ?? missingUser(context.user)) : {};
 
   const server = validateServer(cluster.server, context.cluster);
-  if (cluster['proxy-url']) {
-    // Not implemented yet: say so instead of failing later with a confusing connect timeout.
-    options.logger?.warn({ cluster: context.cluster }, 'kubeconfig proxy-url is not supported; connecting directly');
-  }
+  const proxyUrl = validateProxyUrl(cluster['proxy-url'], context.cluster);
   const ca = await dataOrFile(cluster['certificate-authority-data'], cluster['certificate-authority'], 'certificate-authority');
   const cert = await dataOrFile(user['client-certificate-data'], user['client-certificate'], 'client-certificate');
   const key = await dataOrFile(user['client-key-data'], user['client-key'], 'client-key');
@@ -217,7 +216,24 @@ export async function resolveKubeconfig(kc: Kubeconfig, options: ResolveKubeconf
     cluster: { server, 'certificate-authority-data': ca, 'insecure-skip-tls-verify': insecure, 'tls-server-name': cluster['tls-server-name'] },
   });
   const impersonate: Impersonation | undefined = user.as ? { user: user.as, uid: user['as-uid'], groups: user['as-groups'] } : undefined;
-  return { server, tls, credential, namespace: context.namespace || 'default', impersonate, contextName };
+  const config: ClusterConfig = { server, tls, credential, namespace: context.namespace || 'default', impersonate, contextName };
+  // Non-enumerable: a proxy URL may carry the proxy's password.
+  if (proxyUrl) Object.defineProperty(config, 'proxyUrl', { value: proxyUrl, enumerable: false });
+  return config;
+}
+
+function validateProxyUrl(proxy: unknown, clusterName: string): string | undefined {
+  if (proxy === undefined || proxy === null || proxy === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(String(proxy));
+  } catch {
+    throw new KubeconfigError(`cluster "${clusterName}" has an invalid proxy-url`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new KubeconfigError(`cluster "${clusterName}" proxy-url scheme ${url.protocol} is not supported (http and https are)`);
+  }
+  return url.href;
 }
 
 function missingUser(name: string): never {

@@ -6,7 +6,10 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
-import { createServer } from 'node:net';
+import http from 'node:http';
+import https from 'node:https';
+import net, { createServer } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { Registry } from 'prom-client';
 import { FakeClock } from '../core/fake-clock.js';
 import { AbortedError } from '../core/errors.js';
@@ -351,9 +354,8 @@ test('a client certificate from the credential is presented, and a new one gets 
   const srv = await make('server', 'kubernetes', 'IP:127.0.0.1');
   const alice = await make('alice', 'alice');
   const bob = await make('bob', 'bob');
-  const https = await import('node:https');
   const server = https.createServer({ ...srv, ca: [alice.cert, bob.cert], requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+    const peer = (req.socket as TLSSocket).getPeerCertificate();
     sendJson(res, 200, { user: peer.subject.CN });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -382,4 +384,39 @@ test('a credential that cannot be obtained surfaces as its own CredentialError, 
   await assert.rejects(t.request({ method: 'GET', path: '/x' }), (e: unknown) => (e as { code?: string }).code === 'ERR_CREDENTIAL');
   assert.equal(server.requests.length, 0);
   await t.close();
+});
+
+test('with a proxy-url, requests and watches tunnel through the proxy, which gets its own credentials', async () => {
+  const tunnels: string[] = [];
+  const auths: (string | undefined)[] = [];
+  const proxy = http.createServer((_req, res) => void res.writeHead(405).end());
+  proxy.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+    tunnels.push(req.url ?? '');
+    auths.push(req.headers['proxy-authorization']);
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = net.connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+  const proxyUrl = `http://pu:pp-SECRET@127.0.0.1:${(proxy.address() as { port: number }).port}`;
+  reset((req, res) => (req.url.startsWith('/watch') ? void res.writeHead(200).end('{"type":"ADDED","object":{}}\n') : sendJson(res, 200, { via: 'proxy' })));
+  const t = new Transport({ ...cfg(), proxyUrl });
+  assert.deepEqual((await t.request({ method: 'GET', path: '/x' })).body, { via: 'proxy' });
+  const w = await t.stream({ method: 'GET', path: '/watch', bodyTimeoutMs: 0 });
+  let text = '';
+  for await (const chunk of w.body) text += Buffer.from(chunk).toString();
+  assert.match(text, /ADDED/);
+  assert.ok(tunnels.length >= 2, 'the request pool and the watch dispatcher both tunnel');
+  assert.ok(tunnels.every((u) => u === new URL(server.url).host));
+  assert.ok(auths.every((a) => a === `Basic ${Buffer.from('pu:pp-SECRET').toString('base64')}`));
+  assert.ok(!inspect(t, { depth: 20 }).includes('SECRET'));
+  await t.close();
+  proxy.closeAllConnections();
+  await new Promise<void>((r) => proxy.close(() => r()));
 });

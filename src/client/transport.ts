@@ -5,7 +5,7 @@
  * (see retry-policy.ts), metrics, and maps error answers to `ApiError`. Request headers (and so
  * credentials) never reach a log line or an error.
  */
-import { Pool } from 'undici';
+import { Pool, ProxyAgent, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createHash } from 'node:crypto';
 import { inspect } from 'node:util';
@@ -104,8 +104,8 @@ export class TransportError extends OperatorRuntimeError {
 
 interface Dispatchers {
   readonly certKey: string;
-  readonly requests: Pool;
-  readonly watches: Pool;
+  readonly requests: Dispatcher;
+  readonly watches: Dispatcher;
 }
 
 export class Transport {
@@ -207,9 +207,10 @@ export class Transport {
       if (this.limiter) await this.limiter.acquire(req.signal);
       const { pool, headers } = await this.prepare(req, true);
       const start = this.clock.monotonicNow();
-      let res: Awaited<ReturnType<Pool['request']>>;
+      let res: Dispatcher.ResponseData;
       try {
         res = await pool.request({
+          origin: this.server.origin,
           path: this.prefix + req.path,
           method: req.method as 'GET',
           headers,
@@ -257,6 +258,7 @@ export class Transport {
     let text: string;
     try {
       const res = await pool.request({
+        origin: this.server.origin,
         path: this.prefix + req.path,
         method: req.method as 'GET',
         headers,
@@ -290,7 +292,7 @@ export class Transport {
     return { status, headers: resHeaders, body: body as T };
   }
 
-  private async prepare(req: TransportRequest, watch: boolean): Promise<{ pool: Pool; headers: Record<string, string> }> {
+  private async prepare(req: TransportRequest, watch: boolean): Promise<{ pool: Dispatcher; headers: Record<string, string> }> {
     if (this.closed) throw new TransportError(req.method, req.path, 'client is closed');
     const cred = await this.credential.get(req.signal);
     const d = this.dispatchersFor(cred.clientCert);
@@ -313,12 +315,17 @@ export class Transport {
       rejectUnauthorized: tls.rejectUnauthorized,
       servername: tls.servername,
     };
-    const common = { connect, allowH2: this.options.allowH2 ?? false, keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 30_000 };
+    const common = { allowH2: this.options.allowH2 ?? false, keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 30_000 };
+    const proxy = this.config.proxyUrl;
+    const make = (connections: number | null): Dispatcher =>
+      proxy
+        ? new ProxyAgent({ ...common, uri: proxy, requestTls: connect, connections })
+        : new Pool(this.server.origin, { ...common, connect, connections });
     const next: Dispatchers = {
       certKey,
-      requests: new Pool(this.server.origin, { ...common, connections: this.options.connections ?? DEFAULT_CONNECTIONS }),
+      requests: make(this.options.connections ?? DEFAULT_CONNECTIONS),
       // Unlimited: every open watch holds a connection of its own.
-      watches: new Pool(this.server.origin, { ...common, connections: null }),
+      watches: make(null),
     };
     this.dispatchers = next;
     if (current) {
