@@ -689,10 +689,15 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       assert.equal(page.continue, undefined);
     });
 
-    test('the server owns uid, creationTimestamp and deletionTimestamp: a mismatched uid is a 409, a new deletionTimestamp a 422', async () => {
+    test('the server owns uid, creationTimestamp and deletionTimestamp: a mismatched uid is a 409 on update and a 422 in a patch, a new deletionTimestamp a 422', async () => {
       const ns = await namespace();
       const cm = await client.create<ConfigMap>({ ...CM, metadata: { name: 'a', namespace: ns } });
       await assert.rejects(client.update<ConfigMap>({ ...cm, metadata: { ...cm.metadata, uid: '00000000-0000-0000-0000-000000000000' } }), isConflict);
+      await assert.rejects(client.patch(CM, 'a', { metadata: { uid: '00000000-0000-0000-0000-000000000000' } }, { type: 'merge', namespace: ns }), (e: unknown) => {
+        assert.ok(e instanceof ApiError && isInvalid(e), 'in a patch, a uid is an immutable field, not a precondition');
+        assert.ok(e.details?.causes?.some((c) => c.field === 'metadata.uid'));
+        return true;
+      });
       await assert.rejects(client.update<ConfigMap>({ ...cm, metadata: { ...cm.metadata, deletionTimestamp: '2020-01-01T00:00:00Z' } }), (e: unknown) => {
         assert.ok(e instanceof ApiError && isInvalid(e));
         assert.ok(e.details?.causes?.some((c) => c.field === 'metadata.deletionTimestamp'));

@@ -392,8 +392,11 @@ export class FakeClient implements Client {
     // A resourceVersion left in (or put into) the patched object is a precondition, as on the server.
     const rv = isObject(patched.metadata) ? patched.metadata.resourceVersion : undefined;
     if (rv !== undefined && rv !== null && rv !== '' && rv !== metaOf(existing).resourceVersion) throw conflict(kind, name, where);
+    // A changed uid is no precondition for a patch (unlike an update): it is an immutable field.
     const uid = isObject(patched.metadata) ? patched.metadata.uid : undefined;
-    if (uid !== undefined && uid !== null && uid !== '' && uid !== metaOf(existing).uid) throw conflict(kind, name, where);
+    if (uid !== undefined && uid !== null && uid !== '' && uid !== metaOf(existing).uid) {
+      throw invalid(kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.uid', message: `Invalid value: ${JSON.stringify(String(uid))}: field is immutable` }], where);
+    }
     return this.writeUpdate(kind, key, existing, patched, opts.subresource, opts, where) as T;
   }
 
