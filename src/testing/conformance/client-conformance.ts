@@ -598,6 +598,8 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       const created = await client.apply<Widget>(widget(ns, 'ap', { size: 2, color: 'red' }), { fieldManager: 'm1' });
       assert.deepEqual(created.spec, { size: 2, color: 'red' });
       assert.ok(created.metadata?.managedFields?.some((f) => f.manager === 'm1' && f.operation === 'Apply'));
+      const again = await client.apply<Widget>(widget(ns, 'ap', { size: 2, color: 'red' }), { fieldManager: 'm1' });
+      assert.equal(again.metadata?.resourceVersion, created.metadata?.resourceVersion, 're-applying the same configuration writes nothing');
       await assert.rejects(client.apply(widget(ns, 'ap', { size: 3 }), { fieldManager: 'm2' }), (e: unknown) => {
         assert.ok(e instanceof ApiError && isConflict(e));
         assert.deepEqual(e.details?.causes?.map((c) => [(c as { reason?: string }).reason, c.field]), [['FieldManagerConflict', '.spec.size']]);
