@@ -623,12 +623,20 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       assert.deepEqual([status.status?.message, status.spec?.size], ['applied', 5]);
     });
 
-    test('a dry-run create validates and answers without storing anything', async () => {
+    test('dry-run writes validate and answer without storing anything', async () => {
       const ns = await namespace();
       const dry = await client.create<ConfigMap>({ ...CM, metadata: { name: 'dry', namespace: ns } }, { dryRun: true });
       assert.equal(dry.metadata?.name, 'dry');
       await assert.rejects(client.get(CM, 'dry', { namespace: ns }), isNotFound);
       await assert.rejects(client.create(widget(ns, 'dry', { size: 0 }), { dryRun: true }), isInvalid);
+      const real = await client.create<ConfigMap>({ ...CM, metadata: { name: 'real', namespace: ns }, data: { k: '1' } });
+      const dryUpdate = await client.update<ConfigMap>({ ...real, data: { k: '2' } }, { dryRun: true });
+      assert.equal(dryUpdate.data?.k, '2');
+      const dryPatch = await client.patch<ConfigMap>(CM, 'real', { data: { k: '3' } }, { type: 'merge', namespace: ns, dryRun: true });
+      assert.equal(dryPatch.data?.k, '3');
+      await client.delete(CM, 'real', { namespace: ns, dryRun: true });
+      const stored = await client.get<ConfigMap>(CM, 'real', { namespace: ns });
+      assert.deepEqual([stored.data?.k, stored.metadata?.resourceVersion], ['1', real.metadata?.resourceVersion]);
     });
 
     test('creating in a namespace that does not exist is a 404 naming the namespace', async () => {
