@@ -65,6 +65,7 @@ export {
 export type { Credential, CredentialValue, ClientCertificate, TokenFileCredentialOptions } from './credentials.js';
 export { ExecCredentialPlugin, DEFAULT_EXEC_TIMEOUT_MS } from './exec-credential.js';
 export type { ExecConfig, ExecCredentialPluginOptions } from './exec-credential.js';
+export { makeTlsConfig } from './tls-config.js';
 export type { TlsConfig } from './tls-config.js';
 export {
   Transport,
