@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
 import { clientListerWatcherFactory } from '../cache/client-lister-watcher.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache } from '../cache/informer-cache.js';
@@ -15,6 +16,9 @@ import { EventRecorder } from '../controller/event-recorder.js';
 import { runChecks, type HealthCheck } from './health-checks.js';
 import { EndpointServer, type RouteHandler } from './http-server.js';
 import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
+
+/** Listeners the manager's shared stop signals may carry before Node warns (one or two per informer). */
+const MAX_SIGNAL_LISTENERS = 10_000;
 
 /** controller-runtime's defaults. @defaultValue 8080 */
 export const DEFAULT_METRICS_PORT = 8080;
@@ -178,6 +182,8 @@ export class Manager {
     log.info({ metricsPort: this.metricsPort, healthPort: this.healthPort }, 'endpoints listening');
 
     const cacheStop = new AbortController();
+    // Every informer (and every list page in flight) listens on these: many listeners, no leak.
+    setMaxListeners(MAX_SIGNAL_LISTENERS, cacheStop.signal, stopAll.signal);
     const cacheRun = this.informers.start(cacheStop.signal);
     const everyReplica = this.entries.filter((e) => !e.needLeaderElection);
     const leaderOnly = this.entries.filter((e) => e.needLeaderElection);

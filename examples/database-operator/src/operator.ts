@@ -68,7 +68,8 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
   const backups = new BackupClient({ registry });
   const recorder: EventRecorder = manager.eventRecorder('database-operator');
   const reconciler = new DatabaseReconciler({
-    client,
+    // Reads from the cache, writes to the API server: a no-op reconcile costs no request at all.
+    client: manager.client,
     cache: manager.cache,
     recorder,
     backups,
