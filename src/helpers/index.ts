@@ -14,7 +14,7 @@ export type { MetaObject, MetadataLike } from './meta-object.js';
 export type { ReconcileOutcome } from './reconcile-outcome.js';
 export { canonicalJson, jsonEqual } from './canonical-json.js';
 export { createMergePatch } from './merge-patch.js';
-export { retryOnConflict, DEFAULT_RETRY } from './retry-on-conflict.js';
+export { retryOnConflict, isResourceVersionConflict, DEFAULT_RETRY } from './retry-on-conflict.js';
 export type { RetryOnConflictOptions } from './retry-on-conflict.js';
 export { addFinalizer, removeFinalizer, hasFinalizer, validateFinalizerName } from './finalizers.js';
 export type { FinalizerWriteOptions } from './finalizers.js';

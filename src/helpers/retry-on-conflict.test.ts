@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../client/api-error.js';
 import { FakeClock } from '../core/fake-clock.js';
-import { DEFAULT_RETRY, retryOnConflict } from './retry-on-conflict.js';
+import { DEFAULT_RETRY, isResourceVersionConflict, retryOnConflict } from './retry-on-conflict.js';
 
 const conflict = (): ApiError => new ApiError({ status: 409, reason: 'Conflict', message: 'modified' });
 
@@ -62,6 +62,24 @@ test('AlreadyExists (also a 409) is not a conflict and is not retried', async ()
     throw new ApiError({ status: 409, reason: 'AlreadyExists', message: 'exists' });
   }, { clock: new FakeClock() }));
   assert.equal(calls, 1);
+});
+
+test('a server-side apply ownership conflict (409 with FieldManagerConflict causes) is not retried', async () => {
+  let calls = 0;
+  const ownership = new ApiError({
+    status: 409,
+    reason: 'Conflict',
+    message: 'Apply failed with 1 conflict: conflict with "kubectl-edit": .data.color',
+    // As the API server sends it: StatusCause's type is JSON `reason`.
+    details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-edit"', field: '.data.color' } as { type?: string }] },
+  });
+  await assert.rejects(retryOnConflict(async () => {
+    calls++;
+    throw ownership;
+  }, { clock: new FakeClock() }), (err) => err === ownership);
+  assert.equal(calls, 1);
+  assert.ok(isResourceVersionConflict(conflict()));
+  assert.ok(!isResourceVersionConflict(ownership));
 });
 
 test('delays grow by factor with jitter in [d, d*(1+jitter)) as client-go wait.Backoff', async () => {

@@ -1,4 +1,4 @@
-import { isConflict } from '../client/api-error.js';
+import { isConflict, type ApiError } from '../client/api-error.js';
 import { sleep, throwIfAborted } from '../core/abort.js';
 import type { Clock } from '../core/clock.js';
 import { awaitedClock } from './awaited-clock.js';
@@ -21,7 +21,7 @@ export interface RetryOnConflictOptions {
   readonly signal?: AbortSignal;
   /** Random source in [0, 1) for jitter (tests). @defaultValue Math.random */
   readonly random?: () => number;
-  /** Which errors are retried. @defaultValue isConflict (409, not AlreadyExists) */
+  /** Which errors are retried. @defaultValue isResourceVersionConflict */
   readonly retryable?: (err: unknown) => boolean;
 }
 
@@ -31,6 +31,18 @@ export interface RetryOnConflictOptions {
  * better left to the workqueue's backoff.
  */
 export const DEFAULT_RETRY = Object.freeze({ steps: 5, baseMs: 10, factor: 1, jitter: 0.1 });
+
+/**
+ * A 409 Conflict that re-reading can fix: a stale resourceVersion. Not AlreadyExists, and not a
+ * server-side apply field-ownership conflict (also a 409, with FieldManagerConflict causes), which
+ * repeats identically until the apply is forced or the other manager lets go.
+ */
+export function isResourceVersionConflict(err: unknown): boolean {
+  if (!isConflict(err)) return false;
+  // metav1.StatusCause puts its type in JSON `reason`; the client's StatusDetails declares `type`.
+  const causes = ((err as ApiError).details?.causes ?? []) as { type?: string; reason?: string }[];
+  return !causes.some((c) => c.reason === 'FieldManagerConflict' || c.type === 'FieldManagerConflict');
+}
 
 /**
  * Runs `fn` and, when it fails with 409 Conflict, runs it again after a short backoff, up to
@@ -51,7 +63,7 @@ export async function retryOnConflict<T>(fn: (attempt: number) => Promise<T>, op
   if (!(jitter >= 0)) throw new InvalidOptionError('jitter', 'must be >= 0');
   const clock = options.clock ?? awaitedClock;
   const random = options.random ?? Math.random;
-  const retryable = options.retryable ?? isConflict;
+  const retryable = options.retryable ?? isResourceVersionConflict;
   let delayMs = baseMs;
   for (let attempt = 1; ; attempt++) {
     throwIfAborted(options.signal);

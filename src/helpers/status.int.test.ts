@@ -12,7 +12,7 @@ import { createOrPatch } from './create-or-patch.js';
 import { handleFinalizer } from './finalizer-flow.js';
 import { conflictCount, createNamespace, gadget, GADGET, GADGET_CRD, requestCounts, writeCount, type Gadget } from './int-env.test-support.js';
 import { setControllerReference } from './owner-references.js';
-import { retryOnConflict } from './retry-on-conflict.js';
+import { isResourceVersionConflict, retryOnConflict } from './retry-on-conflict.js';
 import { SPEC_HASH_ANNOTATION } from './spec-hash.js';
 import { patchStatus, updateStatus } from './status.js';
 
@@ -171,5 +171,21 @@ describe('status, conditions and idempotent writes against a real API server', (
     const app = await client.get<Gadget>(GADGET, 'app', { namespace: ns });
     assert.equal(getCondition(app.status?.conditions, 'Ready')?.observedGeneration, 2);
     assert.equal(app.status?.observedGeneration, 2);
+  });
+
+  test('applyOwned takes over fields another manager applied (force), and without force the server reports the conflict', async () => {
+    const ns = await createNamespace(client, 'st');
+    const theirs: ConfigMap = { ...CM, metadata: { name: 'shared', namespace: ns }, data: { color: 'green' } };
+    await client.apply(theirs, { fieldManager: 'kubectl-edit' });
+    const ours: ConfigMap = { ...CM, metadata: { name: 'shared', namespace: ns }, data: { color: 'blue' } };
+    const refused = await applyOwned(client, ours, { fieldManager: 'gadget-controller', force: false }).catch((e: unknown) => e);
+    // A field-ownership conflict is also a 409 Conflict: retryOnConflict cannot fix it, force can.
+    assert.ok(isConflict(refused), String(refused));
+    assert.ok(!isResourceVersionConflict(refused), `retryOnConflict leaves an ownership conflict alone: ${JSON.stringify((refused as { details?: unknown }).details)}`);
+    const { object } = await applyOwned(client, ours, { fieldManager: 'gadget-controller' });
+    assert.equal(object.data?.color, 'blue');
+    const managers = (object.metadata as { managedFields?: { manager?: string; fieldsV1?: unknown }[] }).managedFields ?? [];
+    const owner = managers.find((m) => JSON.stringify(m.fieldsV1).includes('f:color'));
+    assert.equal(owner?.manager, 'gadget-controller');
   });
 });
