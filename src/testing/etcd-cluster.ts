@@ -64,6 +64,8 @@ const STATUS_TIMEOUT_MS = 1000;
 export class EtcdCluster {
   private readonly rules: TaggedOutputRules;
   private stopped = false;
+  /** Deletes our rules if the process exits with a partition in place (a test that never stopped its env). */
+  private readonly onExit = (): void => this.rules.removeAllSync();
 
   private constructor(
     readonly members: readonly EtcdMember[],
@@ -82,13 +84,13 @@ export class EtcdCluster {
       const peerPort = await freePort();
       const host = '127.0.0.1';
       const member: Omit<EtcdMember, 'process'> = memberAt(1, 'default', host, clientPort, peerPort, undefined);
-      const process = new ManagedProcess({
+      const proc = new ManagedProcess({
         name: 'etcd',
         command: options.etcdBinary,
         logFile: join(options.dir, 'etcd.log'),
         args: memberArgs(member, join(options.dir, 'etcd-data'), `default=${member.peerUrl}`, undefined),
       });
-      return new EtcdCluster([{ ...member, process }], options.startTimeoutMs, options.id);
+      return new EtcdCluster([{ ...member, process: proc }], options.startTimeoutMs, options.id);
     }
 
     // Other envs' members may run as the same users; their folders must stay traversable to them.
@@ -105,14 +107,14 @@ export class EtcdCluster {
       const dataDir = join(options.dir, `etcd-${spec.index}`);
       await mkdir(dataDir, { mode: 0o700 });
       await chown(dataDir, spec.user!.uid, spec.user!.gid);
-      const process = new ManagedProcess({
+      const proc = new ManagedProcess({
         name: `etcd-${spec.index}`,
         command: options.etcdBinary,
         logFile: join(options.dir, `etcd-${spec.index}.log`),
         args: memberArgs(spec, join(dataDir, 'data'), initialCluster, options.id),
         user: spec.user!,
       });
-      members.push({ ...spec, process });
+      members.push({ ...spec, process: proc });
     }
     return new EtcdCluster(members, options.startTimeoutMs, options.id);
   }
@@ -177,28 +179,35 @@ export class EtcdCluster {
   }
 
   /**
-   * Cuts member `index` off from every other member in both directions by dropping TCP packets
-   * of the members' own users: the member's dials to their peer ports, its answers from its peer
-   * port, and their dials to its peer port. Client ports stay open, so kube-apiserver keeps
-   * reaching the cut-off member. (Answers of the others on connections the cut-off member dialed
-   * cannot be told apart by address — loopback dials leave from 127.0.0.1 — but its own packets on
-   * them, acks included, are dropped, so those connections stall after one congestion window.)
+   * Cuts member `index` off from every other member in both directions, with rules on the
+   * members' own users' TCP packets. Client ports stay open, so kube-apiserver keeps reaching the
+   * cut-off member.
+   * - Their dials to its peer port, and its answers from that port: dropped (they time out).
+   * - Its dials to their peer ports: rejected with a TCP reset to itself. Dropping is not enough:
+   *   the others' answers on connections it dialed cannot be matched (loopback dials leave from
+   *   127.0.0.1, not 127.0.0.1i), and raft streams carry the leader's messages on exactly those
+   *   answers, so a dropped-only cut leaked heartbeats. A reset on its first ack kills each such
+   *   connection at once, and it cannot dial again.
    */
   async partition(index: number): Promise<void> {
     if (this.members.length < 2) throw new EtcdClusterError('partitionEtcdMember needs etcdMembers: 3');
     const cut = this.member(index);
+    process.removeListener('exit', this.onExit);
+    process.once('exit', this.onExit);
     for (const other of this.members) {
       if (other === cut) continue;
-      await this.rules.drop({ uid: cut.user!.uid, destination: other.host, destinationPort: other.peerPort });
-      await this.rules.drop({ uid: other.user!.uid, destination: cut.host, destinationPort: cut.peerPort });
+      await this.rules.block({ uid: cut.user!.uid, destination: other.host, destinationPort: other.peerPort, action: 'reset' });
+      await this.rules.block({ uid: other.user!.uid, destination: cut.host, destinationPort: cut.peerPort });
     }
-    await this.rules.drop({ uid: cut.user!.uid, sourcePort: cut.peerPort });
+    await this.rules.block({ uid: cut.user!.uid, sourcePort: cut.peerPort });
   }
 
   /** Deletes exactly this cluster's iptables rules; returns how many there were. */
   async heal(): Promise<number> {
     if (this.members.length < 2) return 0;
-    return this.rules.removeAll();
+    const removed = await this.rules.removeAll();
+    process.removeListener('exit', this.onExit);
+    return removed;
   }
 
   /** The iptables rules this cluster has in place (`iptables -S` lines). */

@@ -12,9 +12,9 @@ describe('iptables rules tagged per owner', { skip: !usable && 'needs root and i
     const mine = new TaggedOutputRules(`test-mine-${process.pid}`);
     const theirs = new TaggedOutputRules(`test-theirs-${process.pid}`);
     try {
-      await mine.drop(RULE);
-      await mine.drop({ uid: 65534, sourcePort: 9 });
-      await theirs.drop(RULE);
+      await mine.block(RULE);
+      await mine.block({ uid: 65534, sourcePort: 9, action: 'reset' });
+      await theirs.block(RULE);
       assert.equal((await mine.list()).length, 2);
       assert.equal(await mine.removeAll(), 2);
       assert.deepEqual(await mine.list(), []);
@@ -30,8 +30,8 @@ describe('iptables rules tagged per owner', { skip: !usable && 'needs root and i
     const stale = new TaggedOutputRules(`test-stale-${process.pid}`);
     const live = new TaggedOutputRules(`test-live-${process.pid}`);
     try {
-      await stale.drop(RULE);
-      await live.drop(RULE);
+      await stale.block(RULE);
+      await live.block(RULE);
       const removed = await removeStaleChaosRules((id) => id === `test-stale-${process.pid}`);
       assert.equal(removed, 1);
       assert.deepEqual(await stale.list(), []);
@@ -40,6 +40,22 @@ describe('iptables rules tagged per owner', { skip: !usable && 'needs root and i
       await stale.removeAll();
       await live.removeAll();
     }
+  });
+
+  test('removeAllSync in an exit hook deletes the rules of a process that exits without healing', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const id = `test-exit-${process.pid}`;
+    const script = `
+      import { TaggedOutputRules } from ${JSON.stringify(new URL('./iptables.ts', import.meta.url).href)};
+      const rules = new TaggedOutputRules(${JSON.stringify(id)});
+      await rules.block(${JSON.stringify(RULE)});
+      process.once('exit', () => rules.removeAllSync());
+      process.stdout.write(String((await rules.list()).length));
+      process.exit(0);
+    `;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(out, '1', 'the child had its rule in place');
+    assert.deepEqual(await new TaggedOutputRules(id).list(), []);
   });
 
   test('an owner id that could break out of the comment is refused', () => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { OperatorRuntimeError } from '../core/errors.js';
 
@@ -7,12 +7,17 @@ const run = promisify(execFile);
 /** Every rule the chaos bed adds carries a comment starting with this, then the env's id. */
 export const CHAOS_RULE_COMMENT_PREFIX = 'operator-runtime-chaos-';
 
-/** One DROP rule on the OUTPUT chain for TCP packets sent by sockets of `uid`. */
-export interface DropRule {
+/** One rule on the OUTPUT chain for TCP packets sent by sockets of `uid`. */
+export interface BlockRule {
   readonly uid: number;
   readonly destination?: string;
   readonly destinationPort?: number;
   readonly sourcePort?: number;
+  /**
+   * `drop` (default): the packet vanishes, the sender times out. `reset`: REJECT with a TCP reset
+   * to the local sender, so its connection dies at once and its new ones are refused.
+   */
+  readonly action?: 'drop' | 'reset';
 }
 
 export class IptablesError extends OperatorRuntimeError {
@@ -35,12 +40,13 @@ export class TaggedOutputRules {
     this.comment = `${CHAOS_RULE_COMMENT_PREFIX}${ownerId}`;
   }
 
-  async drop(rule: DropRule): Promise<void> {
+  async block(rule: BlockRule): Promise<void> {
     const args = ['-p', 'tcp', '-m', 'owner', '--uid-owner', String(rule.uid)];
     if (rule.destination) args.push('-d', rule.destination);
     if (rule.destinationPort !== undefined) args.push('--dport', String(rule.destinationPort));
     if (rule.sourcePort !== undefined) args.push('--sport', String(rule.sourcePort));
-    await iptables(['-I', 'OUTPUT', ...args, '-m', 'comment', '--comment', this.comment, '-j', 'DROP']);
+    const target = rule.action === 'reset' ? ['-j', 'REJECT', '--reject-with', 'tcp-reset'] : ['-j', 'DROP'];
+    await iptables(['-I', 'OUTPUT', ...args, '-m', 'comment', '--comment', this.comment, ...target]);
   }
 
   /** This owner's rules as `iptables -S` prints them. */
@@ -51,6 +57,19 @@ export class TaggedOutputRules {
   /** Deletes every rule carrying this owner's comment; returns how many. */
   async removeAll(): Promise<number> {
     return removeRules((comment) => comment === this.comment);
+  }
+
+  /** The same, synchronously: for a process 'exit' hook, where nothing async runs any more. */
+  removeAllSync(): void {
+    try {
+      const out = execFileSync('iptables', ['-w', '-S', 'OUTPUT'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      for (const line of out.split('\n')) {
+        if (!line.startsWith('-A OUTPUT ') || commentOf(line) !== this.comment) continue;
+        execFileSync('iptables', ['-w', '-D', ...line.split(/\s+/).filter(Boolean).slice(1)], { stdio: 'ignore' });
+      }
+    } catch {
+      // best effort at exit; the next chaos TestEnv.start removes what is left
+    }
   }
 }
 
