@@ -33,7 +33,8 @@
  * - `observed-generation-ahead`: `status.observedGeneration` above `metadata.generation`.
  *
  * History integrity (neither, but the audit is void): `history-gap` — etcd's per-key `version`
- * did not rise by one, so events are missing.
+ * did not rise by one, or a create (version 1) follows a live value with no DELETE between, so
+ * events are missing from the input.
  *
  * Only JSON values are analysed (custom resources). Built-in kinds are stored as protobuf
  * (`k8s\0` prefix): they are counted as `opaqueValues` and get the etcd-level checks only.
