@@ -398,7 +398,8 @@ export class KubeClient {
   /**
    * Watches a kind. The iterator ends when the server closes the watch (its timeout); an HTTP
    * error or ERROR event (410 included) throws ApiError, a malformed line WatchDecodeError, an
-   * aborted signal AbortedError. Leaving the loop early closes the connection.
+   * aborted signal AbortedError. Leaving the loop early closes the connection; to stop a watch
+   * that is waiting for its next event (from another task), abort its signal.
    */
   watch<T = KubeObject>(type: ResourceType, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     return { [Symbol.asyncIterator]: () => this.watchEvents<T>(type, opts) };
