@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyOwned } from './apply-owned.js';
+import { isConflict } from '../client/api-error.js';
 import { FakeClient, isWrite } from '../testing/fake-client/index.js';
+import { immediateClock } from './immediate-clock.test-support.js';
+import { isResourceVersionConflict, retryOnConflict } from './retry-on-conflict.js';
 import { SPEC_HASH_ANNOTATION, specHash, specHashMatches, withSpecHash } from './spec-hash.js';
 
 const desired = () => ({
@@ -67,4 +70,19 @@ test('applyOwned sends nothing when the current object carries the desired hash'
   assert.equal(changed.operation, 'applied');
   assert.equal(fake.countRequests(isWrite), 1);
   assert.equal((changed.object as { spec: { replicas: number } }).spec.replicas, 9);
+});
+
+test('an apply ownership conflict without force is a 409 that retryOnConflict does not retry', async () => {
+  const fake = new FakeClient();
+  await fake.apply({ ...desired(), spec: { ...desired().spec, replicas: 7 } }, { fieldManager: 'kubectl-edit' });
+  let calls = 0;
+  const err = await retryOnConflict(async () => {
+    calls++;
+    return applyOwned(fake, desired(), { fieldManager: 'db-operator', force: false });
+  }, { clock: immediateClock }).catch((e: unknown) => e);
+  assert.ok(isConflict(err));
+  assert.ok(!isResourceVersionConflict(err));
+  assert.equal(calls, 1);
+  const forced = await applyOwned(fake, desired(), { fieldManager: 'db-operator' });
+  assert.equal((forced.object as { spec: { replicas: number } }).spec.replicas, 2);
 });
