@@ -197,6 +197,16 @@ test('every attempt is counted in operator_http_client_requests_total{host,metho
   assert.match(text, /operator_http_client_request_duration_seconds_count\{host="svc\.test",method="GET"\} 3/);
 });
 
+test('a response larger than maxResponseBytes ends the call instead of filling memory', async () => {
+  const { pool, clock, http } = setup({ maxResponseBytes: 1024 });
+  pool.intercept({ path: '/big', method: 'GET' }).reply(200, 'x'.repeat(4096));
+  const err = asHttpError(await drive(clock, http.request(`${ORIGIN}/big`)).catch((e: unknown) => e));
+  assert.equal(err.reason, 'responseTooLarge');
+  assert.equal(err.attempts.length, 1);
+  pool.intercept({ path: '/small', method: 'GET' }).reply(200, 'x'.repeat(1024));
+  assert.equal((await drive(clock, http.request(`${ORIGIN}/small`))).body.length, 1024);
+});
+
 test('two clients on one registry share the metrics without a registration error', () => {
   const registry = new Registry();
   createHttpClient({ registry });

@@ -45,6 +45,8 @@ export interface HttpClientOptions {
   readonly logger?: Logger;
   /** Header that carries `idempotencyKey`. @defaultValue 'idempotency-key' */
   readonly idempotencyKeyHeader?: string;
+  /** A larger response body ends the call (the body is buffered; a worker must not OOM the process). @defaultValue DEFAULT_HTTP_MAX_RESPONSE_BYTES */
+  readonly maxResponseBytes?: number;
 }
 
 export const DEFAULT_HTTP_RETRIES = 3;
@@ -52,6 +54,7 @@ export const DEFAULT_HTTP_BASE_DELAY_MS = 100;
 export const DEFAULT_HTTP_MAX_DELAY_MS = 5_000;
 export const DEFAULT_HTTP_ATTEMPT_TIMEOUT_MS = 10_000;
 export const DEFAULT_HTTP_MAX_RETRY_AFTER_MS = 30_000;
+export const DEFAULT_HTTP_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 export interface HttpRequestOptions {
   /** @defaultValue 'GET' */
@@ -99,7 +102,9 @@ export type HttpFailureReason =
   /** A failure that may not be retried: a POST/PATCH without idempotency key after it may have reached the server. */
   | 'notRetryable'
   /** The server asked to wait longer than `maxRetryAfterMs`. */
-  | 'retryAfterTooLong';
+  | 'retryAfterTooLong'
+  /** The response body exceeded `maxResponseBytes`. */
+  | 'responseTooLarge';
 
 /**
  * A call that did not produce a usable answer. Carries every attempt's outcome; never the request
@@ -162,6 +167,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   if (!(Number.isInteger(retries) && retries >= 0)) throw new InvalidOptionError('retries', 'must be an integer >= 0');
   if (!(attemptTimeoutMs > 0)) throw new InvalidOptionError('attemptTimeoutMs', 'must be > 0');
   if (!(maxRetryAfterMs >= 0)) throw new InvalidOptionError('maxRetryAfterMs', 'must be >= 0');
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_HTTP_MAX_RESPONSE_BYTES;
+  if (!(maxResponseBytes >= 0)) throw new InvalidOptionError('maxResponseBytes', 'must be >= 0');
   // Validates baseDelayMs/maxDelayMs once, up front.
   void new ExponentialBackoff({ initialMs: baseDelayMs, maxMs: maxDelayMs });
   const clock = options.clock ?? awaitedClock;
@@ -222,6 +229,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         };
       }
       if (outcome.kind === 'aborted') throw fail('aborted', opts.signal?.reason);
+      if (outcome.kind === 'tooLarge') throw fail('responseTooLarge');
       if (outcome.kind === 'fatal') throw fail('notRetryable', outcome.cause);
       // A POST that may have reached the server must not be sent twice, unless the caller says so.
       const mayRepeat = safeToRepeat || (outcome.kind === 'error' && NOT_SENT_CODES.has(outcome.code)) || (outcome.kind === 'response' && outcome.status === 429);
@@ -250,7 +258,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     | { kind: 'response'; status: number; headers: IncomingHttpHeaders; body: Buffer; durationMs: number }
     | { kind: 'error'; code: string; cause: unknown; durationMs: number }
     | { kind: 'fatal'; code: string; cause: unknown; durationMs: number }
-    | { kind: 'aborted'; code: string; durationMs: number };
+    | { kind: 'aborted'; code: string; durationMs: number }
+    | { kind: 'tooLarge'; code: string; durationMs: number };
 
   async function attemptOnce(url: URL, method: string, headers: Record<string, string>, opts: HttpRequestOptions): Promise<Outcome> {
     const start = clock.monotonicNow();
@@ -276,8 +285,17 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         await res.body.dump().catch(() => {});
         return { kind: 'response', status: res.statusCode, headers: res.headers, body: Buffer.alloc(0), durationMs: elapsed() };
       }
-      const body = Buffer.from(await res.body.arrayBuffer());
-      return { kind: 'response', status: res.statusCode, headers: res.headers, body, durationMs: elapsed() };
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > maxResponseBytes) {
+          res.body.destroy();
+          return { kind: 'tooLarge', code: 'ERR_RESPONSE_TOO_LARGE', durationMs: elapsed() };
+        }
+        chunks.push(chunk as Buffer);
+      }
+      return { kind: 'response', status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), durationMs: elapsed() };
     } catch (err) {
       if (opts.signal?.aborted) return { kind: 'aborted', code: 'ERR_ABORTED', durationMs: elapsed() };
       if (timedOut) return { kind: 'error', code: ATTEMPT_TIMEOUT, cause: err, durationMs: elapsed() };
