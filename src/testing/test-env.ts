@@ -138,7 +138,8 @@ export class TestEnv {
     await removeStaleDirs();
     if (options.iptables) {
       // A rule outlives its env only if the test process was killed mid-fault; its dir is gone now.
-      await removeStaleChaosRules((id) => !existsSync(join(tmpdir(), `${DIR_PREFIX}${id}`)));
+      // Only ids shaped like an env's (mkdtemp's six characters): other owners' rules are not ours to judge.
+      await removeStaleChaosRules((id) => /^[A-Za-z0-9]{6}$/.test(id) && !existsSync(join(tmpdir(), `${DIR_PREFIX}${id}`)));
     }
   }
 
