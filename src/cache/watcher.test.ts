@@ -245,7 +245,7 @@ test('an expired continue token restarts the list from scratch with a quorum rea
 
 test('"too large resource version" relists with a quorum read, as client-go does', async () => {
   const lw = new FakeListerWatcher([cm('a')]);
-  lw.failNext('list', new ApiError({ status: 504, reason: 'Timeout', message: 'Too large resource version: 9, current: 3', details: { causes: [{ type: 'ResourceVersionTooLarge' }] } }));
+  lw.failNext('list', new ApiError({ status: 504, reason: 'Timeout', message: 'Too large resource version: 9, current: 3', details: { causes: [{ reason: 'ResourceVersionTooLarge' }] } }));
   const r = run(lw);
   await r.clock.advance(0);
   assert.deepEqual(lw.listCalls.map((c) => c.resourceVersion), ['0', undefined]);

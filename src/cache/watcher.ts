@@ -412,8 +412,8 @@ export class Watcher<T extends KubeObject> {
  */
 export function isResourceVersionTooLarge(err: unknown): boolean {
   if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== 'ERR_API') return false;
-  const e = err as { details?: { causes?: { type?: string }[] }; message?: string };
-  return (e.details?.causes ?? []).some((c) => c.type === 'ResourceVersionTooLarge') || /too large resource version/i.test(e.message ?? '');
+  const e = err as { details?: { causes?: { reason?: string }[] }; message?: string };
+  return (e.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge') || /too large resource version/i.test(e.message ?? '');
 }
 
 function summarize(err: unknown, atMs: number): ErrorSummary {

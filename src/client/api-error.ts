@@ -16,7 +16,8 @@ export interface StatusDetails {
   group?: string;
   kind?: string;
   uid?: string;
-  causes?: { type?: string; message?: string; field?: string }[];
+  /** metav1.StatusCause: `reason` is e.g. FieldValueInvalid, `field` the JSON path. */
+  causes?: { reason?: string; message?: string; field?: string }[];
   retryAfterSeconds?: number;
 }
 

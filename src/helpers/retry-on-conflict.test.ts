@@ -71,7 +71,7 @@ test('a server-side apply ownership conflict (409 with FieldManagerConflict caus
     reason: 'Conflict',
     message: 'Apply failed with 1 conflict: conflict with "kubectl-edit": .data.color',
     // As the API server sends it: StatusCause's type is JSON `reason`.
-    details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-edit"', field: '.data.color' } as { type?: string }] },
+    details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-edit"', field: '.data.color' }] },
   });
   await assert.rejects(retryOnConflict(async () => {
     calls++;

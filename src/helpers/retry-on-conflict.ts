@@ -39,9 +39,9 @@ export const DEFAULT_RETRY = Object.freeze({ steps: 5, baseMs: 10, factor: 1, ji
  */
 export function isResourceVersionConflict(err: unknown): boolean {
   if (!isConflict(err)) return false;
-  // metav1.StatusCause puts its type in JSON `reason`; the client's StatusDetails declares `type`.
-  const causes = ((err as ApiError).details?.causes ?? []) as { type?: string; reason?: string }[];
-  return !causes.some((c) => c.reason === 'FieldManagerConflict' || c.type === 'FieldManagerConflict');
+  // A server-side apply field conflict is a 409 too, but re-reading cannot resolve it.
+  const causes = (err as ApiError).details?.causes ?? [];
+  return !causes.some((c) => c.reason === 'FieldManagerConflict');
 }
 
 /**

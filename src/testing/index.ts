@@ -10,3 +10,4 @@ export { readManifests } from './manifests.js';
 export { PodSimulator, DEFAULT_POD_READY_DELAY_MS, SIMULATED_NODE_NAME } from './pod-simulator.js';
 export type { PodSimulatorOptions } from './pod-simulator.js';
 export { freePort } from './free-port.js';
+export * from './fake-client/index.js';

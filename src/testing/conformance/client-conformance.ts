@@ -602,7 +602,7 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       assert.equal(again.metadata?.resourceVersion, created.metadata?.resourceVersion, 're-applying the same configuration writes nothing');
       await assert.rejects(client.apply(widget(ns, 'ap', { size: 3 }), { fieldManager: 'm2' }), (e: unknown) => {
         assert.ok(e instanceof ApiError && isConflict(e));
-        assert.deepEqual(e.details?.causes?.map((c) => [(c as { reason?: string }).reason, c.field]), [['FieldManagerConflict', '.spec.size']]);
+        assert.deepEqual(e.details?.causes?.map((c) => [c.reason, c.field]), [['FieldManagerConflict', '.spec.size']]);
         return true;
       });
       const shared = await client.apply<Widget>(widget(ns, 'ap', { size: 2 }), { fieldManager: 'm2' });
