@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { TestEnv } from './test-env.js';
+import { kubectl } from './kubectl.js';
 import { FaultProxy } from './fault-proxy.js';
 import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
@@ -45,6 +47,18 @@ describe('FaultProxy in front of a real API server, seen by KubeClient', () => {
     const created = await client.create<ConfigMap>({ ...CONFIGMAP, metadata: { name: 'via-proxy', namespace: 'default' }, data: { a: 'b' } });
     assert.ok(created.metadata.resourceVersion);
     assert.equal((await env.request('GET', '/api/v1/namespaces/default/configmaps/via-proxy')).status, 200);
+  });
+
+  test('a kubeconfig file written by the proxy works for kubectl, and kubectl sees an injected 500', async () => {
+    const path = join(env.dir, 'proxy-kubeconfig.yaml');
+    await proxy.writeKubeconfig(path);
+    assert.match(await kubectl(path, ['get', 'configmap', 'target', '-o', 'name']), /configmap\/target/);
+    const fault = proxy.inject({ kind: 'status', status: 500, match: { path: /configmaps\/target/ } });
+    try {
+      await assert.rejects(kubectl(path, ['get', 'configmap', 'target']), /injected by operator-runtime fault proxy|InternalError|500/);
+    } finally {
+      fault.remove();
+    }
   });
 
   test('a 429 storm is retried by the client, each retry waiting the Retry-After the proxy sent', async () => {

@@ -11,7 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
+import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
 import type { KubeconfigObject } from './test-env.js';
 
@@ -189,6 +190,11 @@ export class FaultProxy {
         active.removed = true;
       },
     };
+  }
+
+  /** Writes `kubeconfig` as a file (mode 0600), for an operator run as a child process or kubectl. */
+  async writeKubeconfig(path: string): Promise<void> {
+    await writeFile(path, toYaml(this.kubeconfig), { mode: 0o600 });
   }
 
   /** Removes every rule: everything is forwarded again. */
