@@ -11,3 +11,9 @@ export { PodSimulator, DEFAULT_POD_READY_DELAY_MS, SIMULATED_NODE_NAME } from '.
 export type { PodSimulatorOptions } from './pod-simulator.js';
 export { freePort } from './free-port.js';
 export * from './fake-client/index.js';
+export { FaultProxy, FaultProxyError } from './fault-proxy.js';
+export type { FaultRule, FaultMatch, FaultKind, StatusFault, DropFault, DelayFault, CutWatchFault, FaultHandle, FaultProxyOptions, FaultProxyStats, FaultProxyUpstream } from './fault-proxy.js';
+export { auditConsistency, analyzeHistory, readEtcdHistory, registryKey, formatAuditReport, ConsistencyAuditError, DEFAULT_AUDIT_TIMEOUT_MS } from './consistency-audit.js';
+export type { AuditReport, AuditFinding, FindingKind, LostUpdateKind, OutOfOrderKind, HistoryEvent, HistoryKv, RecordedWrite, ConsistencyAuditOptions, ReadEtcdHistoryOptions, AnalyzeHistoryOptions } from './consistency-audit.js';
+export { EtcdClusterError, ETCD_MEMBER_USER_PREFIX } from './etcd-cluster.js';
+export type { EtcdMemberStatus } from './etcd-cluster.js';

@@ -64,15 +64,18 @@ export interface TestEnvOptions {
 
 export const DEFAULT_START_TIMEOUT_MS = 60_000;
 
-/** The admin's kubeconfig as an object (the same content as the file at `kubeconfigPath`). */
-export interface KubeconfigObject {
+/**
+ * The admin's kubeconfig as an object (the same content as the file at `kubeconfigPath`). A type
+ * alias, so it passes as the client's `Kubeconfig`: `KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig })`.
+ */
+export type KubeconfigObject = {
   apiVersion: 'v1';
   kind: 'Config';
   clusters: { name: string; cluster: Record<string, unknown> }[];
   users: { name: string; user: Record<string, unknown> }[];
   contexts: { name: string; context: { cluster: string; user: string; namespace?: string } }[];
   'current-context': string;
-}
+};
 
 export class TestEnvError extends OperatorRuntimeError {
   declare readonly code: 'ERR_TEST_ENV';
