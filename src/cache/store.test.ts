@@ -163,3 +163,24 @@ test('in incremental relist mode, new and changed objects land as their page arr
   assert.deepEqual(last.map((d) => `${d.type}:${d.key}`), ['delete:default/gone']);
   assert.deepEqual(s.keys().sort(), ['default/change', 'default/keep', 'default/new']);
 });
+
+// Regression: a relist used to report an object deleted and re-created under the same name while
+// the watch was down as update(old, new) across two uids, so handlers never saw the old one go
+// (found by the informer's integration property test).
+for (const relistMode of ['atomic', 'incremental'] as const) {
+  test(`a relist that finds a name re-created with a new uid reports delete (tombstone) then add, not an update (${relistMode})`, () => {
+    const s = new Store<Pod>({ relistMode, indexers: { node: byNode } });
+    const withUid = (p: Pod, uid: string): Pod => ({ ...p, metadata: { ...p.metadata, uid } });
+    s.upsert(withUid(pod('a', '1', { node: 'n1' }), 'uid-1'));
+    s.upsert(withUid(pod('b', '1'), 'uid-b'));
+    const r = s.beginReplace();
+    const applied = r.addPage([withUid(pod('a', '7', { node: 'n2' }), 'uid-2'), withUid(pod('b', '8'), 'uid-b')]);
+    const deltas = [...applied, ...r.commit()];
+    assert.deepEqual(deltas.map((d) => `${d.type}:${d.key}`), ['delete:default/a', 'add:default/a', 'update:default/b']);
+    const del = deltas[0]!;
+    assert.ok(del.type === 'delete' && isTombstone(del.deleted) && del.deleted.lastKnown.metadata?.uid === 'uid-1');
+    assert.equal(s.get('default/a')?.metadata?.uid, 'uid-2');
+    assert.deepEqual(s.indexKeys('node', 'n1'), []);
+    assert.deepEqual(s.indexKeys('node', 'n2'), ['default/a']);
+  });
+}

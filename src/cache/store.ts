@@ -189,7 +189,7 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     const r: StoreReplacement<T> = new StoreReplacement<T>(
       this,
       (changed, unseen): StoreDelta<T>[] => this.commitReplace(r, changed, unseen),
-      this.relistMode === 'incremental' ? (key, obj) => this.put(key, obj) : undefined,
+      this.relistMode === 'incremental' ? (key, obj) => this.putFromList(key, obj) : undefined,
     );
     this.replacing = r;
     return r;
@@ -200,6 +200,21 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     this.items.set(key, obj);
     this.indexer.update(key, old, obj);
     return old === undefined ? { type: 'add', key, object: obj } : { type: 'update', key, old, object: obj };
+  }
+
+  /**
+   * A listed object replacing a stored one. A different uid under the same key means the object was
+   * deleted and re-created while we were away: handlers get that as a delete (tombstone) and an add,
+   * as the watch would have told them, not as an update across two different objects.
+   */
+  private putFromList(key: string, obj: T): StoreDelta<T>[] {
+    const old = this.items.get(key);
+    const oldUid = old?.metadata?.uid;
+    const newUid = obj.metadata?.uid;
+    if (old === undefined || oldUid === undefined || newUid === undefined || oldUid === newUid) return [this.put(key, obj)];
+    this.items.delete(key);
+    this.indexer.update(key, old, undefined);
+    return [{ type: 'delete', key, old, deleted: tombstone(key, old) }, this.put(key, obj)];
   }
 
   private commitReplace(r: StoreReplacement<T>, changed: Map<string, T>, unseen: Set<string>): StoreDelta<T>[] {
@@ -214,7 +229,7 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
       this.indexer.update(key, old, undefined);
       deltas.push({ type: 'delete', key, old, deleted: tombstone(key, old) });
     }
-    for (const [key, obj] of changed) deltas.push(this.put(key, obj));
+    for (const [key, obj] of changed) for (const d of this.putFromList(key, obj)) deltas.push(d);
     return deltas;
   }
 }
@@ -230,7 +245,7 @@ export class StoreReplacement<T extends KubeObject> {
   constructor(
     private readonly store: Store<T>,
     private readonly onCommit: (changed: Map<string, T>, unseen: Set<string>) => StoreDelta<T>[],
-    private readonly applyNow: ((key: string, obj: T) => StoreDelta<T>) | undefined,
+    private readonly applyNow: ((key: string, obj: T) => StoreDelta<T>[]) | undefined,
   ) {
     this.unseen = new Set(store.keyIterator());
   }
@@ -258,7 +273,7 @@ export class StoreReplacement<T extends KubeObject> {
         changed.delete(key);
         continue;
       }
-      if (this.applyNow) applied.push(this.applyNow(key, this.store.seal(obj)));
+      if (this.applyNow) for (const d of this.applyNow(key, this.store.seal(obj))) applied.push(d);
       else changed.set(key, this.store.seal(obj));
     }
     return applied;
