@@ -8,7 +8,8 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 
 /**
  * Waits `ms` on `clock`, rejecting with `AbortedError` when `signal` aborts. The abort listener is
- * always removed, so a long-lived signal does not accumulate listeners.
+ * always removed, so a long-lived signal does not accumulate listeners. The timer keeps the process
+ * alive: something is awaiting it.
  */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -23,7 +24,7 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     const timer = clock.setTimer(ms, () => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    });
+    }, { keepAlive: true });
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

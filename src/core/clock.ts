@@ -7,16 +7,28 @@ export interface TimerHandle {
   cancel(): void;
 }
 
+export interface TimerOptions {
+  /** Keep the process alive while the timer is pending. @defaultValue false */
+  readonly keepAlive?: boolean;
+}
+
 export interface Clock {
   /** Milliseconds since the epoch (wall clock, used for timestamps). */
   now(): number;
   /** Monotonic milliseconds, for measuring durations; never goes backwards. */
   monotonicNow(): number;
-  /** Runs `fn` once after `ms` milliseconds. */
-  setTimer(ms: number, fn: () => void): TimerHandle;
+  /**
+   * Runs `fn` once after `ms` milliseconds. Real timers do not keep the process alive unless
+   * `keepAlive` is set — set it when something awaits the timer (a sleep), or Node may exit with
+   * the await unsettled.
+   */
+  setTimer(ms: number, fn: () => void, options?: TimerOptions): TimerHandle;
 }
 
-/** The process's real clock. Timers are unref'd so a pending timer never keeps Node alive. */
+/**
+ * The process's real clock. Timers are unref'd unless `keepAlive` (a watchdog or a delayed requeue
+ * alone should not keep Node running; an awaited sleep must).
+ */
 export class RealClock implements Clock {
   now(): number {
     return Date.now();
@@ -26,9 +38,9 @@ export class RealClock implements Clock {
     return performance.now();
   }
 
-  setTimer(ms: number, fn: () => void): TimerHandle {
+  setTimer(ms: number, fn: () => void, options?: TimerOptions): TimerHandle {
     const t = setTimeout(fn, Math.max(0, ms));
-    t.unref();
+    if (!options?.keepAlive) t.unref();
     return { cancel: () => clearTimeout(t) };
   }
 }

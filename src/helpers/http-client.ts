@@ -13,8 +13,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { IDEMPOTENT_METHODS, parseRetryAfter } from '../client/retry-policy.js';
 import { sleep } from '../core/abort.js';
 import { ExponentialBackoff } from '../core/backoff.js';
-import type { Clock, TimerHandle } from '../core/clock.js';
-import { awaitedClock } from './awaited-clock.js';
+import { realClock, type Clock, type TimerHandle } from '../core/clock.js';
 import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { getOrCreateCounter, getOrCreateHistogram } from '../metrics/get-or-create-metric.js';
@@ -33,7 +32,7 @@ export interface HttpClientOptions {
    * hold the worker, and the workqueue can wait instead. @defaultValue DEFAULT_HTTP_MAX_RETRY_AFTER_MS
    */
   readonly maxRetryAfterMs?: number;
-  /** @defaultValue awaitedClock (the real clock, with timers that keep the process alive while awaited) */
+  /** @defaultValue realClock (awaited waits use keep-alive timers) */
   readonly clock?: Clock;
   /** Where the request metrics go; none without one. */
   readonly registry?: Registry;
@@ -171,7 +170,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   if (!(maxResponseBytes >= 0)) throw new InvalidOptionError('maxResponseBytes', 'must be >= 0');
   // Validates baseDelayMs/maxDelayMs once, up front.
   void new ExponentialBackoff({ initialMs: baseDelayMs, maxMs: maxDelayMs });
-  const clock = options.clock ?? awaitedClock;
+  const clock = options.clock ?? realClock;
   const logger = options.logger ?? silentLogger;
   const keyHeader = (options.idempotencyKeyHeader ?? 'idempotency-key').toLowerCase();
   const ownDispatcher = options.dispatcher ? undefined : new Agent({ keepAliveTimeout: 30_000 });

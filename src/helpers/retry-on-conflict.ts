@@ -1,7 +1,6 @@
 import { isConflict, type ApiError } from '../client/api-error.js';
 import { sleep, throwIfAborted } from '../core/abort.js';
-import type { Clock } from '../core/clock.js';
-import { awaitedClock } from './awaited-clock.js';
+import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 
 export interface RetryOnConflictOptions {
@@ -15,7 +14,7 @@ export interface RetryOnConflictOptions {
   readonly jitter?: number;
   /** Cap on one delay. @defaultValue Infinity */
   readonly capMs?: number;
-  /** @defaultValue awaitedClock (the real clock, with timers that keep the process alive while awaited) */
+  /** @defaultValue realClock (awaited waits use keep-alive timers) */
   readonly clock?: Clock;
   /** Stops retrying (and waiting) when aborted; the reconcile's signal. */
   readonly signal?: AbortSignal;
@@ -61,7 +60,7 @@ export async function retryOnConflict<T>(fn: (attempt: number) => Promise<T>, op
   if (!(baseMs >= 0)) throw new InvalidOptionError('baseMs', 'must be >= 0');
   if (!(factor >= 1)) throw new InvalidOptionError('factor', 'must be >= 1');
   if (!(jitter >= 0)) throw new InvalidOptionError('jitter', 'must be >= 0');
-  const clock = options.clock ?? awaitedClock;
+  const clock = options.clock ?? realClock;
   const random = options.random ?? Math.random;
   const retryable = options.retryable ?? isResourceVersionConflict;
   let delayMs = baseMs;
