@@ -50,6 +50,8 @@ export interface DatabaseReconcilerOptions {
   readonly defaultBackupEndpoint: string;
   readonly registry?: Registry;
   readonly backupPollMs?: number;
+  /** Called after every status write with the resourceVersion it was conditioned on and the one it produced (audits). */
+  readonly onStatusWrite?: (key: string, readResourceVersion: string, writtenResourceVersion: string) => void;
 }
 
 interface Ctx {
@@ -197,7 +199,8 @@ export class DatabaseReconciler implements Reconciler {
       let nextConditions = current.status?.conditions ?? [];
       for (const c of conditions) nextConditions = setCondition(nextConditions, { ...c, observedGeneration: db.metadata.generation });
       const status: DatabaseStatus = { ...current.status, ...fields, conditions: nextConditions };
-      const { object } = await patchStatus(this.options.client, current, status, { signal, observedGeneration: db.metadata.generation });
+      const { changed, object } = await patchStatus(this.options.client, current, status, { signal, observedGeneration: db.metadata.generation });
+      if (changed) this.options.onStatusWrite?.(`${db.metadata.namespace}/${db.metadata.name}`, current.metadata.resourceVersion, object.metadata.resourceVersion);
       return object;
     }, { signal });
   }

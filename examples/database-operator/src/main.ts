@@ -7,7 +7,7 @@
  *   METRICS_PORT / HEALTH_PORT       8080 / 8081 (0 disables); BIND_HOST (default 0.0.0.0)
  *   LEASE_DURATION_MS, RENEW_DEADLINE_MS, RETRY_PERIOD_MS   leader-election timings
  *   LOG_LEVEL                        pino level (default info)
- *   RECONCILE_LOG                    file to append reconcile start/end records to (tests)
+ *   RECONCILE_LOG                    file to append reconcile start/end and status-write records to (tests)
  */
 import { appendFileSync } from 'node:fs';
 import { KubeClient, createLogger, createMetricsRegistry, runUntilSignal } from 'operator-runtime';
@@ -24,6 +24,8 @@ const registry = createMetricsRegistry({ defaultMetrics: true });
 const client = await KubeClient.fromDefault({ metricsRegistry: registry, logger });
 const identity = env.POD_NAME;
 const reconcileLog = env.RECONCILE_LOG;
+/** One JSON line per event, appended synchronously so a kill -9 loses nothing already recorded. */
+const record = (entry: Record<string, unknown>): void => appendFileSync(reconcileLog!, `${JSON.stringify({ t: Date.now(), replica: identity ?? String(process.pid), ...entry })}\n`);
 const operator = createDatabaseOperator({
   client,
   registry,
@@ -38,7 +40,10 @@ const operator = createDatabaseOperator({
   ...(num('HEALTH_PORT') !== undefined ? { healthPort: num('HEALTH_PORT')! } : {}),
   ...(env.BIND_HOST ? { bindHost: env.BIND_HOST } : {}),
   ...(reconcileLog
-    ? { onReconcile: (phase: 'start' | 'end', key: string) => appendFileSync(reconcileLog, `${JSON.stringify({ t: Date.now(), replica: identity ?? process.pid, phase, key })}\n`) }
+    ? {
+        onReconcile: (phase: 'start' | 'end', key: string) => record({ phase, key }),
+        onStatusWrite: (key: string, read: string, written: string) => record({ phase: 'status-write', key, read, written }),
+      }
     : {}),
 });
 const code = await runUntilSignal(operator.manager, { logger });

@@ -29,6 +29,8 @@ export interface DatabaseOperatorOptions {
   readonly gracefulShutdownMs?: number;
   /** Called at reconcile start/end (for tests that check overlap). */
   readonly onReconcile?: (phase: 'start' | 'end', key: string) => void;
+  /** Called after each status write (for the consistency audit). */
+  readonly onStatusWrite?: (key: string, readResourceVersion: string, writtenResourceVersion: string) => void;
 }
 
 export interface DatabaseOperator {
@@ -76,6 +78,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     defaultBackupEndpoint: options.backupEndpoint,
     registry,
     ...(options.backupPollMs ? { backupPollMs: options.backupPollMs } : {}),
+    ...(options.onStatusWrite ? { onStatusWrite: options.onStatusWrite } : {}),
   });
   const onReconcile = options.onReconcile;
   const controller = manager
