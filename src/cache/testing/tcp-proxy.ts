@@ -1,0 +1,130 @@
+/**
+ * A TCP proxy for integration tests of the cache: it forwards bytes untouched (TLS and client
+ * certificates pass through, unlike `testing/fault-proxy.ts`, which terminates TLS) and can break
+ * connections the way networks do: `cut()` resets every open connection at once, `freeze()`
+ * makes connections go silent while staying open (a dead peer behind a NAT, a hung server) until
+ * the client gives up on them.
+ */
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+export interface TcpProxyTarget {
+  readonly host: string;
+  readonly port: number;
+}
+
+interface Pair {
+  readonly client: Socket;
+  upstream: Socket | undefined;
+  /** Nothing is forwarded either way, and neither side's close reaches the other. */
+  frozen: boolean;
+}
+
+export class TcpProxy {
+  private readonly pairs = new Set<Pair>();
+  private frozen = false;
+  private accepted = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+    private readonly target: TcpProxyTarget,
+  ) {
+    server.on('connection', (socket) => this.accept(socket));
+  }
+
+  /** Listens on 127.0.0.1 on a free port. */
+  static async start(target: TcpProxyTarget): Promise<TcpProxy> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('tcp proxy: no port');
+    return new TcpProxy(server, address.port, target);
+  }
+
+  /** Connections open now (frozen ones included). */
+  get connections(): number {
+    return this.pairs.size;
+  }
+
+  /** Connections accepted since start. */
+  get acceptedTotal(): number {
+    return this.accepted;
+  }
+
+  /** Resets every open connection (frozen ones included); returns how many there were. */
+  cut(): number {
+    const n = this.pairs.size;
+    for (const p of [...this.pairs]) this.drop(p);
+    return n;
+  }
+
+  /**
+   * Every open connection goes silent and so does every new one, until `thaw()`: bytes are held,
+   * and a close by the server is not passed on, so the client sees an open, mute connection.
+   */
+  freeze(): void {
+    this.frozen = true;
+    for (const p of this.pairs) this.freezePair(p);
+  }
+
+  /** New connections are forwarded again; connections frozen so far stay mute until closed. */
+  thaw(): void {
+    this.frozen = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: Socket): void {
+    this.accepted++;
+    const pair: Pair = { client, upstream: undefined, frozen: false };
+    this.pairs.add(pair);
+    client.on('error', () => this.drop(pair));
+    // A client that gives up always closes its side for good, frozen or not.
+    client.on('close', () => this.drop(pair));
+    if (this.frozen) {
+      this.freezePair(pair);
+      return;
+    }
+    const upstream = connect(this.target.port, this.target.host);
+    pair.upstream = upstream;
+    upstream.setNoDelay(true);
+    client.setNoDelay(true);
+    client.on('data', (d: Buffer) => {
+      if (!pair.frozen) upstream.write(d);
+    });
+    upstream.on('data', (d: Buffer) => {
+      if (!pair.frozen) client.write(d);
+    });
+    client.on('end', () => {
+      if (!pair.frozen) upstream.end();
+    });
+    upstream.on('end', () => {
+      if (!pair.frozen) client.end();
+    });
+    upstream.on('error', () => {
+      if (!pair.frozen) this.drop(pair);
+    });
+    upstream.on('close', () => {
+      if (!pair.frozen) this.drop(pair);
+    });
+  }
+
+  private freezePair(p: Pair): void {
+    p.frozen = true;
+    p.client.pause();
+    p.upstream?.pause();
+  }
+
+  private drop(p: Pair): void {
+    if (!this.pairs.delete(p)) return;
+    // resetAndDestroy sends RST where possible: the client sees a reset, not a clean end.
+    if (!p.client.destroyed) p.client.resetAndDestroy();
+    if (p.upstream && !p.upstream.destroyed) p.upstream.destroy();
+  }
+}
