@@ -1,0 +1,24 @@
+/** Chaos: an etcd member is killed with SIGKILL and restarted on its data dir. */
+import { test } from 'node:test';
+import { LONG, runOperatorScenario, sleep } from './support/operator-scenario.js';
+
+const FAULT_MS = Number(process.env.CHAOS_FAULT_MS ?? (LONG ? 15_000 : 5_000));
+
+test('the Database operator converges after an etcd member is killed and restarted', { timeout: 600_000 }, async () => {
+  await runOperatorScenario({
+    name: 'etcd member kill -9',
+    fault: async ({ bed, faults, notes }) => {
+      const leader = await bed.env.waitForEtcdLeader();
+      const t0 = Date.now();
+      await bed.env.killEtcdMember(leader);
+      faults.push(`kill -9 etcd leader (member ${leader}), restart after ${FAULT_MS} ms`);
+      try {
+        await bed.env.waitForEtcdLeader({ not: leader, timeoutMs: 20_000 });
+        notes.newEtcdLeaderMs = Date.now() - t0;
+        await sleep(Math.max(0, FAULT_MS - (Date.now() - t0)));
+      } finally {
+        await bed.env.restartEtcdMember(leader);
+      }
+    },
+  });
+});
