@@ -249,4 +249,87 @@ describe('informer against a real API server', () => {
       await proxy.close();
     }
   });
+
+  test('a watch that goes silent (connection held, nothing sent) is torn down by the stall guard and resumed', async () => {
+    const ns = await namespace('stall');
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(env.server).port) });
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig });
+    // Idle limit = timeoutSeconds (2–3 s) + 1 s margin; undici's own body timeout would take 30 s more.
+    const factory = new InformerFactory(clientListerWatcherFactory(client), { minWatchTimeoutMs: 2_000, stallMarginMs: 1_000, backoffInitialMs: 50, backoffMaxMs: 500 });
+    const informer = factory.informerFor({ ...CM, namespace: ns });
+    const stop = new AbortController();
+    const run = factory.start(stop.signal);
+    try {
+      await factory.waitForSync(stop.signal, 30_000);
+      // A change arriving proves a watch is open and streaming before it goes silent.
+      await admin.create({ ...CM, metadata: { name: 'before', namespace: ns } });
+      await until(() => informer.reader.has(`${ns}/before`), 10_000, 'the change before the freeze');
+      assert.equal(informer.health().lastError, undefined);
+
+      proxy.freeze();
+      await admin.create({ ...CM, metadata: { name: 'during', namespace: ns } });
+      await until(() => informer.health().lastError?.code === 'ERR_WATCH_STALLED', 15_000, 'the stall guard');
+      assert.equal(informer.reader.has(`${ns}/during`), false, 'nothing got through the silent connection');
+
+      proxy.thaw();
+      await until(() => informer.reader.has(`${ns}/during`), 15_000, 'the resumed watch to deliver the change');
+      const h = informer.health();
+      assert.ok(h.restarts >= 1);
+      assert.equal(h.lists, 1, 'resumed from its resourceVersion, no relist needed');
+    } finally {
+      stop.abort();
+      await run;
+      await client.close();
+      await proxy.close();
+    }
+  });
+
+  test('an informer refused with 403 keeps retrying with backoff, shows the error in health(), and syncs by itself once RBAC grants list and watch', async () => {
+    const ns = await namespace('rbac');
+    await admin.create({ ...WIDGET, metadata: { name: 'w1', namespace: ns }, spec: { size: 1 } });
+    const user = await env.userKubeconfig({ user: 'cache-reader' });
+    const client = await KubeClient.fromKubeconfig({ path: user.path });
+    const factory = new InformerFactory(clientListerWatcherFactory(client), { backoffInitialMs: 100, backoffMaxMs: 800 });
+    const informer = factory.informerFor({ ...WIDGET, namespace: ns });
+    const stop = new AbortController();
+    const run = factory.start(stop.signal);
+    try {
+      const startedAt = Date.now();
+      await until(() => informer.health().consecutiveFailures >= 3, 15_000, 'three refused lists');
+      const refused = informer.health();
+      assert.equal(refused.lastError?.status, 403);
+      assert.equal(refused.synced, false);
+      assert.equal(informer.hasSynced(), false);
+      // Backoff, not a hot loop: 100 ms doubling (±20 %) allows only a handful of tries this soon.
+      const elapsed = Date.now() - startedAt;
+      assert.ok(refused.consecutiveFailures <= 2 + elapsed / 80, `${refused.consecutiveFailures} failures in ${elapsed} ms`);
+
+      await admin.create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'widget-reader', namespace: ns },
+        rules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['list', 'watch'] }],
+      });
+      await admin.create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'widget-reader', namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'widget-reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'cache-reader' }],
+      });
+      await informer.waitForSync(stop.signal, 20_000);
+      assert.ok(informer.reader.has(`${ns}/w1`));
+      // The watch is allowed too: a later change arrives without another list.
+      await admin.create({ ...WIDGET, metadata: { name: 'w2', namespace: ns }, spec: { size: 2 } });
+      await until(() => informer.reader.has(`${ns}/w2`), 15_000, 'a change through the watch');
+      const h = informer.health();
+      assert.equal(h.state, 'watching');
+      assert.equal(h.consecutiveFailures, 0);
+      assert.equal(h.lists, 1);
+    } finally {
+      stop.abort();
+      await run;
+      await client.close();
+    }
+  });
 });
