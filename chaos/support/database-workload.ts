@@ -5,11 +5,18 @@
  * collection per deleted object.
  */
 import type { KubeClient } from '../../src/client/kube-client.js';
-import { DATABASE, type Database } from '../../examples/database-operator/src/database.js';
+import { DATABASE, FINALIZER, type Database } from '../../examples/database-operator/src/database.js';
 
 export interface DeletedDatabase {
   readonly name: string;
+  /** '' when the delete's answer was lost and only the name's absence tells. */
   readonly uid: string;
+  /**
+   * Whether the operator's finalizer was on the object when we deleted it. One created and deleted
+   * before any reconcile (no leader at the time, say) is deleted at once, without a backup — as
+   * Kubernetes does it; only finalized objects owe a backup.
+   */
+  readonly hadFinalizer: boolean;
 }
 
 export class DatabaseWorkload {
@@ -80,7 +87,7 @@ export class DatabaseWorkload {
     this.writes++;
     await this.admin.delete(DATABASE, name, { namespace: this.namespace, signal, preconditions: { uid: db.metadata.uid } });
     this.names.splice(this.names.indexOf(name), 1);
-    this.deleted.push({ name, uid: db.metadata.uid });
+    this.deleted.push({ name, uid: db.metadata.uid, hadFinalizer: db.metadata.finalizers?.includes(FINALIZER) ?? false });
   }
 
   private pick(): string | undefined {

@@ -79,7 +79,7 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
     const live = await liveDatabases(bed);
     const liveNames = new Set(live.map((d) => d.metadata.name));
     // Deletions whose answer was lost count as deletions too (the name is simply gone).
-    const deleted = [...workload.deleted, ...workload.names.filter((n) => !liveNames.has(n)).map((name) => ({ name, uid: '' }))];
+    const deleted = [...workload.deleted, ...workload.names.filter((n) => !liveNames.has(n)).map((name) => ({ name, uid: '', hadFinalizer: false }))];
 
     // Quiet window: nothing changes, so nothing should be written and little reconciled.
     await sleep(SETTLE_MS);
@@ -97,11 +97,10 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
     const backupProblems: string[] = [];
     for (const d of deleted) {
       const mine = backups.filter((b) => (d.uid ? b.uid === d.uid : b.database === `default/${d.name}`));
-      if (mine.length !== 1) backupProblems.push(`${d.name}: ${mine.length} backups`);
-      else if (mine[0]!.state !== 'completed' && !mine[0]!.completedAt) {
-        // The log settles a backup when it is read: a finished one reads as completed.
-        if (Date.now() - Date.parse(mine[0]!.startedAt) < 1000) backupProblems.push(`${d.name}: backup not completed`);
-      }
+      // Finalized: exactly one backup. Not yet finalized when deleted: none, or one if the finalizer won the race.
+      if (d.hadFinalizer ? mine.length !== 1 : mine.length > 1) backupProblems.push(`${d.name}: ${mine.length} backups (finalizer ${d.hadFinalizer ? 'present' : 'absent'} at delete)`);
+      // The finalizer goes only after the operator read the backup as completed (which stamps completedAt).
+      else if (mine.length === 1 && !mine[0]!.completedAt) backupProblems.push(`${d.name}: deleted, but its backup never completed`);
     }
     const orphans: string[] = [];
     await waitFor('owned objects of deleted Databases to be collected', 60_000, async () => {
@@ -121,7 +120,7 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
     const report: AuditReport = await auditConsistency({ etcd: bed.env, prefix: DATABASE_PREFIX, startRevision: ctx.compactedAt !== undefined ? ctx.compactedAt + 1 : startRevision, writes });
     const leaks = await secretLeaks(bed);
 
-    const backupsCompleted = backups.filter((b) => b.state === 'completed' || b.completedAt).length;
+    const backupsCompleted = backups.filter((b) => b.completedAt).length;
     const passed = convergenceMs !== null && overlaps === 0 && leaderOverlaps === 0 && report.lostUpdates === 0 && report.outOfOrderStatusWrites === 0 && backupProblems.length === 0 && orphans.length === 0 && leaks.length === 0 && quietReconciles <= quietBound && quietWrites === 0;
     await recordChaosResult({
       scenario: options.name,
@@ -139,6 +138,7 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
         ...ctx.notes,
         liveDatabases: live.length,
         deletedDatabases: deleted.length,
+        deletedBeforeFinalizer: deleted.filter((d) => !d.hadFinalizer).length,
         workloadFailedWrites: workload.failedWrites,
         statusWrites: writes.length,
         reconciles: records.filter((r) => r.phase === 'start').length,
