@@ -147,3 +147,13 @@ describe('analyzeHistory (consistency audit on a synthetic etcd history)', () =>
     assert.deepEqual(report.findings, []);
   });
 });
+
+test('a recorded no-op write (answered with the revision it read) is not evidence of a lost update', () => {
+  // Revisions 10 (create) and 11 (a status write); a later update that changed nothing was answered with 11.
+  const history = chain(KEY, [{ uid: 'u', generation: 1 }, { uid: 'u', generation: 1, observedGeneration: 1 }]);
+  const report = analyzeHistory(history, { writes: [{ key: KEY, readRevision: 11, writtenRevision: 11, writer: 'a' }] });
+  assert.equal(report.lostUpdates, 0, JSON.stringify(report.findings));
+  // The same record with a real revision it did not read is still caught.
+  const caught = analyzeHistory(history, { writes: [{ key: KEY, readRevision: 9, writtenRevision: 11, writer: 'a' }] });
+  assert.equal(caught.lostUpdates, 1);
+});

@@ -26,6 +26,7 @@
  *   r, wrote revision w" whose PUT at w replaced a revision other than r — the client overwrote a
  *   revision it had not seen (a request without resourceVersion, e.g. a plain merge patch).
  * - `recorded-write-missing` (with `writes`): no PUT of that key at the recorded revision.
+ *   A recorded write answered with the revision it read was a no-op on the server and is skipped.
  *
  * Out-of-order status writes — status written for a generation older than one already recorded:
  * - `observed-generation-decreased`: `status.observedGeneration` went down (or was removed).
@@ -242,6 +243,9 @@ export function analyzeHistory(events: readonly HistoryEvent[], options: Analyze
     const written = Number(w.writtenRevision);
     const read = Number(w.readRevision);
     const who = w.writer ? ` by ${w.writer}` : '';
+    // The API server answers an update that changes nothing with the object as it was, without
+    // writing: such a "write" answered with the revision it read left nothing in etcd to check.
+    if (written === read) continue;
     const byRevision = replaced.get(w.key);
     if (!byRevision?.has(written)) {
       // Outside the replayed window: not evidence either way.
