@@ -8,14 +8,17 @@
  * Per count N (objects are created once, 32-way plain undici POSTs, and topped up for larger N):
  * - sync: start → synced (ours: `waitForSync`; client-node: `start()` resolved, which is after its
  *   list and the watch request);
- * - heap per object: heapUsed after gc once synced, minus heapUsed after gc before start, over N;
+ * - heap per object: heapUsed after gc once synced (and settled, see `settle`), minus heapUsed
+ *   after gc before start, over N;
  * - relist: a ConfigMap write (so the informer's resourceVersion falls behind without it seeing an
  *   event), then a kube-apiserver restart: the restarted watch cache answers the resumed watch with
  *   410, so the informer must relist. heapUsed is sampled every 5 ms from the moment the server is
  *   back (ours: its connection, held mute by a TCP proxy across the restart, is reset; client-node:
  *   `start()` is called again) until the relist is in; peak vs steady (after gc) is printed both
  *   whole-process and minus the baseline (the heap before the informer existed). Our relist ms
- *   include the watcher's first backoff step (800 ms ± 20 %) after the reset.
+ *   include the watcher's first backoff step (800 ms ± 20 %) after the reset. Sampled heapUsed
+ *   includes garbage not yet collected (young-generation slack), so a second relist weighs live
+ *   data only: gc as each list response arrives (before the informer takes it) and at the end.
  *   The sampler runs on the event loop, so a long synchronous step (client-node parses and applies
  *   its whole list in one go) is only seen at its end; a GC inside it would hide part of its peak.
  * - after the restart, a new Widget is created: does the informer deliver it by itself?
@@ -23,6 +26,7 @@
  *   again from the error handler, which the bench does (after the check) to measure its relist.
  */
 import * as k8s from '@kubernetes/client-node';
+import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { KubeClient } from '../src/client/kube-client.js';
@@ -33,9 +37,10 @@ import { InformerFactory } from '../src/cache/informer-factory.js';
 import { until, viaPort } from '../src/cache/testing/int-helpers.js';
 import { TcpProxy } from '../src/cache/testing/tcp-proxy.js';
 import { readManifests } from '../src/testing/manifests.js';
-import { TestEnv } from '../src/testing/test-env.js';
+import { TestEnv, type KubeconfigObject } from '../src/testing/test-env.js';
 
-const COUNTS = (process.argv[2] ?? '10000,50000').split(',').map(Number).sort((a, b) => a - b);
+const CHILD = process.argv[2] === '--child';
+const COUNTS = (CHILD ? '' : (process.argv[2] ?? '10000,50000')).split(',').filter(Boolean).map(Number).sort((a, b) => a - b);
 const NS = 'bench';
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 const WIDGETS_PATH = `/apis/example.com/v1/namespaces/${NS}/widgets`;
@@ -45,6 +50,69 @@ const DELIVERY_WINDOW_MS = 15_000;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
+
+/**
+ * What a measurement needs from the control plane. Each measurement runs in a fresh child process
+ * (so one informer's leftovers, such as a stopped informer's socket, cannot inflate another's
+ * baseline); the parent owns the TestEnv and restarts the API server when a child asks.
+ */
+interface BenchEnv {
+  readonly server: string;
+  readonly kubeconfig: KubeconfigObject;
+  readonly kubeconfigPath: string;
+  request(method: 'POST', path: string, body: unknown): Promise<{ status: number }>;
+  restartApiServer(): Promise<void>;
+}
+
+interface EnvInfo {
+  readonly server: string;
+  readonly kubeconfig: KubeconfigObject;
+  readonly kubeconfigPath: string;
+  readonly caPem: string;
+  readonly adminToken: string;
+}
+
+type ParentMessage = { readonly type: 'restarted' };
+type ChildMessage = { readonly type: 'restart' } | { readonly type: 'result'; readonly row: Row };
+
+function childEnv(info: EnvInfo): BenchEnv {
+  const agent = new Agent({ connect: { ca: info.caPem } });
+  let waiting: (() => void) | undefined;
+  process.on('message', (m: ParentMessage) => {
+    if (m.type === 'restarted') waiting?.();
+  });
+  return {
+    server: info.server,
+    kubeconfig: info.kubeconfig,
+    kubeconfigPath: info.kubeconfigPath,
+    async request(method, path, body) {
+      const res = await request(`${info.server}${path}`, {
+        method,
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${info.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await res.body.dump();
+      return { status: res.statusCode };
+    },
+    restartApiServer() {
+      return new Promise<void>((resolve) => {
+        waiting = resolve;
+        process.send!({ type: 'restart' } satisfies ChildMessage);
+      });
+    },
+  };
+}
+
+/**
+ * Lets the informer finish what follows its sync (ours: open the watch; both: let the HTTP layer
+ * drop the last list response). Measured: right at sync the whole response text of a list the
+ * watch cache served in one piece (~460 B per object) is still referenced, and is gone a moment
+ * later, so a heap reading taken at once would charge it to the cache.
+ */
+async function settle(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 250));
+}
 
 function heapAfterGc(): number {
   gc!();
@@ -74,6 +142,8 @@ interface Row {
   baseMb: number;
   steadyMb: number;
   peakMb: number;
+  /** Max heapUsed after gc taken as each list response arrives during a second relist: live data only. */
+  livePeakMb: number;
   relistMs: number;
   stoppedOnError: string;
   deliveredAfterRestartMs: number | undefined;
@@ -109,12 +179,12 @@ async function createWidgets(env: TestEnv, from: number, to: number): Promise<nu
 }
 
 /** A write the Widget informers do not see, so their resourceVersion is older than the restarted watch cache. */
-async function writeElsewhere(env: TestEnv, tag: string): Promise<void> {
+async function writeElsewhere(env: BenchEnv, tag: string): Promise<void> {
   const res = await env.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bump-${tag}` } });
   if (res.status !== 201) throw new Error(`configmap: ${res.status}`);
 }
 
-async function createMarker(env: TestEnv, name: string): Promise<void> {
+async function createMarker(env: BenchEnv, name: string): Promise<void> {
   const res = await env.request('POST', WIDGETS_PATH, { ...WIDGET, metadata: { name }, spec: { size: 1 } });
   if (res.status !== 201) throw new Error(`marker: ${res.status}`);
 }
@@ -130,13 +200,26 @@ async function timeUntil(cond: () => boolean, windowMs: number): Promise<number 
   }
 }
 
-async function benchOurs(env: TestEnv, n: number): Promise<Row> {
+async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   // Through a TCP proxy that goes mute across the restart, so the relist is measured from the
   // moment the server is back (as for client-node's start()), without the restart's own garbage.
   const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(env.server).port) });
   const base = heapAfterGc();
   const client = await KubeClient.fromKubeconfig({ kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig });
-  const factory = new InformerFactory(clientListerWatcherFactory(client));
+  // As each list page arrives (before the informer takes it), optionally weigh what is live.
+  let onPage: (() => void) | undefined;
+  const lwFactory = clientListerWatcherFactory(client);
+  const factory = new InformerFactory((spec) => {
+    const lw = lwFactory(spec);
+    return {
+      list: async (opts) => {
+        const page = await lw.list(opts);
+        onPage?.();
+        return page;
+      },
+      watch: (opts) => lw.watch(opts),
+    };
+  });
   const informer = factory.informerFor<KubeObject>({ ...WIDGET, namespace: NS });
   const stop = new AbortController();
   const t0 = performance.now();
@@ -145,6 +228,7 @@ async function benchOurs(env: TestEnv, n: number): Promise<Row> {
   const syncMs = performance.now() - t0;
   if (informer.reader.size < n) throw new Error(`ours: ${informer.reader.size} objects, expected ${n}`);
   const size = informer.reader.size;
+  await settle();
   const steady = heapAfterGc();
 
   await writeElsewhere(env, `ours-${n}`);
@@ -160,6 +244,21 @@ async function benchOurs(env: TestEnv, n: number): Promise<Row> {
   const relistMs = performance.now() - r0;
   const peak = sampler.stop();
 
+  // The same again, weighing only live data: gc as each page arrives (slows this relist down).
+  await writeElsewhere(env, `ours-live-${n}`);
+  const lists2 = informer.health().lists;
+  proxy.freeze();
+  await env.restartApiServer();
+  let livePeak = heapAfterGc();
+  onPage = () => {
+    livePeak = Math.max(livePeak, heapAfterGc());
+  };
+  proxy.thaw();
+  proxy.cut();
+  await until(() => informer.health().lists > lists2 && informer.health().state === 'watching', 120_000, 'our second relist', 5);
+  onPage = undefined;
+  livePeak = Math.max(livePeak, heapAfterGc());
+
   await createMarker(env, `marker-ours-${n}`);
   const deliveredAfterRestartMs = await timeUntil(() => informer.reader.has(`${NS}/marker-ours-${n}`), DELIVERY_WINDOW_MS);
   stop.abort();
@@ -174,20 +273,23 @@ async function benchOurs(env: TestEnv, n: number): Promise<Row> {
     baseMb: mb(base),
     steadyMb: mb(steady),
     peakMb: mb(peak),
+    livePeakMb: mb(livePeak),
     relistMs,
     stoppedOnError: 'no',
     deliveredAfterRestartMs,
   };
 }
 
-async function benchClientNode(env: TestEnv, n: number): Promise<Row> {
+async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   const base = heapAfterGc();
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(env.kubeconfigPath);
   const api = kc.makeApiClient(k8s.CustomObjectsApi);
   let listsDone = 0;
+  let onList: (() => void) | undefined;
   const listFn = async (): Promise<k8s.KubernetesListObject<k8s.KubernetesObject>> => {
     const list = (await api.listNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: NS, plural: 'widgets' })) as k8s.KubernetesListObject<k8s.KubernetesObject>;
+    onList?.();
     listsDone++;
     return list;
   };
@@ -199,6 +301,7 @@ async function benchClientNode(env: TestEnv, n: number): Promise<Row> {
   const syncMs = performance.now() - t0;
   const size = informer.list(NS).length;
   if (size < n) throw new Error(`client-node: ${size} objects, expected ${n}`);
+  await settle();
   const steady = heapAfterGc();
 
   await writeElsewhere(env, `cn-${n}`);
@@ -226,6 +329,23 @@ async function benchClientNode(env: TestEnv, n: number): Promise<Row> {
     relistMs = performance.now() - a0;
     peak = again.stop();
   }
+
+  // The same again, weighing only live data: gc when the list response arrives and after it is applied.
+  await writeElsewhere(env, `cn-live-${n}`);
+  const errorsBefore = errors.length;
+  const listsBefore2 = listsDone;
+  await env.restartApiServer();
+  await until(() => listsDone > listsBefore2 || errors.length > errorsBefore, 60_000, 'client-node to relist or fail again', 5);
+  let livePeak = heapAfterGc();
+  onList = () => {
+    livePeak = Math.max(livePeak, heapAfterGc());
+  };
+  const listsNow2 = listsDone;
+  if (errors.length > errorsBefore) await informer.start();
+  await until(() => listsDone > listsNow2, 60_000, 'client-node second relist', 5);
+  await new Promise((r) => setImmediate(r));
+  onList = undefined;
+  livePeak = Math.max(livePeak, heapAfterGc());
   await informer.stop();
   return {
     n: size,
@@ -235,6 +355,7 @@ async function benchClientNode(env: TestEnv, n: number): Promise<Row> {
     baseMb: mb(base),
     steadyMb: mb(steady),
     peakMb: mb(peak),
+    livePeakMb: mb(livePeak),
     relistMs,
     stoppedOnError: stopped ? `yes: ${firstError}` : 'no',
     deliveredAfterRestartMs,
@@ -249,6 +370,40 @@ function describeError(err: unknown): string {
 
 const fmt = (x: number, d = 0): string => x.toFixed(d);
 
+/** Runs one measurement in a fresh process, serving its restart requests. */
+function measure(env: TestEnv, impl: 'ours' | 'client-node', n: number): Promise<Row> {
+  const info: EnvInfo = { server: env.server, kubeconfig: env.kubeconfig, kubeconfigPath: env.kubeconfigPath, caPem: env.caPem, adminToken: env.adminToken };
+  const child = fork(fileURLToPath(import.meta.url), ['--child', impl, String(n)], {
+    execArgv: ['--expose-gc', '--import', 'tsx'],
+    env: { ...process.env, INFORMER_BENCH_ENV: JSON.stringify(info) },
+  });
+  return new Promise<Row>((resolve, reject) => {
+    let row: Row | undefined;
+    child.on('message', (m: ChildMessage) => {
+      if (m.type === 'result') row = m.row;
+      else
+        env.restartApiServer().then(
+          () => child.send({ type: 'restarted' } satisfies ParentMessage),
+          (err: unknown) => {
+            child.kill();
+            reject(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
+    });
+    child.on('exit', (code) => (row ? resolve(row) : reject(new Error(`${impl} ${n}: child exited with ${code}`))));
+  });
+}
+
+async function child(): Promise<void> {
+  const [impl, n] = [process.argv[3], Number(process.argv[4])];
+  const env = childEnv(JSON.parse(process.env.INFORMER_BENCH_ENV!) as EnvInfo);
+  const row = impl === 'ours' ? await benchOurs(env, n) : await benchClientNode(env, n);
+  process.send!({ type: 'result', row } satisfies ChildMessage);
+  process.disconnect();
+  // Leftover sockets (client-node's) must not keep the child alive.
+  setTimeout(() => process.exit(0), 100).unref();
+}
+
 async function main(): Promise<void> {
   const env = await TestEnv.start({ crds: await readManifests(fileURLToPath(new URL('../examples/quickstart/widget-crd.yaml', import.meta.url))) });
   const rows: Row[] = [];
@@ -260,16 +415,16 @@ async function main(): Promise<void> {
       const ms = await createWidgets(env, have, n);
       console.error(`created widgets ${have}..${n} in ${ms} ms (${fmt(((n - have) / ms) * 1000)}/s)`);
       have = n;
-      // Markers from earlier rounds are objects too: the informers see n + a few.
-      rows.push(await benchOurs(env, n));
-      console.error(JSON.stringify(rows.at(-1)));
-      rows.push(await benchClientNode(env, n));
-      console.error(JSON.stringify(rows.at(-1)));
+      // Markers from earlier measurements are objects too: the informers see n + a few.
+      for (const impl of ['ours', 'client-node'] as const) {
+        rows.push(await measure(env, impl, n));
+        console.error(JSON.stringify(rows.at(-1)));
+      }
     }
   } finally {
     await env.stop();
   }
-  const header = ['objects', 'informer', 'sync ms', 'heap B/obj', 'steady MB', 'relist peak MB', 'peak/steady', 'peak/steady − base', 'relist ms', 'stopped on error', 'change after restart'];
+  const header = ['objects', 'informer', 'sync ms', 'heap B/obj', 'steady MB', 'relist peak MB', 'peak/steady', 'cache: peak/steady', 'cache: live peak/steady', 'relist ms', 'stopped on error', 'change after restart'];
   const lines = rows.map((r) => [
     String(r.n),
     r.impl,
@@ -279,6 +434,7 @@ async function main(): Promise<void> {
     fmt(r.peakMb, 1),
     `${fmt(r.peakMb / r.steadyMb, 2)}×`,
     `${fmt((r.peakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`,
+    `${fmt((r.livePeakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`,
     fmt(r.relistMs),
     r.stoppedOnError,
     r.deliveredAfterRestartMs === undefined ? `lost (not in ${DELIVERY_WINDOW_MS / 1000} s)` : `${fmt(r.deliveredAfterRestartMs)} ms`,
@@ -288,7 +444,9 @@ async function main(): Promise<void> {
   console.log(row(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const l of lines) console.log(row(l));
-  console.log(`node ${process.version}, relist forced by a kube-apiserver restart (watch cache on) after a write the informer did not see`);
+  console.log(`node ${process.version}; relist forced by a kube-apiserver restart (watch cache on) after a write the informer did not see.`);
+  console.log('cache: … = (heap − baseline before the informer) / (steady − baseline); "peak" is sampled heapUsed every 5 ms (garbage included),');
+  console.log('"live peak" the largest heapUsed after gc as each list response arrived, in a second relist.');
 }
 
-await main();
+await (CHILD ? child() : main());

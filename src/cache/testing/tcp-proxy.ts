@@ -104,14 +104,17 @@ export class TcpProxy {
     client.on('end', () => {
       if (!pair.frozen) upstream.end();
     });
+    let upstreamEnded = false;
     upstream.on('end', () => {
+      upstreamEnded = true;
+      // A clean close is passed on as one (FIN after the data); the client's own close ends the pair.
       if (!pair.frozen) client.end();
     });
     upstream.on('error', () => {
       if (!pair.frozen) this.drop(pair);
     });
     upstream.on('close', () => {
-      if (!pair.frozen) this.drop(pair);
+      if (!pair.frozen && !upstreamEnded) this.drop(pair);
     });
   }
 
