@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Secret } from 'kubernetes-types/core/v1.js';
+import { eventually } from '../../src/testing/eventually.js';
 import { auditConsistency, formatAuditReport, registryKey, type AuditReport, type RecordedWrite } from '../../src/testing/consistency-audit.js';
 import { DATABASE, type Database } from '../../examples/database-operator/src/database.js';
 import { STATEFUL_SET } from '../../examples/database-operator/src/resources.js';
@@ -56,7 +57,7 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
     const workload = new DatabaseWorkload(bed.admin);
     await workload.create(objects);
     await bed.waitForLeader();
-    await waitFor('the first Databases to be Ready', 90_000, async () => (await liveDatabases(bed)).filter(ready).length >= Math.ceil(objects / 2));
+    await eventually('the first Databases to be Ready', async () => (await liveDatabases(bed)).filter(ready).length >= Math.ceil(objects / 2), { timeoutMs: 90_000 });
 
     churning = workload.churn(churnStop.signal, 300);
     await options.fault(ctx);
@@ -68,10 +69,10 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
     // Convergence: every live Database Ready and current, every deleted one gone.
     let convergenceMs: number | null = null;
     try {
-      await waitFor('convergence', CONVERGENCE_BOUND_MS, async () => {
+      await eventually('convergence', async () => {
         const dbs = await bed.admin.list<Database>(DATABASE, { namespace: 'default' });
         return dbs.items.every((d) => !d.metadata.deletionTimestamp && ready(d));
-      });
+      }, { timeoutMs: CONVERGENCE_BOUND_MS, intervalMs: 250 });
       convergenceMs = Date.now() - healAt;
     } catch {
       convergenceMs = null;
@@ -103,13 +104,13 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
       else if (mine.length === 1 && !mine[0]!.completedAt) backupProblems.push(`${d.name}: deleted, but its backup never completed`);
     }
     const orphans: string[] = [];
-    await waitFor('owned objects of deleted Databases to be collected', 60_000, async () => {
+    await eventually('owned objects of deleted Databases to be collected', async () => {
       orphans.length = 0;
       const sets = await bed.admin.list<{ metadata: { name: string; ownerReferences?: { uid: string }[] } }>(STATEFUL_SET, { namespace: 'default' });
       const deletedUids = new Set(deleted.map((d) => d.uid).filter(Boolean));
       for (const s of sets.items) if (s.metadata.ownerReferences?.some((o) => deletedUids.has(o.uid)) || (!liveNames.has(s.metadata.name) && deleted.some((d) => d.name === s.metadata.name))) orphans.push(s.metadata.name);
       return orphans.length === 0;
-    }).catch(() => undefined);
+    }, { timeoutMs: 60_000 }).catch(() => undefined);
 
     const writes: RecordedWrite[] = records
       .filter((r) => r.phase === 'status-write' && (ctx.compactedAt === undefined || Number(r.read) > ctx.compactedAt))
@@ -225,15 +226,6 @@ async function secretLeaks(bed: OperatorBed): Promise<string[]> {
   const found = needles.filter((n) => logs.includes(n)).map((n) => `${n.slice(0, 3)}…`);
   if (/PRIVATE KEY/.test(logs)) found.push('private key material');
   return found;
-}
-
-export async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(250);
-  }
 }
 
 export function sleep(ms: number): Promise<void> {

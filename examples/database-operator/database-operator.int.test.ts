@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, createLogger, createMetricsRegistry, type Kubeconfig } from 'operator-runtime';
-import { TestEnv, kubectl, readManifests } from 'operator-runtime/testing';
+import { TestEnv, eventually, kubectl, readManifests } from 'operator-runtime/testing';
 import type { Registry } from 'prom-client';
 import { BackupService } from './src/backup-service.js';
 import { DATABASE, FINALIZER, type Database } from './src/database.js';
@@ -10,21 +10,6 @@ import { SECRET, STATEFUL_SET } from './src/resources.js';
 
 const crdFile = new URL('./config/crd.yaml', import.meta.url);
 const NS = 'default';
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 function database(name: string, spec: Partial<Database['spec']> = {}) {
   return { apiVersion: 'example.com/v1', kind: 'Database', metadata: { name, namespace: NS }, spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi', ...spec } };
@@ -165,7 +150,7 @@ describe('the Database operator against a real control plane', () => {
   test('delete → exactly one backup, the finalizer removed only after it completed, owned objects collected', async () => {
     const db = await get('alpha');
     await client.delete(DATABASE, 'alpha', { namespace: NS });
-    await eventually('alpha gone', async () => client.get(DATABASE, 'alpha', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404), 30_000);
+    await eventually('alpha gone', async () => client.get(DATABASE, 'alpha', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404), { timeoutMs: 30_000 });
     const mine = backups.backups().filter((b) => b.uid === db.metadata.uid);
     assert.equal(mine.length, 1, 'exactly one backup for this deletion');
     assert.equal(mine[0]!.state, 'completed');
@@ -186,7 +171,7 @@ describe('the Database operator against a real control plane', () => {
     assert.equal(stuck.status?.phase, 'Deleting');
     await eventually('a BackupFailed warning', async () => /BackupFailed/.test(await kubectl(env.kubeconfigPath, ['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=beta,type=Warning', '-o', 'jsonpath={.items[*].reason}'])));
     backups.setFaults({});
-    await eventually('beta gone', async () => client.get(DATABASE, 'beta', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404), 40_000);
+    await eventually('beta gone', async () => client.get(DATABASE, 'beta', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404), { timeoutMs: 40_000 });
     assert.equal(backups.backups().filter((b) => b.uid === stuck.metadata.uid && b.state === 'completed').length, 1);
   });
 });

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, createMetricsRegistry, recordingLogger, type Kubeconfig } from 'operator-runtime';
-import { TestEnv, kubectl, readManifests } from 'operator-runtime/testing';
+import { TestEnv, eventually, kubectl, readManifests } from 'operator-runtime/testing';
 import { fileURLToPath } from 'node:url';
 import { BackupService } from './src/backup-service.js';
 import { DATABASE, type Database } from './src/database.js';
@@ -10,16 +10,6 @@ import { createDatabaseOperator } from './src/operator.js';
 const crdFile = new URL('./config/crd.yaml', import.meta.url);
 const rbacFile = fileURLToPath(new URL('./config/rbac.yaml', import.meta.url));
 const OPERATOR_NS = 'database-operator-system';
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 describe('the operator runs with only the permissions config/rbac.yaml grants', () => {
   let env: TestEnv;

@@ -12,6 +12,7 @@ import { kubectl } from '../testing/kubectl.js';
 import { Manager } from './manager.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import type { KubeObject } from '../core/object-key.js';
+import { eventually } from '../testing/eventually.js';
 
 const crdFile = new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url);
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
@@ -23,16 +24,6 @@ interface Widget extends KubeObject {
   kind: string;
   spec: { size: number };
   status?: { observedGeneration?: number; message?: string };
-}
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('Manager and a controller against a real API server', () => {

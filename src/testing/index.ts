@@ -17,3 +17,5 @@ export { auditConsistency, analyzeHistory, readEtcdHistory, registryKey, formatA
 export type { AuditReport, AuditFinding, FindingKind, LostUpdateKind, OutOfOrderKind, HistoryEvent, HistoryKv, RecordedWrite, ConsistencyAuditOptions, ReadEtcdHistoryOptions, AnalyzeHistoryOptions } from './consistency-audit.js';
 export { EtcdClusterError, ETCD_MEMBER_USER_PREFIX } from './etcd-cluster.js';
 export type { EtcdMemberStatus } from './etcd-cluster.js';
+export { eventually, EventuallyTimeoutError } from './eventually.js';
+export type { EventuallyOptions } from './eventually.js';

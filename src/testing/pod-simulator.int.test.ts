@@ -1,19 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestEnv } from './test-env.js';
+import { eventually } from './eventually.js';
 
 interface StatefulSet {
   status?: { readyReplicas?: number; replicas?: number };
-}
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('TestEnv pod simulation (scheduler and kubelet played by an operator-runtime controller)', () => {
