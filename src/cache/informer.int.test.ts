@@ -24,7 +24,7 @@ import { InformerFactory, type InformerFactoryOptions } from './informer-factory
 import type { SharedInformer } from './informer.js';
 import { TcpProxy } from './testing/tcp-proxy.js';
 import { until, versions, viaPort, withoutManagedFields } from './testing/int-helpers.js';
-import { deletedObject, isTombstone } from './tombstone.js';
+import { deletedObject, isTombstone, type Tombstone } from './tombstone.js';
 
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
@@ -75,7 +75,7 @@ class Replica {
     this.given.add(obj.metadata!.uid!);
   }
 
-  private delete(x: KubeObject | import('./tombstone.js').Tombstone<KubeObject>): void {
+  private delete(x: KubeObject | Tombstone<KubeObject>): void {
     const obj = deletedObject(x);
     const key = keyOf(obj);
     const held = this.objects.get(key);
