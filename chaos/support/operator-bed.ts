@@ -46,12 +46,17 @@ interface Replica {
   readonly name: string;
   readonly process: ManagedProcess;
   readonly metricsPort: number;
+  /** Killed on purpose: not restarted until `restart()` says so. */
+  held: boolean;
 }
 
 export class OperatorBed {
   readonly replicas: Replica[] = [];
   /** When each replica was last killed (its open reconciles end there). */
   readonly killedAt = new Map<string, number>();
+  /** Restarts after a replica exited on its own (e.g. lost leadership: it exits non-zero by design). */
+  supervisorRestarts = 0;
+  private stopping = false;
 
   private constructor(
     readonly env: TestEnv,
@@ -98,6 +103,7 @@ export class OperatorBed {
   /** Kills a replica's process group with `signal` and waits for it to exit. */
   async kill(replica: string, signal: NodeJS.Signals): Promise<void> {
     const r = this.replica(replica);
+    r.held = true;
     this.killedAt.set(replica, Date.now());
     if (signal === 'SIGKILL') {
       r.process.killGroupNow('SIGKILL');
@@ -107,9 +113,11 @@ export class OperatorBed {
     }
   }
 
-  /** Starts a killed replica again (same name, same log files). */
+  /** Starts a killed replica again (same name, same log files); a no-op if it runs. */
   async restart(replica: string): Promise<void> {
-    this.replica(replica).process.start();
+    const r = this.replica(replica);
+    r.held = false;
+    if (!r.process.running) this.run(r);
   }
 
   /** The identity the Lease names, if any. */
@@ -153,12 +161,15 @@ export class OperatorBed {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     await Promise.all(this.replicas.map((r) => r.process.stop(5_000)));
     await this.admin.close().catch(() => undefined);
     await this.proxy.close().catch(() => undefined);
     await this.backups.stop().catch(() => undefined);
     await this.env.stop();
-    await rm(this.dir, { recursive: true, force: true });
+    // CHAOS_KEEP=1 keeps the replicas' logs and records for a post-mortem.
+    if (process.env.CHAOS_KEEP === '1') console.log(`# chaos bed files kept in ${this.dir}`);
+    else await rm(this.dir, { recursive: true, force: true });
   }
 
   private replica(name: string): Replica {
@@ -191,7 +202,22 @@ export class OperatorBed {
         RETRY_PERIOD_MS: String(o.retryPeriodMs ?? 1_000),
       },
     });
-    process_.start();
-    this.replicas.push({ name, process: process_, metricsPort });
+    const replica: Replica = { name, process: process_, metricsPort, held: false };
+    this.replicas.push(replica);
+    this.run(replica);
+  }
+
+  /**
+   * Starts the replica and, like a Deployment's restartPolicy Always, starts it again a second
+   * after it exits on its own — a replica that lost its Lease exits non-zero by design.
+   */
+  private run(replica: Replica): void {
+    replica.process.start();
+    void replica.process.waitForExit().then(async () => {
+      await new Promise((r) => setTimeout(r, 1_000));
+      if (this.stopping || replica.held || replica.process.running) return;
+      this.supervisorRestarts++;
+      this.run(replica);
+    });
   }
 }

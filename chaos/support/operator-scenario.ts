@@ -76,6 +76,7 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
       convergenceMs = Date.now() - healAt;
     } catch {
       convergenceMs = null;
+      ctx.notes.diagnostics = await diagnostics(bed);
     }
     const live = await liveDatabases(bed);
     const liveNames = new Set(live.map((d) => d.metadata.name));
@@ -145,10 +146,11 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
         reconciles: records.filter((r) => r.phase === 'start').length,
         quietWindowReconciles: quietReconciles,
         quietWindowStatusWrites: quietWrites,
+        replicaRestartsAfterLostLease: bed.supervisorRestarts,
       },
     });
 
-    assert.notEqual(convergenceMs, null, `did not converge within ${CONVERGENCE_BOUND_MS} ms after heal: ${JSON.stringify((await bed.admin.list<Database>(DATABASE, { namespace: 'default' })).items.filter((d) => d.metadata.deletionTimestamp || !ready(d)).map((d) => ({ name: d.metadata.name, phase: d.status?.phase, deleting: !!d.metadata.deletionTimestamp, conditions: d.status?.conditions })))}`);
+    assert.notEqual(convergenceMs, null, `did not converge within ${CONVERGENCE_BOUND_MS} ms after heal (${String(ctx.notes.diagnostics)}): ${JSON.stringify((await bed.admin.list<Database>(DATABASE, { namespace: 'default' })).items.filter((d) => d.metadata.deletionTimestamp || !ready(d)).map((d) => ({ name: d.metadata.name, phase: d.status?.phase, deleting: !!d.metadata.deletionTimestamp, conditions: d.status?.conditions })))}`);
     assert.equal(overlaps, 0, 'never two reconciles of one key at once');
     assert.equal(leaderOverlaps, 0, 'never two replicas doing leader-only work at once');
     assert.deepEqual(backupProblems, [], 'exactly one completed backup per deleted Database');
@@ -162,6 +164,33 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
     churnStop.abort();
     await churning?.catch(() => undefined);
     await bed.stop();
+  }
+}
+
+/** What the workloads look like when a scenario did not converge: which layer is stuck. */
+async function diagnostics(bed: OperatorBed): Promise<string> {
+  try {
+    const sets = await bed.admin.list<{ metadata: { name: string }; spec: { replicas: number }; status?: { replicas?: number; readyReplicas?: number } }>(STATEFUL_SET, { namespace: 'default' });
+    const pods = await bed.admin.list<{ metadata: { name: string }; spec?: { nodeName?: string }; status?: { phase?: string } }>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: 'default' });
+    const stuckSets = sets.items.filter((s) => (s.status?.readyReplicas ?? 0) !== s.spec.replicas).map((s) => `${s.metadata.name}:${s.status?.replicas ?? 0}/${s.status?.readyReplicas ?? 0}/${s.spec.replicas}`);
+    const podStates = new Map<string, number>();
+    for (const p of pods.items) {
+      const state = `${p.spec?.nodeName ? 'bound' : 'unbound'}-${p.status?.phase ?? 'none'}`;
+      podStates.set(state, (podStates.get(state) ?? 0) + 1);
+    }
+    // The API server's watch cache (resourceVersion=0 reads) against the quorum read above.
+    const cached = await bed.admin.list<{ status?: { readyReplicas?: number } }>(STATEFUL_SET, { namespace: 'default', resourceVersion: '0' });
+    const cachedReady = cached.items.reduce((n, s) => n + (s.status?.readyReplicas ?? 0), 0);
+    const quorumReady = sets.items.reduce((n, s) => n + (s.status?.readyReplicas ?? 0), 0);
+    let informers = '';
+    const leader = await bed.leader();
+    if (leader) {
+      const text = await bed.metrics(leader).catch(() => '');
+      informers = text.split('\n').filter((l) => /^cache_(watch_restarts_total|lists_total|last_event_timestamp_seconds|watcher_state)\{[^}]*StatefulSet/.test(l) && !/ 0$/.test(l)).join('; ');
+    }
+    return `statefulsets not ready (name:replicas/ready/desired): ${stuckSets.join(' ') || 'none'}; pods: ${[...podStates].map(([k, v]) => `${k}=${v}`).join(' ')}; ready replicas quorum ${quorumReady} vs API server watch cache ${cachedReady}; leader ${leader ?? 'none'} StatefulSet informer: ${informers} (now ${Math.round(Date.now() / 1000)})`;
+  } catch (err) {
+    return `diagnostics failed: ${String(err)}`;
   }
 }
 
