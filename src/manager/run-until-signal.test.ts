@@ -4,6 +4,17 @@ import { whenAborted } from '../core/abort.js';
 import type { Manager } from './manager.js';
 import { runUntilSignal } from './run-until-signal.js';
 
+/** Sends SIGUSR2 to this process and resolves once it has been delivered (no timing guess). */
+async function signalSelf(): Promise<void> {
+  // A pending signal is no handle: keep the event loop alive until it arrives.
+  const keepAlive = setInterval(() => {}, 60_000);
+  const delivered = new Promise<void>((resolve) => process.once('SIGUSR2', () => resolve()));
+  process.kill(process.pid, 'SIGUSR2');
+  await delivered;
+  clearInterval(keepAlive);
+  await new Promise((r) => setImmediate(r));
+}
+
 /** A stand-in manager whose start() waits for its signal, then for `drain` to finish. */
 function fakeManager(drain: Promise<void>, fail?: unknown): Manager {
   return {
@@ -23,8 +34,7 @@ test('the first SIGTERM starts a graceful stop and resolves 0 once the manager h
     resolved = true;
     return code;
   });
-  process.kill(process.pid, 'SIGUSR2');
-  await new Promise((r) => setTimeout(r, 50));
+  await signalSelf();
   assert.equal(resolved, false, 'still draining');
   release();
   assert.equal(await run, 0);
@@ -35,10 +45,8 @@ test('a second signal during the drain calls the immediate-exit hook', async () 
   let release!: () => void;
   const drain = new Promise<void>((r) => (release = r));
   const run = runUntilSignal(fakeManager(drain), { signals: ['SIGUSR2'], onSecondSignal: () => secondSignal++ });
-  process.kill(process.pid, 'SIGUSR2');
-  await new Promise((r) => setTimeout(r, 20));
-  process.kill(process.pid, 'SIGUSR2');
-  await new Promise((r) => setTimeout(r, 20));
+  await signalSelf();
+  await signalSelf();
   assert.equal(secondSignal, 1);
   release();
   assert.equal(await run, 0);
@@ -47,6 +55,6 @@ test('a second signal during the drain calls the immediate-exit hook', async () 
 
 test('a manager that fails (e.g. leadership lost) makes the exit code 1', async () => {
   const run = runUntilSignal(fakeManager(Promise.resolve(), new Error('lost')), { signals: ['SIGUSR2'] });
-  process.kill(process.pid, 'SIGUSR2');
+  await signalSelf();
   assert.equal(await run, 1);
 });
