@@ -3,12 +3,13 @@
  * over plain JSON objects, addressed by apiVersion + kind (discovery finds the URL). The only code
  * in operator-runtime that speaks HTTP to the API server.
  */
+import { listAll, listPages } from './paged-list.js';
 import { homedir } from 'node:os';
 import { inspect } from 'node:util';
 import { AbortedError, InvalidOptionError } from '../core/errors.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { Registry } from 'prom-client';
-import { isGone, type StatusBody } from './api-error.js';
+import type { StatusBody } from './api-error.js';
 import { promClientMetrics } from './client-metrics.js';
 import { RestMapper, type ResourceMapping, type ResourceType } from './discovery.js';
 import { inClusterConfig, isInCluster, type InClusterOptions } from './in-cluster.js';
@@ -157,9 +158,7 @@ export interface Scale {
   status?: { replicas: number; selector?: string };
 }
 
-/** Page size of `list()`, as client-go's pager. */
-export const DEFAULT_LIST_PAGE_SIZE = 500;
-export const DEFAULT_MAX_LIST_RESTARTS = 3;
+export { DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_LIST_RESTARTS } from './paged-list.js';
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   json: 'application/json-patch+json',
@@ -251,49 +250,13 @@ export class KubeClient {
    * Pages through a list. If a continue token expires (410) the list starts over from the first
    * page, and that page has `restarted: true`: everything yielded before it is stale.
    */
-  async *listPages<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
-    const limit = opts.limit ?? DEFAULT_LIST_PAGE_SIZE;
-    const maxRestarts = opts.maxRestarts ?? DEFAULT_MAX_LIST_RESTARTS;
-    let restarts = 0;
-    let cont: string | undefined;
-    let restarted = false;
-    for (;;) {
-      let page: ListPage<T>;
-      // A continue token carries the snapshot it belongs to: the server refuses resourceVersion
-      // (other than "0") and resourceVersionMatch next to it, so later pages send neither.
-      const pageOpts: ListPageOptions =
-        cont === undefined
-          ? { ...opts, limit }
-          : { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, signal: opts.signal, limit, continue: cont };
-      try {
-        page = await this.listPage<T>(type, pageOpts);
-      } catch (err) {
-        if (cont !== undefined && isGone(err) && restarts < maxRestarts) {
-          restarts++;
-          cont = undefined;
-          restarted = true;
-          continue;
-        }
-        throw err;
-      }
-      yield { ...page, restarted };
-      restarted = false;
-      if (!page.continue) return;
-      cont = page.continue;
-    }
+  listPages<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
+    return listPages<T>((t, o) => this.listPage(t, o), type, opts);
   }
 
   /** The whole list, paged underneath; `resourceVersion` is the one to start a watch from. */
-  async list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
-    let items: T[] = [];
-    let resourceVersion = '';
-    for await (const page of this.listPages<T>(type, opts)) {
-      if (page.restarted) items = [];
-      for (const item of page.items) items.push(item);
-      // The first page's resourceVersion is the list's: later pages are served from that snapshot.
-      if (resourceVersion === '' || page.restarted) resourceVersion = page.resourceVersion;
-    }
-    return { items, resourceVersion };
+  list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+    return listAll(this.listPages<T>(type, opts));
   }
 
   async create<T extends ObjectLike>(obj: T, opts: WriteOptions = {}): Promise<T> {

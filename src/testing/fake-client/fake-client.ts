@@ -6,13 +6,12 @@
  * server's error shapes. The conformance suite in `../conformance` runs the same tests against this
  * and against a real API server. What it does not model is listed in README.md beside it.
  */
+import { listAll, listPages } from '../../client/paged-list.js';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '../../client/client.js';
 import type { ResourceType } from '../../client/discovery.js';
-import { isGone, type StatusBody } from '../../client/api-error.js';
+import type { StatusBody } from '../../client/api-error.js';
 import {
-  DEFAULT_LIST_PAGE_SIZE,
-  DEFAULT_MAX_LIST_RESTARTS,
   type ApplyOptions,
   type DeleteOptions,
   type GetOptions,
@@ -275,42 +274,13 @@ export class FakeClient implements Client {
     return page;
   }
 
-  /** Pages through a list as KubeClient does, restarting after an expired continue token. */
-  async *listPages<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
-    const limit = opts.limit ?? DEFAULT_LIST_PAGE_SIZE;
-    const maxRestarts = opts.maxRestarts ?? DEFAULT_MAX_LIST_RESTARTS;
-    let restarts = 0;
-    let cont: string | undefined;
-    let restarted = false;
-    for (;;) {
-      let page: ListPage<T>;
-      try {
-        page = await this.listPage<T>(type, { ...opts, limit, continue: cont });
-      } catch (err) {
-        if (cont !== undefined && isGone(err) && restarts < maxRestarts) {
-          restarts++;
-          cont = undefined;
-          restarted = true;
-          continue;
-        }
-        throw err;
-      }
-      yield { ...page, restarted };
-      restarted = false;
-      if (!page.continue) return;
-      cont = page.continue;
-    }
+  /** Pages through a list exactly as KubeClient does (the same code), restarting after an expired continue token. */
+  listPages<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
+    return listPages<T>((t, o) => this.listPage(t, o), type, opts);
   }
 
-  async list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
-    let items: T[] = [];
-    let resourceVersion = '';
-    for await (const page of this.listPages<T>(type, opts)) {
-      if (page.restarted) items = [];
-      for (const item of page.items) items.push(item);
-      if (resourceVersion === '' || page.restarted) resourceVersion = page.resourceVersion;
-    }
-    return { items, resourceVersion };
+  list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+    return listAll(this.listPages<T>(type, opts));
   }
 
   watch<T = KubeObject>(type: ResourceType, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
