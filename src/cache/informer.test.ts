@@ -9,6 +9,7 @@ import type { EventHandler } from './handler-dispatcher.js';
 import { isTombstone, deletedObject, type Tombstone } from './tombstone.js';
 import { FakeListerWatcher, apiError, gone } from './testing/fake-lister-watcher.js';
 import { CacheSyncTimeoutError } from './errors.js';
+import { seededRandom } from '../core/seeded-random.js';
 
 interface Cm extends KubeObject {
   data?: { v?: string; node?: string };
@@ -284,20 +285,9 @@ test('health reports state, sync, object count and each handler backlog', async 
   assert.equal(s.informer.health().state, 'stopped');
 });
 
-// A small deterministic PRNG so the randomized test is reproducible.
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('under random writes and random watch breakage, the store and every handler converge on the server, and no delete is lost', async () => {
   for (const [seed, relistMode] of [[1, 'atomic'], [2, 'atomic'], [3, 'atomic'], [4, 'incremental'], [5, 'incremental'], [6, 'incremental']] as const) {
-    const rnd = mulberry32(seed);
+    const rnd = seededRandom(seed);
     const s = setup([], { pageSize: 3, relistMode });
     // A handler-side mirror built only from add/update/delete must end equal to the server.
     const mirror = new Map<string, string | undefined>();

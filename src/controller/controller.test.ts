@@ -8,6 +8,7 @@ import { Controller } from './controller.js';
 import type { ReconcileContext, ReconcileRequest } from './reconciler.js';
 import { done, requeueAfter, type Result } from './result.js';
 import { TerminalError } from './terminal-error.js';
+import { seededRandom } from '../core/seeded-random.js';
 
 type ReconcileFn = (req: ReconcileRequest, ctx: ReconcileContext) => Promise<Result | void>;
 
@@ -28,19 +29,8 @@ function controllerWith(fn: ReconcileFn, options: { workers?: number; clock?: Fa
   return { controller, clock, stop, running };
 }
 
-/** A deterministic PRNG so a failing random run can be replayed. */
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('a key is never reconciled by two workers at once, under random events and many workers', async () => {
-  const random = mulberry32(42);
+  const random = seededRandom(42);
   const clock = new FakeClock(0);
   const inFlight = new Set<string>();
   let overlaps = 0;

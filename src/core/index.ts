@@ -6,3 +6,4 @@ export * from './abort.js';
 export * from './backoff.js';
 export * from './object-key.js';
 export * from './logger.js';
+export * from './seeded-random.js';

@@ -6,18 +6,7 @@ import { ApiError } from '../client/api-error.js';
 import { FakeLeaseApi, type FakeLeaseFault } from './testing/fake-lease-api.js';
 import { startCandidate, type Candidate } from './testing/candidate.js';
 import { findOverlap, type Interval } from './testing/intervals.js';
-
-/** Small seeded PRNG (mulberry32): a failing seed replays exactly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../core/seeded-random.js';
 
 /** A process's view of time: its own wall-clock skew and monotonic origin over the shared fake time. */
 function skewedClock(base: FakeClock, wallOffsetMs: number, monotonicOffsetMs: number): Clock {
@@ -38,7 +27,7 @@ const SIMULATED_MS = 90_000;
  * still running, partitioned: a zombie). Returns every leadership interval on the shared timeline.
  */
 async function simulate(seed: number): Promise<{ intervals: Interval[]; maxSimultaneous: number; partitions: number }> {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   const clock = new FakeClock();
   const partitionedUntil = new Map<string, number>();
   let partitions = 0;

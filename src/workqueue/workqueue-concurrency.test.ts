@@ -3,18 +3,7 @@ import assert from 'node:assert/strict';
 import { sleep } from '../core/abort.js';
 import { FakeClock } from '../core/fake-clock.js';
 import { Workqueue } from './workqueue.js';
-
-/** mulberry32: a tiny seeded PRNG, so a failing run can be replayed from its seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../core/seeded-random.js';
 
 interface RunReport {
   overlaps: string[];
@@ -29,7 +18,7 @@ interface RunReport {
  * liveness: each key's last processing started after its last add request.
  */
 async function run(seed: number, workers: number): Promise<RunReport> {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const clock = new FakeClock(0);
   const q = new Workqueue({ clock });
   const keys = Array.from({ length: 12 }, (_, i) => `ns/key-${i}`);
