@@ -26,6 +26,7 @@ const QUIET_WINDOW_MS = 5_000;
  * reconciles per Database.
  */
 const SETTLE_MS = 3_000;
+const OWNED_KINDS = [STATEFUL_SET, { apiVersion: 'v1', kind: 'Secret' }, { apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'v1', kind: 'Service' }] as const;
 const QUIET_RECONCILES_PER_DATABASE = 2;
 
 export interface ScenarioContext {
@@ -83,6 +84,23 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
     // Deletions whose answer was lost count as deletions too (the name is simply gone).
     const deleted = [...workload.deleted, ...workload.names.filter((n) => !liveNames.has(n)).map((name) => ({ name, uid: '', hadFinalizer: false }))];
 
+    // The garbage collector removes owned objects of deleted Databases; each removal legitimately
+    // enqueues its owner once more, so the quiet window starts after it is done.
+    const orphans: string[] = [];
+    await eventually('owned objects of deleted Databases to be collected', async () => {
+      orphans.length = 0;
+      const deletedUids = new Set(deleted.map((d) => d.uid).filter(Boolean));
+      const liveUids = new Set(live.map((d) => d.metadata.uid));
+      for (const type of OWNED_KINDS) {
+        const owned = await bed.admin.list<{ metadata: { name: string; ownerReferences?: { uid: string; kind: string }[] } }>(type, { namespace: 'default' });
+        for (const o of owned.items) {
+          const owner = o.metadata.ownerReferences?.find((r) => r.kind === 'Database');
+          // Owned by a deleted Database (known uid), or by one that no longer exists at all.
+          if (owner && (deletedUids.has(owner.uid) || !liveUids.has(owner.uid))) orphans.push(`${type.kind}/${o.metadata.name}`);
+        }
+      }
+      return orphans.length === 0;
+    }, { timeoutMs: 60_000 }).catch(() => undefined);
     // Quiet window: nothing changes, so nothing should be written and little reconciled.
     await sleep(SETTLE_MS);
     const quietFrom = Date.now();
@@ -104,14 +122,6 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
       // The finalizer goes only after the operator read the backup as completed (which stamps completedAt).
       else if (mine.length === 1 && !mine[0]!.completedAt) backupProblems.push(`${d.name}: deleted, but its backup never completed`);
     }
-    const orphans: string[] = [];
-    await eventually('owned objects of deleted Databases to be collected', async () => {
-      orphans.length = 0;
-      const sets = await bed.admin.list<{ metadata: { name: string; ownerReferences?: { uid: string }[] } }>(STATEFUL_SET, { namespace: 'default' });
-      const deletedUids = new Set(deleted.map((d) => d.uid).filter(Boolean));
-      for (const s of sets.items) if (s.metadata.ownerReferences?.some((o) => deletedUids.has(o.uid)) || (!liveNames.has(s.metadata.name) && deleted.some((d) => d.name === s.metadata.name))) orphans.push(s.metadata.name);
-      return orphans.length === 0;
-    }, { timeoutMs: 60_000 }).catch(() => undefined);
 
     const writes: RecordedWrite[] = records
       .filter((r) => r.phase === 'status-write' && (ctx.compactedAt === undefined || Number(r.read) > ctx.compactedAt))
@@ -154,7 +164,7 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
     assert.equal(overlaps, 0, 'never two reconciles of one key at once');
     assert.equal(leaderOverlaps, 0, 'never two replicas doing leader-only work at once');
     assert.deepEqual(backupProblems, [], 'exactly one completed backup per deleted Database');
-    assert.deepEqual(orphans, [], 'owned objects of deleted Databases are garbage-collected');
+    assert.deepEqual(orphans, [], 'owned objects (StatefulSet, Secret, ConfigMap, Service) of deleted Databases are garbage-collected');
     assert.equal(report.lostUpdates, 0, formatAuditReport(report));
     assert.equal(report.outOfOrderStatusWrites, 0, formatAuditReport(report));
     assert.deepEqual(leaks, [], 'no secret or token in any log line');

@@ -4,7 +4,9 @@
  * user `orchaos-etcd<i>`, so iptables' owner match can cut its peer traffic while kube-apiserver
  * (root) still reaches its client port — the recipe of control-plane-notes.md.
  */
+import { execFile } from 'node:child_process';
 import { chmod, chown, mkdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { OperatorRuntimeError } from '../core/errors.js';
@@ -12,6 +14,8 @@ import { freePort } from './free-port.js';
 import { TaggedOutputRules } from './iptables.js';
 import { ManagedProcess } from './managed-process.js';
 import { ensureSystemUser, type SystemUser } from './system-users.js';
+
+const run = promisify(execFile);
 
 export interface EtcdClusterOptions {
   readonly etcdBinary: string;
@@ -187,7 +191,11 @@ export class EtcdCluster {
    *   the others' answers on connections it dialed cannot be matched (loopback dials leave from
    *   127.0.0.1, not 127.0.0.1i), and raft streams carry the leader's messages on exactly those
    *   answers, so a dropped-only cut leaked heartbeats. A reset on its first ack kills each such
-   *   connection at once, and it cannot dial again.
+   *   connection, and it cannot dial again.
+   * - Then every established peer connection is killed (`ss -K`): data the leader had already
+   *   written on a stream the cut member dialed would otherwise still reach it before its ack is
+   *   reset (seen under load: the cut member briefly followed the new leader). The two healthy
+   *   members redial each other within milliseconds.
    */
   async partition(index: number): Promise<void> {
     if (this.members.length < 2) throw new EtcdClusterError('partitionEtcdMember needs etcdMembers: 3');
@@ -200,6 +208,7 @@ export class EtcdCluster {
       await this.rules.block({ uid: other.user!.uid, destination: cut.host, destinationPort: cut.peerPort });
     }
     await this.rules.block({ uid: cut.user!.uid, sourcePort: cut.peerPort });
+    await killPeerConnections(this.members.map((m) => m.peerPort));
   }
 
   /** Deletes exactly this cluster's iptables rules; returns how many there were. */
@@ -282,6 +291,16 @@ export class EtcdCluster {
       }
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+}
+
+/** Kills established TCP connections from or to any of these ports (needs INET_DIAG_DESTROY, as on Debian's kernels). */
+async function killPeerConnections(ports: readonly number[]): Promise<void> {
+  const filter = ports.flatMap((p) => [`sport = :${p}`, `dport = :${p}`]).join(' or ');
+  try {
+    await run('ss', ['-K', '-t', 'state', 'established', `( ${filter} )`]);
+  } catch (err) {
+    throw new EtcdClusterError(`could not kill the peer connections of a partitioned member (ss -K): ${String(err)}`);
   }
 }
 
