@@ -3,6 +3,7 @@
  * over plain JSON objects, addressed by apiVersion + kind (discovery finds the URL). The only code
  * in operator-runtime that speaks HTTP to the API server.
  */
+import { nameOf, typeOf } from './object-address.js';
 import { listAll, listPages } from './paged-list.js';
 import { homedir } from 'node:os';
 import { inspect } from 'node:util';
@@ -445,17 +446,6 @@ function writeQuery(opts: WriteOptions): URLSearchParams {
   if (opts.fieldManager) q.set('fieldManager', opts.fieldManager);
   if (opts.fieldValidation) q.set('fieldValidation', opts.fieldValidation);
   return q;
-}
-
-function typeOf(obj: ObjectLike): ResourceType {
-  if (!obj.apiVersion || !obj.kind) throw new InvalidOptionError('apiVersion/kind', 'the object must carry apiVersion and kind');
-  return { apiVersion: obj.apiVersion, kind: obj.kind };
-}
-
-function nameOf(obj: ObjectLike): string {
-  const name = obj.metadata?.name;
-  if (!name) throw new InvalidOptionError('metadata.name', 'the object must carry a name');
-  return name;
 }
 
 function stripManagedFields<T extends ObjectLike>(obj: T): T {

@@ -6,6 +6,7 @@
  * server's error shapes. The conformance suite in `../conformance` runs the same tests against this
  * and against a real API server. What it does not model is listed in README.md beside it.
  */
+import { nameOf, typeOf } from '../../client/object-address.js';
 import { listAll, listPages } from '../../client/paged-list.js';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '../../client/client.js';
@@ -734,13 +735,3 @@ function parseBody(text: string, where: RequestWhere): unknown {
   }
 }
 
-function typeOf(obj: ObjectLike): ResourceType {
-  if (!obj.apiVersion || !obj.kind) throw new InvalidOptionError('apiVersion/kind', 'the object must carry apiVersion and kind');
-  return { apiVersion: obj.apiVersion, kind: obj.kind };
-}
-
-function nameOf(obj: ObjectLike): string {
-  const name = obj.metadata?.name;
-  if (!name) throw new InvalidOptionError('metadata.name', 'the object must carry a name');
-  return name;
-}
