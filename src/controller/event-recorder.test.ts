@@ -95,3 +95,34 @@ test('a failing write is counted and never thrown at the caller', async () => {
   await recorder.flush();
   assert.equal(recorder.dropped, 1);
 });
+
+test('event() about an object without a name, kind or apiVersion never throws: it is dropped and counted', async () => {
+  const rec = recordingClient();
+  const recorder = new EventRecorder({ client: rec.client, component: 'c', clock: new FakeClock(0) });
+  const unusable = [
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns' } },
+    { apiVersion: 'v1', kind: 'ConfigMap' },
+    { kind: 'ConfigMap', metadata: { name: 'x' } },
+    { apiVersion: 'v1', metadata: { name: 'x' } },
+    undefined,
+    null,
+  ] as unknown as KubeObject[];
+  for (const obj of unusable) assert.doesNotThrow(() => recorder.event(obj, 'Normal', 'X', 'y'));
+  await recorder.flush();
+  assert.equal(rec.calls.length, 0);
+  assert.equal(recorder.dropped, unusable.length);
+  // The recorder still works afterwards.
+  recorder.event(db, 'Normal', 'X', 'y');
+  await recorder.flush();
+  assert.equal(rec.calls.length, 1);
+});
+
+test('event() never throws even when its clock does', () => {
+  const clock = new FakeClock(0);
+  clock.now = () => {
+    throw new Error('clock broken');
+  };
+  const recorder = new EventRecorder({ client: recordingClient().client, component: 'c', clock });
+  assert.doesNotThrow(() => recorder.event(db, 'Normal', 'X', 'y'));
+  assert.equal(recorder.dropped, 1);
+});

@@ -4,7 +4,7 @@ import { isNotFound } from '../client/api-error.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import { keyOf, type KubeObject } from '../core/object-key.js';
+import { objectKey as objectKeyOf, type KubeObject } from '../core/object-key.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -91,7 +91,24 @@ export class EventRecorder {
 
   /** Records an event about `obj` (which needs apiVersion, kind and metadata.name). Never throws. */
   event(obj: KubeObject, type: EventType, reason: string, message: string): void {
-    const objectKey = `${obj.apiVersion}/${obj.kind}/${keyOf(obj)}`;
+    // A reconcile must never fail because of its Events: anything unusable is dropped and counted.
+    try {
+      this.record(obj, type, reason, message);
+    } catch (err) {
+      this.dropped++;
+      this.log.warn({ err, reason }, 'event dropped: could not be recorded');
+    }
+  }
+
+  private record(obj: KubeObject, type: EventType, reason: string, message: string): void {
+    const meta = obj?.metadata;
+    if (!obj?.apiVersion || !obj.kind || !meta?.name) {
+      // An Event's involvedObject needs all three; the API server would reject it anyway.
+      this.dropped++;
+      this.log.warn({ apiVersion: obj?.apiVersion, kind: obj?.kind, reason }, 'event dropped: the object has no apiVersion, kind or metadata.name');
+      return;
+    }
+    const objectKey = `${obj.apiVersion}/${obj.kind}/${objectKeyOf({ namespace: meta.namespace, name: meta.name })}`;
     if (!this.takeToken(objectKey)) {
       this.dropped++;
       this.log.debug({ object: objectKey, reason }, 'event dropped by the rate limit');
