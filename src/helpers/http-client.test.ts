@@ -4,7 +4,7 @@ import { inspect } from 'node:util';
 import { Registry } from 'prom-client';
 import { MockAgent } from 'undici';
 import { FakeClock } from '../core/fake-clock.js';
-import { createHttpClient, HttpRequestError, type HttpClientOptions } from './http-client.js';
+import { createHttpClient, DEFAULT_HTTP_MAX_METRIC_HOSTS, HttpRequestError, type HttpClientOptions } from './http-client.js';
 
 const ORIGIN = 'http://svc.test';
 const ATTEMPT_TIMEOUT_MS = 1e8;
@@ -217,4 +217,41 @@ test('invalid options are refused', () => {
   assert.throws(() => createHttpClient({ retries: -1 }), { code: 'ERR_INVALID_OPTION' });
   assert.throws(() => createHttpClient({ attemptTimeoutMs: 0 }), { code: 'ERR_INVALID_OPTION' });
   assert.throws(() => createHttpClient({ baseDelayMs: 100, maxDelayMs: 10 }), { code: 'ERR_INVALID_OPTION' });
+});
+
+test('an unparsable URL fails as HttpRequestError without repeating the input, whose password must not reach a log', async () => {
+  const { http } = setup();
+  const logged: unknown[] = [];
+  for (const input of ['http://admin:hunter2-secret@[bad-host/x', 'not a url hunter2-secret']) {
+    const err = await http.request(input).catch((e: unknown) => e);
+    const e = asHttpError(err);
+    assert.equal(e.reason, 'invalidUrl');
+    assert.equal(e.attempts.length, 0);
+    logged.push(inspect(err, { depth: 10 }), JSON.stringify(err), String(err));
+  }
+  for (const text of logged) assert.doesNotMatch(String(text), /hunter2/);
+});
+
+test('the host label is bounded by metricHosts: a host outside it is counted as "other"', async () => {
+  const { agent, clock, http, registry } = setup({ metricHosts: ['svc.test'] });
+  agent.get(ORIGIN).intercept({ path: '/x', method: 'GET' }).reply(200, '');
+  for (let i = 0; i < 3; i++) agent.get(`http://tenant-${i}.evil`).intercept({ path: '/x', method: 'GET' }).reply(200, '');
+  await drive(clock, http.request(`${ORIGIN}/x`));
+  for (let i = 0; i < 3; i++) await drive(clock, http.request(`http://tenant-${i}.evil/x`));
+  const text = await registry.metrics();
+  assert.match(text, /operator_http_client_requests_total\{host="svc\.test",method="GET",code="200"\} 1/);
+  assert.match(text, /operator_http_client_requests_total\{host="other",method="GET",code="200"\} 3/);
+  assert.doesNotMatch(text, /evil/);
+});
+
+test('without metricHosts the host label still has a bounded number of values', async () => {
+  const { agent, clock, http, registry } = setup();
+  const hosts = DEFAULT_HTTP_MAX_METRIC_HOSTS + 5;
+  for (let i = 0; i < hosts; i++) agent.get(`http://h${i}.test`).intercept({ path: '/x', method: 'GET' }).reply(200, '');
+  for (let i = 0; i < hosts; i++) await drive(clock, http.request(`http://h${i}.test/x`));
+  const text = await registry.metrics();
+  const values = new Set([...text.matchAll(/operator_http_client_requests_total\{host="([^"]+)"/g)].map((m) => m[1]));
+  assert.equal(values.size, DEFAULT_HTTP_MAX_METRIC_HOSTS + 1);
+  assert.ok(values.has('h0.test'));
+  assert.match(text, /operator_http_client_requests_total\{host="other",method="GET",code="200"\} 5/);
 });

@@ -46,6 +46,13 @@ export interface HttpClientOptions {
   readonly idempotencyKeyHeader?: string;
   /** A larger response body ends the call (the body is buffered; a worker must not OOM the process). @defaultValue DEFAULT_HTTP_MAX_RESPONSE_BYTES */
   readonly maxResponseBytes?: number;
+  /**
+   * The values the metrics' `host` label may take, keeping its series bounded when URLs come from
+   * untrusted input (a tenant's custom resource): a host (`URL.host`, e.g. `backup.svc:8080`) listed
+   * here is its own label value, any other is counted as `other`. Without it, the first
+   * {@link DEFAULT_HTTP_MAX_METRIC_HOSTS} distinct hosts are labelled and later ones are `other`.
+   */
+  readonly metricHosts?: readonly string[];
 }
 
 export const DEFAULT_HTTP_RETRIES = 3;
@@ -54,6 +61,10 @@ export const DEFAULT_HTTP_MAX_DELAY_MS = 5_000;
 export const DEFAULT_HTTP_ATTEMPT_TIMEOUT_MS = 10_000;
 export const DEFAULT_HTTP_MAX_RETRY_AFTER_MS = 30_000;
 export const DEFAULT_HTTP_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** Distinct `host` label values when `metricHosts` is not given; beyond them hosts are `other`. @defaultValue 16 */
+export const DEFAULT_HTTP_MAX_METRIC_HOSTS = 16;
+/** The `host` label of every host outside the bounded set. */
+export const OTHER_HOST_LABEL = 'other';
 
 export interface HttpRequestOptions {
   /** @defaultValue 'GET' */
@@ -103,7 +114,9 @@ export type HttpFailureReason =
   /** The server asked to wait longer than `maxRetryAfterMs`. */
   | 'retryAfterTooLong'
   /** The response body exceeded `maxResponseBytes`. */
-  | 'responseTooLarge';
+  | 'responseTooLarge'
+  /** The URL could not be parsed (nothing was sent; the input is not repeated, it may hold a password). */
+  | 'invalidUrl';
 
 /**
  * A call that did not produce a usable answer. Carries every attempt's outcome; never the request
@@ -173,6 +186,16 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const clock = options.clock ?? realClock;
   const logger = options.logger ?? silentLogger;
   const keyHeader = (options.idempotencyKeyHeader ?? 'idempotency-key').toLowerCase();
+  const fixedHosts = options.metricHosts ? new Set(options.metricHosts.map((h) => h.toLowerCase())) : undefined;
+  const seenHosts = new Set<string>();
+  /** The bounded `host` label: whoever writes the URL must not be able to mint new series. */
+  const hostLabel = (host: string): string => {
+    if (fixedHosts) return fixedHosts.has(host) ? host : OTHER_HOST_LABEL;
+    if (seenHosts.has(host)) return host;
+    if (seenHosts.size >= DEFAULT_HTTP_MAX_METRIC_HOSTS) return OTHER_HOST_LABEL;
+    seenHosts.add(host);
+    return host;
+  };
   const ownDispatcher = options.dispatcher ? undefined : new Agent({ keepAliveTimeout: 30_000 });
   const dispatcher = options.dispatcher ?? ownDispatcher!;
   const metrics = options.registry
@@ -192,8 +215,15 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     : undefined;
 
   async function send(input: string | URL, opts: HttpRequestOptions = {}): Promise<HttpResponse> {
-    const url = new URL(input);
     const method = (opts.method ?? 'GET').toUpperCase();
+    let url: URL;
+    try {
+      url = new URL(input);
+    } catch {
+      // Node's ERR_INVALID_URL carries the input (password included) in `input`: never pass it on.
+      throw new HttpRequestError({ reason: 'invalidUrl', method, url: '<invalid URL>', attempts: [] });
+    }
+    const host = hostLabel(url.host);
     const where = `${url.origin}${url.pathname}`;
     const safeToRepeat = IDEMPOTENT_METHODS.has(method) || opts.idempotencyKey !== undefined || opts.retryUnsafe === true;
     const headers: Record<string, string> = { ...opts.headers };
@@ -213,8 +243,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (outcome.kind === 'response') record.status = outcome.status;
       else record.error = outcome.code;
       attempts.push(record);
-      metrics?.requests.inc({ host: url.host, method, code: outcome.kind === 'response' ? String(outcome.status) : '<error>' });
-      metrics?.duration.observe({ host: url.host, method }, outcome.durationMs / 1000);
+      metrics?.requests.inc({ host, method, code: outcome.kind === 'response' ? String(outcome.status) : '<error>' });
+      metrics?.duration.observe({ host, method }, outcome.durationMs / 1000);
 
       if (outcome.kind === 'response' && !isRetryableHttpStatus(outcome.status)) {
         const body = outcome.body;
