@@ -15,6 +15,7 @@ import { CacheNotStartedError } from './errors.js';
 import type { IndexFunc } from './indexer.js';
 import type { InformerFactory } from './informer-factory.js';
 import type { InformerSpec } from './informer-spec.js';
+import { parseLabelSelector } from './label-selector.js';
 import type { SharedInformer } from './informer.js';
 
 /** How long a first read waits for its informer to sync. @defaultValue 120_000 (controller-runtime's CacheSyncTimeout) */
@@ -37,6 +38,21 @@ export interface InformerCacheOptions {
   readonly isNamespaced?: (type: TypeRef) => boolean;
   /** @defaultValue {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS} */
   readonly syncTimeoutMs?: number;
+  /**
+   * Cache only the objects of a kind that match a server-side label selector (controller-runtime's
+   * `ByObject`): every read, handler and index of that kind sees only them. For owned kinds such as
+   * Secrets, so the operator holds its own objects in memory, not the whole cluster's.
+   * @defaultValue every kind unfiltered
+   */
+  readonly labelSelectorsByKind?: readonly KindLabelSelector[];
+}
+
+/** A server-side label selector for every informer of one kind. */
+export interface KindLabelSelector {
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** String form, e.g. `app.kubernetes.io/managed-by=my-operator`. */
+  readonly labelSelector: string;
 }
 
 export interface CacheReadOptions {
@@ -57,6 +73,7 @@ export class InformerCache {
   private readonly namespaces: readonly string[] | undefined;
   private readonly isNamespaced: (type: TypeRef) => boolean;
   private readonly syncTimeoutMs: number;
+  private readonly labelSelectors: ReadonlyMap<string, string>;
 
   constructor(
     private readonly factory: InformerFactory,
@@ -65,6 +82,9 @@ export class InformerCache {
     this.namespaces = options.namespaces?.length ? [...new Set(options.namespaces)] : undefined;
     this.isNamespaced = options.isNamespaced ?? (() => true);
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+    // Parsed now so a bad selector fails at construction, not at the first read.
+    for (const k of options.labelSelectorsByKind ?? []) parseLabelSelector(k.labelSelector);
+    this.labelSelectors = new Map((options.labelSelectorsByKind ?? []).map((k) => [`${k.apiVersion}/${k.kind}`, k.labelSelector]));
   }
 
   /** The informers behind a kind (one, or one per namespace), created if needed; for handlers and indexes. */
@@ -101,7 +121,8 @@ export class InformerCache {
   }
 
   private specsFor(type: TypeRef): InformerSpec[] {
-    const base: InformerSpec = { apiVersion: type.apiVersion, kind: type.kind, ...(type.metadataOnly ? { metadataOnly: true } : {}) };
+    const labelSelector = this.labelSelectors.get(`${type.apiVersion}/${type.kind}`);
+    const base: InformerSpec = { apiVersion: type.apiVersion, kind: type.kind, ...(labelSelector ? { labelSelector } : {}), ...(type.metadataOnly ? { metadataOnly: true } : {}) };
     if (!this.namespaces || !this.isNamespaced(type)) return [base];
     return this.namespaces.map((namespace) => ({ ...base, namespace }));
   }
@@ -109,7 +130,7 @@ export class InformerCache {
   private informerForNamespace<T extends KubeObject>(type: TypeRef, namespace: string | undefined): SharedInformer<T> {
     if (!this.namespaces || !this.isNamespaced(type)) return this.factory.informerFor<T>(this.specsFor(type)[0]!);
     if (namespace === undefined || !this.namespaces.includes(namespace)) throw new NamespaceNotCachedError(namespace ?? '');
-    return this.factory.informerFor<T>({ apiVersion: type.apiVersion, kind: type.kind, namespace, ...(type.metadataOnly ? { metadataOnly: true } : {}) });
+    return this.factory.informerFor<T>({ ...this.specsFor(type)[0]!, namespace });
   }
 
   private async synced(informer: Pick<SharedInformer<KubeObject>, 'hasSynced' | 'waitForSync'>, options: CacheReadOptions): Promise<void> {

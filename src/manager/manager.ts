@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
 import { clientListerWatcherFactory } from '../cache/client-lister-watcher.js';
-import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache } from '../cache/informer-cache.js';
+import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache, type KindLabelSelector } from '../cache/informer-cache.js';
 import { InformerFactory } from '../cache/informer-factory.js';
 import { createDelegatingClient } from '../cache/delegating-client.js';
 import type { Client } from '../client/client.js';
@@ -39,6 +39,12 @@ export interface ManagerOptions {
   readonly isNamespaced?: (type: ResourceType, signal?: AbortSignal) => Promise<boolean>;
   /** Cache only these namespaces (one watch per namespace per kind); all when omitted. */
   readonly namespaces?: readonly string[];
+  /**
+   * Cache only the objects of these kinds that match a label selector (e.g. owned Secrets labelled
+   * `app.kubernetes.io/managed-by=<operator>`): reads, `owns()` handlers and indexes of the kind see
+   * only them, and the rest of the cluster's objects are never held in memory. @defaultValue none
+   */
+  readonly labelSelectorsByKind?: readonly KindLabelSelector[];
   /** 0 disables the /metrics server. @defaultValue 8080 */
   readonly metricsPort?: number;
   /** 0 disables the /healthz and /readyz server. @defaultValue 8081 */
@@ -114,6 +120,7 @@ export class Manager {
     });
     this.cache = new InformerCache(this.informers, {
       ...(options.namespaces ? { namespaces: options.namespaces } : {}),
+      ...(options.labelSelectorsByKind ? { labelSelectorsByKind: options.labelSelectorsByKind } : {}),
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     });
     this.client = createDelegatingClient(this.apiClient, this.cache);
