@@ -20,6 +20,10 @@ fi
 if [ "$#" -gt 0 ]; then files=("$@"); else files=(chaos/**/*.test.ts); fi
 [ "${#files[@]}" -gt 0 ] || { echo "no chaos scenarios found" >&2; exit 1; }
 
+# 'operator-runtime' self-imports resolve to src/ (the package's `operator-runtime-source` export
+# condition); NODE_OPTIONS carries it to the replicas the bed spawns.
+export NODE_OPTIONS="--conditions=operator-runtime-source ${NODE_OPTIONS:-}"
+
 mkdir -p .tmp
 rm -rf .tmp/chaos-results.d
 status=0

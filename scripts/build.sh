@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `npm run build` (also npm's prepack): compiles src/ to dist/ from tsconfig.build.json — ESM JS,
+# .d.ts with declaration maps, source maps; tests, per-module test support and benchmarks left out.
+# Compiles into a fresh folder and swaps it in, so a process reading dist/ never sees half a build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .tmp
+out="$(mktemp -d .tmp/build.XXXXXX)"
+trap 'rm -rf "$out"' EXIT
+node_modules/.bin/tsc -p tsconfig.build.json --outDir "$out/dist"
+old="$(mktemp -d .tmp/build-old.XXXXXX)"
+[ -d dist ] && mv dist "$old/dist"
+mv "$out/dist" dist
+rm -rf "$old"
