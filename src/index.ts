@@ -13,6 +13,9 @@ export * from './metrics/index.js';
 export * from './logging/index.js';
 export * from './helpers/index.js';
 export * from './leader-election/index.js';
+// The console is opt-in through ManagerOptions.console; its classes stay internal.
+export { DEFAULT_CONSOLE_PORT, DEFAULT_CONSOLE_HOST } from './console/index.js';
+export type { ConsoleOptions, ConsoleSnapshot, ControllerSnapshot, InformerSnapshot, EventSnapshot, RecentReconcile, FailingKey } from './console/index.js';
 
 export type { ListOptions, ListPage, WatchEvent, WatchOptions, ObjectLike } from './client/index.js';
 export type { Client } from './client/client.js';

@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { KubeClient, createLogger, createMetricsRegistry, type Kubeconfig } from 'operator-runtime';
 import { TestEnv, eventually, kubectl, readManifests } from 'operator-runtime/testing';
 import type { Registry } from 'prom-client';
@@ -169,9 +171,60 @@ describe('the Database operator against a real control plane', () => {
     });
     assert.deepEqual(stuck.metadata.finalizers, [FINALIZER], 'the finalizer stays while the backup cannot run');
     assert.equal(stuck.status?.phase, 'Deleting');
+    // Tenants read status and Events: the service's own words (its 503 body) are not repeated there.
+    const failed = stuck.status?.conditions?.find((c) => c.type === 'BackedUp');
+    assert.ok(failed);
+    assert.match(failed.message, /HTTP 503/);
+    assert.doesNotMatch(failed.message, /unavailable|injected|127\.0\.0\.1/);
     await eventually('a BackupFailed warning', async () => /BackupFailed/.test(await kubectl(env.kubeconfigPath, ['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=beta,type=Warning', '-o', 'jsonpath={.items[*].reason}'])));
     backups.setFaults({});
     await eventually('beta gone', async () => client.get(DATABASE, 'beta', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404), { timeoutMs: 40_000 });
     assert.equal(backups.backups().filter((b) => b.uid === stuck.metadata.uid && b.state === 'completed').length, 1);
+  });
+
+  test('server-side request forgery: an endpoint outside the allow-list gets a condition, and no request is ever made to it', async () => {
+    let hits = 0;
+    const trap: Server = createServer((_req, res) => {
+      hits++;
+      res.writeHead(202, { 'content-type': 'application/json' }).end('{"id":"trap","state":"completed"}');
+    });
+    await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
+    const trapUrl = `http://127.0.0.1:${(trap.address() as AddressInfo).port}`;
+    try {
+      await client.create(database('ssrf', { backup: { endpoint: trapUrl } }));
+      const refused = await eventually('BackupEndpointAllowed=False', async () => {
+        const d = await get('ssrf');
+        return d.status?.conditions?.find((c) => c.type === 'BackupEndpointAllowed' && c.status === 'False' && c.reason === 'EndpointNotAllowed') ? d : undefined;
+      });
+      assert.doesNotMatch(JSON.stringify(refused.status), /127\.0\.0\.1:\d+/, 'the tenant\'s URL is not echoed');
+      await client.delete(DATABASE, 'ssrf', { namespace: NS });
+      const stuck = await eventually('BackedUp=False EndpointNotAllowed', async () => {
+        const d = await get('ssrf');
+        return d.status?.conditions?.find((c) => c.type === 'BackedUp' && c.status === 'False' && c.reason === 'EndpointNotAllowed') ? d : undefined;
+      });
+      assert.deepEqual(stuck.metadata.finalizers, [FINALIZER], 'no backup, so the finalizer stays');
+      await eventually('an EndpointNotAllowed warning', async () => /EndpointNotAllowed/.test(await kubectl(env.kubeconfigPath, ['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=ssrf,type=Warning', '-o', 'jsonpath={.items[*].reason}'])));
+      assert.equal(hits, 0, 'the operator never called the tenant\'s endpoint');
+      // Naming no endpoint (the operator's own) lets the deletion finish.
+      await client.patch(DATABASE, 'ssrf', { spec: { backup: { endpoint: null } } }, { namespace: NS, type: 'merge' });
+      await eventually('ssrf gone', async () => client.get(DATABASE, 'ssrf', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404), { timeoutMs: 30_000 });
+      assert.equal(hits, 0);
+    } finally {
+      await new Promise<void>((resolve) => trap.close(() => resolve()));
+    }
+  });
+
+  test('owned kinds are cached by the managed-by label: a tenant\'s own Secrets and ConfigMaps never enter the operator\'s memory', async () => {
+    await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tenant-token', namespace: NS }, stringData: { token: 'x' } });
+    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tenant-config', namespace: NS }, data: { a: 'b' } });
+    await client.create(database('gamma'));
+    await ready('gamma');
+    const secrets = await operator.manager.cache.list<{ metadata: { name: string; labels?: Record<string, string> } }>(SECRET);
+    assert.ok(secrets.some((s) => s.metadata.name === 'gamma-credentials'));
+    assert.ok(secrets.every((s) => s.metadata.labels?.['app.kubernetes.io/managed-by'] === 'database-operator'), secrets.map((s) => s.metadata.name).join(','));
+    const configMaps = await operator.manager.cache.list<{ metadata: { name: string } }>({ apiVersion: 'v1', kind: 'ConfigMap' });
+    assert.ok(!configMaps.some((c) => c.metadata.name === 'tenant-config' || c.metadata.name === 'kube-root-ca.crt'));
+    const names = operator.manager.informers.list().map((i) => i.name).filter((n) => /Secret|ConfigMap|Service|StatefulSet/.test(n));
+    assert.ok(names.length >= 4 && names.every((n) => n.includes('labels=app.kubernetes.io/managed-by=database-operator')), names.join('; '));
   });
 });

@@ -28,7 +28,7 @@ import { isGone } from '../client/api-error.js';
 import type { Registry } from 'prom-client';
 import { informerMetrics, type InformerMetrics, type WatcherRestartReason } from './cache-metrics.js';
 import { ListTimeoutError, WatchClosedEarlyError, WatchStalledError } from './errors.js';
-import type { ListPage, ListerWatcher, WatchEvent } from './lister-watcher.js';
+import { INITIAL_EVENTS_END_ANNOTATION, type ListPage, type ListerWatcher, type WatchEvent } from './lister-watcher.js';
 
 /** Objects per list page. @defaultValue 500 (client-go's reflector) */
 export const DEFAULT_PAGE_SIZE = 500;
@@ -55,6 +55,11 @@ export const DEFAULT_LIST_TIMEOUT_MS = 120_000;
  * off) instead of a clean close, so a server that hangs up at once is not hammered. @defaultValue 1_000
  */
 export const DEFAULT_MIN_WATCH_DURATION_MS = 1_000;
+/**
+ * Sync by watch-list where the server has it: the initial state streams in as events, so no list
+ * response has to be held whole (the relist-memory peak of a plain list). @defaultValue true
+ */
+export const DEFAULT_WATCH_LIST = true;
 
 export interface WatcherOptions {
   /** Used in logs and as the `informer` metric label. @defaultValue 'watcher' */
@@ -77,6 +82,13 @@ export interface WatcherOptions {
   readonly minWatchDurationMs?: number;
   /** @defaultValue {@link DEFAULT_LIST_TIMEOUT_MS} */
   readonly listTimeoutMs?: number;
+  /**
+   * Sync with a watch-list (`sendInitialEvents=true`, done at the `k8s.io/initial-events-end`
+   * bookmark) when the lister-watcher can send one; a server that rejects it (Kubernetes before
+   * 1.27, or with the feature off) gets list+watch from then on, and any other failure before the
+   * bookmark falls back to one list+watch sync. @defaultValue {@link DEFAULT_WATCH_LIST}
+   */
+  readonly watchList?: boolean;
   /** @defaultValue realClock */
   readonly clock?: Clock;
   /** @defaultValue silentLogger */
@@ -121,15 +133,20 @@ export interface WatcherHealth {
   readonly lastSyncAtMs: number | undefined;
   /** Failures recovered from (list or watch), all reasons. */
   readonly restarts: number;
+  /** Of those, watches torn down for going silent past their deadline. */
+  readonly stalls: number;
   /** Full lists started, the first one included. */
   readonly lists: number;
   readonly consecutiveFailures: number;
   /** Watch events received (bookmarks excluded). */
   readonly events: number;
+  /** How the last full sync was (or is being) made; undefined before the first. */
+  readonly listMode: 'watch-list' | 'list' | undefined;
 }
 
 type State =
   | { readonly phase: 'empty'; readonly quorum: boolean }
+  | { readonly phase: 'streaming'; readonly quorum: boolean }
   | { readonly phase: 'listing'; readonly quorum: boolean; readonly continue: string | undefined }
   | { readonly phase: 'watching'; readonly resourceVersion: string };
 
@@ -154,9 +171,18 @@ export class Watcher<T extends KubeObject> {
   private lastEventAtMs: number | undefined;
   private lastSyncAtMs: number | undefined;
   private restarts = 0;
+  private stalls = 0;
   private lists = 0;
   private consecutiveFailures = 0;
   private events = 0;
+  private listMode: 'watch-list' | 'list' | undefined;
+  private readonly watchListEnabled: boolean;
+  /** Cleared for good when the server rejects a watch-list request. */
+  private watchListSupported = true;
+  /** Set after a watch-list sync failed for another reason: the next sync is a list (as client-go). */
+  private listOnce = false;
+  /** The watch-list stream now running has passed its initial-events-end bookmark. */
+  private streamSynced = false;
   /** Monotonic time since which every step has succeeded; undefined right after a failure. */
   private healthySince: number | undefined;
   private lastReason: WatcherRestartReason | undefined;
@@ -179,6 +205,7 @@ export class Watcher<T extends KubeObject> {
     this.backoffResetMs = options.backoffResetMs ?? DEFAULT_BACKOFF_RESET_MS;
     this.minWatchDurationMs = options.minWatchDurationMs ?? DEFAULT_MIN_WATCH_DURATION_MS;
     this.listTimeoutMs = options.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS;
+    this.watchListEnabled = options.watchList ?? DEFAULT_WATCH_LIST;
     if (!(Number.isInteger(this.pageSize) && this.pageSize >= 0)) throw new InvalidOptionError('pageSize', 'must be an integer >= 0 (0: no limit)');
     // Below 1 s the server would get timeoutSeconds=0, which means its own (long) default.
     if (!(this.minWatchTimeoutMs >= 1000)) throw new InvalidOptionError('minWatchTimeoutMs', 'must be >= 1000');
@@ -205,9 +232,11 @@ export class Watcher<T extends KubeObject> {
       lastEventAtMs: this.lastEventAtMs,
       lastSyncAtMs: this.lastSyncAtMs,
       restarts: this.restarts,
+      stalls: this.stalls,
       lists: this.lists,
       consecutiveFailures: this.consecutiveFailures,
       events: this.events,
+      listMode: this.listMode,
     };
   }
 
@@ -217,7 +246,7 @@ export class Watcher<T extends KubeObject> {
     this.started = true;
     let state: State = { phase: 'empty', quorum: false };
     while (!signal.aborted) {
-      this.setState(state.phase);
+      this.setState(state.phase === 'streaming' ? 'listing' : state.phase);
       try {
         state = await this.step(state, signal);
       } catch (err) {
@@ -240,12 +269,17 @@ export class Watcher<T extends KubeObject> {
   private async step(state: State, signal: AbortSignal): Promise<State> {
     switch (state.phase) {
       case 'empty':
-        this.lists++;
-        this.metrics.list();
-        this.emit({ type: 'LIST_BEGIN', quorum: state.quorum });
+        if (this.watchListEnabled && this.lw.watchList === true && this.watchListSupported && !this.listOnce) {
+          return { phase: 'streaming', quorum: state.quorum };
+        }
+        this.listOnce = false;
+        this.beginList(state.quorum, 'list');
         return { phase: 'listing', quorum: state.quorum, continue: undefined };
       case 'listing':
         return this.listPage(state, signal);
+      case 'streaming':
+        this.streamSynced = false;
+        return this.watchOnce(undefined, signal, { quorum: state.quorum, begun: false, ended: false, page: [] });
       case 'watching':
         return this.watchOnce(state.resourceVersion, signal);
     }
@@ -279,18 +313,60 @@ export class Watcher<T extends KubeObject> {
     this.progress();
     this.emit({ type: 'LIST_PAGE', items: page.items });
     if (page.continue) return { phase: 'listing', quorum: state.quorum, continue: page.continue };
-    this.resourceVersion = page.resourceVersion;
-    // Before LIST_DONE, so whoever wakes up on sync already sees the watcher in its watch phase.
-    this.setState('watching');
-    this.emit({ type: 'LIST_DONE', resourceVersion: page.resourceVersion });
-    this.synced = true;
-    this.lastSyncAtMs = this.clock.now();
-    this.metrics.setSynced(true);
-    this.logger.debug({ resourceVersion: page.resourceVersion, lists: this.lists }, 'list done');
+    this.listDone(page.resourceVersion);
     return { phase: 'watching', resourceVersion: page.resourceVersion };
   }
 
-  private async watchOnce(fromResourceVersion: string, signal: AbortSignal): Promise<State> {
+  private beginList(quorum: boolean, mode: 'watch-list' | 'list'): void {
+    this.lists++;
+    this.listMode = mode;
+    this.metrics.list();
+    this.emit({ type: 'LIST_BEGIN', quorum });
+  }
+
+  private listDone(resourceVersion: string): void {
+    this.resourceVersion = resourceVersion;
+    // Before LIST_DONE, so whoever wakes up on sync already sees the watcher in its watch phase.
+    this.setState('watching');
+    this.emit({ type: 'LIST_DONE', resourceVersion });
+    this.synced = true;
+    this.lastSyncAtMs = this.clock.now();
+    this.metrics.setSynced(true);
+    this.logger.debug({ resourceVersion, lists: this.lists, mode: this.listMode }, 'list done');
+  }
+
+  /**
+   * One event of a watch-list's initial phase: ADDED objects fill list pages (MODIFIED too: a later
+   * version of the same key wins in the replacement), the initial-events-end bookmark completes
+   * the sync. The list begins with the first event, so a rejected request has emitted nothing.
+   */
+  private initialEvent(initial: InitialSync<T>, ev: WatchEvent<T>): void {
+    if (!initial.begun) {
+      initial.begun = true;
+      this.beginList(initial.quorum, 'watch-list');
+    }
+    if (ev.type === 'BOOKMARK') {
+      if (ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== 'true') return;
+      this.flushInitialPage(initial);
+      initial.ended = true;
+      this.streamSynced = true;
+      this.listDone(ev.object.metadata.resourceVersion);
+      return;
+    }
+    if (ev.type === 'DELETED') throw new WatchListProtocolError('a DELETED event before the initial-events-end bookmark');
+    initial.page.push(ev.object);
+    if (initial.page.length >= (this.pageSize || DEFAULT_PAGE_SIZE)) this.flushInitialPage(initial);
+  }
+
+  private flushInitialPage(initial: InitialSync<T>): void {
+    if (initial.page.length === 0) return;
+    const items = initial.page;
+    initial.page = [];
+    this.emit({ type: 'LIST_PAGE', items });
+  }
+
+  /** A watch from `fromResourceVersion`; with `initial`, a watch-list that syncs before it watches. */
+  private async watchOnce(fromResourceVersion: string | undefined, signal: AbortSignal, initial?: InitialSync<T>): Promise<State> {
     // Uniform in [min, 2·min): spreads reconnects of many informers over time.
     const timeoutSeconds = Math.floor((this.minWatchTimeoutMs * (1 + this.random())) / 1000);
     const idleLimitMs = timeoutSeconds * 1000 + this.stallMarginMs;
@@ -306,7 +382,12 @@ export class Watcher<T extends KubeObject> {
     let received = 0;
     let iterator: AsyncIterator<WatchEvent<T>> | undefined;
     try {
-      const stream = this.lw.watch({ resourceVersion: fromResourceVersion, allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal });
+      const stream = this.lw.watch(
+        initial
+          ? // No resourceVersion: the initial state is a consistent read, as client-go's watch-list.
+            { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal }
+          : { resourceVersion: fromResourceVersion, allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal },
+      );
       iterator = stream[Symbol.asyncIterator]();
       for (;;) {
         // Raced against the signal so a source that ignores it still cannot hold us.
@@ -319,6 +400,10 @@ export class Watcher<T extends KubeObject> {
         this.progress();
         const ev = r.value;
         this.metrics.event(ev.type);
+        if (initial && !initial.ended) {
+          this.initialEvent(initial, ev);
+          continue;
+        }
         const rv = ev.object.metadata?.resourceVersion;
         if (rv) this.resourceVersion = rv;
         if (ev.type === 'BOOKMARK') continue;
@@ -341,8 +426,9 @@ export class Watcher<T extends KubeObject> {
     }
     const durationMs = this.clock.monotonicNow() - startedAt;
     if (received === 0 && durationMs < this.minWatchDurationMs) throw new WatchClosedEarlyError(durationMs);
+    if (initial && !initial.ended) throw new WatchListProtocolError(`the watch closed after ${received} events, before the initial-events-end bookmark`);
     this.logger.debug({ resourceVersion: this.resourceVersion, received }, 'watch closed; resuming');
-    return { phase: 'watching', resourceVersion: this.resourceVersion ?? fromResourceVersion };
+    return { phase: 'watching', resourceVersion: this.resourceVersion ?? fromResourceVersion ?? '' };
   }
 
   /** Records progress: the consecutive-failure count starts over and health time starts counting. */
@@ -353,7 +439,18 @@ export class Watcher<T extends KubeObject> {
     this.healthySince ??= this.clock.monotonicNow();
   }
 
-  private onFailure(state: State, err: unknown): { next: State; delayMs: number } {
+  private onFailure(failed: State, err: unknown): { next: State; delayMs: number } {
+    let state = failed;
+    if (state.phase === 'streaming') {
+      if (this.resourceVersion !== undefined && this.streamSynced) {
+        // The watch-list had synced: what failed was an ordinary watch.
+        state = { phase: 'watching', resourceVersion: this.resourceVersion };
+      } else if (isWatchListRejected(err)) {
+        this.watchListSupported = false;
+        this.logger.info({ err: summarize(err, this.clock.now()) }, 'the server rejects watch-list requests; syncing with list+watch from now on');
+        return { next: { phase: 'empty', quorum: state.quorum }, delayMs: 0 };
+      }
+    }
     if (this.healthySince !== undefined && this.clock.monotonicNow() - this.healthySince >= this.backoffResetMs) this.backoff.reset();
     this.healthySince = undefined;
     this.consecutiveFailures++;
@@ -368,10 +465,19 @@ export class Watcher<T extends KubeObject> {
           ? 'closed_early'
           : 'error';
     this.metrics.restart(reason);
+    if (reason === 'stalled') this.stalls++;
 
     let next: State;
-    if (reason === 'gone') {
+    if (state.phase === 'streaming') {
+      // Making progress beats waiting for a watch-list that may never finish: one list+watch sync.
+      this.listOnce = true;
+      next = { phase: 'empty', quorum: state.quorum || reason === 'gone' };
+    } else if (reason === 'gone') {
       // Our resourceVersion (or continue token) is compacted away: only a fresh quorum list helps.
+      next = { phase: 'empty', quorum: true };
+    } else if (state.phase === 'listing' && !state.quorum && (err as { code?: unknown } | null)?.code === 'ERR_RESPONSE_TOO_LARGE') {
+      // The API server serves a resourceVersion=0 list whole from its watch cache (limit ignored);
+      // past the client's maxResponseBytes only a paged quorum list can succeed.
       next = { phase: 'empty', quorum: true };
     } else if (state.phase === 'watching') {
       next = { phase: 'watching', resourceVersion: this.resourceVersion ?? state.resourceVersion };
@@ -384,7 +490,7 @@ export class Watcher<T extends KubeObject> {
     const immediate = (reason === 'gone' || reason === 'stalled') && (this.lastReason !== reason || this.watchEventsSinceFailure > 0);
     this.lastReason = reason;
     this.watchEventsSinceFailure = 0;
-    const delayMs = immediate ? 0 : this.backoff.next();
+    const delayMs = immediate || state.phase === 'streaming' ? 0 : this.backoff.next();
     const log = reason === 'gone' || reason === 'stalled' ? this.logger.info.bind(this.logger) : this.logger.warn.bind(this.logger);
     log({ err: this.lastError, reason, phase: state.phase, delayMs, consecutiveFailures: this.consecutiveFailures }, 'watcher step failed; retrying');
     return { next, delayMs };
@@ -414,6 +520,23 @@ export function isResourceVersionTooLarge(err: unknown): boolean {
   if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== 'ERR_API') return false;
   const e = err as { details?: { causes?: { reason?: string }[] }; message?: string };
   return (e.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge') || /too large resource version/i.test(e.message ?? '');
+}
+
+/**
+ * A server that predates watch-list (or has it turned off) refuses `sendInitialEvents` or
+ * `resourceVersionMatch` on a watch as an invalid request.
+ */
+function isWatchListRejected(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== 'ERR_API') return false;
+  const status = (err as { status?: unknown }).status;
+  return status === 400 || status === 422;
+}
+
+interface InitialSync<T> {
+  readonly quorum: boolean;
+  begun: boolean;
+  ended: boolean;
+  page: T[];
 }
 
 function summarize(err: unknown, atMs: number): ErrorSummary {

@@ -36,6 +36,24 @@ export interface ControllerOptions {
   readonly logger?: Logger;
   /** Registry for the controller_runtime_* and workqueue_* metrics; none means no metrics. */
   readonly registry?: Registry;
+  /** Told about every finished reconcile (the operator console's feed); must not throw or block. */
+  readonly observer?: ReconcileObserver;
+}
+
+/** One finished reconcile, as given to a {@link ReconcileObserver}. */
+export interface ReconcileRecord {
+  readonly key: string;
+  readonly reconcileID: string;
+  /** `clock.now()` when the reconcile started. */
+  readonly startedAtMs: number;
+  readonly durationMs: number;
+  readonly outcome: ReconcileOutcome | 'terminal_error';
+  /** What the reconciler threw, for `error` and `terminal_error`. */
+  readonly error?: unknown;
+}
+
+export interface ReconcileObserver {
+  reconciled(record: ReconcileRecord): void;
 }
 
 /** Thrown into a reconcile's signal when `reconcileTimeoutMs` elapses. */
@@ -65,6 +83,7 @@ export class Controller {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly metrics: ControllerMetrics | undefined;
+  private readonly observer: ReconcileObserver | undefined;
   /** Aborted to cancel every in-flight reconcile (drain ran out of time, or fencing). */
   private hardStop = new AbortController();
   private started = false;
@@ -89,6 +108,12 @@ export class Controller {
       ...(options.registry ? { registry: options.registry } : {}),
     });
     this.metrics = options.registry ? new ControllerMetrics(options.registry, this.name, this.workers) : undefined;
+    this.observer = options.observer;
+  }
+
+  /** Number of workers (`maxConcurrentReconciles`). */
+  get workerCount(): number {
+    return this.workers;
   }
 
   /** Asks for a reconcile of `ref` (de-duplicated with any pending one). */
@@ -158,15 +183,18 @@ export class Controller {
       ? this.clock.setTimer(this.reconcileTimeoutMs, () => abort.abort(new ReconcileTimeoutError(this.reconcileTimeoutMs)))
       : undefined;
     const started = this.clock.monotonicNow();
+    const startedAtMs = this.observer ? this.clock.now() : 0;
     this.metrics?.reconcileStarted();
     let outcome: ReconcileOutcome = 'success';
     let flags: { terminal?: boolean; panic?: boolean } = {};
+    let thrown: unknown;
     try {
       let result: Result | void;
       try {
         result = await this.reconciler.reconcile(request, { signal: abort.signal, log, reconcileID });
       } catch (err) {
         outcome = 'error';
+        thrown = err;
         flags = this.handleError(key, err, log);
         return;
       }
@@ -182,7 +210,18 @@ export class Controller {
     } finally {
       timer?.cancel();
       dispose();
-      this.metrics?.reconcileFinished(outcome, (this.clock.monotonicNow() - started) / 1000, flags);
+      const durationMs = this.clock.monotonicNow() - started;
+      this.metrics?.reconcileFinished(outcome, durationMs / 1000, flags);
+      if (this.observer) this.notify({ key, reconcileID, startedAtMs, durationMs, outcome: flags.terminal ? 'terminal_error' : outcome, error: thrown });
+    }
+  }
+
+  private notify(record: ReconcileRecord): void {
+    try {
+      this.observer!.reconciled(record);
+    } catch (err) {
+      // An observer is a view; its bug must not become a reconcile failure.
+      this.log.error({ err }, 'reconcile observer threw');
     }
   }
 

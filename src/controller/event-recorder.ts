@@ -29,6 +29,17 @@ export interface EventRecorderOptions {
   readonly cacheSize?: number;
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /** Told about each event accepted for writing (the operator console's feed); must not throw. */
+  readonly onRecorded?: (event: RecordedEvent) => void;
+}
+
+/** An event as accepted by the recorder (before it is written). */
+export interface RecordedEvent {
+  readonly atMs: number;
+  readonly type: EventType;
+  readonly reason: string;
+  readonly message: string;
+  readonly involvedObject: { readonly kind: string; readonly namespace: string | undefined; readonly name: string };
 }
 
 interface Aggregate {
@@ -66,6 +77,7 @@ export class EventRecorder {
   private readonly cacheSize: number;
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly onRecorded: ((event: RecordedEvent) => void) | undefined;
   private readonly aggregates = new Map<string, Aggregate>();
   private readonly buckets = new Map<string, Bucket>();
   private readonly queue: PendingEvent[] = [];
@@ -87,6 +99,7 @@ export class EventRecorder {
     if (!(this.refillMs > 0)) throw new InvalidOptionError('refillMs', 'must be > 0');
     this.clock = options.clock ?? realClock;
     this.log = (options.logger ?? silentLogger).child({ component: 'event-recorder' });
+    this.onRecorded = options.onRecorded;
   }
 
   /** Records an event about `obj` (which needs apiVersion, kind and metadata.name). Never throws. */
@@ -119,7 +132,9 @@ export class EventRecorder {
       this.log.warn({ object: objectKey, reason }, 'event dropped: queue full');
       return;
     }
-    this.queue.push({ obj, type, reason, message, atMs: this.clock.now() });
+    const atMs = this.clock.now();
+    this.queue.push({ obj, type, reason, message, atMs });
+    this.onRecorded?.({ atMs, type, reason, message, involvedObject: { kind: obj.kind, namespace: meta.namespace, name: meta.name } });
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
   }
 

@@ -4,7 +4,7 @@
  * happens next (done, requeue after, backoff, or terminal).
  */
 export { Controller, ReconcileTimeoutError, DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_GRACEFUL_SHUTDOWN_MS } from './controller.js';
-export type { ControllerOptions } from './controller.js';
+export type { ControllerOptions, ReconcileObserver, ReconcileRecord } from './controller.js';
 export type { Reconciler, ReconcileRequest, ReconcileContext, ReconcileFunction } from './reconciler.js';
 export { done, requeueAfter } from './result.js';
 export type { Result } from './result.js';
@@ -24,4 +24,4 @@ export type { Predicate, ObjectEvent } from './predicates.js';
 export { enqueueHandler, mapToSelf, mapToControllingOwner } from './enqueue-handlers.js';
 export type { KeySink, MapFunction, OwnerKind, SyncEventHandler } from './enqueue-handlers.js';
 export { EventRecorder, DEFAULT_EVENT_BURST, DEFAULT_EVENT_REFILL_MS, DEFAULT_EVENT_QUEUE_LIMIT, DEFAULT_EVENT_CACHE_SIZE } from './event-recorder.js';
-export type { EventRecorderOptions, EventType } from './event-recorder.js';
+export type { EventRecorderOptions, EventType, RecordedEvent } from './event-recorder.js';

@@ -76,6 +76,7 @@ export class ControllerBuilder {
   complete(reconciler: Reconciler | ReconcileFunction): Controller {
     const primary = this.requirePrimary('complete');
     const manager = this.manager;
+    const consoleView = manager.console?.trackController(this.name);
     const controller = new Controller({
       name: this.name,
       reconciler: typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler,
@@ -86,7 +87,9 @@ export class ControllerBuilder {
       ...(this.options.maxConcurrentReconciles !== undefined ? { maxConcurrentReconciles: this.options.maxConcurrentReconciles } : {}),
       ...(this.options.rateLimiter ? { rateLimiter: this.options.rateLimiter } : {}),
       ...(this.options.reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs: this.options.reconcileTimeoutMs } : {}),
+      ...(consoleView ? { observer: consoleView } : {}),
     });
+    consoleView?.attach(controller.queue, controller.workerCount);
     const sources = [...this.sources];
     for (const source of sources) manager.cache.informersFor(source.type);
 

@@ -14,6 +14,9 @@ import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { ControllerBuilder } from './controller-builder.js';
 import { EventRecorder } from '../controller/event-recorder.js';
 import { runChecks, type HealthCheck } from './health-checks.js';
+import { ConsoleServer } from '../console/console-server.js';
+import { ConsoleState } from '../console/console-state.js';
+import type { ConsoleOptions } from '../console/console-options.js';
 import { EndpointServer, type RouteHandler } from './http-server.js';
 import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
 
@@ -65,6 +68,11 @@ export interface ManagerOptions {
   readonly registry?: Registry;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /**
+   * Serves the read-only operator console (page at `/`, JSON at `/api/state`) on its own port,
+   * loopback by default (`console.host`). Off when omitted. `{}` means port 8082 on 127.0.0.1.
+   */
+  readonly console?: ConsoleOptions;
 }
 
 interface Entry {
@@ -93,6 +101,8 @@ export class Manager {
   /** Cache-backed reads (get/list/byIndex) of everything the manager watches. */
   readonly cache: InformerCache;
   readonly gracefulShutdownMs: number;
+  /** The console's data, when `console` is set (controllers built by `controller()` feed it). */
+  readonly console: ConsoleState | undefined;
 
   private readonly entries: Entry[] = [];
   private readonly healthChecks = new Map<string, HealthCheck>();
@@ -102,6 +112,7 @@ export class Manager {
   private cachesSynced = false;
   private metricsServer: EndpointServer | undefined;
   private healthServer: EndpointServer | undefined;
+  private consoleServer: ConsoleServer | undefined;
 
   constructor(options: ManagerOptions) {
     this.options = options;
@@ -124,6 +135,10 @@ export class Manager {
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     });
     this.client = createDelegatingClient(this.apiClient, this.cache);
+    // The console's server options (port, host) ride along unused: ConsoleState reads only its own.
+    this.console = options.console
+      ? new ConsoleState({ ...options.console, clock: this.clock, informers: () => this.informers.health(), ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}) })
+      : undefined;
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
   }
@@ -135,7 +150,8 @@ export class Manager {
 
   /** An event recorder writing through this manager's client, as `component`. */
   eventRecorder(component: string): EventRecorder {
-    return new EventRecorder({ client: this.apiClient, component, clock: this.clock, logger: this.logger });
+    const consoleState = this.console;
+    return new EventRecorder({ client: this.apiClient, component, clock: this.clock, logger: this.logger, ...(consoleState ? { onRecorded: (e) => consoleState.recordEvent(e) } : {}) });
   }
 
   /** Adds a runnable; controllers are leader-only by default, like controller-runtime's. */
@@ -166,6 +182,11 @@ export class Manager {
 
   get healthPort(): number | undefined {
     return this.healthServer?.boundPort;
+  }
+
+  /** The console's URL (after start), if enabled. */
+  get consoleUrl(): string | undefined {
+    return this.consoleServer?.url;
   }
 
   /**
@@ -273,6 +294,11 @@ export class Manager {
       return { status: result.ok ? 200 : 500, contentType: 'text/plain; charset=utf-8', body: result.body };
     };
     const healthRoutes = new Map([['/healthz', checkRoute(this.healthChecks)], ['/readyz', checkRoute(this.readyChecks)]]);
+    if (this.console) {
+      const state = this.console;
+      this.consoleServer = new ConsoleServer(() => state.snapshot(), { ...(this.options.console?.port !== undefined ? { port: this.options.console.port } : {}), ...(this.options.console?.host ? { host: this.options.console.host } : {}) });
+      await this.consoleServer.listen();
+    }
     if (metricsPort > 0 && metricsPort === healthPort) {
       this.metricsServer = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute], ...healthRoutes]));
       this.healthServer = this.metricsServer;
@@ -290,6 +316,7 @@ export class Manager {
   }
 
   private async stopServers(): Promise<void> {
+    await this.consoleServer?.close();
     await this.metricsServer?.close();
     if (this.healthServer !== this.metricsServer) await this.healthServer?.close();
   }

@@ -61,6 +61,11 @@ export class DelayHeap {
     return this.byKey.get(key)?.readyAtMs;
   }
 
+  /** Every waiting entry, in heap (not time) order. */
+  entries(): readonly DelayedEntry[] {
+    return this.heap;
+  }
+
   clear(): void {
     this.heap.length = 0;
     this.byKey.clear();

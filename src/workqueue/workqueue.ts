@@ -124,6 +124,22 @@ export class Workqueue {
     return this.waiting.size;
   }
 
+  /**
+   * Keys waiting after a failure (rate-limited, not yet forgotten), soonest first, at most `limit`:
+   * what a person debugging wants to see. O(waiting keys); meant for an occasional look, not a hot path.
+   */
+  backoffKeys(limit: number): { readonly total: number; readonly keys: readonly { readonly key: string; readonly retryInMs: number; readonly requeues: number }[] } {
+    const now = this.clock.monotonicNow();
+    const found: { key: string; retryInMs: number; requeues: number }[] = [];
+    for (const entry of this.waiting.entries()) {
+      const requeues = this.rateLimiter.numRequeues(entry.key);
+      // requeueAfter forgets the key first, so a waiting key with requeues is one in backoff.
+      if (requeues > 0) found.push({ key: entry.key, retryInMs: Math.max(0, entry.readyAtMs - now), requeues });
+    }
+    found.sort((a, b) => a.retryInMs - b.retryInMs);
+    return { total: found.length, keys: found.slice(0, Math.max(0, limit)) };
+  }
+
   get isShuttingDown(): boolean {
     return this.stopping;
   }

@@ -1,6 +1,7 @@
 /** The operator's side of the backup service: start-or-look-up a backup, through resilient HTTP. */
-import { createHttpClient, type HttpClient } from 'operator-runtime';
+import { createHttpClient, type HttpClient, type HttpClientOptions } from 'operator-runtime';
 import type { Registry } from 'prom-client';
+import { BackupServiceError } from './backup-endpoints.js';
 import type { Database } from './database.js';
 
 export interface BackupState {
@@ -12,6 +13,10 @@ export interface BackupClientOptions {
   readonly registry?: Registry;
   /** Per-attempt timeout: a hanging service must not hold a worker. @defaultValue 2000 */
   readonly attemptTimeoutMs?: number;
+  /** Hosts (`URL.host`) the metrics name; any other is `other`, so tenants cannot mint series. @defaultValue none */
+  readonly metricHosts?: readonly string[];
+  /** undici dispatcher (a MockAgent in tests). */
+  readonly dispatcher?: HttpClientOptions['dispatcher'];
 }
 
 export class BackupClient {
@@ -23,14 +28,20 @@ export class BackupClient {
       baseDelayMs: 200,
       maxDelayMs: 2_000,
       attemptTimeoutMs: options.attemptTimeoutMs ?? 2_000,
+      // A backup answer is a few hundred bytes; nothing larger is read into memory.
+      maxResponseBytes: 64 * 1024,
+      metricHosts: options.metricHosts ?? [],
       ...(options.registry ? { registry: options.registry } : {}),
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     });
   }
 
   /**
    * Starts the backup of this Database, or returns the one already started: the Database's uid is
    * the idempotency key, so polling is the same call and a retried request never starts a second
-   * backup. Throws `HttpRequestError` (or an Error for a non-2xx answer) when the service fails.
+   * backup. `endpoint` must already be allowed (see backup-endpoints.ts). Throws
+   * `HttpRequestError`, or `BackupServiceError` (status code only: the body is the service's, and
+   * error text ends up where tenants read it) for an answer it cannot use.
    */
   async backup(endpoint: string, db: Database, signal: AbortSignal): Promise<BackupState> {
     const res = await this.http.request(new URL('/backups', endpoint), {
@@ -40,8 +51,19 @@ export class BackupClient {
       idempotencyKey: db.metadata.uid,
       signal,
     });
-    if (res.status !== 202 && res.status !== 200) throw new Error(`backup service answered ${res.status}: ${res.text().slice(0, 200)}`);
-    return res.json<BackupState>();
+    if (res.status !== 202 && res.status !== 200) throw new BackupServiceError(res.status);
+    let parsed: unknown;
+    try {
+      parsed = res.json();
+    } catch {
+      parsed = undefined; // JSON.parse's message quotes the body
+    }
+    const state = parsed as Partial<BackupState> | undefined;
+    // The id is shown in status: a short token or nothing.
+    if (typeof state?.id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(state.id) || (state.state !== 'running' && state.state !== 'completed')) {
+      throw new BackupServiceError(res.status, true);
+    }
+    return { id: state.id, state: state.state };
   }
 
   close(): Promise<void> {

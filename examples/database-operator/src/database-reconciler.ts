@@ -32,6 +32,7 @@ import {
 } from 'operator-runtime';
 import type { Registry } from 'prom-client';
 import type { BackupClient } from './backup-client.js';
+import { describeBackupFailure, resolveBackupEndpoint, type BackupEndpointPolicy } from './backup-endpoints.js';
 import { DATABASE, FIELD_MANAGER, FINALIZER, PORTS, SUPPORTED_VERSIONS, type Database, type DatabaseStatus, type Phase } from './database.js';
 import { overlay } from './overlay.js';
 import { CONFIG_MAP, SECRET, SERVICE, STATEFUL_SET, desiredConfigMap, desiredSecret, desiredService, desiredStatefulSet, names } from './resources.js';
@@ -48,6 +49,8 @@ export interface DatabaseReconcilerOptions {
   readonly backups: BackupClient;
   /** Used when a Database does not name its own backup endpoint. */
   readonly defaultBackupEndpoint: string;
+  /** Endpoints a Database may name instead (by origin); any other is refused without a request. @defaultValue none */
+  readonly allowedBackupEndpoints?: readonly string[];
   readonly registry?: Registry;
   readonly backupPollMs?: number;
   /** Called after every status write with the resourceVersion it was conditioned on and the one it produced (audits). */
@@ -64,8 +67,10 @@ interface Ctx {
 
 export class DatabaseReconciler implements Reconciler {
   private readonly actions: readonly Action<Ctx>[];
+  private readonly endpoints: BackupEndpointPolicy;
 
   constructor(private readonly options: DatabaseReconcilerOptions) {
+    this.endpoints = { defaultEndpoint: options.defaultBackupEndpoint, allowedEndpoints: options.allowedBackupEndpoints ?? [] };
     this.actions = [
       { name: 'secret', run: (ctx) => this.ensureSecret(ctx) },
       { name: 'configmap', run: async (ctx) => (await this.ensureOwned(ctx, desiredConfigMap(ctx.db))).action },
@@ -154,12 +159,16 @@ export class DatabaseReconciler implements Reconciler {
     const ready = sts?.status?.readyReplicas ?? 0;
     const converged = ready === db.spec.replicas && (sts?.status?.observedGeneration ?? 0) >= (sts?.metadata?.generation ?? 1);
     const phase: Phase = converged ? 'Ready' : 'Provisioning';
-    await this.writeStatus(db, { phase, readyReplicas: ready, endpoint: `${names.service(db)}.${db.metadata.namespace}.svc:${PORTS[db.spec.engine]}` }, [
+    const conditions: ConditionInput[] = [
       { type: 'Provisioned', status: 'True', reason: 'ResourcesCreated', message: 'Secret, ConfigMap, Service and StatefulSet exist' },
       converged
         ? { type: 'Ready', status: 'True', reason: 'ReplicasReady', message: `${ready}/${db.spec.replicas} replicas ready` }
         : { type: 'Ready', status: 'False', reason: 'ReplicasNotReady', message: `${ready}/${db.spec.replicas} replicas ready` },
-    ], signal);
+    ];
+    // Said while the Database lives, not first at deletion, so its owner can fix the spec in time.
+    const backupEndpoint = this.backupEndpointCondition(db);
+    if (backupEndpoint) conditions.push(backupEndpoint);
+    await this.writeStatus(db, { phase, readyReplicas: ready, endpoint: `${names.service(db)}.${db.metadata.namespace}.svc:${PORTS[db.spec.engine]}` }, conditions, signal);
     return actionContinue();
   }
 
@@ -167,14 +176,22 @@ export class DatabaseReconciler implements Reconciler {
   private async backupBeforeDelete(db: Database, signal: AbortSignal, log: Logger): Promise<Result | void> {
     if (db.spec.backup?.enabled === false) return;
     if (db.status?.phase !== 'Deleting') await this.writeStatus(db, { phase: 'Deleting' }, [], signal).then((d) => (db = d));
-    const endpoint = db.spec.backup?.endpoint || this.options.defaultBackupEndpoint;
+    const resolved = resolveBackupEndpoint(db, this.endpoints);
+    if (!resolved.allowed) {
+      // No request is made. The finalizer stays until the spec names an allowed endpoint (or
+      // none, or disables backup): not retried, since only a spec change can help.
+      await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'False', reason: 'EndpointNotAllowed', message: resolved.message }], signal);
+      this.options.recorder.event(db, 'Warning', 'EndpointNotAllowed', resolved.message);
+      throw new TerminalError('spec.backup.endpoint is not allowed');
+    }
     let backup;
     try {
-      backup = await this.options.backups.backup(endpoint, db, signal);
+      backup = await this.options.backups.backup(resolved.endpoint, db, signal);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'False', reason: 'BackupFailed', message: message.slice(0, 300) }], signal).catch(() => undefined);
-      this.options.recorder.event(db, 'Warning', 'BackupFailed', `backup before delete failed: ${message.slice(0, 200)}`);
+      // Status and Events are tenant-readable: codes only, never what the service said.
+      const message = describeBackupFailure(err);
+      await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'False', reason: 'BackupFailed', message }], signal).catch(() => undefined);
+      this.options.recorder.event(db, 'Warning', 'BackupFailed', `backup before delete failed: ${message}`);
       throw err; // keeps the finalizer; the workqueue backs off
     }
     if (backup.state !== 'completed') {
@@ -187,6 +204,16 @@ export class DatabaseReconciler implements Reconciler {
     await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'True', reason: 'BackupCompleted', message: `backup ${backup.id} completed` }], signal);
     this.options.recorder.event(db, 'Normal', 'BackedUp', `backup ${backup.id} completed; removing finalizer`);
     log.info({ backup: backup.id }, 'backup completed');
+  }
+
+  /** `BackupEndpointAllowed` once a Database names a backup endpoint (False when refused); nothing otherwise. */
+  private backupEndpointCondition(db: Database): ConditionInput | undefined {
+    const resolved = resolveBackupEndpoint(db, this.endpoints);
+    if (!resolved.allowed) return { type: 'BackupEndpointAllowed', status: 'False', reason: 'EndpointNotAllowed', message: resolved.message };
+    if (db.spec.backup?.endpoint || getCondition(db.status?.conditions, 'BackupEndpointAllowed')) {
+      return { type: 'BackupEndpointAllowed', status: 'True', reason: db.spec.backup?.endpoint ? 'EndpointAllowed' : 'DefaultEndpoint', message: db.spec.backup?.endpoint ? 'spec.backup.endpoint is allowed' : 'the operator\'s backup endpoint is used' };
+    }
+    return undefined;
   }
 
   /** Merges fields and conditions into the status; re-reads and re-applies on conflict; no write when unchanged. */

@@ -2,6 +2,7 @@
  * The Database operator as a process. Configuration from the environment:
  *   KUBECONFIG (or in-cluster)       how to reach the API server
  *   BACKUP_SERVICE_URL               default backup endpoint (required)
+ *   BACKUP_ALLOWED_ENDPOINTS         comma-separated other endpoints a Database may name (default none)
  *   LEADER_ELECTION_NAMESPACE        enables leader election (Lease `database-operator`)
  *   POD_NAME                         identity for leader election (default hostname_<random>)
  *   METRICS_PORT / HEALTH_PORT       8080 / 8081 (0 disables); BIND_HOST (default 0.0.0.0)
@@ -31,6 +32,7 @@ const operator = createDatabaseOperator({
   registry,
   logger,
   backupEndpoint: env.BACKUP_SERVICE_URL,
+  allowedBackupEndpoints: (env.BACKUP_ALLOWED_ENDPOINTS ?? '').split(',').map((e) => e.trim()).filter(Boolean),
   ...(env.LEADER_ELECTION_NAMESPACE ? { leaderElectionNamespace: env.LEADER_ELECTION_NAMESPACE } : {}),
   ...(identity ? { identity } : {}),
   ...(num('LEASE_DURATION_MS') ? { leaseDurationMs: num('LEASE_DURATION_MS')! } : {}),

@@ -6,15 +6,19 @@
 import { EventRecorder, KubeClient, LeaderElector, Manager, type Client, type Controller, type Logger } from 'operator-runtime';
 import type { Registry } from 'prom-client';
 import { BackupClient } from './backup-client.js';
+import { allowedOrigins } from './backup-endpoints.js';
 import { DATABASE } from './database.js';
 import { CONTROLLER_NAME, DatabaseReconciler } from './database-reconciler.js';
-import { CONFIG_MAP, SECRET, SERVICE, STATEFUL_SET } from './resources.js';
+import { CONFIG_MAP, MANAGED_BY_SELECTOR, SECRET, SERVICE, STATEFUL_SET } from './resources.js';
 
 export interface DatabaseOperatorOptions {
   readonly client: Client & Partial<Pick<KubeClient, 'mapper'>>;
   readonly registry: Registry;
   readonly logger: Logger;
+  /** The operator's backup service; used when a Database names none. */
   readonly backupEndpoint: string;
+  /** Other backup endpoints a Database may name (compared by origin); any other is refused without a request. @defaultValue none */
+  readonly allowedBackupEndpoints?: readonly string[];
   /** Lease namespace; no leader election without it. */
   readonly leaderElectionNamespace?: string;
   readonly identity?: string;
@@ -61,13 +65,17 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     client,
     registry,
     logger,
+    // Owned kinds: only our own objects are cached, not every Secret in the cluster.
+    labelSelectorsByKind: [SECRET, CONFIG_MAP, SERVICE, STATEFUL_SET].map((kind) => ({ ...kind, labelSelector: MANAGED_BY_SELECTOR })),
     ...(elector ? { leaderElection: elector } : {}),
     ...(options.metricsPort !== undefined ? { metricsPort: options.metricsPort } : {}),
     ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}),
     ...(options.bindHost ? { bindHost: options.bindHost } : {}),
     ...(options.gracefulShutdownMs !== undefined ? { gracefulShutdownMs: options.gracefulShutdownMs } : {}),
   });
-  const backups = new BackupClient({ registry });
+  const endpointPolicy = { defaultEndpoint: options.backupEndpoint, allowedEndpoints: options.allowedBackupEndpoints ?? [] };
+  // Only allowed endpoints are ever called, so their hosts bound the metrics' `host` label.
+  const backups = new BackupClient({ registry, metricHosts: allowedOrigins(endpointPolicy).map((u) => u.host) });
   const recorder: EventRecorder = manager.eventRecorder('database-operator');
   const reconciler = new DatabaseReconciler({
     // Reads from the cache, writes to the API server: a no-op reconcile costs no request at all.
@@ -76,6 +84,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     recorder,
     backups,
     defaultBackupEndpoint: options.backupEndpoint,
+    allowedBackupEndpoints: endpointPolicy.allowedEndpoints,
     registry,
     ...(options.backupPollMs ? { backupPollMs: options.backupPollMs } : {}),
     ...(options.onStatusWrite ? { onStatusWrite: options.onStatusWrite } : {}),

@@ -15,8 +15,12 @@ export const names = {
   statefulSet: (db: Database) => db.metadata.name,
 };
 
+export const MANAGED_BY = 'database-operator';
+/** Every object the operator creates carries this label; its cache holds only those of the owned kinds. */
+export const MANAGED_BY_SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY}`;
+
 export function labels(db: Database): Record<string, string> {
-  return { 'app.kubernetes.io/name': db.spec.engine, 'app.kubernetes.io/instance': db.metadata.name, 'app.kubernetes.io/managed-by': 'database-operator' };
+  return { 'app.kubernetes.io/name': db.spec.engine, 'app.kubernetes.io/instance': db.metadata.name, 'app.kubernetes.io/managed-by': MANAGED_BY };
 }
 
 /** The password Secret: created once; the password is never regenerated while the Secret exists. */

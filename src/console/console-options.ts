@@ -1,0 +1,5 @@
+import type { ConsoleServerOptions } from './console-server.js';
+import type { ConsoleStateOptions } from './console-state.js';
+
+/** `ManagerOptions.console`: where the console listens and how much it remembers. */
+export interface ConsoleOptions extends ConsoleServerOptions, Omit<ConsoleStateOptions, 'clock' | 'informers' | 'leaderElection'> {}

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The console page: one self-contained HTML document (no CDN, no framework) that polls
+ * `api/state` and renders it. Every piece of data goes into the DOM as text (`textContent` /
+ * text nodes) or as a number in an SVG attribute, never through `innerHTML`; the server's
+ * Content-Security-Policy allows only this exact script and style (by hash) as a second wall.
+ */
+
+const STYLE = `
+:root { color-scheme: light; --fg:#1d2430; --muted:#667085; --line:#e4e7ec; --ok:#12805c; --err:#c0362c; --warn:#b54708; --bar:#4f6bed; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: #f7f8fa; }
+header { display: flex; gap: 24px; align-items: baseline; padding: 12px 20px; background: #fff; border-bottom: 1px solid var(--line); }
+header h1 { font-size: 16px; margin: 0; }
+#status.live::before { content: "● "; color: var(--ok); }
+#status.down::before { content: "● "; color: var(--err); }
+main { padding: 12px 20px; display: grid; gap: 14px; }
+section { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; overflow-x: auto; }
+h2 { font-size: 14px; margin: 0 0 8px; }
+h3 { font-size: 13px; margin: 10px 0 4px; color: var(--muted); }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
+td.msg { white-space: pre-wrap; word-break: break-word; max-width: 640px; }
+th { color: var(--muted); font-weight: 600; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
+.error, .terminal_error, .false { color: var(--err); font-weight: 600; }
+.success, .true { color: var(--ok); }
+.requeue_after, .Warning { color: var(--warn); }
+.empty { color: var(--muted); font-style: italic; }
+svg.chart { display: block; }
+.legend { color: var(--muted); font-size: 11px; }
+`;
+
+const SCRIPT = `
+'use strict';
+const POLL_MS = 1000;
+const byId = (id) => document.getElementById(id);
+function el(tag, className, ...children) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(c === undefined || c === null ? '' : String(c)));
+  return e;
+}
+const cell = (value, className) => el('td', className, value);
+function fmtMs(ms) {
+  if (ms === undefined || ms === null) return '–';
+  if (ms < 1) return ms.toFixed(2) + ' ms';
+  if (ms < 1000) return ms.toFixed(ms < 10 ? 1 : 0) + ' ms';
+  return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + ' s';
+}
+function ago(atMs, now) {
+  if (!atMs) return '–';
+  const s = Math.max(0, (now - atMs) / 1000);
+  return s < 60 ? s.toFixed(0) + ' s ago' : s < 3600 ? (s / 60).toFixed(0) + ' min ago' : (s / 3600).toFixed(1) + ' h ago';
+}
+function inFuture(atMs, now) {
+  const s = (atMs - now) / 1000;
+  return s <= 0 ? 'now' : 'in ' + (s < 60 ? s.toFixed(1) + ' s' : (s / 60).toFixed(1) + ' min');
+}
+const clock = (atMs) => new Date(atMs).toLocaleTimeString();
+function fill(tbodyId, rows, columns, emptyText) {
+  const body = byId(tbodyId);
+  body.replaceChildren(...(rows.length ? rows : [el('tr', null, Object.assign(el('td', 'empty', emptyText), { colSpan: columns }))]));
+}
+const SVG = 'http://www.w3.org/2000/svg';
+function svg(tag, attrs) {
+  const e = document.createElementNS(SVG, tag);
+  for (const k in attrs) e.setAttribute(k, String(attrs[k]));
+  return e;
+}
+/** Bars: reconciles per slot (errors in red); line: p99 latency (own scale). Numbers only. */
+function chart(series) {
+  const W = 300, H = 56, n = series.length || 1, bw = W / n;
+  const maxCount = Math.max(1, ...series.map((p) => p.count));
+  const p99s = series.map((p) => p.p99Ms || 0);
+  const maxP99 = Math.max(1, ...p99s);
+  const root = svg('svg', { class: 'chart', width: W, height: H + 2, viewBox: '0 0 ' + W + ' ' + (H + 2), role: 'img' });
+  root.append(svg('line', { x1: 0, y1: H, x2: W, y2: H, stroke: '#e4e7ec' }));
+  series.forEach((p, i) => {
+    const h = (p.count / maxCount) * H, eh = (p.errors / maxCount) * H;
+    if (h > 0) root.append(svg('rect', { x: i * bw + 1, y: H - h, width: Math.max(1, bw - 2), height: h, fill: '#4f6bed' }));
+    if (eh > 0) root.append(svg('rect', { x: i * bw + 1, y: H - eh, width: Math.max(1, bw - 2), height: eh, fill: '#c0362c' }));
+  });
+  const pts = series.map((p, i) => p.p99Ms === undefined || p.p99Ms === null ? null : (i * bw + bw / 2).toFixed(1) + ',' + (H - (p.p99Ms / maxP99) * (H - 4)).toFixed(1)).filter(Boolean);
+  if (pts.length > 1) root.append(svg('polyline', { points: pts.join(' '), fill: 'none', stroke: '#b54708', 'stroke-width': 1.5 }));
+  const title = document.createElementNS(SVG, 'title');
+  title.textContent = 'reconciles per slot (max ' + maxCount + '), p99 line (max ' + fmtMs(maxP99) + ')';
+  root.append(title);
+  return root;
+}
+function render(s) {
+  const now = s.generatedAtMs;
+  const l = s.leader;
+  byId('leader').textContent = l.enabled
+    ? (l.isLeader ? 'this replica leads' : 'standby') + ' · identity ' + (l.identity || '?') + ' · Lease holder ' + (l.holder || '(none)')
+    : 'no leader election (single replica)';
+  fill('controllers-body', s.controllers.map((c) => el('tr', null,
+    cell(c.name), cell(c.queued, 'num'), cell(c.delayed, 'num'), cell(c.inFlight + ' / ' + (c.workers ?? '?'), 'num'),
+    cell(c.summary.ratePerSec.toFixed(1) + '/s', 'num'), cell(c.summary.errors, 'num' + (c.summary.errors ? ' error' : '')),
+    cell(fmtMs(c.summary.p50Ms), 'num'), cell(fmtMs(c.summary.p99Ms), 'num'), el('td', null, chart(c.series)))), 9, 'no controllers');
+  const failing = [], backoff = [];
+  for (const c of s.controllers) {
+    const retryAt = new Map(c.backoff.keys.map((k) => [k.key, k.retryAtMs]));
+    for (const f of c.failing.keys) failing.push(el('tr', null, cell(c.name), cell(f.key), cell(f.result, f.result), cell(f.failures, 'num'),
+      cell(ago(f.lastAtMs, now)), cell(retryAt.has(f.key) ? inFuture(retryAt.get(f.key), now) : (f.result === 'terminal_error' ? 'not retried' : '–')), cell(f.lastError, 'msg')));
+    for (const b of c.backoff.keys) backoff.push(el('tr', null, cell(c.name), cell(b.key), cell(b.requeues, 'num'), cell(inFuture(b.retryAtMs, now)), cell(clock(b.retryAtMs))));
+  }
+  fill('failing-body', failing, 7, 'no failing keys');
+  fill('backoff-body', backoff, 5, 'no keys in backoff');
+  const recent = byId('recent');
+  recent.replaceChildren(...s.controllers.map((c) => {
+    const rows = c.recent.map((r) => el('tr', null, cell(clock(r.atMs)), cell(r.key), cell(r.result, r.result), cell(fmtMs(r.durationMs), 'num'), cell(r.error, 'msg')));
+    const body = el('tbody', null, ...(rows.length ? rows : [el('tr', null, Object.assign(el('td', 'empty', 'none yet'), { colSpan: 5 }))]));
+    const head = el('thead', null, el('tr', null, el('th', null, 'started'), el('th', null, 'key'), el('th', null, 'result'), el('th', 'num', 'duration'), el('th', null, 'error')));
+    return el('div', null, el('h3', null, c.name + ' — last ' + c.recent.length), el('table', null, head, body));
+  }));
+  fill('informers-body', s.informers.map((i) => el('tr', null, cell(i.name), cell(i.state), cell(i.synced ? 'yes' : 'no', String(i.synced)), cell(i.objects, 'num'),
+    cell(ago(i.lastEventAtMs, now)), cell(i.relists, 'num'), cell(i.restarts, 'num'), cell(i.stalls, 'num'), cell(i.pendingKeys, 'num'),
+    cell(i.lastError ? i.lastError.message + ' (' + ago(i.lastError.atMs, now) + ')' : '', 'msg'))), 10, 'no informers');
+  fill('events-body', s.events.map((e) => el('tr', null, cell(clock(e.atMs)), cell(e.type, e.type), cell(e.reason),
+    cell(e.involvedObject.kind + ' ' + (e.involvedObject.namespace ? e.involvedObject.namespace + '/' : '') + e.involvedObject.name), cell(e.message, 'msg'))), 5, 'no events recorded');
+}
+async function poll() {
+  const status = byId('status');
+  try {
+    const res = await fetch('api/state', { cache: 'no-store' });
+    if (!res.ok) throw new Error('HTTP ' + res.status);
+    const state = await res.json();
+    render(state);
+    status.className = 'live';
+    status.textContent = 'live · updated ' + clock(state.generatedAtMs);
+  } catch (err) {
+    status.className = 'down';
+    status.textContent = 'cannot reach the operator (' + (err && err.message ? err.message : String(err)) + '): retrying';
+  }
+  setTimeout(poll, POLL_MS);
+}
+poll();
+`;
+
+function table(id: string, headers: readonly string[]): string {
+  const ths = headers.map((h) => `<th${h.startsWith('#') ? ' class="num"' : ''}>${h.replace(/^#/, '')}</th>`).join('');
+  return `<table><thead><tr>${ths}</tr></thead><tbody id="${id}"></tbody></table>`;
+}
+
+/** The page; contains no data — it fetches `api/state` relative to its own URL. */
+export const CONSOLE_HTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>operator console</title><style>${STYLE}</style></head>
+<body>
+<header><h1>operator console</h1><span id="leader">…</span><span id="status">connecting…</span></header>
+<main>
+<section id="controllers"><h2>Controllers</h2>${table('controllers-body', ['controller', '#queued', '#delayed', '#in flight / workers', '#rate (1 min)', '#errors (1 min)', '#p50', '#p99', 'last 5 min'])}
+<div class="legend">chart: reconciles per 10 s (errors red), p99 latency line (orange, own scale)</div></section>
+<section id="failing"><h2>Failing keys</h2>${table('failing-body', ['controller', 'key', 'result', '#failures in a row', 'last failure', 'next retry', 'last error'])}</section>
+<section id="backoff"><h2>Keys in backoff</h2>${table('backoff-body', ['controller', 'key', '#retries', 'next retry', 'at'])}</section>
+<section id="informers"><h2>Informers</h2>${table('informers-body', ['informer', 'state', 'synced', '#objects', 'last event', '#relists', '#restarts', '#stalls', '#pending', 'last error'])}</section>
+<section id="events"><h2>Events recorded</h2>${table('events-body', ['time', 'type', 'reason', 'object', 'message'])}</section>
+<section id="recent-reconciles"><h2>Recent reconciles</h2><div id="recent"></div></section>
+</main>
+<script>${SCRIPT}</script>
+</body></html>
+`;
+
+const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/** Allows exactly the page's own script and style, and fetches to its own origin. */
+export const CONSOLE_CSP = `default-src 'none'; script-src ${sha256(SCRIPT)}; style-src ${sha256(STYLE)}; connect-src 'self'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;

@@ -1,0 +1,139 @@
+/**
+ * console: the operator console's data. One `ConsoleState` per manager gathers what a person
+ * debugging an operator wants to look at — controllers (queue, workers, rate, latency, recent
+ * reconciles, failing keys, backoff), informer health, leadership and recorded Events — into one
+ * JSON snapshot, in bounded memory. Credentials are redacted when recorded, not when shown.
+ */
+import type { InformerHealth } from '../cache/informer.js';
+import type { RecordedEvent } from '../controller/event-recorder.js';
+import { realClock, type Clock } from '../core/clock.js';
+import { InvalidOptionError } from '../core/errors.js';
+import { ControllerView, type ControllerSnapshot } from './controller-view.js';
+import { FixedRing } from './fixed-ring.js';
+import { redactMessage } from './redact-message.js';
+import type { ReconcileWindowOptions } from './reconcile-window.js';
+
+/** Reconciles kept per controller. @defaultValue 50 */
+export const DEFAULT_RECENT_RECONCILES = 50;
+/** Events kept. @defaultValue 100 */
+export const DEFAULT_RECENT_EVENTS = 100;
+/** Failing keys remembered per controller (the oldest failure is forgotten first). @defaultValue 1000 */
+export const DEFAULT_MAX_FAILING_KEYS = 1000;
+/** Rows per list in a snapshot (failing keys, keys in backoff). @defaultValue 100 */
+export const DEFAULT_LIST_LIMIT = 100;
+
+/** What the console reads from leader election (a `LeaderElector` fits). */
+export interface LeaderView {
+  isLeader(): boolean;
+  getLeader?(): string | undefined;
+  readonly identity?: string;
+}
+
+export interface ConsoleStateOptions extends ReconcileWindowOptions {
+  readonly clock?: Clock;
+  /** Informer health, read at each snapshot (the manager's `informers.health()`). */
+  readonly informers?: () => readonly InformerHealth[];
+  readonly leaderElection?: LeaderView;
+  /** @defaultValue {@link DEFAULT_RECENT_RECONCILES} */
+  readonly recentReconciles?: number;
+  /** @defaultValue {@link DEFAULT_RECENT_EVENTS} */
+  readonly recentEvents?: number;
+  /** @defaultValue {@link DEFAULT_MAX_FAILING_KEYS} */
+  readonly maxFailingKeys?: number;
+  /** @defaultValue {@link DEFAULT_LIST_LIMIT} */
+  readonly listLimit?: number;
+}
+
+export interface InformerSnapshot {
+  readonly name: string;
+  readonly state: string;
+  readonly synced: boolean;
+  readonly objects: number;
+  readonly lastEventAtMs: number | undefined;
+  readonly lastSyncAtMs: number | undefined;
+  /** Full lists after the first one. */
+  readonly relists: number;
+  readonly restarts: number;
+  readonly stalls: number;
+  readonly consecutiveFailures: number;
+  readonly lastError: { readonly message: string; readonly atMs: number } | undefined;
+  readonly pendingKeys: number;
+}
+
+export type EventSnapshot = RecordedEvent;
+
+export interface ConsoleSnapshot {
+  readonly generatedAtMs: number;
+  readonly leader: { readonly enabled: boolean; readonly identity: string | undefined; readonly isLeader: boolean; readonly holder: string | undefined };
+  readonly controllers: readonly ControllerSnapshot[];
+  readonly informers: readonly InformerSnapshot[];
+  readonly events: readonly EventSnapshot[];
+}
+
+export class ConsoleState {
+  private readonly clock: Clock;
+  private readonly controllers = new Map<string, ControllerView>();
+  private readonly events: FixedRing<EventSnapshot>;
+  private readonly options: ConsoleStateOptions;
+
+  constructor(options: ConsoleStateOptions = {}) {
+    for (const name of ['recentReconciles', 'recentEvents', 'maxFailingKeys', 'listLimit'] as const) {
+      const value = options[name];
+      if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new InvalidOptionError(name, 'must be an integer >= 1');
+    }
+    this.options = options;
+    this.clock = options.clock ?? realClock;
+    this.events = new FixedRing(options.recentEvents ?? DEFAULT_RECENT_EVENTS);
+  }
+
+  /** The view a controller feeds; give it to the controller as its `observer`, then `attach` its queue. */
+  trackController(name: string): ControllerView {
+    if (this.controllers.has(name)) throw new InvalidOptionError('name', `controller ${name} is already tracked`);
+    const view = new ControllerView(name, this.clock, {
+      ...this.options,
+      recentReconciles: this.options.recentReconciles ?? DEFAULT_RECENT_RECONCILES,
+      maxFailingKeys: this.options.maxFailingKeys ?? DEFAULT_MAX_FAILING_KEYS,
+      listLimit: this.options.listLimit ?? DEFAULT_LIST_LIMIT,
+    });
+    this.controllers.set(name, view);
+    return view;
+  }
+
+  /** An EventRecorder's `onRecorded` hook. */
+  recordEvent(event: RecordedEvent): void {
+    this.events.push({ ...event, message: redactMessage(event.message) });
+  }
+
+  snapshot(): ConsoleSnapshot {
+    const leader = this.options.leaderElection;
+    return {
+      generatedAtMs: this.clock.now(),
+      leader: {
+        enabled: leader !== undefined,
+        identity: leader?.identity,
+        isLeader: leader ? leader.isLeader() : true,
+        holder: leader?.getLeader?.(),
+      },
+      controllers: [...this.controllers.values()].map((c) => c.snapshot()),
+      informers: (this.options.informers?.() ?? []).map(informerSnapshot),
+      events: this.events.newestFirst(),
+    };
+  }
+}
+
+function informerSnapshot(h: InformerHealth): InformerSnapshot {
+  return {
+    name: h.name,
+    state: h.state,
+    synced: h.synced,
+    objects: h.objects,
+    lastEventAtMs: h.lastEventAtMs,
+    lastSyncAtMs: h.lastSyncAtMs,
+    relists: Math.max(0, h.lists - 1),
+    restarts: h.restarts,
+    stalls: h.stalls,
+    consecutiveFailures: h.consecutiveFailures,
+    lastError: h.lastError ? { message: redactMessage(h.lastError.message), atMs: h.lastError.atMs } : undefined,
+    pendingKeys: h.handlers.reduce((n, x) => n + x.pendingKeys, 0),
+  };
+}

@@ -1,0 +1,20 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FixedRing } from './fixed-ring.js';
+
+describe('FixedRing', () => {
+  test('keeps the last `capacity` items, newest first, overwriting the oldest', () => {
+    const ring = new FixedRing<number>(3);
+    assert.deepEqual(ring.newestFirst(), []);
+    ring.push(1);
+    ring.push(2);
+    assert.deepEqual(ring.newestFirst(), [2, 1]);
+    for (let i = 3; i <= 10; i++) ring.push(i);
+    assert.equal(ring.length, 3);
+    assert.deepEqual(ring.newestFirst(), [10, 9, 8]);
+  });
+
+  test('rejects a capacity below 1', () => {
+    assert.throws(() => new FixedRing(0), { code: 'ERR_INVALID_OPTION' });
+  });
+});
