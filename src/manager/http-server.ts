@@ -1,7 +1,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export type RouteHandler = (req: IncomingMessage) => Promise<{ status: number; contentType: string; body: string }>;
+
+export interface EndpointServerOptions {
+  /** Serve HTTPS with this certificate and key (PEM) instead of plain HTTP. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /**
+   * Asked before every route: 200 lets the request through; 401, 403 or 500 answers with that
+   * status (and no body worth reading). @defaultValue every request allowed
+   */
+  readonly authorize?: (req: IncomingMessage, path: string) => Promise<number>;
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error' };
 
 /**
  * A tiny HTTP server for the manager's endpoints (/metrics, /healthz, /readyz). Runs as a runnable:
@@ -14,7 +27,13 @@ export class EndpointServer {
     readonly host: string,
     readonly port: number,
     private readonly routes: ReadonlyMap<string, RouteHandler>,
+    private readonly options: EndpointServerOptions = {},
   ) {}
+
+  /** `https` when serving TLS. */
+  get scheme(): 'http' | 'https' {
+    return this.options.tls ? 'https' : 'http';
+  }
 
   /** The port actually bound (useful with port 0 in tests of this class). */
   get boundPort(): number | undefined {
@@ -23,7 +42,9 @@ export class EndpointServer {
 
   /** Binds; resolves once listening (so start order "servers first" means reachable first). */
   async listen(): Promise<void> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse): void => void this.handle(req, res);
+    const tls = this.options.tls;
+    const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler) : createServer(handler);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -51,6 +72,15 @@ export class EndpointServer {
       if (!route) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         return;
+      }
+      if (this.options.authorize) {
+        const status = await this.options.authorize(req, path);
+        if (status !== 200) {
+          const headers: Record<string, string> = { 'content-type': 'text/plain' };
+          if (status === 401) headers['www-authenticate'] = 'Bearer';
+          res.writeHead(status, headers).end(`${STATUS_TEXT[status] ?? 'Denied'}\n`);
+          return;
+        }
       }
       const out = await route(req);
       res.writeHead(out.status, { 'content-type': out.contentType }).end(out.body);

@@ -14,5 +14,8 @@ export { ControllerBuilder } from './controller-builder.js';
 export type { ControllerBuilderOptions, WatchOptions as ControllerWatchOptions } from './controller-builder.js';
 export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';
 export type { HealthCheck } from './health-checks.js';
+export { DEFAULT_SECURE_METRICS_PORT, defaultBindHost } from './secure-metrics.js';
+export type { SecureMetricsOptions } from './secure-metrics.js';
+export { DEFAULT_AUTH_CACHE_TTL_MS, DEFAULT_AUTH_CACHE_SIZE } from './token-review-authorizer.js';
 export { runUntilSignal } from './run-until-signal.js';
 export type { RunUntilSignalOptions } from './run-until-signal.js';

@@ -18,6 +18,7 @@ import { ConsoleServer } from '../console/console-server.js';
 import { ConsoleState } from '../console/console-state.js';
 import type { ConsoleOptions } from '../console/console-options.js';
 import { EndpointServer, type RouteHandler } from './http-server.js';
+import { DEFAULT_SECURE_METRICS_PORT, defaultBindHost, secureEndpointOptions, validateSecureMetricsOptions, type SecureMetricsOptions } from './secure-metrics.js';
 import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
 
 /** Listeners the manager's shared stop signals may carry before Node warns (one or two per informer). */
@@ -48,11 +49,17 @@ export interface ManagerOptions {
    * only them, and the rest of the cluster's objects are never held in memory. @defaultValue none
    */
   readonly labelSelectorsByKind?: readonly KindLabelSelector[];
-  /** 0 disables the /metrics server. @defaultValue 8080 */
+  /** 0 disables the /metrics server. @defaultValue 8080, or 8443 with `secureMetrics` */
   readonly metricsPort?: number;
+  /**
+   * Serve /metrics over HTTPS, only to bearer tokens allowed to `get` it (TokenReview +
+   * SubjectAccessReview through `client`; RBAC needs `create` on tokenreviews and
+   * subjectaccessreviews). Needs its own port (health probes stay plain HTTP). @defaultValue plain HTTP, no authentication
+   */
+  readonly secureMetrics?: SecureMetricsOptions;
   /** 0 disables the /healthz and /readyz server. @defaultValue 8081 */
   readonly healthPort?: number;
-  /** @defaultValue '0.0.0.0' for the endpoints (inside a pod), use 127.0.0.1 locally */
+  /** Where the endpoints listen. @defaultValue '0.0.0.0' in a pod (KUBERNETES_SERVICE_HOST set), '127.0.0.1' elsewhere */
   readonly bindHost?: string;
   /** How long stopping may take for in-flight reconciles. @defaultValue 30,000 ms */
   readonly gracefulShutdownMs?: number;
@@ -123,6 +130,13 @@ export class Manager {
     this.gracefulShutdownMs = options.gracefulShutdownMs ?? DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS;
     for (const [name, value] of [['metricsPort', options.metricsPort], ['healthPort', options.healthPort], ['gracefulShutdownMs', options.gracefulShutdownMs], ['cacheSyncTimeoutMs', options.cacheSyncTimeoutMs]] as const) {
       if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new InvalidOptionError(name, 'must be a number >= 0');
+    }
+    if (options.secureMetrics) {
+      validateSecureMetricsOptions(options.secureMetrics);
+      const metricsPort = options.metricsPort ?? DEFAULT_SECURE_METRICS_PORT;
+      if (metricsPort > 0 && metricsPort === (options.healthPort ?? DEFAULT_HEALTH_PORT)) {
+        throw new InvalidOptionError('metricsPort', 'secure metrics need their own port: health probes stay plain HTTP');
+      }
     }
     this.informers = new InformerFactory(clientListerWatcherFactory(this.apiClient), {
       clock: this.clock,
@@ -285,8 +299,9 @@ export class Manager {
   }
 
   private async startServers(): Promise<void> {
-    const host = this.options.bindHost ?? '0.0.0.0';
-    const metricsPort = this.options.metricsPort ?? DEFAULT_METRICS_PORT;
+    const host = this.options.bindHost ?? defaultBindHost();
+    const secure = this.options.secureMetrics;
+    const metricsPort = this.options.metricsPort ?? (secure ? DEFAULT_SECURE_METRICS_PORT : DEFAULT_METRICS_PORT);
     const healthPort = this.options.healthPort ?? DEFAULT_HEALTH_PORT;
     const metricsRoute: RouteHandler = async () => ({ status: 200, contentType: this.registry.contentType, body: await this.registry.metrics() });
     const checkRoute = (checks: Map<string, HealthCheck>): RouteHandler => async () => {
@@ -306,7 +321,8 @@ export class Manager {
       return;
     }
     if (metricsPort > 0) {
-      this.metricsServer = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute]]));
+      const serverOptions = secure ? await secureEndpointOptions(secure, { client: this.apiClient, clock: this.clock, logger: this.logger }) : {};
+      this.metricsServer = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute]]), serverOptions);
       await this.metricsServer.listen();
     }
     if (healthPort > 0) {

@@ -5,7 +5,8 @@
  *   BACKUP_ALLOWED_ENDPOINTS         comma-separated other endpoints a Database may name (default none)
  *   LEADER_ELECTION_NAMESPACE        enables leader election (Lease `database-operator`)
  *   POD_NAME                         identity for leader election (default hostname_<random>)
- *   METRICS_PORT / HEALTH_PORT       8080 / 8081 (0 disables); BIND_HOST (default 0.0.0.0)
+ *   METRICS_PORT / HEALTH_PORT       8080 / 8081 (0 disables); BIND_HOST (default 0.0.0.0 in a pod, else 127.0.0.1)
+ *   CONSOLE_PORT                     serves the operator console on 127.0.0.1:<port> (off when unset)
  *   LEASE_DURATION_MS, RENEW_DEADLINE_MS, RETRY_PERIOD_MS   leader-election timings
  *   LOG_LEVEL                        pino level (default info)
  *   RECONCILE_LOG                    file to append reconcile start/end and status-write records to (tests)
@@ -41,6 +42,7 @@ const operator = createDatabaseOperator({
   ...(num('METRICS_PORT') !== undefined ? { metricsPort: num('METRICS_PORT')! } : {}),
   ...(num('HEALTH_PORT') !== undefined ? { healthPort: num('HEALTH_PORT')! } : {}),
   ...(env.BIND_HOST ? { bindHost: env.BIND_HOST } : {}),
+  ...(num('CONSOLE_PORT') !== undefined ? { consolePort: num('CONSOLE_PORT')! } : {}),
   ...(reconcileLog
     ? {
         onReconcile: (phase: 'start' | 'end', key: string) => record({ phase, key }),
