@@ -31,7 +31,7 @@ say('starting the local control plane (etcd, kube-apiserver, kube-controller-man
 const env = await TestEnv.start({ crds: await readManifests(new URL('./config/crd.yaml', import.meta.url)), controllerManager: true, simulatePods: { readyDelayMs: 1500 } });
 const backups = new BackupService({ backupDurationMs: 3000 });
 await backups.start();
-const replicas: { name: string; child: ChildProcess; metricsPort: number }[] = [];
+const replicas: { name: string; child: ChildProcess; metricsPort: number; consolePort: number }[] = [];
 let exitCode = 0;
 
 async function shutdown(): Promise<void> {
@@ -94,6 +94,7 @@ const allReady = (dbs: Database[]): boolean =>
 
 async function startReplica(name: string): Promise<void> {
   const metricsPort = await freePort();
+  const consolePort = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', here('./src/main.ts')], {
     env: {
       ...process.env,
@@ -102,13 +103,19 @@ async function startReplica(name: string): Promise<void> {
       LEADER_ELECTION_NAMESPACE: OPERATOR_NS,
       POD_NAME: name,
       METRICS_PORT: String(metricsPort),
+      CONSOLE_PORT: String(consolePort),
       HEALTH_PORT: String(metricsPort),
       BIND_HOST: '127.0.0.1',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  replicas.push({ name, child, metricsPort });
+  replicas.push({ name, child, metricsPort, consolePort });
+}
+
+/** Each replica serves its own console; the leader's shows the reconciles. */
+function consoleUrls(): string {
+  return `operator console (open in a browser): ${replicas.map((r) => `${r.name} http://127.0.0.1:${r.consolePort}/`).join('  ')}`;
 }
 
 async function metricsSummary(): Promise<string> {
@@ -140,6 +147,8 @@ try {
   await startReplica('replica-a');
   await startReplica('replica-b');
 
+  console.log(consoleUrls());
+
   say('applying sample Databases');
   console.log(await k('apply', '-f', here('./config/samples.yaml')));
   await watchUntil('every Database is Ready', allReady);
@@ -167,6 +176,6 @@ if (once) {
   await shutdown();
   process.exit(exitCode);
 } else {
-  console.log(`\nThe cluster keeps running. Try:\n  export KUBECONFIG=${env.kubeconfigPath}\n  kubectl get databases -w\nCtrl-C stops everything.`);
+  console.log(`\nThe cluster keeps running. Try:\n  export KUBECONFIG=${env.kubeconfigPath}\n  kubectl get databases -w\n${consoleUrls()}\nCtrl-C stops everything.`);
   await new Promise(() => {}); // until a signal
 }

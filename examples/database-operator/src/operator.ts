@@ -28,6 +28,8 @@ export interface DatabaseOperatorOptions {
   readonly metricsPort?: number;
   readonly healthPort?: number;
   readonly bindHost?: string;
+  /** Serves the operator console on this port (0: a free one; see `manager.consoleUrl`); off when omitted. */
+  readonly consolePort?: number;
   readonly maxConcurrentReconciles?: number;
   readonly backupPollMs?: number;
   readonly gracefulShutdownMs?: number;
@@ -71,6 +73,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     ...(options.metricsPort !== undefined ? { metricsPort: options.metricsPort } : {}),
     ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}),
     ...(options.bindHost ? { bindHost: options.bindHost } : {}),
+    ...(options.consolePort !== undefined ? { console: { port: options.consolePort } } : {}),
     ...(options.gracefulShutdownMs !== undefined ? { gracefulShutdownMs: options.gracefulShutdownMs } : {}),
   });
   const endpointPolicy = { defaultEndpoint: options.backupEndpoint, allowedEndpoints: options.allowedBackupEndpoints ?? [] };
