@@ -2,6 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { TestEnv } from './test-env.js';
 import { iptablesAvailable, outputRules } from './iptables.js';
 
@@ -38,6 +40,11 @@ describe('a chaos test process killed with SIGKILL mid-fault', { skip: !usable &
     assert.equal(info.pids.length, 4, 'three members and kube-apiserver');
     const ours = async (): Promise<string[]> => (await outputRules()).filter((r) => r.includes(`operator-runtime-chaos-${info.id}`));
     assert.equal((await ours()).length, 5);
+    // Other test files start 3-member envs at the same time, and TestEnv.start sweeps stale rules:
+    // while we check that the killed process healed nothing, its env must not look stale to them.
+    // Its owner becomes this (live) test process; handing it back to the dead child makes it stale.
+    const ownerFile = join(info.dir, 'owner.pid');
+    await writeFile(ownerFile, String(process.pid));
     child.kill('SIGKILL');
     const deadline = Date.now() + 10_000;
     while (info.pids.some(alive)) {
@@ -45,6 +52,7 @@ describe('a chaos test process killed with SIGKILL mid-fault', { skip: !usable &
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal((await ours()).length, 5, 'nobody healed: the rules outlive the killed process');
+    await writeFile(ownerFile, String(child.pid));
     await TestEnv.removeStale({ iptables: true });
     assert.deepEqual(await ours(), []);
     assert.equal(existsSync(info.dir), false);
