@@ -19,6 +19,9 @@ assets="$(scripts/install-control-plane.sh | tail -n 1)"
 export OPERATOR_RUNTIME_ASSETS="$assets"
 echo "binaries in $OPERATOR_RUNTIME_ASSETS"
 
+step "test tools (chromium, prometheus)"
+scripts/install-test-tools.sh
+
 step "typecheck"
 npm run --silent typecheck
 
