@@ -12,6 +12,7 @@ import { createLogger } from '../src/logging/create-logger.js';
 import { Manager } from '../src/manager/manager.js';
 import { readManifests } from '../src/testing/manifests.js';
 import { TestEnv } from '../src/testing/test-env.js';
+import { writeBenchJson } from './report/bench-output.js';
 
 const objects = Number(process.argv[2] ?? 2000);
 const workers = Number(process.argv[3] ?? 8);
@@ -98,6 +99,7 @@ try {
   const ratios: number[] = [];
   const watchedCeilings: number[] = [];
   const watchedRatios: number[] = [];
+  const startups: number[] = [];
   for (let round = 1; round <= rounds; round++) {
     const c = await ceiling(round);
     const r = await controller(round);
@@ -107,9 +109,11 @@ try {
     ratios.push(r.rate / c);
     watchedCeilings.push(cw);
     watchedRatios.push(r.rate / cw);
+    startups.push(r.startupSeconds);
     console.log(`round ${round}: ceiling ${c.toFixed(0)} writes/s (${cw.toFixed(0)} with a watch open), controller ${r.rate.toFixed(0)} reconciles/s (start-up ${r.startupSeconds.toFixed(2)} s, included), ratio ${(100 * r.rate / c).toFixed(0)}% (${(100 * r.rate / cw).toFixed(0)}%)`);
   }
   await client.close();
+  writeBenchJson({ bench: 'controller-e2e', objects, workers, rounds, ceilingPerSecond: ceilings, ceilingWithWatchPerSecond: watchedCeilings, controllerPerSecond: controllers, startupSeconds: startups });
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`median of ${rounds}: ceiling (plain undici, ${workers}-way) ${median(ceilings).toFixed(0)} writes/s; controller (${workers} workers, list + sync included) ${median(controllers).toFixed(0)} reconciles/s; ratio ${(100 * median(ratios)).toFixed(0)}% (goal >= 80%); against the ceiling with a watch open (${median(watchedCeilings).toFixed(0)} writes/s): ${(100 * median(watchedRatios)).toFixed(0)}%`);
 } finally {

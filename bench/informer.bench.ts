@@ -38,6 +38,7 @@ import { until, viaPort } from '../src/cache/testing/int-helpers.js';
 import { TcpProxy } from '../src/cache/testing/tcp-proxy.js';
 import { readManifests } from '../src/testing/manifests.js';
 import { TestEnv, type KubeconfigObject } from '../src/testing/test-env.js';
+import { writeBenchJson } from './report/bench-output.js';
 
 const CHILD = process.argv[2] === '--child';
 const COUNTS = (CHILD ? '' : (process.argv[2] ?? '10000,50000')).split(',').filter(Boolean).map(Number).sort((a, b) => a - b);
@@ -47,6 +48,8 @@ const WIDGETS_PATH = `/apis/example.com/v1/namespaces/${NS}/widgets`;
 const CONCURRENCY = 32;
 /** How long an informer gets to deliver a change made after the restart before it counts as lost. */
 const DELIVERY_WINDOW_MS = 15_000;
+/** Measurements per count and informer (`INFORMER_ROUNDS`), alternating the two, for the report's spread. */
+const ROUNDS = Number(process.env.INFORMER_ROUNDS ?? 1);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
@@ -407,6 +410,7 @@ async function child(): Promise<void> {
 async function main(): Promise<void> {
   const env = await TestEnv.start({ crds: await readManifests(fileURLToPath(new URL('../examples/quickstart/widget-crd.yaml', import.meta.url))) });
   const rows: Row[] = [];
+  const jsonRows: (Row & { count: number; round: number })[] = [];
   try {
     const ns = await env.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
@@ -416,14 +420,18 @@ async function main(): Promise<void> {
       console.error(`created widgets ${have}..${n} in ${ms} ms (${fmt(((n - have) / ms) * 1000)}/s)`);
       have = n;
       // Markers from earlier measurements are objects too: the informers see n + a few.
-      for (const impl of ['ours', 'client-node'] as const) {
-        rows.push(await measure(env, impl, n));
-        console.error(JSON.stringify(rows.at(-1)));
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const impl of ['ours', 'client-node'] as const) {
+          rows.push(await measure(env, impl, n));
+          jsonRows.push({ count: n, round, ...rows.at(-1)! });
+          console.error(JSON.stringify(rows.at(-1)));
+        }
       }
     }
   } finally {
     await env.stop();
   }
+  writeBenchJson({ bench: 'informer', counts: COUNTS, rounds: ROUNDS, deliveryWindowMs: DELIVERY_WINDOW_MS, rows: jsonRows });
   const header = ['objects', 'informer', 'sync ms', 'heap B/obj', 'steady MB', 'relist peak MB', 'peak/steady', 'cache: peak/steady', 'cache: live peak/steady', 'relist ms', 'stopped on error', 'change after restart'];
   const lines = rows.map((r) => [
     String(r.n),

@@ -13,6 +13,7 @@ import { TestEnv } from '../src/testing/test-env.js';
 import { ReplicaGroup } from '../src/leader-election/testing/replica-group.js';
 import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS } from '../src/leader-election/leader-elector-options.js';
 import { findOverlap } from '../src/leader-election/testing/intervals.js';
+import { writeBenchJson } from './report/bench-output.js';
 
 const runs = Number(process.argv[2] ?? 5);
 if (!(runs >= 1)) throw new Error('runs must be >= 1');
@@ -49,8 +50,10 @@ async function failover(mode: 'SIGKILL' | 'SIGTERM', run: number): Promise<numbe
 
 try {
   console.log(`leader failover, defaults: leaseDuration ${DEFAULT_LEASE_DURATION_MS} ms, renewDeadline ${DEFAULT_RENEW_DEADLINE_MS} ms, retryPeriod ${DEFAULT_RETRY_PERIOD_MS} ms; ${runs} runs each`);
+  const results: Record<string, number[]> = {};
   for (const mode of ['SIGKILL', 'SIGTERM'] as const) {
     const times: number[] = [];
+    results[mode] = times;
     for (let i = 0; i < runs; i++) {
       const ms = await failover(mode, i);
       times.push(ms);
@@ -60,6 +63,7 @@ try {
       `${mode === 'SIGKILL' ? 'kill -9' : 'SIGTERM'}: median ${(median(times) / 1000).toFixed(2)} s, min ${(Math.min(...times) / 1000).toFixed(2)} s, max ${(Math.max(...times) / 1000).toFixed(2)} s over ${runs} runs`,
     );
   }
+  writeBenchJson({ bench: 'leader-failover', leaseDurationMs: DEFAULT_LEASE_DURATION_MS, renewDeadlineMs: DEFAULT_RENEW_DEADLINE_MS, retryPeriodMs: DEFAULT_RETRY_PERIOD_MS, runs, killMs: results.SIGKILL, termMs: results.SIGTERM });
 } finally {
   await current?.stopAll();
   await env.stop();

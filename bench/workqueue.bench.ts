@@ -17,6 +17,7 @@
 import { cpus, loadavg } from 'node:os';
 import { createMetricsRegistry } from '../src/metrics/create-metrics-registry.js';
 import { Workqueue } from '../src/workqueue/workqueue.js';
+import { writeBenchJson } from './report/bench-output.js';
 
 const KEYS = Number(process.argv[2] ?? 100_000);
 const ROUNDS = Number(process.argv[3] ?? 5);
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
   console.log(`workqueue bench: ${KEYS.toLocaleString('en-US')} keys, median of ${ROUNDS} rounds, node ${process.version}, ${cpus().length} CPUs, load ${load}`);
   console.log(['shape', 'workers', 'metrics', 'add/s', 'get+done/s', 'items/s', 'items/CPU-s', 'goal'].map((h) => h.padStart(14)).join(''));
   let failures = 0;
+  const configs: { shape: string; workers: number; metrics: boolean; totalPerSecond: number[]; perCpuSecond: number[] }[] = [];
   for (const shape of ['batch', 'stream'] as const) {
     for (const workers of [1, 8]) {
       for (const metrics of [false, true]) {
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
         const total = median(rounds.map((f) => f.totalPerSecond));
         const perCpu = median(rounds.map((f) => f.perCpuSecond));
         const ok = perCpu >= GOAL_PER_SECOND;
+        configs.push({ shape, workers, metrics, totalPerSecond: rounds.map((f) => f.totalPerSecond), perCpuSecond: rounds.map((f) => f.perCpuSecond) });
         if (!ok) failures++;
         console.log(
           [
@@ -126,6 +129,7 @@ async function main(): Promise<void> {
       }
     }
   }
+  writeBenchJson({ bench: 'workqueue', keys: KEYS, rounds: ROUNDS, goalPerSecond: GOAL_PER_SECOND, configs });
   console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(failures === 0 ? `all configurations ≥ ${fmt(GOAL_PER_SECOND)} items/s` : `${failures} configuration(s) below ${fmt(GOAL_PER_SECOND)} items/s`);
 }

@@ -33,7 +33,7 @@ if [ "$#" -gt 0 ]; then
 else
   # Expanded by the shell: Node 20 runs nothing for a quoted glob or a bare folder.
   # Plus one chaos scenario as a smoke test (npm run chaos runs them all).
-  files=(src/**/*.test.ts examples/**/*.test.ts scripts/**/*.test.ts chaos/operator-leader-kill.test.ts)
+  files=(src/**/*.test.ts examples/**/*.test.ts scripts/**/*.test.ts monitoring/**/*.test.ts bench/report/**/*.test.ts chaos/operator-leader-kill.test.ts)
 fi
 [ "${#files[@]}" -gt 0 ] || { echo "no test files found" >&2; exit 1; }
 

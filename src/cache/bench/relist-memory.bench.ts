@@ -12,10 +12,14 @@ import type { KubeObject } from '../../core/object-key.js';
 import { SharedInformer } from '../informer.js';
 import type { ListOptions, ListPage, ListerWatcher, WatchEvent } from '../lister-watcher.js';
 import { gone } from '../testing/fake-lister-watcher.js';
+import { writeBenchJson } from '../../../bench/report/bench-output.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 const N = Number(process.argv[2] ?? 50_000);
+/** Each scenario is run this many times (`RELIST_ROUNDS`), so the report can show the spread. */
+const ROUNDS = Number(process.env.RELIST_ROUNDS ?? 1);
+const results: { label: string; round: number; syncMs: number; steadyBytes: number; peakBytes: number; afterBytes: number }[] = [];
 
 function live(): number {
   gc!();
@@ -83,7 +87,7 @@ class SyntheticSource implements ListerWatcher<Widget> {
   }
 }
 
-async function scenario(label: string, changeAll: boolean, relistMode: 'atomic' | 'incremental' = 'atomic'): Promise<void> {
+async function scenario(label: string, changeAll: boolean, relistMode: 'atomic' | 'incremental' = 'atomic', round = 1): Promise<void> {
   const clock = new FakeClock(0);
   const source = new SyntheticSource();
   const baseline = live();
@@ -105,12 +109,16 @@ async function scenario(label: string, changeAll: boolean, relistMode: 'atomic' 
   const after = live() - baseline;
   ac.abort();
   await run;
+  results.push({ label: label.trim(), round, syncMs, steadyBytes: steady, peakBytes: peak, afterBytes: after });
   console.log(
     `${label}: ${N} objects, sync ${syncMs.toFixed(0)} ms in-process, steady ${(steady / 1e6).toFixed(1)} MB (${Math.round(steady / N)} B/object), ` +
       `relist peak ${(peak / 1e6).toFixed(1)} MB = ${(peak / steady).toFixed(2)}× steady, after ${(after / steady).toFixed(2)}×`,
   );
 }
 
-await scenario('relist, nothing changed   ', false);
-await scenario('relist, everything changed', true);
-await scenario('relist, everything changed, incremental', true, 'incremental');
+for (let round = 1; round <= ROUNDS; round++) {
+  await scenario('relist, nothing changed   ', false, 'atomic', round);
+  await scenario('relist, everything changed', true, 'atomic', round);
+  await scenario('relist, everything changed, incremental', true, 'incremental', round);
+}
+writeBenchJson({ bench: 'relist-memory', objects: N, rounds: ROUNDS, results });
