@@ -1,11 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'node:https';
 import { KubeClient, createMetricsRegistry, recordingLogger, type Kubeconfig } from 'operator-runtime';
-import { TestEnv, eventually, kubectl, readManifests } from 'operator-runtime/testing';
+import { TestEnv, eventually, freePort, kubectl, readManifests } from 'operator-runtime/testing';
 import { fileURLToPath } from 'node:url';
 import { BackupService } from './src/backup-service.js';
 import { DATABASE, type Database } from './src/database.js';
-import { createDatabaseOperator } from './src/operator.js';
+import { createDatabaseOperator, type DatabaseOperator, type DatabaseOperatorOptions } from './src/operator.js';
 
 const crdFile = new URL('./config/crd.yaml', import.meta.url);
 const rbacFile = fileURLToPath(new URL('./config/rbac.yaml', import.meta.url));
@@ -40,7 +41,7 @@ describe('the operator runs with only the permissions config/rbac.yaml grants', 
     await env?.stop();
   });
 
-  async function runOperator<T>(body: (log: ReturnType<typeof recordingLogger>) => Promise<T>): Promise<T> {
+  async function runOperator<T>(body: (log: ReturnType<typeof recordingLogger>, operator: DatabaseOperator) => Promise<T>, extra: Partial<DatabaseOperatorOptions> = {}): Promise<T> {
     const client = await KubeClient.fromKubeconfig({ kubeconfig: saKubeconfig });
     const log = recordingLogger();
     const operator = createDatabaseOperator({
@@ -55,11 +56,12 @@ describe('the operator runs with only the permissions config/rbac.yaml grants', 
       metricsPort: 0,
       healthPort: 0,
       backupPollMs: 200,
+      ...extra,
     });
     const stop = new AbortController();
     const running = operator.manager.start(stop.signal);
     try {
-      return await body(log);
+      return await body(log, operator);
     } finally {
       stop.abort();
       await running.catch(() => undefined);
@@ -77,6 +79,27 @@ describe('the operator runs with only the permissions config/rbac.yaml grants', 
       await admin.delete(DATABASE, 'rbac-db', { namespace: 'default' });
       await eventually('rbac-db gone', async () => admin.get(DATABASE, 'rbac-db', { namespace: 'default' }).then(() => false, (e: { status?: number }) => e.status === 404));
     });
+  });
+
+  test('with secure metrics the operator\'s own roles suffice to review scrapers: the metrics-reader binding gets 200, anyone else 403', async () => {
+    await kubectl(env.kubeconfigPath, ['create', 'serviceaccount', 'scraper', '-n', OPERATOR_NS]);
+    await kubectl(env.kubeconfigPath, ['create', 'clusterrolebinding', 'scraper-metrics', '--clusterrole=database-operator-metrics-reader', `--serviceaccount=${OPERATOR_NS}:scraper`]);
+    const tokenOf = async (sa: string) => {
+      const res = await env.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${OPERATOR_NS}/serviceaccounts/${sa}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } });
+      assert.equal(res.status, 201);
+      return res.body.status.token;
+    };
+    const scrape = (port: number, token: string) => new Promise<number>((resolve, reject) => {
+      request({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+        res.resume().on('end', () => resolve(res.statusCode!));
+      }).on('error', reject).end();
+    });
+    const port = await freePort();
+    await runOperator(async (_log, operator) => {
+      await eventually('metrics listening', async () => operator.manager.metricsPort === port);
+      assert.equal(await scrape(port, await tokenOf('scraper')), 200);
+      assert.equal(await scrape(port, await tokenOf('database-operator')), 403, 'the operator itself is not a metrics reader');
+    }, { metricsPort: port, healthPort: 0, secureMetrics: {} });
   });
 
   test('removing one rule (create statefulsets) makes the operator fail with a clear Forbidden', async () => {

@@ -7,6 +7,8 @@
  *   POD_NAME                         identity for leader election (default hostname_<random>)
  *   METRICS_PORT / HEALTH_PORT       8080 / 8081 (0 disables); BIND_HOST (default 0.0.0.0 in a pod, else 127.0.0.1)
  *   CONSOLE_PORT                     serves the operator console on 127.0.0.1:<port> (off when unset)
+ *   SECURE_METRICS=true              /metrics over HTTPS (default port 8443) for tokens RBAC allows to get it;
+ *   METRICS_CERT_FILE / METRICS_KEY_FILE   its certificate (default: self-signed at start)
  *   LEASE_DURATION_MS, RENEW_DEADLINE_MS, RETRY_PERIOD_MS   leader-election timings
  *   LOG_LEVEL                        pino level (default info)
  *   RECONCILE_LOG                    file to append reconcile start/end and status-write records to (tests)
@@ -42,6 +44,9 @@ const operator = createDatabaseOperator({
   ...(num('METRICS_PORT') !== undefined ? { metricsPort: num('METRICS_PORT')! } : {}),
   ...(num('HEALTH_PORT') !== undefined ? { healthPort: num('HEALTH_PORT')! } : {}),
   ...(env.BIND_HOST ? { bindHost: env.BIND_HOST } : {}),
+  ...(env.SECURE_METRICS === 'true'
+    ? { secureMetrics: env.METRICS_CERT_FILE && env.METRICS_KEY_FILE ? { certFile: env.METRICS_CERT_FILE, keyFile: env.METRICS_KEY_FILE } : {} }
+    : {}),
   ...(num('CONSOLE_PORT') !== undefined ? { consolePort: num('CONSOLE_PORT')! } : {}),
   ...(reconcileLog
     ? {

@@ -3,7 +3,7 @@
  * recorder, the backup client, and (optionally) leader election. `main.ts` runs it as a process;
  * tests build it in-process.
  */
-import { EventRecorder, KubeClient, LeaderElector, Manager, type Client, type Controller, type Logger } from 'operator-runtime';
+import { EventRecorder, KubeClient, LeaderElector, Manager, type Client, type Controller, type Logger, type SecureMetricsOptions } from 'operator-runtime';
 import type { Registry } from 'prom-client';
 import { BackupClient } from './backup-client.js';
 import { allowedOrigins } from './backup-endpoints.js';
@@ -28,6 +28,8 @@ export interface DatabaseOperatorOptions {
   readonly metricsPort?: number;
   readonly healthPort?: number;
   readonly bindHost?: string;
+  /** Serve /metrics over HTTPS to RBAC-authorized tokens only (see Manager's `secureMetrics`). */
+  readonly secureMetrics?: SecureMetricsOptions;
   /** Serves the operator console on this port (0: a free one; see `manager.consoleUrl`); off when omitted. */
   readonly consolePort?: number;
   readonly maxConcurrentReconciles?: number;
@@ -73,6 +75,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     ...(options.metricsPort !== undefined ? { metricsPort: options.metricsPort } : {}),
     ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}),
     ...(options.bindHost ? { bindHost: options.bindHost } : {}),
+    ...(options.secureMetrics ? { secureMetrics: options.secureMetrics } : {}),
     ...(options.consolePort !== undefined ? { console: { port: options.consolePort } } : {}),
     ...(options.gracefulShutdownMs !== undefined ? { gracefulShutdownMs: options.gracefulShutdownMs } : {}),
   });
