@@ -432,7 +432,14 @@ export class KubeClient {
 
 /** `HOME` of the given environment (so tests and embedders can point it elsewhere), else the OS's. */
 function homeOf(env: Readonly<Record<string, string | undefined>> | undefined): string {
-  return (env ?? process.env).HOME || homedir();
+  const home = (env ?? process.env).HOME;
+  if (home) return home;
+  // homedir() throws for a uid with no passwd entry and no HOME (an image's uid 65532): no ~/.kube then.
+  try {
+    return homedir();
+  } catch {
+    return '/';
+  }
 }
 
 function withQuery(path: string, query: URLSearchParams): string {
