@@ -28,6 +28,17 @@ npm run --silent typecheck
 step "lint"
 npm run --silent lint
 
+step "build"
+# dist/ is what the pack-and-consume and runtime-image tests ship; built once here, before they run.
+npm run --silent build
+
+step "node 24"
+node24="$(scripts/install-node24.sh | tail -n 1)"
+
+# The tests run from source: 'operator-runtime' self-imports resolve to src/ through the package's
+# `operator-runtime-source` export condition; NODE_OPTIONS carries it to spawned child processes.
+export NODE_OPTIONS="--conditions=operator-runtime-source ${NODE_OPTIONS:-}"
+
 if [ "$#" -gt 0 ]; then
   files=("$@")
 else
@@ -46,8 +57,26 @@ node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" \
   --test-reporter=tap --test-reporter-destination="$tap" \
   "${files[@]}" || status=$?
 
-total="$(sed -n 's/^# tests \([0-9]*\)$/\1/p' "$tap" | tail -n 1)"
-skipped="$(sed -n 's/^# skipped \([0-9]*\)$/\1/p' "$tap" | tail -n 1)"
+# Node 24 LTS as well (default run only): unit tests, the pack-and-consume test and the reference
+# operator's integration tests. `engines` says >=20.20.2, so both majors must stay green.
+tap24=.tmp/test-results-node24.tap
+rm -f "$tap24"
+if [ "$#" -eq 0 ]; then
+  files24=()
+  for f in src/**/*.test.ts examples/**/*.test.ts scripts/**/*.test.ts; do
+    case "$f" in *.int.test.ts) ;; *) files24+=("$f") ;; esac
+  done
+  files24+=(scripts/**/*.int.test.ts examples/database-operator/database-operator.int.test.ts examples/database-operator/runtime-image.int.test.ts)
+  step "tests on node $("$node24" --version) (${#files24[@]} files)"
+  "$node24" --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" \
+    --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$tap24" \
+    "${files24[@]}" || status=$((status == 0 ? 1 : status))
+fi
+
+count() { sed -n "s/^# $1 \\([0-9]*\\)\$/\\1/p" "$tap" $([ -f "$tap24" ] && echo "$tap24") | awk '{ n += $1 } END { print n + 0 }'; }
+total="$(count tests)"
+skipped="$(count skipped)"
 echo "tests run: ${total:-0}, skipped: ${skipped:-0}, exit status: $status"
 if [ "${total:-0}" -eq 0 ]; then echo "error: zero tests ran" >&2; exit 1; fi
 exit "$status"
