@@ -3,7 +3,8 @@
  * reconciles per Database, API writes per Database, and the operator's RSS (the operator runs as
  * its own process, as in a cluster; figures come from its /metrics).
  *
- *   node --import tsx bench/database-operator.bench.ts [databases=500]
+ *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx bench/database-operator.bench.ts [databases=500]
+ *   (the condition resolves the operator's 'operator-runtime' imports to src/; NODE_OPTIONS reaches its process)
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
