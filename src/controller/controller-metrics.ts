@@ -42,12 +42,13 @@ export class ControllerMetrics {
       help: 'Total number of reconciliation panics (programming errors thrown by the reconciler) per controller',
       labelNames: ['controller'],
     }).labels({ controller });
-    this.time = getOrCreateHistogram(registry, {
+    const time = getOrCreateHistogram(registry, {
       name: 'controller_runtime_reconcile_time_seconds',
       help: 'Length of time per reconciliation per controller',
       labelNames: ['controller'],
       buckets: RECONCILE_TIME_BUCKETS,
-    }).labels({ controller });
+    });
+    this.time = time.labels({ controller });
     getOrCreateGauge(registry, {
       name: 'controller_runtime_max_concurrent_reconciles',
       help: 'Maximum number of concurrent reconciles per controller',
@@ -59,6 +60,11 @@ export class ControllerMetrics {
       labelNames: ['controller'],
     }).labels({ controller });
     this.activeWorkers.set(0);
+    // Every series exists at zero from the start, as controller-runtime initializes them: a counter
+    // that first appears at 1 is invisible to increase()/rate(), so the first error or panic after
+    // a start would never alert, and a healthy controller would have no error ratio at all.
+    for (const counter of [...Object.values(this.outcomes), this.errors, this.terminalErrors, this.panics] as { inc(v: number): void }[]) counter.inc(0);
+    time.zero({ controller });
   }
 
   reconcileStarted(): void {
