@@ -150,3 +150,104 @@ test('a caller giving up stops waiting without killing the plugin run others sha
   assert.deepEqual(await patient, { authorization: 'Bearer tok-1' });
   assert.equal(cred.runs, 1);
 });
+
+// Issue 18, item 2: a plugin that ignores SIGTERM, or leaves a child holding its stdout, must not
+// wedge the client. These run real shell plugins, so they measure real time (no fake clock here).
+
+const ANSWER = `{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"tok-sh"}}`;
+
+async function shellPlugin(d: string, body: string): Promise<string> {
+  const file = path.join(d, 'plugin.sh');
+  await writeFile(file, `#!/bin/sh\n${body}\n`);
+  await chmod(file, 0o755);
+  return file;
+}
+
+/** Polls until `pid` is gone (reaped or never ours): a real process, so there is no clock to step. */
+async function gone(pid: number, withinMs: number): Promise<boolean> {
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    if (performance.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+test('a plugin that ignores SIGTERM is SIGKILLed with its process group after the grace period, and a later request runs it again', { timeout: 30_000 }, async () => {
+  const d = await freshDir();
+  // First run: record our pid and the pid of a child in our group, ignore TERM, loop forever.
+  // Second run: answer.
+  const command = await shellPlugin(
+    d,
+    `if [ -e "${d}/ran" ]; then echo '${ANSWER}'; exit 0; fi
+touch "${d}/ran"
+echo $$ > "${d}/pid"
+trap '' TERM
+sleep 600 &
+echo $! > "${d}/child"
+while true; do sleep 1; done`,
+  );
+  const timeoutMs = 400;
+  const graceMs = 300;
+  const cred = new ExecCredentialPlugin(config({ command, args: [] }), { timeoutMs, graceMs });
+  const start = performance.now();
+  let pids: number[] = [];
+  try {
+    await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && /timed out/.test(e.message));
+    const elapsed = performance.now() - start;
+    pids = [Number(await readFile(path.join(d, 'pid'), 'utf8')), Number(await readFile(path.join(d, 'child'), 'utf8'))];
+    console.log(`# hung plugin settled after ${elapsed.toFixed(0)} ms (timeoutMs ${timeoutMs} + graceMs ${graceMs})`);
+    assert.ok(elapsed >= timeoutMs + graceMs - 5, `not before timeout + grace: ${elapsed}`);
+    // Slack for a loaded 2-core machine; before the fix this never settled at all.
+    assert.ok(elapsed < timeoutMs + graceMs + 1500, `bounded by timeout + grace: ${elapsed}`);
+    for (const pid of pids) assert.ok(await gone(pid, 5000), `process ${pid} of the plugin's group was killed`);
+    assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-sh' }, 'the shared run was cleared: the plugin runs again');
+    assert.equal(cred.runs, 2);
+  } finally {
+    for (const pid of pids) killQuietly(pid);
+  }
+});
+
+test('a plugin that exits on SIGTERM settles at the timeout, without waiting out the grace period', { timeout: 30_000 }, async () => {
+  const d = await freshDir();
+  const command = await shellPlugin(d, 'exec sleep 600');
+  const cred = new ExecCredentialPlugin(config({ command, args: [] }), { timeoutMs: 300, graceMs: 10_000 });
+  const start = performance.now();
+  await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && /timed out/.test(e.message));
+  assert.ok(performance.now() - start < 5000, 'well before the 10 s grace');
+});
+
+test('a grandchild holding the plugin\'s stdout does not delay the credential', { timeout: 60_000 }, async () => {
+  const d = await freshDir();
+  const command = await shellPlugin(d, `sleep 30 &\necho $! > "${d}/child"\necho '${ANSWER}'\nexit 0`);
+  const cred = new ExecCredentialPlugin(config({ command, args: [] }));
+  const start = performance.now();
+  try {
+    assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-sh' });
+    const elapsed = performance.now() - start;
+    console.log(`# plugin with a grandchild holding stdout answered after ${elapsed.toFixed(0)} ms`);
+    // The grandchild lives 30 s; before the fix the answer waited for it.
+    assert.ok(elapsed < 5000, `answered on the plugin's own exit: ${elapsed}`);
+  } finally {
+    killQuietly(Number(await readFile(path.join(d, 'child'), 'utf8')));
+  }
+});
+
+test('a plugin printing more than the output limit is killed and refused', { timeout: 30_000 }, async () => {
+  const d = await freshDir();
+  const command = await shellPlugin(d, 'exec yes SECRET-LINE');
+  const cred = new ExecCredentialPlugin(config({ command, args: [] }), { timeoutMs: 20_000 });
+  await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && /output/.test(e.message) && !e.message.includes('SECRET'));
+});

@@ -3,7 +3,7 @@
  * the command, cache its ExecCredential until `expirationTimestamp`, run it again after a 401.
  * Plugin output and stderr are never copied into errors or logs, since they carry the credential.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
@@ -31,11 +31,25 @@ export interface ExecCredentialPluginOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Cluster fields passed in `spec.cluster` when `provideClusterInfo` is set (CA as PEM text). */
   readonly cluster?: Readonly<Record<string, unknown>>;
-  /** Kill the plugin after this long. @defaultValue DEFAULT_EXEC_TIMEOUT_MS */
+  /** SIGTERM the plugin's process group after this long. @defaultValue DEFAULT_EXEC_TIMEOUT_MS */
   readonly timeoutMs?: number;
+  /**
+   * After the timeout's SIGTERM, SIGKILL the process group this much later, and fail then at the
+   * latest: a run never takes longer than `timeoutMs + graceMs`. @defaultValue DEFAULT_EXEC_GRACE_MS
+   */
+  readonly graceMs?: number;
+  /**
+   * After the plugin exits, wait at most this long for the rest of its stdout: a background child
+   * that inherited stdout must not hold the answer hostage. @defaultValue DEFAULT_EXEC_DRAIN_MS
+   */
+  readonly drainMs?: number;
 }
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
+export const DEFAULT_EXEC_GRACE_MS = 2_000;
+export const DEFAULT_EXEC_DRAIN_MS = 250;
+/** An ExecCredential is a few KiB; more than this is not one. */
+const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 const SUPPORTED_VERSIONS = new Set(['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1']);
 
 interface ExecCredentialStatus {
@@ -53,6 +67,8 @@ export class ExecCredentialPlugin implements Credential {
   readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #cluster: Readonly<Record<string, unknown>> | undefined;
   readonly #timeoutMs: number;
+  readonly #graceMs: number;
+  readonly #drainMs: number;
   #value: CredentialValue | undefined;
   #expiresAt = Number.POSITIVE_INFINITY;
   #running: Promise<CredentialValue> | undefined;
@@ -72,6 +88,8 @@ export class ExecCredentialPlugin implements Credential {
     this.#env = options.env ?? process.env;
     this.#cluster = options.cluster;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+    this.#graceMs = options.graceMs ?? DEFAULT_EXEC_GRACE_MS;
+    this.#drainMs = options.drainMs ?? DEFAULT_EXEC_DRAIN_MS;
   }
 
   get(signal?: AbortSignal): Promise<CredentialValue> {
@@ -112,21 +130,12 @@ export class ExecCredentialPlugin implements Credential {
     env.KUBERNETES_EXEC_INFO = JSON.stringify(execInfo);
 
     this.runs++;
-    const stdout = await new Promise<string>((resolve, reject) => {
-      const child = execFile(
-        cfg.command,
-        cfg.args ?? [],
-        { env, timeout: this.#timeoutMs, maxBuffer: 16 * 1024 * 1024, windowsHide: true },
-        (err, out) => {
-          if (!err) return resolve(out);
-          const e = err as NodeJS.ErrnoException & { code?: unknown; killed?: boolean; signal?: string };
-          // Not err.message: execFile puts the command line and the plugin's stderr into it.
-          if (e.code === 'ENOENT') reject(new CredentialError(`exec plugin "${name}" not found${cfg.installHint ? `: ${cfg.installHint}` : ''}`));
-          else if (e.killed) reject(new CredentialError(`exec plugin "${name}" timed out or was killed (${e.signal ?? 'signal'})`));
-          else reject(new CredentialError(`exec plugin "${name}" failed with exit code ${String(e.code)}`));
-        },
-      );
-      child.stdin?.end();
+    const stdout = await runPlugin(cfg.command, cfg.args ?? [], env, {
+      name,
+      installHint: cfg.installHint,
+      timeoutMs: this.#timeoutMs,
+      graceMs: this.#graceMs,
+      drainMs: this.#drainMs,
     });
 
     let parsed: { apiVersion?: string; kind?: string; status?: ExecCredentialStatus };
@@ -168,4 +177,96 @@ function hideKey(cert: string, key: string): { cert: string; key: string } {
   const out = { cert } as { cert: string; key: string };
   Object.defineProperty(out, 'key', { value: key, enumerable: false });
   return Object.freeze(out);
+}
+
+/**
+ * Runs the plugin in a process group of its own and resolves with its stdout. Settles on the
+ * plugin's own exit (plus at most `drainMs` for the pipe to empty), never on the pipe's close, which
+ * a grandchild can hold open indefinitely. At `timeoutMs` the group gets SIGTERM; at
+ * `timeoutMs + graceMs` it gets SIGKILL and the run fails, whether or not anything exited.
+ * Real timers, not the injected Clock: this bounds a real process, which a fake clock cannot pace.
+ */
+function runPlugin(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  o: { name: string; installHint: string | undefined; timeoutMs: number; graceMs: number; drainMs: number },
+): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    // stdin and stderr are not ours to use: an operator has no terminal, and stderr may carry the
+    // credential (it is never copied into errors or logs, so it is not read at all).
+    const child = spawn(command, [...args], { env, detached: true, stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let settled = false;
+    let timedOut = false;
+    let exited = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    const killGroup = (signal: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      try {
+        // Negative pid: the whole group (detached made the plugin its leader), so its children go too.
+        process.kill(-child.pid, signal);
+      } catch {
+        // The group is already gone.
+      }
+    };
+    const settle = (err: CredentialError | undefined): void => {
+      if (settled) return;
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+      // Stop reading: a grandchild still holding the pipe must not keep this process busy.
+      child.stdout?.destroy();
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+
+    child.stdout?.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > MAX_OUTPUT_BYTES) {
+        killGroup('SIGKILL');
+        settle(new CredentialError(`exec plugin "${o.name}" output exceeds ${MAX_OUTPUT_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    child.stdout?.on('error', () => {
+      // A destroyed or broken pipe: the exit status decides.
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      // Not err.message: it carries the command line.
+      if (err.code === 'ENOENT') settle(new CredentialError(`exec plugin "${o.name}" not found${o.installHint ? `: ${o.installHint}` : ''}`));
+      else settle(new CredentialError(`exec plugin "${o.name}" could not be started (${err.code ?? 'error'})`));
+    });
+    child.on('exit', (code, signal) => {
+      exited = true;
+      if (timedOut) {
+        // The plugin went on SIGTERM; anything it left behind in its group goes now.
+        killGroup('SIGKILL');
+        return settle(new CredentialError(`exec plugin "${o.name}" timed out after ${o.timeoutMs} ms`));
+      }
+      if (code !== 0) {
+        return settle(new CredentialError(signal ? `exec plugin "${o.name}" was killed (${signal})` : `exec plugin "${o.name}" failed with exit code ${String(code)}`));
+      }
+      // What the plugin wrote before exiting may still be in the pipe: wait for its end, briefly.
+      if (child.stdout === null || child.stdout.readableEnded) return settle(undefined);
+      child.stdout.once('end', () => settle(undefined));
+      timers.push(setTimeout(() => settle(undefined), o.drainMs));
+    });
+
+    timers.push(
+      setTimeout(() => {
+        if (exited) return;
+        timedOut = true;
+        killGroup('SIGTERM');
+        timers.push(
+          setTimeout(() => {
+            killGroup('SIGKILL');
+            settle(new CredentialError(`exec plugin "${o.name}" timed out after ${o.timeoutMs} ms and was killed`));
+          }, o.graceMs),
+        );
+      }, o.timeoutMs),
+    );
+  });
 }

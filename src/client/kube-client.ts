@@ -111,6 +111,15 @@ export interface WriteOptions extends SignalOption {
   readonly namespace?: string;
   /** Validate and default without persisting (`dryRun=All`). */
   readonly dryRun?: boolean;
+  /**
+   * Watch-list: first the current state as ADDED events, then a BOOKMARK annotated
+   * `k8s.io/initial-events-end: "true"`, then changes. Needs `resourceVersionMatch: 'NotOlderThan'`
+   * and Kubernetes 1.27+ (older servers answer 422).
+   */
+  readonly sendInitialEvents?: boolean;
+  readonly resourceVersionMatch?: 'NotOlderThan';
+  /** Watch PartialObjectMetadata: objects carry apiVersion, kind and metadata only. @defaultValue false */
+  readonly metadataOnly?: boolean;
   readonly fieldManager?: string;
   readonly fieldValidation?: FieldValidation;
 }
@@ -190,6 +199,9 @@ export class KubeClient {
     if (!kc) throw new KubeconfigError('no kubeconfig found (KUBECONFIG unset or empty, ~/.kube/config missing)');
     const config = await resolveKubeconfig(kc, { context: options.context, clock: options.clock, logger: options.logger, env: options.env });
     return new KubeClient(config, options);
+  /** `watch` passes `sendInitialEvents` on to the server, so informers try a watch-list sync first. */
+  readonly watchList = true;
+  private readonly maxWatchLineBytes: number;
   }
 
   /** From the pod's service account. */
@@ -411,6 +423,8 @@ export class KubeClient {
   private mapping(type: ResourceType, signal: AbortSignal | undefined): ResourceMapping | Promise<ResourceMapping> {
     return this.mapper.cached(type) ?? this.mapper.mapping(type, signal);
   }
+    if (opts.sendInitialEvents) query.set('sendInitialEvents', 'true');
+    if (opts.resourceVersionMatch) query.set('resourceVersionMatch', opts.resourceVersionMatch);
 
   private path(m: ResourceMapping, at: { namespace?: string; name?: string; subresource?: string; op: string }): string {
     let p = m.group ? `/apis/${m.group}/${m.version}` : `/api/${m.version}`;
