@@ -1,11 +1,17 @@
-/** What a redacted value is replaced with. */
-export const REDACTED = '[Redacted]';
+import { REDACTED, redactCredentialText } from '../core/redact-text.js';
+
+export { REDACTED };
+
+/** What replaces an object nested deeper than the redactor walks (it could hide anything). */
+export const REDACTED_TOO_DEEP = '[Redacted: nested too deep]';
 
 /**
  * Property names whose values never reach a log line, at any depth (compared case-insensitively):
  * HTTP credentials, kubeconfig credentials (`token`, `password`, `client-key-data`, OIDC
- * `id-token`/`refresh-token`/`client-secret`) and the like. A Secret's `data` and `stringData` are
- * redacted separately, wherever an object with `kind: 'Secret'` appears.
+ * `id-token`/`refresh-token`/`client-secret`, auth-provider `access-token`), API keys and the like.
+ * A Secret's `data` and `stringData` are redacted separately, wherever an object with
+ * `kind: 'Secret'` appears, and so is the `value` of every entry of an `env` list (exec plugins
+ * pass credentials that way).
  */
 export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
   'authorization',
@@ -15,7 +21,12 @@ export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
   'token',
   'bearerToken',
   'access_token',
+  'access-token',
   'accessToken',
+  'x-api-key',
+  'api-key',
+  'api_key',
+  'apiKey',
   'id-token',
   'refresh-token',
   'refresh_token',
@@ -30,42 +41,54 @@ export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
   'stringData',
 ]);
 
-/** How deep the walk goes; a log object nested deeper than this is left as is below it. */
+/** How deep the walk goes; an object nested deeper is replaced by {@link REDACTED_TOO_DEEP}. */
 const MAX_DEPTH = 8;
 
 /**
  * A function that returns `value` with credentials replaced by {@link REDACTED}: any property named
- * in `keys`, and `data`/`stringData` of any object whose `kind` is `Secret`. It copies only what it
- * changes and never mutates its input; class instances (errors, dates, buffers) pass through.
+ * in `keys`, `data`/`stringData` of any object whose `kind` is `Secret`, the `value` of `env` list
+ * entries, and credentials inside any string (a URL's password, a bearer token: see
+ * `redactCredentialText`). Objects nested deeper than the walk goes are replaced whole. It copies
+ * only what it changes and never mutates its input; class instances (errors, dates, buffers) pass
+ * through.
  */
 export function createRedactor(keys: readonly string[]): <T>(value: T) => T {
   const sensitive = new Set(keys.map((k) => k.toLowerCase()));
 
-  const walk = (value: unknown, depth: number): unknown => {
-    if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
+  const walk = (value: unknown, depth: number, envList: boolean): unknown => {
+    if (typeof value === 'string') return redactCredentialText(value);
+    if (value === null || typeof value !== 'object') return value;
     if (Array.isArray(value)) {
+      if (depth > MAX_DEPTH) return REDACTED_TOO_DEEP;
       let copy: unknown[] | undefined;
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
-        const next = walk(item, depth + 1);
+        const next = walk(item, depth + 1, envList);
         if (next !== item) (copy ??= [...value])[i] = next;
       }
       return copy ?? value;
     }
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return value;
+    if (depth > MAX_DEPTH) return REDACTED_TOO_DEEP;
     const obj = value as Record<string, unknown>;
     const isSecret = obj.kind === 'Secret';
     let copy: Record<string, unknown> | undefined;
     for (const key of Object.keys(obj)) {
       const item = obj[key];
       let next: unknown;
-      if (item !== undefined && (sensitive.has(key.toLowerCase()) || (isSecret && (key === 'data' || key === 'stringData')))) next = REDACTED;
-      else next = walk(item, depth + 1);
+      if (
+        item !== undefined &&
+        (sensitive.has(key.toLowerCase()) || (isSecret && (key === 'data' || key === 'stringData')) || (envList && key === 'value'))
+      ) {
+        next = REDACTED;
+      } else {
+        next = walk(item, depth + 1, Array.isArray(item) && key.toLowerCase() === 'env');
+      }
       if (next !== item) (copy ??= { ...obj })[key] = next;
     }
     return copy ?? obj;
   };
 
-  return <T>(value: T): T => walk(value, 0) as T;
+  return <T>(value: T): T => walk(value, 0, false) as T;
 }

@@ -1,0 +1,51 @@
+/**
+ * Credentials inside free text: a log line's string values, or server and proxy text that ends up
+ * in an error message (a reflecting proxy echoes the request's Authorization header back). Lives in
+ * core because both `logging` and `client` need it and may import nothing else in common.
+ */
+
+/** What a redacted value is replaced with. */
+export const REDACTED = '[Redacted]';
+
+// scheme://userinfo@ — userinfo runs to the last '@' before the authority ends.
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@]*@)*([^\s/?#@]*)@/gi;
+// An Authorization header's value, with or without the header's name before it.
+const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)[A-Za-z0-9._~+/-]+=*/g;
+// A JSON Web Token (service-account and OIDC tokens), even without "Bearer" before it.
+const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+// key=value (query strings, env lines) and "key": "value" (JSON) for credential-named keys.
+const KEY_NAMES = String.raw`(?:access[_-]?token|refresh[_-]?token|id[_-]?token|token|password|passwd|client[_-]?secret|api[_-]?key|x-api-key|secret)`;
+const KEY_EQUALS = new RegExp(String.raw`\b(${KEY_NAMES})=([^\s&"',;]+)`, 'gi');
+const KEY_JSON = new RegExp(String.raw`("${KEY_NAMES}"\s*:\s*")((?:[^"\\]|\\.)*)"`, 'gi');
+// Header lines a proxy may reflect: "X-Api-Key: value".
+const HEADER_LINE = /\b((?:x-api-key|api-key|proxy-authorization|cookie|set-cookie)\s*:\s*)([^\r\n]+)/gi;
+// Cheap pre-check so the common string (no credential shape at all) costs one scan.
+const MAYBE = /:\/\/|bearer|basic|eyJ|=|"|:/i;
+
+/**
+ * Replaces the password of `user:password@` in any URL-shaped part of `text` (a user without a
+ * password is replaced whole, as it may itself be a token).
+ */
+export function redactUrlCredentials(text: string): string {
+  if (!text.includes('://')) return text;
+  return text.replace(URL_USERINFO, (_m, scheme: string, _extra: string | undefined, last: string) => {
+    const info = (_extra ?? '') + last;
+    const colon = info.indexOf(':');
+    return colon >= 0 ? `${scheme}${info.slice(0, colon)}:${REDACTED}@` : `${scheme}${REDACTED}@`;
+  });
+}
+
+/**
+ * Redacts what looks like a credential in free text: URL passwords, `Bearer`/`Basic` values, JWTs,
+ * `token=…`-style pairs, `"password": "…"`-style JSON members and reflected key headers. Errs on the
+ * side of redacting: the text is for humans, not for parsing.
+ */
+export function redactCredentialText(text: string): string {
+  if (!MAYBE.test(text)) return text;
+  return redactUrlCredentials(text)
+    .replace(AUTH_SCHEME, `$1$2${REDACTED}`)
+    .replace(JWT, REDACTED)
+    .replace(KEY_EQUALS, `$1=${REDACTED}`)
+    .replace(KEY_JSON, `$1${REDACTED}"`)
+    .replace(HEADER_LINE, `$1${REDACTED}`);
+}
