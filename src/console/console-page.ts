@@ -118,7 +118,7 @@ function render(s) {
   fill('informers-body', s.informers.map((i) => el('tr', null, cell(i.name), cell(i.state), cell(i.synced ? 'yes' : 'no', String(i.synced)), cell(i.objects, 'num'),
     cell(ago(i.lastEventAtMs, now)), cell(i.relists, 'num'), cell(i.restarts, 'num'), cell(i.stalls, 'num'), cell(i.pendingKeys, 'num'),
     cell(i.lastError ? i.lastError.message + ' (' + ago(i.lastError.atMs, now) + ')' : '', 'msg'))), 10, 'no informers');
-  fill('events-body', s.events.map((e) => el('tr', null, cell(clock(e.atMs)), cell(e.type, e.type), cell(e.reason),
+  fill('events-body', s.events.map((e) => el('tr', null, cell(clock(e.atMs)), cell(e.type, e.type), cell(e.reason + (e.count > 1 ? ' ×' + e.count : '')),
     cell(e.involvedObject.kind + ' ' + (e.involvedObject.namespace ? e.involvedObject.namespace + '/' : '') + e.involvedObject.name), cell(e.message, 'msg'))), 5, 'no events recorded');
 }
 async function poll() {

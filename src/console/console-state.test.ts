@@ -91,6 +91,8 @@ describe('ConsoleState', () => {
     for (const reason of ['A', 'B', 'C']) state.recordEvent({ atMs: clock.now(), type: 'Warning', reason, message: `password=hunter2 ${reason}`, involvedObject: { kind: 'Database', namespace: 'ns', name: 'x' } });
     const s = state.snapshot();
     assert.deepEqual(s.events.map((e) => e.reason), ['C', 'B']);
+    state.recordEvent({ atMs: clock.now() + 5, type: 'Warning', reason: 'C', message: 'password=hunter2 C', involvedObject: { kind: 'Database', namespace: 'ns', name: 'x' } });
+    assert.deepEqual(state.snapshot().events.map((e) => [e.reason, e.count]), [['C', 2], ['B', 1]], 'a repeat in a row is folded');
     assert.ok(s.events.every((e) => !e.message.includes('hunter2')));
     assert.deepEqual(s.leader, { enabled: true, identity: 'replica-a', isLeader: false, holder: 'replica-b' });
     assert.deepEqual({ relists: s.informers[0]!.relists, stalls: s.informers[0]!.stalls, pending: s.informers[0]!.pendingKeys }, { relists: 2, stalls: 1, pending: 2 });

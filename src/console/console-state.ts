@@ -60,7 +60,10 @@ export interface InformerSnapshot {
   readonly pendingKeys: number;
 }
 
-export type EventSnapshot = RecordedEvent;
+/** A recorded event; repeats in a row of the same one are folded into `count` (as the recorder does). */
+export interface EventSnapshot extends RecordedEvent {
+  readonly count: number;
+}
 
 export interface ConsoleSnapshot {
   readonly generatedAtMs: number;
@@ -101,7 +104,14 @@ export class ConsoleState {
 
   /** An EventRecorder's `onRecorded` hook. */
   recordEvent(event: RecordedEvent): void {
-    this.events.push({ ...event, message: redactMessage(event.message) });
+    const message = redactMessage(event.message);
+    const last = this.events.newest();
+    const o = event.involvedObject;
+    if (last && last.type === event.type && last.reason === event.reason && last.message === message && last.involvedObject.kind === o.kind && last.involvedObject.namespace === o.namespace && last.involvedObject.name === o.name) {
+      this.events.replaceNewest({ ...last, atMs: event.atMs, count: last.count + 1 });
+      return;
+    }
+    this.events.push({ ...event, message, count: 1 });
   }
 
   snapshot(): ConsoleSnapshot {

@@ -14,6 +14,17 @@ describe('FixedRing', () => {
     assert.deepEqual(ring.newestFirst(), [10, 9, 8]);
   });
 
+  test('newest() and replaceNewest() see the last push, across the wrap', () => {
+    const ring = new FixedRing<number>(2);
+    assert.equal(ring.newest(), undefined);
+    ring.replaceNewest(9);
+    assert.equal(ring.length, 0);
+    for (const n of [1, 2, 3]) ring.push(n);
+    assert.equal(ring.newest(), 3);
+    ring.replaceNewest(30);
+    assert.deepEqual(ring.newestFirst(), [30, 2]);
+  });
+
   test('rejects a capacity below 1', () => {
     assert.throws(() => new FixedRing(0), { code: 'ERR_INVALID_OPTION' });
   });

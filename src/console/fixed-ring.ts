@@ -24,6 +24,16 @@ export class FixedRing<T> {
     if (this.size < this.capacity) this.size++;
   }
 
+  /** The item pushed last, if any. */
+  newest(): T | undefined {
+    return this.size === 0 ? undefined : this.items[(this.next - 1 + this.capacity) % this.capacity];
+  }
+
+  /** Replaces the item pushed last (no-op when empty). */
+  replaceNewest(item: T): void {
+    if (this.size > 0) this.items[(this.next - 1 + this.capacity) % this.capacity] = item;
+  }
+
   /** The items, newest first. */
   newestFirst(): T[] {
     const out: T[] = [];
