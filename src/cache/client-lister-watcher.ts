@@ -15,7 +15,7 @@ import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
  * A ListerWatcher over `client` for `spec`. A metadata-only spec throws `InvalidOptionError` (the
  * client cannot ask for PartialObjectMetadata yet) rather than silently caching whole objects.
  */
-export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'>, spec: InformerSpec): ListerWatcher<KubeObject> {
+export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean }, spec: InformerSpec): ListerWatcher<KubeObject> {
   if (spec.metadataOnly) {
     throw new InvalidOptionError('metadataOnly', `metadata-only informers need PartialObjectMetadata support in the client (${spec.apiVersion} ${spec.kind})`);
   }
@@ -26,6 +26,9 @@ export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'>, 
     ...(spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {}),
   };
   return {
+    // Only a client that passes sendInitialEvents on (a server too old for it answers 422 and the
+    // watcher falls back); a stub that ignores it would leave a watch-list waiting forever.
+    watchList: client.watchList === true,
     async list(opts) {
       const page = await client.listPage<KubeObject>(type, { ...scope, ...opts });
       return { items: page.items, resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) };
@@ -35,6 +38,6 @@ export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'>, 
 }
 
 /** The factory function an `InformerFactory` needs, over one client. */
-export function clientListerWatcherFactory(client: Pick<Client, 'listPage' | 'watch'>): ListerWatcherFactory {
+export function clientListerWatcherFactory(client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean }): ListerWatcherFactory {
   return (spec) => clientListerWatcher(client, spec);
 }

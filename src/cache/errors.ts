@@ -51,6 +51,15 @@ export class WatchClosedEarlyError extends OperatorRuntimeError {
   }
 }
 
+/** A watch-list stream that did not keep its promise (ended or deleted before the initial-events-end bookmark). */
+export class WatchListProtocolError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_WATCH_LIST_PROTOCOL';
+
+  constructor(what: string) {
+    super('ERR_WATCH_LIST_PROTOCOL', `watch-list sync failed: ${what}`);
+  }
+}
+
 /** `waitForSync` gave up after its timeout. */
 export class CacheSyncTimeoutError extends OperatorRuntimeError {
   declare readonly code: 'ERR_CACHE_SYNC_TIMEOUT';

@@ -24,8 +24,18 @@ export interface WatchOptions {
   readonly resourceVersion?: string;
   readonly allowWatchBookmarks?: boolean;
   readonly timeoutSeconds?: number;
+  /**
+   * A watch-list: the server first streams the current state as ADDED events, then a BOOKMARK
+   * annotated {@link INITIAL_EVENTS_END_ANNOTATION}, then changes. Sent with
+   * `resourceVersionMatch: 'NotOlderThan'`; servers before it existed reject that combination.
+   */
+  readonly sendInitialEvents?: boolean;
+  readonly resourceVersionMatch?: 'NotOlderThan';
   readonly signal?: AbortSignal;
 }
+
+/** The annotation (value "true") on the bookmark that ends a watch-list's initial events. */
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 /**
  * A watch event as the API server sends it. `ERROR` events never reach the cache: the client turns
@@ -33,9 +43,17 @@ export interface WatchOptions {
  */
 export type WatchEvent<T> =
   | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
-  | { readonly type: 'BOOKMARK'; readonly object: { readonly metadata: { readonly resourceVersion: string } } };
+  | {
+      readonly type: 'BOOKMARK';
+      readonly object: { readonly metadata: { readonly resourceVersion: string; readonly annotations?: Readonly<Record<string, string>> } };
+    };
 
 export interface ListerWatcher<T> {
+  /**
+   * True when `watch` passes `sendInitialEvents` on to a server (which may still reject it): the
+   * watcher then tries a watch-list sync first. Absent or false: list+watch only.
+   */
+  readonly watchList?: boolean;
   list(opts: ListOptions): Promise<ListPage<T>>;
   /** Errors (including 410 Gone) are thrown from the iterator; a clean server close ends it. */
   watch(opts: WatchOptions): AsyncIterable<WatchEvent<T>>;

@@ -4,9 +4,14 @@
  * An explicit state machine (as kube-rs's `watcher`):
  *
  *   empty ──▶ listing (page by page) ──▶ watching ──clean close──▶ watching (from last RV)
- *     ▲                                     │
- *     └──────── 410 Gone / RV too large ────┘
+ *     │ ▲                                   ▲ │
+ *     │ └──────── 410 Gone / RV too large ──┼─┘
+ *     └──▶ streaming (watch-list) ──────────┘ at the initial-events-end bookmark, same stream
  *
+ * - Where the lister-watcher can send one and the server has not refused it, a sync is a
+ *   watch-list: the state streams in as ADDED events (batched into list pages for the store) and
+ *   the initial-events-end bookmark completes it. A 400/422 answer means the server predates it:
+ *   list+watch from then on. Any other failure before the bookmark: one list+watch sync.
  * - The first list asks for `resourceVersion=0` with a page `limit` (servable from the API server's
  *   watch cache, as client-go's reflector does); any later list (after 410) is a quorum, paged read.
  * - Watches ask for bookmarks and a randomized server timeout in [min, 2·min), so a fleet of
@@ -27,7 +32,7 @@ import type { KubeObject } from '../core/object-key.js';
 import { isGone } from '../client/api-error.js';
 import type { Registry } from 'prom-client';
 import { informerMetrics, type InformerMetrics, type WatcherRestartReason } from './cache-metrics.js';
-import { ListTimeoutError, WatchClosedEarlyError, WatchStalledError } from './errors.js';
+import { ListTimeoutError, WatchClosedEarlyError, WatchListProtocolError, WatchStalledError } from './errors.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type ListPage, type ListerWatcher, type WatchEvent } from './lister-watcher.js';
 
 /** Objects per list page. @defaultValue 500 (client-go's reflector) */

@@ -1,4 +1,5 @@
 import { OperatorRuntimeError } from '../core/errors.js';
+import { redactCredentialText } from '../core/redact-text.js';
 
 /** metav1.Status as the API server sends it in error bodies and watch ERROR events. */
 export interface StatusBody {
@@ -24,7 +25,8 @@ export interface StatusDetails {
 /**
  * An error answer from the API server (or a watch ERROR event). Carries the HTTP status, the
  * Status `reason` and `details`, and how long the server asked us to wait. Never carries request
- * headers, so credentials cannot leak through it.
+ * headers, and the server's (or a proxy's) text has anything credential-shaped redacted, since a
+ * reflecting proxy can echo the request's Authorization header back into its body.
  */
 export class ApiError extends OperatorRuntimeError {
   declare readonly code: 'ERR_API';
@@ -46,11 +48,12 @@ export class ApiError extends OperatorRuntimeError {
     cause?: unknown;
   }) {
     const reason = init.reason || reasonForStatus(init.status);
-    const where = init.method && init.path ? ` (${init.method} ${init.path})` : '';
-    super('ERR_API', `${init.status} ${reason}: ${init.message ?? 'no message'}${where}`, { cause: init.cause });
+    const where = init.method && init.path ? ` (${init.method} ${redactCredentialText(init.path)})` : '';
+    const message = typeof init.message === 'string' ? redactCredentialText(init.message) : undefined;
+    super('ERR_API', `${init.status} ${reason}: ${message ?? 'no message'}${where}`, { cause: init.cause });
     this.status = init.status;
     this.reason = reason;
-    this.details = init.details;
+    this.details = redactDetails(init.details);
     this.retryAfterMs = init.retryAfterMs ?? (init.details?.retryAfterSeconds !== undefined ? init.details.retryAfterSeconds * 1000 : undefined);
     this.method = init.method;
     this.path = init.path;
@@ -65,6 +68,15 @@ export class ApiError extends OperatorRuntimeError {
       ...extra,
     });
   }
+}
+
+/** The causes' messages are server text too (they quote rejected values). */
+function redactDetails(details: StatusDetails | undefined): StatusDetails | undefined {
+  if (!details || !Array.isArray(details.causes)) return details;
+  return {
+    ...details,
+    causes: details.causes.map((c) => (c && typeof c.message === 'string' ? { ...c, message: redactCredentialText(c.message) } : c)),
+  };
 }
 
 /** Reasons Kubernetes assigns when the body did not carry one. */

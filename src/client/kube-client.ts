@@ -104,13 +104,6 @@ export interface WatchOptions extends SignalOption {
   readonly resourceVersion?: string;
   readonly allowWatchBookmarks?: boolean;
   readonly timeoutSeconds?: number;
-}
-
-export interface WriteOptions extends SignalOption {
-  /** Namespace when the object does not carry one. */
-  readonly namespace?: string;
-  /** Validate and default without persisting (`dryRun=All`). */
-  readonly dryRun?: boolean;
   /**
    * Watch-list: first the current state as ADDED events, then a BOOKMARK annotated
    * `k8s.io/initial-events-end: "true"`, then changes. Needs `resourceVersionMatch: 'NotOlderThan'`
@@ -118,8 +111,13 @@ export interface WriteOptions extends SignalOption {
    */
   readonly sendInitialEvents?: boolean;
   readonly resourceVersionMatch?: 'NotOlderThan';
-  /** Watch PartialObjectMetadata: objects carry apiVersion, kind and metadata only. @defaultValue false */
-  readonly metadataOnly?: boolean;
+}
+
+export interface WriteOptions extends SignalOption {
+  /** Namespace when the object does not carry one. */
+  readonly namespace?: string;
+  /** Validate and default without persisting (`dryRun=All`). */
+  readonly dryRun?: boolean;
   readonly fieldManager?: string;
   readonly fieldValidation?: FieldValidation;
 }
@@ -182,6 +180,8 @@ export class KubeClient {
   readonly defaultNamespace: string;
   readonly mapper: RestMapper;
   readonly transport: Transport;
+  /** `watch` passes `sendInitialEvents` on to the server, so informers try a watch-list sync first. */
+  readonly watchList = true;
 
   constructor(config: ClusterConfig, options: KubeClientOptions = {}) {
     const metrics = options.metrics ?? (options.metricsRegistry ? promClientMetrics(options.metricsRegistry) : undefined);
@@ -199,9 +199,6 @@ export class KubeClient {
     if (!kc) throw new KubeconfigError('no kubeconfig found (KUBECONFIG unset or empty, ~/.kube/config missing)');
     const config = await resolveKubeconfig(kc, { context: options.context, clock: options.clock, logger: options.logger, env: options.env });
     return new KubeClient(config, options);
-  /** `watch` passes `sendInitialEvents` on to the server, so informers try a watch-list sync first. */
-  readonly watchList = true;
-  private readonly maxWatchLineBytes: number;
   }
 
   /** From the pod's service account. */
@@ -397,6 +394,8 @@ export class KubeClient {
     if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
     if (opts.allowWatchBookmarks) query.set('allowWatchBookmarks', 'true');
+    if (opts.sendInitialEvents) query.set('sendInitialEvents', 'true');
+    if (opts.resourceVersionMatch) query.set('resourceVersionMatch', opts.resourceVersionMatch);
     if (opts.timeoutSeconds !== undefined) query.set('timeoutSeconds', String(opts.timeoutSeconds));
     const path = withQuery(this.path(m, { namespace: opts.namespace, op: 'watch' }), query);
     const bodyTimeoutMs = opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 + WATCH_BODY_TIMEOUT_SLACK_MS : 0;
@@ -423,8 +422,6 @@ export class KubeClient {
   private mapping(type: ResourceType, signal: AbortSignal | undefined): ResourceMapping | Promise<ResourceMapping> {
     return this.mapper.cached(type) ?? this.mapper.mapping(type, signal);
   }
-    if (opts.sendInitialEvents) query.set('sendInitialEvents', 'true');
-    if (opts.resourceVersionMatch) query.set('resourceVersionMatch', opts.resourceVersionMatch);
 
   private path(m: ResourceMapping, at: { namespace?: string; name?: string; subresource?: string; op: string }): string {
     let p = m.group ? `/apis/${m.group}/${m.version}` : `/api/${m.version}`;

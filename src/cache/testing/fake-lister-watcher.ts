@@ -9,7 +9,7 @@
  */
 import { ApiError } from '../../client/api-error.js';
 import { keyOf, type KubeObject } from '../../core/object-key.js';
-import type { ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions } from '../lister-watcher.js';
+import { INITIAL_EVENTS_END_ANNOTATION, type ListOptions, type ListPage, type ListerWatcher, type WatchEvent, type WatchOptions } from '../lister-watcher.js';
 
 export interface FakeListerWatcherOptions {
   /**
@@ -17,6 +17,13 @@ export interface FakeListerWatcherOptions {
    * does (before Kubernetes 1.31's paginated watch cache). @defaultValue true
    */
   readonly ignoreLimitForRv0?: boolean;
+  /**
+   * Declare watch-list support (`watchList: true` on the lister-watcher) and answer a
+   * `sendInitialEvents` watch as a current server does ('supported': ADDED for every object, then
+   * the initial-events-end bookmark, then changes) or as one from before watch-list does
+   * ('rejected': 422 Invalid). Absent: the lister-watcher does not declare support.
+   */
+  readonly watchList?: 'supported' | 'rejected';
 }
 
 type Call = 'list' | 'watch';
@@ -45,9 +52,13 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
   private nextToken = 1;
   private silenceNext = false;
   private readonly ignoreLimitForRv0: boolean;
+  private readonly watchListMode: 'supported' | 'rejected' | undefined;
+  readonly watchList: boolean;
 
   constructor(initial: readonly T[] = [], options: FakeListerWatcherOptions = {}) {
     this.ignoreLimitForRv0 = options.ignoreLimitForRv0 ?? true;
+    this.watchListMode = options.watchList;
+    this.watchList = options.watchList !== undefined;
     for (const obj of initial) this.create(obj);
   }
 
@@ -154,13 +165,22 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
     const { signal, ...rest } = opts;
     this.watchCalls.push(rest);
     const failure = this.failures.watch.shift();
+    if (opts.sendInitialEvents) {
+      const initialFailure = failure ?? (this.watchListMode === 'supported'
+        ? undefined
+        : new ApiError({ status: 422, reason: 'Invalid', message: 'resourceVersionMatch is forbidden for watch' }));
+      return { [Symbol.asyncIterator]: () => this.stream(undefined, signal, initialFailure, true) };
+    }
     return { [Symbol.asyncIterator]: () => this.stream(opts.resourceVersion, signal, failure) };
   }
 
-  private async *stream(resourceVersion: string | undefined, signal: AbortSignal | undefined, failure: unknown): AsyncGenerator<WatchEvent<T>> {
+  private async *stream(resourceVersion: string | undefined, signal: AbortSignal | undefined, failure: unknown, initialEventsEnd = false): AsyncGenerator<WatchEvent<T>> {
     if (failure !== undefined) throw failure;
     let queue: WatchEvent<T>[];
-    if (resourceVersion === undefined || resourceVersion === '0') {
+    if (initialEventsEnd) {
+      queue = [...this.objects.values()].map((object): WatchEvent<T> => ({ type: 'ADDED', object }));
+      queue.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(this.rv), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } } });
+    } else if (resourceVersion === undefined || resourceVersion === '0') {
       // As the API server: no resourceVersion (or "any") starts with synthetic ADDED events for what exists.
       queue = [...this.objects.values()].map((object) => ({ type: 'ADDED', object }));
     } else {

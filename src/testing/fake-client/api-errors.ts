@@ -161,3 +161,17 @@ export function applyConflict(conflicts: readonly { manager: string; operation: 
     ...where,
   });
 }
+
+/**
+ * The server's answer to a watch whose `sendInitialEvents` and `resourceVersionMatch` do not go
+ * together (validation of ListOptions: 422 Invalid naming the ListOptions kind).
+ */
+export function invalidWatchList(where: RequestWhere): ApiError {
+  return new ApiError({
+    status: 422,
+    reason: 'Invalid',
+    message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    details: { group: 'meta.k8s.io', kind: 'ListOptions', causes: [{ reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' }] },
+    ...where,
+  });
+}

@@ -40,6 +40,7 @@ import {
   continueExpired,
   internalError,
   invalid,
+  invalidWatchList,
   namespaceNotFound,
   namespaceTerminating,
   noSuchRoute,
@@ -115,6 +116,8 @@ export class FakeClient implements Client {
   private readonly interceptors: Interceptor[] = [];
   private readonly log: FakeRequest[] = [];
   private readonly watches = new Set<ActiveWatch>();
+  /** Answers `sendInitialEvents` watches as a current API server does (informers sync by watch-list). */
+  readonly watchList = true;
 
   constructor(options: FakeClientOptions = {}) {
     const limit = options.watchHistoryLimit ?? DEFAULT_WATCH_HISTORY_LIMIT;
@@ -651,6 +654,8 @@ export class FakeClient implements Client {
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
+    if (opts.sendInitialEvents) query.set('sendInitialEvents', 'true');
+    if (opts.resourceVersionMatch) query.set('resourceVersionMatch', opts.resourceVersionMatch);
     const where = this.where('WATCH', kind, { op: 'watch', namespace: opts.namespace, query });
     await this.serve({ verb: 'watch', kind, namespace: opts.namespace, signal: opts.signal });
     const matches = this.filterFor(kind, opts, where);
@@ -670,7 +675,18 @@ export class FakeClient implements Client {
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const timer = opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0 ? this.clock.setTimer(opts.timeoutSeconds * 1000, () => queue.end()) : undefined;
     try {
-      if (start === undefined || start === '' || start === '0') {
+      if (opts.sendInitialEvents || opts.resourceVersionMatch) {
+        // A watch-list, as a current API server serves it (the store is always up to date, so any
+        // resourceVersion is "not older than" it): the state, then the initial-events-end bookmark.
+        if (!opts.sendInitialEvents || opts.resourceVersionMatch !== 'NotOlderThan') {
+          throw invalidWatchList(where);
+        }
+        for (const [, obj] of this.store.list(id)) if (matches(obj)) queue.push({ type: 'ADDED', object: clone(obj) });
+        queue.push({
+          type: 'BOOKMARK',
+          object: { apiVersion: kind.apiVersion, kind: kind.kind, metadata: { resourceVersion: this.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } } },
+        } as WatchEvent<JsonObject>);
+      } else if (start === undefined || start === '' || start === '0') {
         for (const [, obj] of this.store.list(id)) if (matches(obj)) queue.push({ type: 'ADDED', object: clone(obj) });
       } else {
         const from = this.parseRevision(start, where);
