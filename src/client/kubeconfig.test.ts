@@ -212,3 +212,60 @@ test('proxy-url: http(s) is kept out of printed output, other schemes are refuse
   assert.ok(!inspect(cfg, { depth: 10 }).includes(SECRET) && !JSON.stringify(cfg).includes(SECRET));
   await assert.rejects(resolveKubeconfig(kubeconfig({ clusters: [{ name: 'c1', cluster: { server: 'https://h:1', 'proxy-url': 'socks5://proxy:1080' } }] })), KubeconfigError);
 });
+
+// Issue 18, item 7: wrong shapes gave raw TypeErrors, echoed values, or were accepted silently.
+
+/** Runs every entry point on one shape and checks each fails with a KubeconfigError naming `field` and not quoting SECRET. */
+async function rejectsNaming(kc: Record<string, unknown>, field: string): Promise<void> {
+  const check = (e: unknown): boolean => {
+    assert.ok(e instanceof KubeconfigError, `a KubeconfigError, not ${inspect(e)}`);
+    assert.ok(e.message.includes(field), `"${e.message}" names ${field}`);
+    assert.equal(e.field, field);
+    assert.ok(!inspect(e, { depth: 10 }).includes(SECRET), `"${e.message}" does not quote the value`);
+    return true;
+  };
+  assert.throws(() => parseKubeconfig(stringify(kc)), check);
+  assert.throws(() => asKubeconfig(kc), check);
+  await assert.rejects(resolveKubeconfig(kc as Kubeconfig), check);
+}
+
+const cluster0 = { name: 'c1', cluster: { server: 'https://h:1' } };
+const context0 = { name: 'dev', context: { cluster: 'c1', user: 'u1' } };
+const withUser = (user: Record<string, unknown>): Record<string, unknown> => ({ 'current-context': 'dev', clusters: [cluster0], contexts: [context0], users: [{ name: 'u1', user }] });
+const withCluster = (cluster: Record<string, unknown>): Record<string, unknown> => ({ 'current-context': 'dev', clusters: [{ name: 'c1', cluster }], contexts: [context0], users: [{ name: 'u1', user: {} }] });
+const execUser = (exec: Record<string, unknown>): Record<string, unknown> => withUser({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'plugin', ...exec } });
+
+test('a kubeconfig of the wrong shape is a KubeconfigError naming the field path, never a TypeError or the value', async () => {
+  await rejectsNaming({ clusters: 5 }, 'clusters');
+  await rejectsNaming({ users: [{ name: 'u1', user: SECRET }] }, 'users[0].user');
+  await rejectsNaming(withUser({ token: 12345 }), 'users[0].user.token');
+  await rejectsNaming(withUser({ password: { value: SECRET } }), 'users[0].user.password');
+  await rejectsNaming(execUser({ command: 42 }), 'users[0].user.exec.command');
+  await rejectsNaming(execUser({ args: `--token=${SECRET}` }), 'users[0].user.exec.args');
+  await rejectsNaming(execUser({ args: ['--ok', 7] }), 'users[0].user.exec.args[1]');
+  await rejectsNaming(execUser({ env: [{ name: 'X', value: { v: SECRET } }] }), 'users[0].user.exec.env[0].value');
+  await rejectsNaming(execUser({ env: { X: SECRET } }), 'users[0].user.exec.env');
+  await rejectsNaming(withUser({ 'auth-provider': { name: 'oidc', config: { 'id-token': [SECRET] } } }), "users[0].user.auth-provider.config.id-token");
+  await rejectsNaming(withUser({ 'as-groups': SECRET }), 'users[0].user.as-groups');
+  await rejectsNaming(withCluster({ server: 'https://h:1', 'insecure-skip-tls-verify': 'yes' }), 'clusters[0].cluster.insecure-skip-tls-verify');
+  await rejectsNaming({ contexts: [{ name: 'dev', context: { cluster: 7 } }] }, 'contexts[0].context.cluster');
+  await rejectsNaming({ 'current-context': 'dev', contexts: [context0, { name: 5, context: {} }] }, 'contexts[1].name');
+});
+
+test('base64 data fields must be valid base64; the error names the field, not the data', async () => {
+  await rejectsNaming(withCluster({ server: 'https://h:1', 'certificate-authority-data': `not base64! ${SECRET}` }), 'clusters[0].cluster.certificate-authority-data');
+  await rejectsNaming(withUser({ 'client-certificate-data': b64('CERT'), 'client-key-data': `%%${SECRET}%%` }), 'users[0].user.client-key-data');
+  // Line-wrapped base64 (as some tools write it) is still base64.
+  const wrapped = b64(CA).replace(/(.{20})/g, '$1\n');
+  const cfg = await resolveKubeconfig(withCluster({ server: 'https://h:1', 'certificate-authority-data': wrapped }) as Kubeconfig);
+  assert.equal(cfg.tls.ca, CA);
+});
+
+test('insecure-skip-tls-verify together with a CA is refused, as client-go refuses it', async () => {
+  for (const ca of [{ 'certificate-authority-data': b64(CA) }, { 'certificate-authority': '/etc/ca.crt' }]) {
+    await assert.rejects(
+      resolveKubeconfig(withCluster({ server: 'https://h:1', 'insecure-skip-tls-verify': true, ...ca }) as Kubeconfig),
+      (e: unknown) => e instanceof KubeconfigError && e.field === 'clusters[0].cluster.insecure-skip-tls-verify',
+    );
+  }
+});

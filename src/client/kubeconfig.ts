@@ -64,8 +64,11 @@ export interface Kubeconfig {
 /** A kubeconfig that cannot be used. Messages name fields and files, never credential values. */
 export class KubeconfigError extends OperatorRuntimeError {
   declare readonly code: 'ERR_KUBECONFIG';
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** Path of the offending field, e.g. `users[0].user.token`, when one field is at fault. */
+  readonly field: string | undefined;
+  constructor(message: string, options?: { cause?: unknown; field?: string }) {
     super('ERR_KUBECONFIG', message, options);
+    this.field = options?.field;
   }
 }
 
@@ -111,23 +114,17 @@ export function parseKubeconfig(text: string, baseDir = process.cwd()): Kubeconf
     throw new KubeconfigError(`kubeconfig is not valid YAML (${(err as Error).name})`);
   }
   if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new KubeconfigError('kubeconfig is not a YAML mapping');
-  return makePathsAbsolute(doc as Kubeconfig, baseDir);
+  if (!isMapping(doc)) throw new KubeconfigError('kubeconfig is not a YAML mapping');
+  return makePathsAbsolute(validateKubeconfig(doc), baseDir);
 }
 
-/** Checks that a plain object has the kubeconfig shape (lists where lists belong) before use. */
+/**
+ * Checks that a plain object has the kubeconfig shape, field by field, before use: a wrong type is a
+ * `KubeconfigError` naming the field's path (`users[0].user.token`), never its value.
+ */
 export function asKubeconfig(obj: object): Kubeconfig {
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new KubeconfigError('kubeconfig must be an object');
-  const kc = obj as Record<string, unknown>;
-  for (const key of ['clusters', 'users', 'contexts'] as const) {
-    const list = kc[key];
-    if (list === undefined || list === null) continue;
-    if (!Array.isArray(list) || !list.every((e) => typeof e === 'object' && e !== null && typeof (e as { name?: unknown }).name === 'string')) {
-      throw new KubeconfigError(`kubeconfig ${key} must be a list of named entries`);
-    }
-  }
-  if (kc['current-context'] !== undefined && typeof kc['current-context'] !== 'string') throw new KubeconfigError('kubeconfig current-context must be a string');
-  return kc as Kubeconfig;
+  if (!isMapping(obj)) throw new KubeconfigError('kubeconfig must be an object');
+  return validateKubeconfig(obj);
 }
 
 export async function loadKubeconfigFile(file: string): Promise<Kubeconfig> {
@@ -184,13 +181,24 @@ export async function loadDefaultKubeconfig(
 
 /** Resolves one context of a kubeconfig into a `ClusterConfig`, reading referenced files. */
 export async function resolveKubeconfig(kc: Kubeconfig, options: ResolveKubeconfigOptions = {}): Promise<ClusterConfig> {
+  // Typed callers can still hand over anything at run time (parsed JSON, a cast).
+  if (!isMapping(kc)) throw new KubeconfigError('kubeconfig must be an object');
+  validateKubeconfig(kc);
   const contextName = options.context ?? kc['current-context'];
   if (!contextName) throw new KubeconfigError('kubeconfig has no current-context and no context was given');
   const context = kc.contexts?.find((c) => c.name === contextName)?.context;
   if (!context) throw new KubeconfigError(`context "${contextName}" not found in kubeconfig`);
-  const cluster = kc.clusters?.find((c) => c.name === context.cluster)?.cluster;
+  if (!context.cluster) throw new KubeconfigError(`context "${contextName}" names no cluster`);
+  const clusterIndex = kc.clusters?.findIndex((c) => c.name === context.cluster) ?? -1;
+  const cluster = clusterIndex >= 0 ? kc.clusters![clusterIndex]!.cluster : undefined;
   if (!cluster) throw new KubeconfigError(`cluster "${context.cluster}" of context "${contextName}" not found in kubeconfig`);
-  const user: KubeconfigUser = context.user ? (kc.users?.find((u) => u.name === context.user)?.user ?? missingUser(context.user)) : {};
+  const userEntry = context.user ? kc.users?.find((u) => u.name === context.user) : undefined;
+  if (context.user && !userEntry) missingUser(context.user);
+  const user: KubeconfigUser = userEntry?.user ?? {};
+  if (cluster['insecure-skip-tls-verify'] === true && (cluster['certificate-authority-data'] || cluster['certificate-authority'])) {
+    const field = `clusters[${clusterIndex}].cluster.insecure-skip-tls-verify`;
+    throw new KubeconfigError(`kubeconfig ${field}: a CA may not be given with insecure-skip-tls-verify (client-go refuses it too)`, { field });
+  }
 
   const server = validateServer(cluster.server, context.cluster);
   const proxyUrl = validateProxyUrl(cluster['proxy-url'], context.cluster);
@@ -256,6 +264,7 @@ function validateServer(server: unknown, clusterName: string): string {
 
 async function dataOrFile(data: string | undefined, file: string | undefined, field: string): Promise<string | undefined> {
   // As in client-go, inline data wins over a file reference.
+  // Already checked to be base64 by validateKubeconfig.
   if (data) return Buffer.from(data, 'base64').toString('utf8');
   if (!file) return undefined;
   try {
@@ -303,4 +312,113 @@ function makePathsAbsolute(kc: Kubeconfig, baseDir: string): Kubeconfig {
     if (u.user.exec && cmd && cmd.includes(path.sep) && !path.isAbsolute(cmd)) u.user.exec.command = path.resolve(baseDir, cmd);
   }
   return kc;
+}
+
+function isMapping(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+const INTERACTIVE_MODES = new Set(['Never', 'IfAvailable', 'Always']);
+// Standard base64 as Go's encoding/json decodes []byte (padding required; line breaks ignored).
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Field-by-field shape check of a kubeconfig, in the types client-go's `clientcmd/api/v1` declares.
+ * Unknown fields are ignored, as client-go ignores them. Errors name the path, never the value: the
+ * value may be a credential.
+ */
+function validateKubeconfig(doc: Record<string, unknown>): Kubeconfig {
+  const fail = (field: string, what: string): never => {
+    throw new KubeconfigError(`kubeconfig ${field} ${what}`, { field });
+  };
+  const optional = (v: unknown): boolean => v === undefined || v === null;
+  const str = (obj: Record<string, unknown>, key: string, at: string): void => {
+    if (!optional(obj[key]) && typeof obj[key] !== 'string') fail(`${at}.${key}`, 'must be a string');
+  };
+  const bool = (obj: Record<string, unknown>, key: string, at: string): void => {
+    if (!optional(obj[key]) && typeof obj[key] !== 'boolean') fail(`${at}.${key}`, 'must be true or false');
+  };
+  const base64 = (obj: Record<string, unknown>, key: string, at: string): void => {
+    str(obj, key, at);
+    const v = obj[key];
+    if (typeof v === 'string' && !BASE64.test(v.replace(/[\r\n]/g, ''))) fail(`${at}.${key}`, 'must be base64-encoded');
+  };
+  const mapping = (v: unknown, at: string): Record<string, unknown> | undefined => {
+    if (optional(v)) return undefined;
+    if (!isMapping(v)) fail(at, 'must be a mapping');
+    return v as Record<string, unknown>;
+  };
+  const stringList = (v: unknown, at: string): void => {
+    if (optional(v)) return;
+    if (!Array.isArray(v)) fail(at, 'must be a list of strings');
+    (v as unknown[]).forEach((item, i) => {
+      if (typeof item !== 'string') fail(`${at}[${i}]`, 'must be a string');
+    });
+  };
+  const namedList = (key: 'clusters' | 'users' | 'contexts', inner: 'cluster' | 'user' | 'context', check: (body: Record<string, unknown>, at: string) => void): void => {
+    const list = doc[key];
+    if (optional(list)) return;
+    if (!Array.isArray(list)) fail(key, 'must be a list of named entries');
+    (list as unknown[]).forEach((entry, i) => {
+      const at = `${key}[${i}]`;
+      if (!isMapping(entry)) fail(at, 'must be a mapping');
+      const e = entry as Record<string, unknown>;
+      if (typeof e.name !== 'string') fail(`${at}.name`, 'must be a string');
+      const body = mapping(e[inner], `${at}.${inner}`);
+      if (body) check(body, `${at}.${inner}`);
+    });
+  };
+
+  for (const key of ['apiVersion', 'kind']) if (!optional(doc[key]) && typeof doc[key] !== 'string') fail(key, 'must be a string');
+  if (!optional(doc['current-context']) && typeof doc['current-context'] !== 'string') fail('current-context', 'must be a string');
+
+  namedList('clusters', 'cluster', (c, at) => {
+    for (const k of ['server', 'certificate-authority', 'tls-server-name', 'proxy-url']) str(c, k, at);
+    base64(c, 'certificate-authority-data', at);
+    bool(c, 'insecure-skip-tls-verify', at);
+    bool(c, 'disable-compression', at);
+  });
+
+  namedList('users', 'user', (u, at) => {
+    for (const k of ['token', 'tokenFile', 'username', 'password', 'client-certificate', 'client-key', 'as', 'as-uid']) str(u, k, at);
+    base64(u, 'client-certificate-data', at);
+    base64(u, 'client-key-data', at);
+    stringList(u['as-groups'], `${at}.as-groups`);
+    const extra = mapping(u['as-user-extra'], `${at}.as-user-extra`);
+    for (const [k, v] of Object.entries(extra ?? {})) stringList(v, `${at}.as-user-extra.${k}`);
+    const provider = mapping(u['auth-provider'], `${at}.auth-provider`);
+    if (provider) {
+      str(provider, 'name', `${at}.auth-provider`);
+      const cfg = mapping(provider.config, `${at}.auth-provider.config`);
+      for (const k of Object.keys(cfg ?? {})) str(cfg!, k, `${at}.auth-provider.config`);
+    }
+    const exec = mapping(u.exec, `${at}.exec`);
+    if (exec) {
+      const eat = `${at}.exec`;
+      if (typeof exec.command !== 'string' || exec.command === '') fail(`${eat}.command`, 'must be a non-empty string');
+      if (typeof exec.apiVersion !== 'string') fail(`${eat}.apiVersion`, 'must be a string');
+      stringList(exec.args, `${eat}.args`);
+      str(exec, 'installHint', eat);
+      bool(exec, 'provideClusterInfo', eat);
+      if (!optional(exec.interactiveMode) && !INTERACTIVE_MODES.has(exec.interactiveMode as string)) {
+        fail(`${eat}.interactiveMode`, 'must be Never, IfAvailable or Always');
+      }
+      if (!optional(exec.env)) {
+        if (!Array.isArray(exec.env)) fail(`${eat}.env`, 'must be a list of {name, value}');
+        (exec.env as unknown[]).forEach((item, i) => {
+          if (!isMapping(item)) fail(`${eat}.env[${i}]`, 'must be a mapping');
+          const e = item as Record<string, unknown>;
+          if (typeof e.name !== 'string') fail(`${eat}.env[${i}].name`, 'must be a string');
+          if (typeof e.value !== 'string') fail(`${eat}.env[${i}].value`, 'must be a string');
+        });
+      }
+    }
+  });
+
+  namedList('contexts', 'context', (c, at) => {
+    for (const k of ['cluster', 'user', 'namespace']) str(c, k, at);
+  });
+  return doc as Kubeconfig;
 }
