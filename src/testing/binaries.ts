@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { OperatorRuntimeError } from '../core/errors.js';
@@ -80,4 +80,57 @@ export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPl
     etcdctl: executable(etcdctl) ? etcdctl : undefined,
     kubeControllerManager: executable(kubeControllerManager) ? kubeControllerManager : undefined,
   };
+}
+
+/** The binaries of `TestEnv.start({ server: 'modern' })`, built by scripts/install-modern-apiserver.sh. */
+export interface ModernServerBinaries {
+  /** The standalone Kubernetes API server for CRDs and custom resources (1.36 at the time of writing). */
+  readonly apiextensionsApiserver: string;
+  /** etcd 3.5+: watch-list needs its progress notifications (3.4's lack of them breaks it). */
+  readonly etcd: string;
+  readonly etcdctl: string | undefined;
+}
+
+/** Folder of the newest complete build under the installer's cache, or undefined. */
+export function defaultModernAssetsDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const root = join(env.OPERATOR_RUNTIME_CACHE_DIR ?? join(homedir(), '.cache', 'operator-runtime'), 'modern-apiserver');
+  let versions: string[];
+  try {
+    versions = readdirSync(root).filter((d) => /^v\d+\.\d+\.\d+$/.test(d));
+  } catch {
+    return undefined;
+  }
+  const newestFirst = versions.sort((a, b) => compareVersions(b.slice(1), a.slice(1)));
+  return newestFirst.map((v) => join(root, v, 'bin')).find((dir) => executable(join(dir, 'apiextensions-apiserver')) && executable(join(dir, 'etcd')));
+}
+
+/**
+ * Finds the modern server's binaries: `OPERATOR_RUNTIME_MODERN_ASSETS` (scripts/test.sh sets it
+ * from the installer), else the installer's cache. Missing binaries are an error that says why —
+ * with the installer's failure when scripts/test.sh recorded one in
+ * `OPERATOR_RUNTIME_MODERN_UNAVAILABLE` — so tests that need the server fail rather than skip.
+ */
+export function resolveModernBinaries(env: NodeJS.ProcessEnv = process.env): ModernServerBinaries {
+  const dir = env.OPERATOR_RUNTIME_MODERN_ASSETS || defaultModernAssetsDir(env);
+  const server = dir && join(dir, 'apiextensions-apiserver');
+  const etcd = dir && join(dir, 'etcd');
+  if (!executable(server) || !executable(etcd)) {
+    const why = env.OPERATOR_RUNTIME_MODERN_UNAVAILABLE ? ` The installer failed: ${env.OPERATOR_RUNTIME_MODERN_UNAVAILABLE}.` : '';
+    throw new BinariesNotFoundError(
+      `the modern API server's binaries (apiextensions-apiserver, etcd 3.5) were not found in ${dir ?? 'the installer cache'}.${why} ` +
+        'Run scripts/install-modern-apiserver.sh (it prints their folder), or set OPERATOR_RUNTIME_MODERN_ASSETS.',
+    );
+  }
+  const etcdctl = join(dir!, 'etcdctl');
+  return { apiextensionsApiserver: server, etcd, etcdctl: executable(etcdctl) ? etcdctl : undefined };
+}
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
 }

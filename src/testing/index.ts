@@ -1,9 +1,9 @@
 /** operator-runtime/testing: the local control plane, the fake clock and test helpers. */
 export { FakeClock, flushMicrotasks } from '../core/fake-clock.js';
 export { TestEnv, TestEnvError, DEFAULT_START_TIMEOUT_MS } from './test-env.js';
-export type { TestEnvOptions, ControlPlaneComponent, KubeconfigObject } from './test-env.js';
-export { resolveBinaries, defaultAssetsDir, BinariesNotFoundError, CONTROL_PLANE_VERSION } from './binaries.js';
-export type { ControlPlaneBinaries } from './binaries.js';
+export type { TestEnvOptions, ControlPlaneComponent, KubeconfigObject, TestEnvServer } from './test-env.js';
+export { resolveBinaries, defaultAssetsDir, BinariesNotFoundError, CONTROL_PLANE_VERSION, resolveModernBinaries, defaultModernAssetsDir } from './binaries.js';
+export type { ControlPlaneBinaries, ModernServerBinaries } from './binaries.js';
 export { ComponentError } from './managed-process.js';
 export { kubectl } from './kubectl.js';
 export { readManifests } from './manifests.js';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
-import { resolveBinaries, type ControlPlaneBinaries } from './binaries.js';
+import { resolveBinaries, resolveModernBinaries, type ControlPlaneBinaries, type ModernServerBinaries } from './binaries.js';
 import { EtcdCluster, type EtcdMemberStatus } from './etcd-cluster.js';
 import { removeStaleChaosRules } from './iptables.js';
 import { freePort } from './free-port.js';
@@ -19,7 +19,17 @@ import type { Kubeconfig } from '../client/kubeconfig.js';
 
 const run = promisify(execFile);
 
+/** `'kube-apiserver'` is the API server the env's clients talk to (the modern one with `server: 'modern'`). */
 export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller-manager';
+
+/**
+ * `'kube-apiserver'`: the full control plane, Kubernetes 1.20 (core kinds, RBAC, controllers).
+ * `'modern'`: a current CRD-only API server (see {@link TestEnvOptions.server}).
+ */
+export type TestEnvServer = 'kube-apiserver' | 'modern';
+
+/** Admission plugins of the standalone server that need core-server APIs 1.20 lacks (or namespaces it cannot see). */
+const MODERN_DISABLED_ADMISSION = 'NamespaceLifecycle,MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook';
 
 export interface TestEnvOptions {
   /** CustomResourceDefinition manifests to install; `start` waits until each is Established. */
@@ -60,6 +70,24 @@ export interface TestEnvOptions {
    * @defaultValue 1
    */
   readonly etcdMembers?: 1 | 3;
+  /**
+   * `'modern'` runs the current Kubernetes API server for CRDs and custom resources (1.36, built by
+   * scripts/install-modern-apiserver.sh) on etcd 3.5: CEL validation, field validation with
+   * warnings, watch-list, current server-side apply. It serves no core kinds (no Namespace,
+   * ConfigMap, Lease, RBAC…): clients asking for one get "does not serve this group-version".
+   * Authentication and authorization are delegated to a 1.20 kube-apiserver started beside it
+   * (`authDelegate`), so the admin token, `userKubeconfig` users and RBAC objects created there
+   * apply as usual. Not combinable with `controllerManager`, `simulatePods` or `etcdMembers: 3`.
+   * @defaultValue 'kube-apiserver'
+   */
+  readonly server?: TestEnvServer;
+  /**
+   * Feature gates of the env's API server, e.g. `{ ShardedListAndWatch: true }` (alpha in 1.36;
+   * list and watch then honour `shardSelector`).
+   */
+  readonly featureGates?: Readonly<Record<string, boolean>>;
+  /** Binaries for `server: 'modern'`; found with `resolveModernBinaries()` when omitted. */
+  readonly modernBinaries?: ModernServerBinaries;
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 60_000;
@@ -107,6 +135,13 @@ export class TestEnv {
   readonly etcdEndpoints: readonly string[];
   /** Tags this env's iptables rules (`operator-runtime-chaos-<id>`). */
   readonly id: string;
+  /** Which API server clients of this env talk to. */
+  readonly serverKind: TestEnvServer;
+  /**
+   * With `server: 'modern'`: the 1.20 kube-apiserver that authenticates and authorizes its requests
+   * (tokens, RBAC). Create Roles and RoleBindings for `userKubeconfig` users here. Undefined otherwise.
+   */
+  authDelegate: { readonly server: string; readonly kubeconfigPath: string; readonly kubeconfig: KubeconfigObject } | undefined;
 
   private dispatcher: Agent;
   private simulator: { stop: AbortController; run: Promise<void>; client: KubeClient } | undefined;
@@ -115,9 +150,10 @@ export class TestEnv {
   private constructor(
     readonly dir: string,
     private readonly binaries: ControlPlaneBinaries,
-    private readonly ports: { apiserver: number; kcm: number },
+    private readonly modernBinaries: ModernServerBinaries | undefined,
+    private readonly ports: { apiserver: number; kcm: number; core: number },
     private readonly etcd: EtcdCluster,
-    private readonly processes: { apiserver: ManagedProcess; kcm: ManagedProcess | undefined },
+    private readonly processes: { apiserver: ManagedProcess; kcm: ManagedProcess | undefined; authDelegate: ManagedProcess | undefined },
     private readonly clientCa: ClientCa,
     adminToken: string,
     private readonly startTimeoutMs: number,
@@ -126,6 +162,8 @@ export class TestEnv {
     this.etcdEndpoints = etcd.endpoints;
     this.etcdEndpoint = etcd.endpoints[0]!;
     this.id = envId(dir);
+    this.serverKind = modernBinaries ? 'modern' : 'kube-apiserver';
+    this.authDelegate = undefined;
     this.adminToken = adminToken;
     this.kubeconfigPath = join(dir, 'kubeconfig.yaml');
     this.kubeconfig = this.kubeconfigFor('admin', { token: adminToken });
@@ -146,10 +184,20 @@ export class TestEnv {
     }
   }
 
-  /** Starts etcd, kube-apiserver and optionally kube-controller-manager, then installs `crds`. */
+  /**
+   * Starts etcd, kube-apiserver and optionally kube-controller-manager (or, with `server: 'modern'`,
+   * etcd 3.5, the 1.20 kube-apiserver it delegates to and the modern API server), then installs `crds`.
+   */
   static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
+    const modern = options.server === 'modern';
+    if (modern) {
+      for (const [option, set] of [['controllerManager', options.controllerManager], ['simulatePods', options.simulatePods], ['etcdMembers: 3', (options.etcdMembers ?? 1) > 1]] as const) {
+        if (set) throw new TestEnvError(`server: 'modern' serves custom resources only (no core kinds), so ${option} is not available with it; use the default server`);
+      }
+    }
     await TestEnv.removeStale({ iptables: (options.etcdMembers ?? 1) > 1 });
     const binaries = options.binaries ?? resolveBinaries();
+    const modernBinaries = modern ? (options.modernBinaries ?? resolveModernBinaries()) : undefined;
     if (options.controllerManager && !binaries.kubeControllerManager) {
       throw new TestEnvError('controllerManager: true, but no kube-controller-manager binary was found (run scripts/install-control-plane.sh)');
     }
@@ -160,31 +208,32 @@ export class TestEnv {
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const etcdCluster = await EtcdCluster.create({
-        etcdBinary: binaries.etcd,
+        etcdBinary: modernBinaries?.etcd ?? binaries.etcd,
         dir,
         members: options.etcdMembers ?? 1,
         id: envId(dir),
         startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
       });
-      const ports = { apiserver: await freePort(), kcm: await freePort() };
+      const ports = { apiserver: await freePort(), kcm: await freePort(), core: modern ? await freePort() : 0 };
       const certDir = join(dir, 'pki');
       await mkdir(certDir);
       const sa = await writeServiceAccountKeyPair(certDir);
       const clientCa = await ClientCa.create(certDir);
       const adminToken = randomToken();
       await writeFile(join(certDir, 'tokens.csv'), `${adminToken},admin,admin-uid,"system:masters"\n`, { mode: 0o600 });
+      const featureGates = Object.entries(options.featureGates ?? {});
 
-      const apiserver = new ManagedProcess({
+      const kubeApiserver = new ManagedProcess({
         name: 'kube-apiserver',
         command: binaries.kubeApiserver,
         logFile: join(dir, 'kube-apiserver.log'),
         args: [
           `--etcd-servers=${etcdCluster.endpoints.join(',')}`,
-          `--secure-port=${ports.apiserver}`,
+          `--secure-port=${modern ? ports.core : ports.apiserver}`,
           '--bind-address=127.0.0.1',
           '--advertise-address=127.0.0.1',
           '--insecure-port=0',
-          `--cert-dir=${join(certDir, 'serving')}`,
+          `--cert-dir=${join(certDir, modern ? 'core-serving' : 'serving')}`,
           `--token-auth-file=${join(certDir, 'tokens.csv')}`,
           `--client-ca-file=${clientCa.certFile}`,
           '--authorization-mode=RBAC',
@@ -195,9 +244,39 @@ export class TestEnv {
           '--allow-privileged=true',
           '--endpoint-reconciler-type=none',
           `--watch-cache=${options.watchCache ?? true}`,
-          ...(options.apiServerFlags ?? []),
+          ...(!modern && featureGates.length ? [`--feature-gates=${featureGates.map(([k, v]) => `${k}=${v}`).join(',')}`] : []),
+          ...(modern ? [] : (options.apiServerFlags ?? [])),
         ],
       });
+      const coreKubeconfigPath = join(dir, 'auth-delegate-kubeconfig.yaml');
+      const modernApiserver = modernBinaries
+        ? new ManagedProcess({
+            name: 'apiextensions-apiserver',
+            command: modernBinaries.apiextensionsApiserver,
+            logFile: join(dir, 'apiextensions-apiserver.log'),
+            args: [
+              `--etcd-servers=${etcdCluster.endpoints.join(',')}`,
+              `--secure-port=${ports.apiserver}`,
+              '--bind-address=127.0.0.1',
+              `--cert-dir=${join(certDir, 'serving')}`,
+              // Tokens and RBAC are the 1.20 server's (TokenReview, SubjectAccessReview); client
+              // certificates are checked here against the same CA.
+              `--kubeconfig=${coreKubeconfigPath}`,
+              `--authentication-kubeconfig=${coreKubeconfigPath}`,
+              `--authorization-kubeconfig=${coreKubeconfigPath}`,
+              '--authentication-skip-lookup',
+              `--client-ca-file=${clientCa.certFile}`,
+              // A denial is not cached, so a test that grants RBAC sees it at once (as with 1.20).
+              '--authorization-webhook-cache-unauthorized-ttl=0s',
+              // Otherwise it waits for flowcontrol.apiserver.k8s.io/v1 from the core server, which 1.20 lacks.
+              '--enable-priority-and-fairness=false',
+              `--disable-admission-plugins=${MODERN_DISABLED_ADMISSION}`,
+              `--watch-cache=${options.watchCache ?? true}`,
+              ...(featureGates.length ? [`--feature-gates=${featureGates.map(([k, v]) => `kube:${k}=${v}`).join(',')}`] : []),
+              ...(options.apiServerFlags ?? []),
+            ],
+          })
+        : undefined;
       const kcm = options.controllerManager
         ? new ManagedProcess({
             name: 'kube-controller-manager',
@@ -217,9 +296,13 @@ export class TestEnv {
           })
         : undefined;
 
-      env = new TestEnv(dir, binaries, ports, etcdCluster, { apiserver, kcm }, clientCa, adminToken,
+      const processes = modernApiserver
+        ? { apiserver: modernApiserver, kcm, authDelegate: kubeApiserver }
+        : { apiserver: kubeApiserver, kcm, authDelegate: undefined };
+      env = new TestEnv(dir, binaries, modernBinaries, ports, etcdCluster, processes, clientCa, adminToken,
         options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
       await env.etcd.start();
+      if (modern) await env.startAuthDelegate(coreKubeconfigPath);
       await env.startApiServer();
       await writeFile(env.kubeconfigPath, toYaml(env.kubeconfig), { mode: 0o600 });
       if (kcm) await env.startControllerManager();
@@ -254,6 +337,7 @@ export class TestEnv {
       // resumes paused processes, the cluster heals its partitions before it stops.
       if (this.processes.kcm) await this.processes.kcm.stop();
       await this.processes.apiserver.stop();
+      if (this.processes.authDelegate) await this.processes.authDelegate.stop();
       await this.etcd.stop();
     } finally {
       await this.dispatcher.close();
@@ -353,7 +437,7 @@ export class TestEnv {
 
   /** Runs etcdctl (API v3) against this env's etcd and returns its stdout. */
   async etcdctl(args: readonly string[]): Promise<string> {
-    const etcdctl = this.binaries.etcdctl;
+    const etcdctl = this.modernBinaries?.etcdctl ?? this.binaries.etcdctl;
     if (!etcdctl) throw new TestEnvError('etcdctl not found (Debian package etcd-client, or OPERATOR_RUNTIME_ETCDCTL)');
     const { stdout } = await run(etcdctl, [`--endpoints=${this.etcdEndpoints.join(',')}`, ...args], {
       env: { ...process.env, ETCDCTL_API: '3' },
@@ -481,16 +565,45 @@ export class TestEnv {
   private async startApiServer(): Promise<void> {
     const apiserver = this.processes.apiserver;
     apiserver.start();
-    const caFile = join(this.dir, 'pki', 'serving', 'apiserver.crt');
-    await this.poll('kube-apiserver to write its serving certificate', apiserver, async () => existsSync(caFile));
-    await this.poll('kube-apiserver serving certificate to be complete', apiserver, async () => {
-      this.caPem = await readFile(caFile, 'utf8');
-      return this.caPem.includes('END CERTIFICATE');
-    });
+    this.caPem = await this.servingCertificate(apiserver, join(this.dir, 'pki', 'serving', 'apiserver.crt'));
     this.kubeconfig.clusters[0]!.cluster['certificate-authority-data'] = Buffer.from(this.caPem).toString('base64');
     await this.dispatcher.close().catch(() => {});
     this.dispatcher = new Agent({ connect: { ca: this.caPem } });
-    await this.poll('kube-apiserver /readyz', apiserver, async () => (await this.request('GET', '/readyz')).status === 200);
+    await this.poll(`${apiserver.options.name} /readyz`, apiserver, async () => (await this.request('GET', '/readyz')).status === 200);
+  }
+
+  /** The 1.20 kube-apiserver a modern env delegates authentication and authorization to. */
+  private async startAuthDelegate(kubeconfigPath: string): Promise<void> {
+    const core = this.processes.authDelegate!;
+    core.start();
+    const caPem = await this.servingCertificate(core, join(this.dir, 'pki', 'core-serving', 'apiserver.crt'));
+    const server = `https://127.0.0.1:${this.ports.core}`;
+    const kubeconfig = this.kubeconfigFor('admin', { token: this.adminToken });
+    kubeconfig.clusters[0]!.cluster = { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') };
+    await writeFile(kubeconfigPath, toYaml(kubeconfig), { mode: 0o600 });
+    this.authDelegate = { server, kubeconfigPath, kubeconfig };
+    const agent = new Agent({ connect: { ca: caPem } });
+    try {
+      await this.poll('kube-apiserver (authentication/authorization delegate) /readyz', core, async () => {
+        const res = await request(`${server}/readyz`, { dispatcher: agent, headers: { authorization: `Bearer ${this.adminToken}` }, headersTimeout: 10_000, bodyTimeout: 10_000 });
+        await res.body.dump();
+        return res.statusCode === 200;
+      });
+    } finally {
+      await agent.close();
+    }
+  }
+
+  /** Waits for a server to write its self-signed serving certificate (with its CA) and returns the PEM. */
+  private async servingCertificate(server: ManagedProcess, certFile: string): Promise<string> {
+    const name = server.options.name;
+    let pem = '';
+    await this.poll(`${name} to write its serving certificate`, server, async () => existsSync(certFile));
+    await this.poll(`${name} serving certificate to be complete`, server, async () => {
+      pem = await readFile(certFile, 'utf8');
+      return pem.includes('END CERTIFICATE');
+    });
+    return pem;
   }
 
   private async startControllerManager(): Promise<void> {
@@ -521,7 +634,7 @@ export class TestEnv {
   }
 
   private allProcesses(): ManagedProcess[] {
-    return [this.processes.apiserver, ...(this.processes.kcm ? [this.processes.kcm] : [])];
+    return [this.processes.apiserver, this.processes.kcm, this.processes.authDelegate].filter((p): p is ManagedProcess => p !== undefined);
   }
 
   /**
