@@ -19,6 +19,17 @@ assets="$(scripts/install-control-plane.sh | tail -n 1)"
 export OPERATOR_RUNTIME_ASSETS="$assets"
 echo "binaries in $OPERATOR_RUNTIME_ASSETS"
 
+step "modern API server (Kubernetes 1.36, CRD-only; cached after the first build)"
+mkdir -p .tmp
+if modern="$(scripts/install-modern-apiserver.sh 2>.tmp/install-modern-apiserver.log | tail -n 1)" && [ -n "$modern" ]; then
+  export OPERATOR_RUNTIME_MODERN_ASSETS="$modern"
+  echo "binaries in $OPERATOR_RUNTIME_MODERN_ASSETS"
+else
+  # Not fatal here: the tests that need the server fail, and their message carries this reason.
+  export OPERATOR_RUNTIME_MODERN_UNAVAILABLE="$(tail -n 1 .tmp/install-modern-apiserver.log) (full log: .tmp/install-modern-apiserver.log)"
+  echo "warning: the modern API server could not be installed: $OPERATOR_RUNTIME_MODERN_UNAVAILABLE" >&2
+fi
+
 step "test tools (chromium, prometheus)"
 scripts/install-test-tools.sh
 
