@@ -24,7 +24,7 @@ import {
   type Kubeconfig,
 } from './kubeconfig.js';
 import { Transport, TransportError, WATCH_BODY_TIMEOUT_SLACK_MS, type TransportOptions } from './transport.js';
-import { WatchDecoder, WatchDecodeError, toWatchEvent, type WatchEvent } from './watch-decoder.js';
+import { DEFAULT_MAX_WATCH_LINE_BYTES, WatchDecoder, WatchDecodeError, toWatchEvent, type RawWatchEvent, type WatchEvent } from './watch-decoder.js';
 
 /** The fields of an object the client reads to address it; `kubernetes-types` interfaces fit. */
 export interface ObjectLike {
@@ -36,6 +36,11 @@ export interface ObjectLike {
 export interface KubeClientOptions extends TransportOptions {
   /** Registers request metrics on this registry (never the global one). */
   readonly metricsRegistry?: Registry;
+  /**
+   * Longest watch line (one event, i.e. one object) accepted; a longer one ends the watch with
+   * `WatchDecodeError` instead of being buffered. @defaultValue DEFAULT_MAX_WATCH_LINE_BYTES
+   */
+  readonly maxWatchLineBytes?: number;
 }
 
 export interface FromKubeconfigOptions extends KubeClientOptions {
@@ -75,6 +80,8 @@ export interface ListPageOptions extends SignalOption {
   readonly continue?: string;
   readonly resourceVersion?: string;
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  /** Ask for PartialObjectMetadata: items carry apiVersion, kind and metadata only (see {@link METADATA_ONLY_ACCEPT}). @defaultValue false */
+  readonly metadataOnly?: boolean;
 }
 
 export interface ListPage<T> {
@@ -111,6 +118,8 @@ export interface WatchOptions extends SignalOption {
    */
   readonly sendInitialEvents?: boolean;
   readonly resourceVersionMatch?: 'NotOlderThan';
+  /** Watch PartialObjectMetadata: objects carry apiVersion, kind and metadata only. @defaultValue false */
+  readonly metadataOnly?: boolean;
 }
 
 export interface WriteOptions extends SignalOption {
@@ -168,6 +177,16 @@ export interface Scale {
 
 export { DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_LIST_RESTARTS } from './paged-list.js';
 
+/**
+ * Accept headers of a metadata-only list and watch, as client-go's metadata client sends them (less
+ * protobuf). The plain `application/json` fallback lets a server that cannot convert answer with
+ * whole objects, which are then cut down here, so callers get the same shape either way.
+ */
+export const METADATA_ONLY_ACCEPT = {
+  list: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+  watch: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json',
+} as const;
+
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   json: 'application/json-patch+json',
   merge: 'application/merge-patch+json',
@@ -182,9 +201,12 @@ export class KubeClient {
   readonly transport: Transport;
   /** `watch` passes `sendInitialEvents` on to the server, so informers try a watch-list sync first. */
   readonly watchList = true;
+  private readonly maxWatchLineBytes: number;
 
   constructor(config: ClusterConfig, options: KubeClientOptions = {}) {
     const metrics = options.metrics ?? (options.metricsRegistry ? promClientMetrics(options.metricsRegistry) : undefined);
+    this.maxWatchLineBytes = options.maxWatchLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES;
+    if (!(Number.isSafeInteger(this.maxWatchLineBytes) && this.maxWatchLineBytes > 0)) throw new InvalidOptionError('maxWatchLineBytes', 'must be a positive integer');
     this.transport = new Transport(config, { ...options, metrics });
     this.mapper = new RestMapper(this.transport);
     this.defaultNamespace = config.namespace;
@@ -226,7 +248,11 @@ export class KubeClient {
     return res.body;
   }
 
-  /** One page. Items carry apiVersion/kind (the server leaves them out of list items). */
+  /**
+   * One page. Items carry apiVersion/kind (the server leaves them out of list items); otherwise
+   * they are as the server sent them (a cache validates each one). A body that is not a list
+   * throws `TransportError`.
+   */
   async listPage<T = KubeObject>(type: ResourceType, opts: ListPageOptions = {}): Promise<ListPage<T>> {
     const m = await this.mapping(type, opts.signal);
     const query = new URLSearchParams();
@@ -237,22 +263,25 @@ export class KubeClient {
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
     if (opts.resourceVersionMatch) query.set('resourceVersionMatch', opts.resourceVersionMatch);
     const path = withQuery(this.path(m, { namespace: opts.namespace, op: 'list' }), query);
-    const res = await this.transport.request<{ metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number }; items?: T[] | null }>({
+    const res = await this.transport.request({
       method: 'GET',
       path,
       signal: opts.signal,
+      ...(opts.metadataOnly ? { headers: { accept: METADATA_ONLY_ACCEPT.list } } : {}),
     });
-    const items = res.body?.items ?? [];
-    for (const item of items as (ObjectLike | null)[]) {
-      if (item && typeof item === 'object') {
+    const { items, meta } = listBodyOf(res.body, path);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as ObjectLike | null;
+      if (!isObject(item)) continue;
+      if (opts.metadataOnly) items[i] = metadataOnly(item, m);
+      else {
         item.apiVersion ??= m.apiVersion;
         item.kind ??= m.kind;
       }
     }
-    const meta = res.body?.metadata ?? {};
-    const page: ListPage<T> = { items, resourceVersion: meta.resourceVersion ?? '' };
-    if (meta.continue) page.continue = meta.continue;
-    if (meta.remainingItemCount !== undefined) page.remainingItemCount = meta.remainingItemCount;
+    const page: ListPage<T> = { items: items as T[], resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '' };
+    if (typeof meta.continue === 'string' && meta.continue) page.continue = meta.continue;
+    if (typeof meta.remainingItemCount === 'number') page.remainingItemCount = meta.remainingItemCount;
     return page;
   }
 
@@ -399,20 +428,27 @@ export class KubeClient {
     if (opts.timeoutSeconds !== undefined) query.set('timeoutSeconds', String(opts.timeoutSeconds));
     const path = withQuery(this.path(m, { namespace: opts.namespace, op: 'watch' }), query);
     const bodyTimeoutMs = opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 + WATCH_BODY_TIMEOUT_SLACK_MS : 0;
-    const res = await this.transport.stream({ method: 'GET', path, signal: opts.signal, bodyTimeoutMs });
-    const decoder = new WatchDecoder();
+    const res = await this.transport.stream({
+      method: 'GET',
+      path,
+      signal: opts.signal,
+      bodyTimeoutMs,
+      ...(opts.metadataOnly ? { headers: { accept: METADATA_ONLY_ACCEPT.watch } } : {}),
+    });
+    const decoder = new WatchDecoder({ maxLineBytes: this.maxWatchLineBytes });
     const where = { method: 'WATCH', path };
+    const shape = opts.metadataOnly ? (raw: RawWatchEvent): RawWatchEvent => (raw.type === 'ERROR' ? raw : { type: raw.type, object: metadataOnly(raw.object, m) }) : (raw: RawWatchEvent) => raw;
     try {
       try {
         for await (const chunk of res.body) {
-          for (const raw of decoder.push(chunk)) yield toWatchEvent<T>(raw, where);
+          for (const raw of decoder.push(chunk)) yield toWatchEvent<T>(shape(raw), where);
         }
       } catch (err) {
         if (opts.signal?.aborted) throw new AbortedError('watch aborted', { cause: opts.signal.reason });
         if (err instanceof WatchDecodeError || (err as { code?: unknown }).code === 'ERR_API') throw err;
         throw new TransportError('WATCH', path, `watch stream failed (${(err as { code?: string }).code ?? (err as Error).name})`, { cause: err });
       }
-      for (const raw of decoder.end()) yield toWatchEvent<T>(raw, where);
+      for (const raw of decoder.end()) yield toWatchEvent<T>(shape(raw), where);
     } finally {
       res.destroy();
     }
@@ -464,6 +500,28 @@ function writeQuery(opts: WriteOptions): URLSearchParams {
   if (opts.fieldManager) q.set('fieldManager', opts.fieldManager);
   if (opts.fieldValidation) q.set('fieldValidation', opts.fieldValidation);
   return q;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The kind's apiVersion/kind (as controller-runtime's metadata informers carry them, so handlers and
+ * owner lookups see the real kind) and the object's metadata, nothing else.
+ */
+function metadataOnly(obj: Record<string, unknown>, m: ResourceMapping): Record<string, unknown> {
+  return { apiVersion: m.apiVersion, kind: m.kind, metadata: obj.metadata };
+}
+
+/** The items and list metadata of a list answer, or TransportError when it is not a list at all. */
+function listBodyOf(body: unknown, path: string): { items: unknown[]; meta: Record<string, unknown> } {
+  if (!isObject(body)) throw new TransportError('GET', path, 'list response is not a JSON object');
+  const items = body.items ?? [];
+  if (!Array.isArray(items)) throw new TransportError('GET', path, 'list response has no items array');
+  const meta = body.metadata ?? {};
+  if (!isObject(meta)) throw new TransportError('GET', path, 'list response metadata is not an object');
+  return { items, meta };
 }
 
 function stripManagedFields<T extends ObjectLike>(obj: T): T {

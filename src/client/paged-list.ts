@@ -26,7 +26,15 @@ export async function* listPages<T>(listPage: ListPageFn, type: ResourceType, op
     const pageOpts: ListPageOptions =
       cont === undefined
         ? { ...opts, limit }
-        : { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, signal: opts.signal, limit, continue: cont };
+        : {
+            namespace: opts.namespace,
+            labelSelector: opts.labelSelector,
+            fieldSelector: opts.fieldSelector,
+            signal: opts.signal,
+            limit,
+            continue: cont,
+            ...(opts.metadataOnly ? { metadataOnly: true } : {}),
+          };
     try {
       page = await listPage<T>(type, pageOpts);
     } catch (err) {

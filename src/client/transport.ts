@@ -17,6 +17,7 @@ import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { ApiError, type StatusBody } from './api-error.js';
+import { readBodyLimited, readBodyPrefix, ResponseTooLargeError } from './body-limit.js';
 import type { ClientMetrics } from './client-metrics.js';
 import type { ClientCertificate, Credential } from './credentials.js';
 import type { ClusterConfig } from './kubeconfig.js';
@@ -49,12 +50,29 @@ export interface TransportOptions {
   readonly userAgent?: string;
   /** Random source for retry jitter (tests). */
   readonly random?: () => number;
+  /**
+   * Largest response body read for an ordinary request (a list page included). Enforced while the
+   * body streams in: beyond it the connection is closed and `ResponseTooLargeError` thrown (not
+   * retried). Watches are bounded per line instead (`maxWatchLineBytes` on KubeClient).
+   * @defaultValue DEFAULT_MAX_RESPONSE_BYTES
+   */
+  readonly maxResponseBytes?: number;
 }
 
 export const DEFAULT_MAX_RETRIES = 5;
 export const DEFAULT_CONNECTIONS = 64;
 /** The API server's own default for non-long-running requests. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * 32 MiB. Reading and parsing a body costs about 4.4 times its size in RSS (measured with
+ * bench/hostile-response.bench.ts: a 60 MiB list added ~262 MiB), so one answer at the limit stays
+ * near 140 MiB, inside a 256 MiB container. A list page of 500 objects reaches it only with objects
+ * of ~65 KiB each. A `resourceVersion=0` list served whole from the API server's watch cache (it
+ * ignores `limit`) can exceed it on a big cluster: the watcher then relists with a paged quorum read.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** Error answers are read this far and no further: the status says what happened, a message needs a page at most. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** A watch body may be silent this much longer than its timeoutSeconds before undici gives up. */
 export const WATCH_BODY_TIMEOUT_SLACK_MS = 30_000;
 
@@ -121,6 +139,7 @@ export class Transport {
   private readonly baseHeaders: Record<string, string>;
   private readonly maxRetries: number;
   private readonly requestTimeoutMs: number;
+  private readonly maxResponseBytes: number;
   private readonly options: TransportOptions;
   private dispatchers: Dispatchers | undefined;
   private closed = false;
@@ -139,6 +158,8 @@ export class Transport {
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     if (!(this.maxRetries >= 0)) throw new InvalidOptionError('maxRetries', 'must be >= 0');
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    if (!(Number.isSafeInteger(this.maxResponseBytes) && this.maxResponseBytes > 0)) throw new InvalidOptionError('maxResponseBytes', 'must be a positive integer');
     this.baseHeaders = { 'user-agent': options.userAgent ?? 'operator-runtime', accept: 'application/json' };
     const imp = config.impersonate;
     if (imp) {
@@ -275,7 +296,8 @@ export class Transport {
         this.observe(req.method, String(status), start);
         throw await this.errorFromResponse(req, status, res.headers, res.body);
       }
-      text = await res.body.text();
+      // The bytes are a temporary: only the text lives on while it is parsed.
+      text = (await readBodyLimited(res.body, this.maxResponseBytes, res.headers['content-length'], () => new ResponseTooLargeError(req.method, req.path, this.maxResponseBytes))).toString('utf8');
     } catch (err) {
       if (!(err instanceof ApiError)) this.observe(req.method, '<error>', start);
       throw err;
@@ -336,13 +358,9 @@ export class Transport {
     return next;
   }
 
-  private async errorFromResponse(req: TransportRequest, status: number, headers: IncomingHttpHeaders, body: { text(): Promise<string> }): Promise<ApiError> {
-    let text = '';
-    try {
-      text = await body.text();
-    } catch {
-      // The status alone still says what happened.
-    }
+  private async errorFromResponse(req: TransportRequest, status: number, headers: IncomingHttpHeaders, body: Dispatcher.ResponseData['body']): Promise<ApiError> {
+    // Bounded: a hostile or broken server could otherwise make us buffer any amount of text.
+    const { text } = await readBodyPrefix(body, MAX_ERROR_BODY_BYTES);
     const retryAfterMs = parseRetryAfter(headers['retry-after'], this.clock.now());
     let parsed: StatusBody | undefined;
     try {

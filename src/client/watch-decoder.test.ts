@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WatchDecoder, WatchDecodeError, toWatchEvent, type RawWatchEvent } from './watch-decoder.js';
+import { DEFAULT_MAX_WATCH_LINE_BYTES, WatchDecoder, WatchDecodeError, toWatchEvent, type RawWatchEvent } from './watch-decoder.js';
 import { ApiError, isGone } from './api-error.js';
 
 const enc = new TextEncoder();
@@ -123,4 +123,27 @@ test('events before a malformed line in the same chunk are delivered first, then
   assert.deepEqual(events.map((e) => e.type), ['ADDED']);
   assert.throws(() => d.push(enc.encode('{"type":"ADDED","object":{}}\n')), WatchDecodeError);
   assert.throws(() => d.end(), WatchDecodeError, 'the failure is sticky');
+});
+
+test('events decoded from a chunk that ends in an oversized line are returned before the error (regression: they were thrown away)', () => {
+  const d = new WatchDecoder({ maxLineBytes: 100 });
+  const chunk = enc.encode('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"metadata":{"name":"b"}}}\n' + ' '.repeat(150));
+  const events = d.push(chunk);
+  assert.deepEqual(events.map((e) => (e.object as { metadata: { name: string } }).metadata.name), ['a', 'b']);
+  assert.throws(() => d.push(enc.encode('\n')), (e: unknown) => e instanceof WatchDecodeError && /exceeds 100 bytes/.test(e.message));
+  assert.throws(() => d.end(), WatchDecodeError, 'the failure is sticky');
+});
+
+test('the line limit does not depend on chunking: a whole long line in one chunk fails like a split one', () => {
+  const line = enc.encode(`{"type":"ADDED","object":{"metadata":{"name":"${'n'.repeat(200)}"}}}\n`);
+  assert.throws(() => new WatchDecoder({ maxLineBytes: 100 }).push(line), WatchDecodeError);
+  const split = new WatchDecoder({ maxLineBytes: 100 });
+  assert.throws(() => {
+    split.push(line.subarray(0, 50));
+    split.push(line.subarray(50));
+  }, WatchDecodeError);
+});
+
+test('the default watch line limit is 16 MiB', () => {
+  assert.equal(DEFAULT_MAX_WATCH_LINE_BYTES, 16 * 1024 * 1024);
 });

@@ -4,7 +4,7 @@
  * a large object is assembled from its chunks once rather than by repeated string concatenation.
  * A malformed line or an ERROR event throws a typed error: an event is never silently dropped.
  */
-import { OperatorRuntimeError } from '../core/errors.js';
+import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { ApiError, type StatusBody } from './api-error.js';
 
 /** A watch event as the API server sends it, before ERROR events are turned into exceptions. */
@@ -42,8 +42,11 @@ export interface WatchDecoderOptions {
   readonly maxLineBytes?: number;
 }
 
-/** 128 MiB: far above etcd's object size limit (~1.5 MiB request, a few MiB per event). */
-export const DEFAULT_MAX_WATCH_LINE_BYTES = 128 * 1024 * 1024;
+/**
+ * 16 MiB: ten times etcd's default request limit (1.5 MiB, which bounds one object), with room for
+ * the event envelope and JSON escaping, while one bad line can no longer cost 128 MiB of buffers.
+ */
+export const DEFAULT_MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
@@ -58,12 +61,14 @@ export class WatchDecoder {
 
   constructor(options: WatchDecoderOptions = {}) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES;
+    if (!(Number.isSafeInteger(this.maxLineBytes) && this.maxLineBytes > 0)) throw new InvalidOptionError('maxWatchLineBytes', 'must be a positive integer');
   }
 
   /**
    * Feeds one chunk; returns the events completed by it, in order. When a line in the chunk is
-   * malformed, the events before it are still returned and the error is thrown by the next call
-   * (push or end): nothing that arrived intact is lost, and the failure is never skipped.
+   * malformed, or the chunk leaves an unfinished line longer than the limit, the events before it
+   * are still returned and the error is thrown by the next call (push or end): nothing that arrived
+   * intact is lost, and the failure is never skipped. After a failure every call throws it again.
    */
   push(chunk: Uint8Array): RawWatchEvent[] {
     if (this.failure) throw this.failure;
@@ -72,12 +77,16 @@ export class WatchDecoder {
     for (let nl = chunk.indexOf(NEWLINE, from); nl >= 0; nl = chunk.indexOf(NEWLINE, from)) {
       try {
         const tail = chunk.subarray(from, nl);
+        // Checked for whole lines too, so the outcome never depends on how the stream was chunked.
+        if (this.pendingBytes === 0 && tail.length > this.maxLineBytes) throw new WatchDecodeError(`line exceeds ${this.maxLineBytes} bytes`, this.lineStart, tail.length);
         const line = this.pendingBytes === 0 ? tail : this.takePending(tail);
         const event = this.decodeLine(line);
         if (event) events.push(event);
         this.lineStart += line.length + 1;
       } catch (err) {
         this.failure = err as WatchDecodeError;
+        this.pending = [];
+        this.pendingBytes = 0;
         if (events.length === 0) throw err;
         return events;
       }
@@ -85,10 +94,15 @@ export class WatchDecoder {
     }
     if (from < chunk.length) {
       const rest = chunk.subarray(from);
-      this.pendingBytes += rest.length;
-      if (this.pendingBytes > this.maxLineBytes) {
-        throw new WatchDecodeError(`line exceeds ${this.maxLineBytes} bytes`, this.lineStart, this.pendingBytes);
+      if (this.pendingBytes + rest.length > this.maxLineBytes) {
+        // Regression guard: this used to throw here and lose the events decoded above.
+        this.failure = new WatchDecodeError(`line exceeds ${this.maxLineBytes} bytes`, this.lineStart, this.pendingBytes + rest.length);
+        this.pending = [];
+        this.pendingBytes = 0;
+        if (events.length === 0) throw this.failure;
+        return events;
       }
+      this.pendingBytes += rest.length;
       // Copy: the caller (undici) may reuse the chunk's memory after we return.
       this.pending.push(Uint8Array.prototype.slice.call(rest));
     }
@@ -99,9 +113,13 @@ export class WatchDecoder {
   end(): RawWatchEvent[] {
     if (this.failure) throw this.failure;
     if (this.pendingBytes === 0) return [];
-    const line = this.takePending(new Uint8Array(0));
-    const event = this.decodeLine(line);
-    return event ? [event] : [];
+    try {
+      const event = this.decodeLine(this.takePending(new Uint8Array(0)));
+      return event ? [event] : [];
+    } catch (err) {
+      this.failure = err as WatchDecodeError;
+      throw err;
+    }
   }
 
   private takePending(tail: Uint8Array): Uint8Array {
