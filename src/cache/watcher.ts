@@ -484,10 +484,6 @@ export class Watcher<T extends KubeObject> {
       // The API server serves a resourceVersion=0 list whole from its watch cache (limit ignored);
       // past the client's maxResponseBytes only a paged quorum list can succeed.
       next = { phase: 'empty', quorum: true };
-    } else if (state.phase === 'listing' && !state.quorum && (err as { code?: unknown } | null)?.code === 'ERR_RESPONSE_TOO_LARGE') {
-      // The API server serves a resourceVersion=0 list whole from its watch cache (limit ignored);
-      // past the client's maxResponseBytes only a paged quorum list can succeed.
-      next = { phase: 'empty', quorum: true };
     } else if (state.phase === 'watching') {
       next = { phase: 'watching', resourceVersion: this.resourceVersion ?? state.resourceVersion };
     } else {
