@@ -269,3 +269,23 @@ test('insecure-skip-tls-verify together with a CA is refused, as client-go refus
     );
   }
 });
+
+test('holes in a sparse list are entries of the wrong shape, not skipped (found by the fuzz suite)', async () => {
+  // eslint-disable-next-line no-sparse-arrays
+  await rejectsNaming({ 'current-context': 'dev', clusters: [cluster0], contexts: [context0], users: [, { name: 'u1', user: {} }] }, 'users[0]');
+  // eslint-disable-next-line no-sparse-arrays
+  await rejectsNaming(execUser({ args: ['--a', , '--b'] }), 'users[0].user.exec.args[1]');
+});
+
+test('YAML oddities next to a token are not reported as process warnings quoting the source', async () => {
+  const seen: string[] = [];
+  const onWarning = (w: Error): void => void seen.push(w.message);
+  process.on('warning', onWarning);
+  try {
+    parseKubeconfig(`users:\n  - name: u\n    user: !unknown-tag {token: ${SECRET}}\n`);
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    process.off('warning', onWarning);
+  }
+  assert.deepEqual(seen.filter((m) => m.includes(SECRET)), []);
+});

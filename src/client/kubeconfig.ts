@@ -108,7 +108,8 @@ export interface ResolveKubeconfigOptions {
 export function parseKubeconfig(text: string, baseDir = process.cwd()): Kubeconfig {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    // logLevel 'error': warnings (an unknown tag, say) would go to process warnings quoting the source.
+    doc = parseYaml(text, { logLevel: 'error' });
   } catch (err) {
     // The YAML error quotes the source, which may hold a token: keep only its kind.
     throw new KubeconfigError(`kubeconfig is not valid YAML (${(err as Error).name})`);
@@ -353,22 +354,23 @@ function validateKubeconfig(doc: Record<string, unknown>): Kubeconfig {
   const stringList = (v: unknown, at: string): void => {
     if (optional(v)) return;
     if (!Array.isArray(v)) fail(at, 'must be a list of strings');
-    (v as unknown[]).forEach((item, i) => {
-      if (typeof item !== 'string') fail(`${at}[${i}]`, 'must be a string');
-    });
+    // Index loops: a sparse list's holes are entries too.
+    const list = v as unknown[];
+    for (let i = 0; i < list.length; i++) if (typeof list[i] !== 'string') fail(`${at}[${i}]`, 'must be a string');
   };
   const namedList = (key: 'clusters' | 'users' | 'contexts', inner: 'cluster' | 'user' | 'context', check: (body: Record<string, unknown>, at: string) => void): void => {
     const list = doc[key];
     if (optional(list)) return;
     if (!Array.isArray(list)) fail(key, 'must be a list of named entries');
-    (list as unknown[]).forEach((entry, i) => {
+    const entries = list as unknown[];
+    for (let i = 0; i < entries.length; i++) {
       const at = `${key}[${i}]`;
-      if (!isMapping(entry)) fail(at, 'must be a mapping');
-      const e = entry as Record<string, unknown>;
+      if (!isMapping(entries[i])) fail(at, 'must be a mapping');
+      const e = entries[i] as Record<string, unknown>;
       if (typeof e.name !== 'string') fail(`${at}.name`, 'must be a string');
       const body = mapping(e[inner], `${at}.${inner}`);
       if (body) check(body, `${at}.${inner}`);
-    });
+    }
   };
 
   for (const key of ['apiVersion', 'kind']) if (!optional(doc[key]) && typeof doc[key] !== 'string') fail(key, 'must be a string');
@@ -407,12 +409,13 @@ function validateKubeconfig(doc: Record<string, unknown>): Kubeconfig {
       }
       if (!optional(exec.env)) {
         if (!Array.isArray(exec.env)) fail(`${eat}.env`, 'must be a list of {name, value}');
-        (exec.env as unknown[]).forEach((item, i) => {
-          if (!isMapping(item)) fail(`${eat}.env[${i}]`, 'must be a mapping');
-          const e = item as Record<string, unknown>;
+        const env = exec.env as unknown[];
+        for (let i = 0; i < env.length; i++) {
+          if (!isMapping(env[i])) fail(`${eat}.env[${i}]`, 'must be a mapping');
+          const e = env[i] as Record<string, unknown>;
           if (typeof e.name !== 'string') fail(`${eat}.env[${i}].name`, 'must be a string');
           if (typeof e.value !== 'string') fail(`${eat}.env[${i}].value`, 'must be a string');
-        });
+        }
       }
     }
   });
