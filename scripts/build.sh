@@ -8,6 +8,8 @@ mkdir -p .tmp
 out="$(mktemp -d .tmp/build.XXXXXX)"
 trap 'rm -rf "$out"' EXIT
 node_modules/.bin/tsc -p tsconfig.build.json --outDir "$out/dist"
+# Data the published code reads: the conformance suite's CRD (src/testing/conformance/client-conformance.ts).
+cp examples/quickstart/widget-crd.yaml "$out/dist/testing/conformance/widget-crd.yaml"
 old="$(mktemp -d .tmp/build-old.XXXXXX)"
 [ -d dist ] && mv dist "$old/dist"
 mv "$out/dist" dist

@@ -51,7 +51,9 @@ const registry = new Registry();
 const client = await KubeClient.fromKubeconfig({ path: fileURLToPath(new URL('./kubeconfig.yaml', import.meta.url)), metricsRegistry: registry });
 const manager = new Manager({ client, registry, metricsPort: 0, healthPort: 0 });
 const metrics = (await registry.getMetricsAsJSON()).map((m) => m.name);
-console.log(JSON.stringify({ loaded, sameRegistry: manager.registry === registry, metrics }));
+const { conformanceCrds } = await import('operator-runtime/testing/conformance');
+const crds = (await conformanceCrds()).map((crd) => crd.metadata.name);
+console.log(JSON.stringify({ loaded, sameRegistry: manager.registry === registry, metrics, crds }));
 await client.close();
 `;
 
@@ -153,7 +155,7 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
     await writeFile(join(consumer, 'kubeconfig.yaml'), KUBECONFIG);
     await writeFile(join(consumer, 'consume.mjs'), CONSUME_MJS);
     const { stdout } = await run(process.execPath, ['consume.mjs', JSON.stringify(entries)], { cwd: consumer, env: userEnv(), timeout: 60_000 });
-    const out = JSON.parse(stdout) as { loaded: Record<string, { resolved: string; exports: number }>; sameRegistry: boolean; metrics: string[] };
+    const out = JSON.parse(stdout) as { loaded: Record<string, { resolved: string; exports: number }>; sameRegistry: boolean; metrics: string[]; crds: string[] };
     assert.deepEqual(Object.keys(out.loaded), entries);
     for (const [entry, { resolved, exports }] of Object.entries(out.loaded)) {
       assert.match(resolved, /\/node_modules\/operator-runtime\/dist\/.+\.js$/, `${entry} resolves into dist/`);
@@ -161,6 +163,7 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
     }
     assert.equal(out.sameRegistry, true);
     assert.ok(out.metrics.includes('rest_client_requests_total'), `the runtime registered its metrics on the user's Registry: ${out.metrics.join(', ')}`);
+    assert.ok(out.crds.includes('widgets.example.com'), `the conformance suite finds its CRDs inside the installed package: ${out.crds.join(', ')}`);
   });
 
   test("prom-client is a peer: one copy in the consumer's tree, the user's", () => {

@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { Client } from '../../client/client.js';
 import { ApiError, isAlreadyExists, isConflict, isInvalid, isNotFound, type StatusBody } from '../../client/api-error.js';
 import type { WatchEvent } from '../../client/watch-decoder.js';
@@ -27,7 +28,10 @@ export interface ConformanceTarget {
 }
 
 /** The CRD the suite's custom resource tests use: example.com/v1 Widget, namespaced, with `/status`, `spec.size` 1–10. */
-export const WIDGET_CRD_URL = new URL('../../../examples/quickstart/widget-crd.yaml', import.meta.url);
+export const WIDGET_CRD_URL: URL = ((beside) => (existsSync(beside) ? beside : new URL('../../../examples/quickstart/widget-crd.yaml', import.meta.url)))(
+  // In the published package (dist/), scripts/build.sh copies the CRD here; in the repo it is the quickstart's.
+  new URL('./widget-crd.yaml', import.meta.url),
+);
 
 /**
  * example.com/v1 Note: a namespaced custom resource shaped like a ConfigMap (`data`: string map),

@@ -1,0 +1,105 @@
+/**
+ * The reference operator as shipped (compiled JS from scripts/layout-runtime.sh) against the same
+ * operator run from source through tsx: time from process start to /readyz 200, and resident
+ * memory once idle with N Databases (and the objects they own) in its cache.
+ *
+ *   OPERATOR_RUNTIME_ASSETS=... node --import tsx scripts/packaging/operator-memory.bench.ts [databases=1000] [samples=5]
+ *   (Node 24: the same with the node from scripts/install-node24.sh)
+ *
+ * Idle means: every Database's status.observedGeneration equals its generation, the workqueue is
+ * empty and no reconcile ran for 5 s. RSS is read from /proc/<pid>/status (VmRSS) once a second,
+ * `samples` times; the median is printed beside min and max.
+ */
+import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { KubeClient, type Kubeconfig } from '../../src/index.js';
+import { TestEnv, eventually, freePort, readManifests } from '../../src/testing/index.js';
+import { REPO, ensureBuilt, userEnv } from './dist.js';
+
+const run = promisify(execFile);
+const count = Number(process.argv[2] ?? 1000);
+const samples = Number(process.argv[3] ?? 5);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+await ensureBuilt();
+const dir = await mkdtemp(join(tmpdir(), 'operator-memory-'));
+const app = join(dir, 'app');
+await run(join(REPO, 'scripts/layout-runtime.sh'), [app], { env: userEnv(), maxBuffer: 64 << 20 });
+const env = await TestEnv.start({ crds: await readManifests(new URL('../../examples/database-operator/config/crd.yaml', import.meta.url)) });
+const client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
+const kubeconfigPath = join(dir, 'kubeconfig.yaml');
+await writeFile(kubeconfigPath, stringify(env.kubeconfig), { mode: 0o600 });
+await chmod(dir, 0o700);
+
+try {
+  for (let i = 0; i < count; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, (_, j) =>
+        client.create({ apiVersion: 'example.com/v1', kind: 'Database', metadata: { name: `db-${i + j}`, namespace: 'default' }, spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' } }),
+      ),
+    );
+  }
+
+  // A first, unreported run creates every Database's owned objects, so both measured runs start
+  // from the same settled cluster and only differ in how the operator is run.
+  const compiled = { name: 'compiled JS (node dist/main.js)', cwd: app, args: ['dist/main.js'] };
+  const variants: { name: string; cwd: string; args: string[]; env?: Record<string, string> }[] = [
+    { ...compiled, name: 'warm-up (creates the owned objects; not a figure)' },
+    compiled,
+    { name: 'tsx from source', cwd: REPO, args: ['--conditions=operator-runtime-source', '--import', 'tsx', 'examples/database-operator/src/main.ts'] },
+  ];
+  // Extra compiled runs with other V8 flags / environment, e.g. BENCH_EXTRA='--max-semi-space-size=1;MALLOC_ARENA_MAX=2'
+  for (const extra of (process.env.BENCH_EXTRA ?? '').split('|').filter(Boolean)) {
+    const parts = extra.split(';');
+    const flags = parts.filter((p) => p.startsWith('--'));
+    const vars = Object.fromEntries(parts.filter((p) => !p.startsWith('--')).map((p) => p.split('=') as [string, string]));
+    variants.push({ name: `compiled JS with ${extra}`, cwd: app, args: [...flags, 'dist/main.js'], env: vars });
+  }
+  console.log(`node ${process.versions.node}, ${count} Databases`);
+  for (const variant of variants) {
+    const port = await freePort();
+    const started = performance.now();
+    const child = spawn(process.execPath, variant.args, {
+      cwd: variant.cwd,
+      env: userEnv({ ...variant.env, KUBECONFIG: kubeconfigPath, BACKUP_SERVICE_URL: 'http://127.0.0.1:9', METRICS_PORT: String(port), HEALTH_PORT: String(port), BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error' }),
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const metrics = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const sum = (text: string, name: string) => text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    await eventually('ready', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), { timeoutMs: 120_000, intervalMs: 20 });
+    const readyMs = performance.now() - started;
+    await eventually('every Database reconciled', async () => {
+      const { items } = await client.list<{ metadata: { generation?: number }; status?: { observedGeneration?: number } }>({ apiVersion: 'example.com/v1', kind: 'Database' }, { namespace: 'default' });
+      return items.length === count && items.every((d) => d.status?.observedGeneration === d.metadata.generation) ? true : undefined;
+    }, { timeoutMs: 600_000, intervalMs: 1000 });
+    let last = -1;
+    await eventually('idle for 5 s', async () => {
+      const text = await metrics();
+      const reconciles = sum(text, 'controller_runtime_reconcile_total');
+      const idle = sum(text, 'workqueue_depth') === 0 && reconciles === last;
+      last = reconciles;
+      return idle ? true : undefined;
+    }, { timeoutMs: 600_000, intervalMs: 5000 });
+    const rss: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      rss.push(Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024);
+      await sleep(1000);
+    }
+    rss.sort((a, b) => a - b);
+    const text = await metrics();
+    const mib = (name: string) => (sum(text, name) / 2 ** 20).toFixed(1);
+    console.log(`${variant.name}: ready ${Math.round(readyMs)} ms after spawn; idle RSS median ${rss[rss.length >> 1]!.toFixed(1)} MiB (min ${rss[0]!.toFixed(1)}, max ${rss.at(-1)!.toFixed(1)}); heap used ${mib('nodejs_heap_size_used_bytes')} MiB of ${mib('nodejs_heap_size_total_bytes')} MiB; reconciles ${last}`);
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+} finally {
+  await client.close();
+  await env.stop();
+  await rm(dir, { recursive: true, force: true });
+}
