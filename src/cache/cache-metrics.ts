@@ -16,6 +16,7 @@ export class CacheMetrics {
   private readonly lastEvent: Gauge<'informer'>;
   private readonly objects: Gauge<'informer'>;
   private readonly pending: Gauge<'informer' | 'handler'>;
+  private readonly invalid: Counter<'informer' | 'source'>;
 
   constructor(registry: Registry) {
     this.events = getOrCreateCounter(registry, { name: 'cache_watch_events_total', help: 'Watch events received, by type (bookmarks included)', labelNames: ['informer', 'type'] });
@@ -25,6 +26,11 @@ export class CacheMetrics {
     this.state = getOrCreateGauge(registry, { name: 'cache_watcher_state', help: '1 for the state the watcher is in', labelNames: ['informer', 'state'] });
     this.lastEvent = getOrCreateGauge(registry, { name: 'cache_last_event_timestamp_seconds', help: 'When the watcher last received anything (bookmarks included)', labelNames: ['informer'] });
     this.objects = getOrCreateGauge(registry, { name: 'cache_objects', help: 'Objects held in the store', labelNames: ['informer'] });
+    this.invalid = getOrCreateCounter(registry, {
+      name: 'cache_invalid_objects_total',
+      help: 'Objects from the API server left out of the cache because they could not be stored (not an object, no name, bad namespace, transform threw), by source (list or watch)',
+      labelNames: ['informer', 'source'],
+    });
     this.pending = getOrCreateGauge(registry, { name: 'cache_handler_pending_keys', help: 'Keys with changes not yet delivered to a handler', labelNames: ['informer', 'handler'] });
   }
 
@@ -41,6 +47,7 @@ export class CacheMetrics {
       setLastEventAt: (ms) => this.lastEvent.set({ informer }, ms / 1000),
       setObjects: (n) => this.objects.set({ informer }, n),
       setPending: (handler, n) => this.pending.set({ informer, handler }, n),
+      invalidObject: (source) => this.invalid.inc({ informer, source }),
     };
   }
 }
@@ -55,6 +62,8 @@ export interface InformerMetrics {
   setLastEventAt(ms: number): void;
   setObjects(n: number): void;
   setPending(handler: string, n: number): void;
+  /** An object left out of the store as invalid. */
+  invalidObject(source: 'list' | 'watch'): void;
 }
 
 export const noopInformerMetrics: InformerMetrics = {
@@ -66,6 +75,7 @@ export const noopInformerMetrics: InformerMetrics = {
   setLastEventAt: () => {},
   setObjects: () => {},
   setPending: () => {},
+  invalidObject: () => {},
 };
 
 /** Metrics for `informer` on `registry`, or the no-op set. */

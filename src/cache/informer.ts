@@ -78,7 +78,7 @@ export class SharedInformer<T extends KubeObject> {
     this.clock = options.clock ?? realClock;
     this.logger = (options.logger ?? silentLogger).child({ informer: this.name });
     this.metrics = informerMetrics(options.registry, this.name);
-    this.store = new Store<T>({ ...options, logger: this.logger });
+    this.store = new Store<T>({ ...options, logger: this.logger, metrics: this.metrics });
     this.watcher = new Watcher<T>(lw, (e) => this.onWatcherEvent(e), { ...options, clock: this.clock, logger: options.logger, metrics: this.metrics });
   }
 
@@ -188,8 +188,12 @@ export class SharedInformer<T extends KubeObject> {
       }
       case 'ADDED':
       case 'MODIFIED':
-        this.dispatch([this.store.upsert(e.object)]);
+      {
+        // undefined: the object was invalid, left out and counted by the store.
+        const d = this.store.upsert(e.object);
+        if (d) this.dispatch([d]);
         break;
+      }
       case 'DELETED': {
         const d = this.store.delete(e.object);
         if (d) this.dispatch([d]);

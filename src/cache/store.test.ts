@@ -41,10 +41,10 @@ test('the default ingest transform drops managedFields and a null transform keep
 
 test('upsert and delete report add, update and delete deltas with the old object', () => {
   const s = new Store<Pod>();
-  assert.equal(s.upsert(pod('a', '1')).type, 'add');
+  assert.equal(s.upsert(pod('a', '1'))?.type, 'add');
   const u = s.upsert(pod('a', '2'));
-  assert.equal(u.type, 'update');
-  assert.equal(u.type === 'update' && u.old.metadata?.resourceVersion, '1');
+  assert.equal(u?.type, 'update');
+  assert.equal(u?.type === 'update' && u.old.metadata?.resourceVersion, '1');
   const d = s.delete(pod('a', '3'));
   assert.equal(d?.type, 'delete');
   assert.equal(d?.type === 'delete' && !isTombstone(d.deleted) && d.deleted.metadata?.resourceVersion, '3');

@@ -6,8 +6,18 @@
  * Objects are plain JSON exactly as the API server returned them (after the ingest transform, by
  * default minus `metadata.managedFields`) and are shared, not copied: treat them as read-only. Set
  * `freeze: true` in development to have accidental writes throw.
+ *
+ * Every object is checked on its way in. One that cannot be stored (not an object, no
+ * `metadata.name`, a namespace that is not a string, or the transform threw) is left out, counted
+ * (`cache_invalid_objects_total`) and logged without its content; the rest of its list page is
+ * stored as usual. A left-out object is never reported as deleted: on a relist, when its key is
+ * known (or its uid matches a stored object) the stored version is kept; when it cannot be
+ * identified at all, that relist withholds all of its deletions, because a controller told that a
+ * live object is gone may act on it (clean up, recreate), while a stale entry only waits for the
+ * watch's DELETED event or the next clean relist.
  */
-import { keyOf, type KubeObject } from '../core/object-key.js';
+import { objectKey, type KubeObject } from '../core/object-key.js';
+import { noopInformerMetrics, type InformerMetrics } from './cache-metrics.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, type IndexFunc } from './indexer.js';
 import { tombstone, type Tombstone } from './tombstone.js';
@@ -54,7 +64,17 @@ export interface StoreOptions<T> {
   /** @defaultValue {@link DEFAULT_RELIST_MODE} */
   readonly relistMode?: 'atomic' | 'incremental';
   readonly logger?: Logger;
+  /** @internal Shared with the informer that owns this store (counts objects left out). */
+  readonly metrics?: InformerMetrics;
 }
+
+/** Why an object from the API server was left out of the store. */
+export type InvalidObjectReason = 'not-an-object' | 'no-name' | 'bad-namespace' | 'transform-threw';
+
+/** Where a left-out object came from. */
+export type InvalidObjectSource = 'list' | 'watch';
+
+type Checked<T> = { readonly ok: true; readonly key: string; readonly obj: T } | { readonly ok: false; readonly reason: InvalidObjectReason; readonly key: string | undefined; readonly uid: string | undefined };
 
 /** A change the store made, as handed to event handlers. */
 export type StoreDelta<T> =
@@ -83,9 +103,14 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
   private readonly freeze: boolean;
   private readonly relistMode: 'atomic' | 'incremental';
   private replacing: StoreReplacement<T> | undefined;
+  private readonly logger: Logger;
+  private readonly metrics: InformerMetrics;
+  private invalid = 0;
 
   constructor(options: StoreOptions<T> = {}) {
     const logger = options.logger ?? silentLogger;
+    this.logger = logger;
+    this.metrics = options.metrics ?? noopInformerMetrics;
     this.transform = options.transform === undefined ? (DEFAULT_TRANSFORM as Transform<T>) : options.transform;
     this.freeze = options.freeze ?? false;
     this.relistMode = options.relistMode ?? DEFAULT_RELIST_MODE;
@@ -96,6 +121,11 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
 
   get size(): number {
     return this.items.size;
+  }
+
+  /** Objects left out since the store was made, because they could not be stored (see the top of this file). */
+  get invalidObjects(): number {
+    return this.invalid;
   }
 
   get(key: string): T | undefined {
@@ -157,21 +187,57 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     return this.freeze ? deepFreeze(obj) : obj;
   }
 
-  /** Adds or replaces an object (from ADDED or MODIFIED), returning what changed. */
-  upsert(raw: T): StoreDelta<T> {
-    const obj = this.ingest(raw);
-    return this.put(keyOf(obj), obj);
+  /**
+   * Adds or replaces an object (from ADDED or MODIFIED), returning what changed; `undefined` when
+   * the object was left out as invalid (a stored version of it stays as it was).
+   */
+  upsert(raw: T): StoreDelta<T> | undefined {
+    const c = this.check(raw, 'watch');
+    if (!c.ok) return undefined;
+    return this.put(c.key, this.seal(c.obj));
   }
 
-  /** Removes an object (from DELETED); `undefined` when the store did not hold it. */
+  /** Removes an object (from DELETED); `undefined` when the store did not hold it or it cannot be identified. */
   delete(raw: T): StoreDelta<T> | undefined {
-    const obj = this.ingest(raw);
-    const key = keyOf(obj);
-    const old = this.items.get(key);
+    const c = this.check(raw, 'watch');
+    // Only the key is needed to delete: an object whose transform threw still goes.
+    if (c.key === undefined) return undefined;
+    const old = this.items.get(c.key);
     if (old === undefined) return undefined;
-    this.items.delete(key);
-    this.indexer.update(key, old, undefined);
-    return { type: 'delete', key, old, deleted: obj };
+    this.items.delete(c.key);
+    this.indexer.update(c.key, old, undefined);
+    return { type: 'delete', key: c.key, old, deleted: c.ok ? this.seal(c.obj) : tombstone(c.key, old) };
+  }
+
+  /**
+   * @internal Transforms and validates one incoming object; an invalid one is counted and logged
+   * (reason and key only: its content may be a Secret's data).
+   */
+  check(raw: unknown, source: InvalidObjectSource): Checked<T> {
+    const before = addressOf(raw);
+    if (!before.ok) return this.reject(before.reason, source, undefined, before.uid);
+    let obj: T;
+    try {
+      obj = this.transformOnly(raw as T);
+    } catch {
+      return this.reject('transform-threw', source, before.key, before.uid);
+    }
+    const after = obj === raw ? before : addressOf(obj);
+    if (!after.ok) return this.reject(after.reason, source, before.key, before.uid);
+    return { ok: true, key: after.key, obj };
+  }
+
+  private reject(reason: InvalidObjectReason, source: InvalidObjectSource, key: string | undefined, uid: string | undefined): Checked<T> {
+    this.invalid++;
+    this.metrics.invalidObject(source);
+    this.logger.warn({ reason, source, ...(key !== undefined ? { key } : {}) }, 'object left out of the cache');
+    return { ok: false, reason, key, uid };
+  }
+
+  /** @internal The key of the stored object with this uid (a linear scan: only for invalid list items). */
+  keyOfUid(uid: string): string | undefined {
+    for (const [key, obj] of this.items) if (obj.metadata?.uid === uid) return key;
+    return undefined;
   }
 
   /**
@@ -188,7 +254,7 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     this.replacing?.abandon();
     const r: StoreReplacement<T> = new StoreReplacement<T>(
       this,
-      (changed, unseen): StoreDelta<T>[] => this.commitReplace(r, changed, unseen),
+      (changed, unseen, unidentified): StoreDelta<T>[] => this.commitReplace(r, changed, unseen, unidentified),
       this.relistMode === 'incremental' ? (key, obj) => this.putFromList(key, obj) : undefined,
     );
     this.replacing = r;
@@ -217,10 +283,15 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     return [{ type: 'delete', key, old, deleted: tombstone(key, old) }, this.put(key, obj)];
   }
 
-  private commitReplace(r: StoreReplacement<T>, changed: Map<string, T>, unseen: Set<string>): StoreDelta<T>[] {
+  private commitReplace(r: StoreReplacement<T>, changed: Map<string, T>, unseen: Set<string>, unidentified: number): StoreDelta<T>[] {
     if (this.replacing !== r) throw new OperatorRuntimeError('ERR_REPLACE_ABANDONED', 'this replacement was superseded by a newer one');
     this.replacing = undefined;
     const deltas: StoreDelta<T>[] = [];
+    if (unidentified > 0 && unseen.size > 0) {
+      // Any unseen key may be one of the items we could not read: none is reported as deleted.
+      this.logger.warn({ unidentified, withheld: unseen.size }, 'relist had items that could not be identified; its deletions are withheld');
+      unseen = new Set();
+    }
     // Deleted while we were not watching: the final state is unknown, so handlers get a tombstone.
     for (const key of unseen) {
       const old = this.items.get(key);
@@ -239,12 +310,14 @@ export class StoreReplacement<T extends KubeObject> {
   // Keys of the store not (yet) in the new list: whatever is left at commit was deleted.
   private unseen: Set<string> | undefined;
   private received = 0;
+  // Invalid items matching no stored object: their deletion cannot be ruled out for any key.
+  private unidentified = 0;
   private changed: Map<string, T> | undefined = new Map();
 
   /** @internal */
   constructor(
     private readonly store: Store<T>,
-    private readonly onCommit: (changed: Map<string, T>, unseen: Set<string>) => StoreDelta<T>[],
+    private readonly onCommit: (changed: Map<string, T>, unseen: Set<string>, unidentified: number) => StoreDelta<T>[],
     private readonly applyNow: ((key: string, obj: T) => StoreDelta<T>[]) | undefined,
   ) {
     this.unseen = new Set(store.keyIterator());
@@ -255,15 +328,27 @@ export class StoreReplacement<T extends KubeObject> {
     return this.received;
   }
 
-  /** Takes one page; returns the deltas applied at once (incremental mode), else nothing. */
+  /**
+   * Takes one page; returns the deltas applied at once (incremental mode), else nothing. Invalid
+   * items are left out (see the top of this file); the others are taken as usual.
+   */
   addPage(items: readonly T[]): StoreDelta<T>[] {
     const applied: StoreDelta<T>[] = [];
     const unseen = this.unseen;
     const changed = this.changed;
     if (!unseen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
     for (const raw of items) {
-      const obj = this.store.transformOnly(raw);
-      const key = keyOf(obj);
+      const c = this.store.check(raw, 'list');
+      if (!c.ok) {
+        // Keep whatever version we have: never a delete for an object we only failed to read.
+        const key = c.key ?? (c.uid !== undefined ? this.store.keyOfUid(c.uid) : undefined);
+        if (key !== undefined) {
+          unseen.delete(key);
+          changed.delete(key);
+        } else this.unidentified++;
+        continue;
+      }
+      const { key, obj } = c;
       unseen.delete(key);
       this.received++;
       const current = this.store.get(key);
@@ -286,7 +371,7 @@ export class StoreReplacement<T extends KubeObject> {
     if (!unseen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
     this.unseen = undefined;
     this.changed = undefined;
-    return this.onCommit(changed, unseen);
+    return this.onCommit(changed, unseen, this.unidentified);
   }
 
   /** @internal Frees the buffered objects of an unfinished relist. */
@@ -294,6 +379,18 @@ export class StoreReplacement<T extends KubeObject> {
     this.unseen = undefined;
     this.changed = undefined;
   }
+}
+
+/** The store key of an object, or why it has none. */
+function addressOf(v: unknown): { ok: true; key: string; uid: string | undefined } | { ok: false; reason: InvalidObjectReason; uid: string | undefined } {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { ok: false, reason: 'not-an-object', uid: undefined };
+  const meta = (v as { metadata?: unknown }).metadata;
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return { ok: false, reason: 'no-name', uid: undefined };
+  const { name, namespace, uid } = meta as { name?: unknown; namespace?: unknown; uid?: unknown };
+  const uidString = typeof uid === 'string' && uid !== '' ? uid : undefined;
+  if (typeof name !== 'string' || name === '') return { ok: false, reason: 'no-name', uid: uidString };
+  if (namespace !== undefined && typeof namespace !== 'string') return { ok: false, reason: 'bad-namespace', uid: uidString };
+  return { ok: true, key: objectKey({ namespace: namespace || undefined, name }), uid: uidString };
 }
 
 function deepFreeze<T>(obj: T): T {
