@@ -4,6 +4,10 @@ import { whenAborted } from '../core/abort.js';
 import type { Manager } from './manager.js';
 import { runUntilSignal } from './run-until-signal.js';
 
+// Node 24's test runner turns on diagnostic reports for SIGUSR2 in every test process (one more
+// listener, and a report file in the working directory per signal); these tests send SIGUSR2 themselves.
+process.report.reportOnSignal = false;
+
 /** Sends SIGUSR2 to this process and resolves once it has been delivered (no timing guess). */
 async function signalSelf(): Promise<void> {
   // A pending signal is no handle: keep the event loop alive until it arrives.
