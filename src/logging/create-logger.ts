@@ -33,6 +33,14 @@ export function createLogger(options: LoggerOptions = {}): PinoLogger {
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.base !== undefined ? { base: { ...options.base } } : {}),
       timestamp: pino.stdTimeFunctions.isoTime,
+      hooks: {
+        // The message and printf arguments are free text the formatters never see (issue 18).
+        logMethod(args, method) {
+          const first = typeof args[0] === 'object' && args[0] !== null ? 1 : 0;
+          const redacted = args.map((arg: unknown, i) => (i < first ? arg : redact(arg))) as typeof args;
+          return method.apply(this, redacted);
+        },
+      },
       formatters: {
         level: (label) => ({ level: label }),
         bindings: (bindings) => redact(bindings),

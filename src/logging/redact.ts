@@ -49,8 +49,9 @@ const MAX_DEPTH = 8;
  * in `keys`, `data`/`stringData` of any object whose `kind` is `Secret`, the `value` of `env` list
  * entries, and credentials inside any string (a URL's password, a bearer token: see
  * `redactCredentialText`). Objects nested deeper than the walk goes are replaced whole. It copies
- * only what it changes and never mutates its input; class instances (errors, dates, buffers) pass
- * through.
+ * only what it changes and never mutates its input; errors are copied (same prototype) with their
+ * message, stack and cause redacted when those carry credentials; other class instances (dates,
+ * buffers) pass through.
  */
 export function createRedactor(keys: readonly string[]): <T>(value: T) => T {
   const sensitive = new Set(keys.map((k) => k.toLowerCase()));
@@ -68,6 +69,7 @@ export function createRedactor(keys: readonly string[]): <T>(value: T) => T {
       }
       return copy ?? value;
     }
+    if (value instanceof Error) return redactError(value, depth);
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return value;
     if (depth > MAX_DEPTH) return REDACTED_TOO_DEEP;
@@ -88,6 +90,31 @@ export function createRedactor(keys: readonly string[]): <T>(value: T) => T {
       if (next !== item) (copy ??= { ...obj })[key] = next;
     }
     return copy ?? obj;
+  };
+
+  // An error's message, stack and cause are free text from anywhere (a URL parser quoting its input,
+  // a server's answer): a copy with those redacted, same prototype, so serializers still see an error.
+  const redactError = (err: Error, depth: number): unknown => {
+    if (depth > MAX_DEPTH) return REDACTED_TOO_DEEP;
+    const message = redactCredentialText(err.message);
+    const stack = typeof err.stack === 'string' ? redactCredentialText(err.stack) : err.stack;
+    const hasCause = Object.prototype.hasOwnProperty.call(err, 'cause');
+    const cause = hasCause ? walk(err.cause, depth + 1, false) : undefined;
+    const own = err as unknown as Record<string, unknown>;
+    const fields: Record<string, unknown> = {};
+    let changed = message !== err.message || stack !== err.stack || (hasCause && cause !== err.cause);
+    for (const key of Object.keys(own)) {
+      const item = own[key];
+      fields[key] = item !== undefined && sensitive.has(key.toLowerCase()) ? REDACTED : walk(item, depth + 1, false);
+      if (fields[key] !== item) changed = true;
+    }
+    if (!changed) return err;
+    const copy = Object.create(Object.getPrototypeOf(err) as object) as Error;
+    Object.assign(copy, fields);
+    Object.defineProperty(copy, 'message', { value: message, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(copy, 'stack', { value: stack, writable: true, configurable: true, enumerable: false });
+    if (hasCause) Object.defineProperty(copy, 'cause', { value: cause, writable: true, configurable: true, enumerable: false });
+    return copy;
   };
 
   return <T>(value: T): T => walk(value, 0, false) as T;
