@@ -63,7 +63,7 @@ export {
   DEFAULT_TOKEN_FILE_REFRESH_MS,
 } from './credentials.js';
 export type { Credential, CredentialValue, ClientCertificate, TokenFileCredentialOptions } from './credentials.js';
-export { ExecCredentialPlugin, DEFAULT_EXEC_TIMEOUT_MS } from './exec-credential.js';
+export { ExecCredentialPlugin, DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_EXEC_GRACE_MS, DEFAULT_EXEC_DRAIN_MS } from './exec-credential.js';
 export type { ExecConfig, ExecCredentialPluginOptions } from './exec-credential.js';
 export { makeTlsConfig } from './tls-config.js';
 export type { TlsConfig } from './tls-config.js';
