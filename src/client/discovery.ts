@@ -79,7 +79,13 @@ export class RestMapper {
   async mapping(type: ResourceType, signal?: AbortSignal): Promise<ResourceMapping> {
     const hit = this.cached(type);
     if (hit) return hit;
-    await this.refresh(type.apiVersion, signal);
+    try {
+      await this.refresh(type.apiVersion, signal);
+    } catch (err) {
+      // Name the kind that was asked for (a CRD-only server has no v1 at all: "ConfigMap in v1").
+      if (err instanceof NoKindMatchError && err.kind === '*') throw new NoKindMatchError(type.apiVersion, type.kind, 'the server does not serve this group-version');
+      throw err;
+    }
     const found = this.cached(type);
     if (found) return found;
     throw new NoKindMatchError(type.apiVersion, type.kind, 'the server does not list this kind');
