@@ -5,6 +5,9 @@
  *
  *   node --expose-gc --import tsx bench/informer.bench.ts [counts]      (counts: 10000,50000)
  *
+ * Environment: INFORMER_ROUNDS (measurements per count and informer, default 1),
+ * INFORMER_DELIVERY_WINDOW_MS (default 15000), BENCH_JSON_OUT (raw rows as JSON, for bench:report).
+ *
  * Per count N (objects are created once, 32-way plain undici POSTs, and topped up for larger N):
  * - sync: start → synced (ours: `waitForSync`; client-node: `start()` resolved, which is after its
  *   list and the watch request);
@@ -47,9 +50,11 @@ const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 const WIDGETS_PATH = `/apis/example.com/v1/namespaces/${NS}/widgets`;
 const CONCURRENCY = 32;
 /** How long an informer gets to deliver a change made after the restart before it counts as lost. */
-const DELIVERY_WINDOW_MS = 15_000;
+const DELIVERY_WINDOW_MS = Number(process.env.INFORMER_DELIVERY_WINDOW_MS ?? 15_000);
 /** Measurements per count and informer (`INFORMER_ROUNDS`), alternating the two, for the report's spread. */
 const ROUNDS = Number(process.env.INFORMER_ROUNDS ?? 1);
+/** In a child: which round it measures; names of the objects it creates carry it so rounds do not collide. */
+const ROUND_SUFFIX = CHILD && Number(process.argv[5] ?? 1) > 1 ? `-r${process.argv[5]}` : '';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
@@ -234,7 +239,7 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   await settle();
   const steady = heapAfterGc();
 
-  await writeElsewhere(env, `ours-${n}`);
+  await writeElsewhere(env, `ours-${n}${ROUND_SUFFIX}`);
   const lists = informer.health().lists;
   proxy.freeze();
   await env.restartApiServer();
@@ -248,7 +253,7 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   const peak = sampler.stop();
 
   // The same again, weighing only live data: gc as each page arrives (slows this relist down).
-  await writeElsewhere(env, `ours-live-${n}`);
+  await writeElsewhere(env, `ours-live-${n}${ROUND_SUFFIX}`);
   const lists2 = informer.health().lists;
   proxy.freeze();
   await env.restartApiServer();
@@ -262,8 +267,8 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   onPage = undefined;
   livePeak = Math.max(livePeak, heapAfterGc());
 
-  await createMarker(env, `marker-ours-${n}`);
-  const deliveredAfterRestartMs = await timeUntil(() => informer.reader.has(`${NS}/marker-ours-${n}`), DELIVERY_WINDOW_MS);
+  await createMarker(env, `marker-ours-${n}${ROUND_SUFFIX}`);
+  const deliveredAfterRestartMs = await timeUntil(() => informer.reader.has(`${NS}/marker-ours-${n}${ROUND_SUFFIX}`), DELIVERY_WINDOW_MS);
   stop.abort();
   await run;
   await client.close();
@@ -307,7 +312,7 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   await settle();
   const steady = heapAfterGc();
 
-  await writeElsewhere(env, `cn-${n}`);
+  await writeElsewhere(env, `cn-${n}${ROUND_SUFFIX}`);
   const sampler = heapSampler();
   const r0 = performance.now();
   const listsBefore = listsDone;
@@ -316,8 +321,8 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   await until(() => listsDone > listsBefore || errors.length > 0, 60_000, 'client-node to relist or fail', 5);
   const stopped = errors.length > 0;
   const firstError = stopped ? describeError(errors[0]) : '';
-  await createMarker(env, `marker-cn-${n}`);
-  const deliveredAfterRestartMs = await timeUntil(() => informer.get(`marker-cn-${n}`, NS) !== undefined, stopped ? DELIVERY_WINDOW_MS : 60_000);
+  await createMarker(env, `marker-cn-${n}${ROUND_SUFFIX}`);
+  const deliveredAfterRestartMs = await timeUntil(() => informer.get(`marker-cn-${n}${ROUND_SUFFIX}`, NS) !== undefined, stopped ? DELIVERY_WINDOW_MS : 60_000);
   let relistMs = performance.now() - r0;
   let peak = sampler.stop();
   if (stopped) {
@@ -334,7 +339,7 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   }
 
   // The same again, weighing only live data: gc when the list response arrives and after it is applied.
-  await writeElsewhere(env, `cn-live-${n}`);
+  await writeElsewhere(env, `cn-live-${n}${ROUND_SUFFIX}`);
   const errorsBefore = errors.length;
   const listsBefore2 = listsDone;
   await env.restartApiServer();
@@ -374,9 +379,9 @@ function describeError(err: unknown): string {
 const fmt = (x: number, d = 0): string => x.toFixed(d);
 
 /** Runs one measurement in a fresh process, serving its restart requests. */
-function measure(env: TestEnv, impl: 'ours' | 'client-node', n: number): Promise<Row> {
+function measure(env: TestEnv, impl: 'ours' | 'client-node', n: number, round = 1): Promise<Row> {
   const info: EnvInfo = { server: env.server, kubeconfig: env.kubeconfig, kubeconfigPath: env.kubeconfigPath, caPem: env.caPem, adminToken: env.adminToken };
-  const child = fork(fileURLToPath(import.meta.url), ['--child', impl, String(n)], {
+  const child = fork(fileURLToPath(import.meta.url), ['--child', impl, String(n), String(round)], {
     execArgv: ['--expose-gc', '--import', 'tsx'],
     env: { ...process.env, INFORMER_BENCH_ENV: JSON.stringify(info) },
   });
@@ -422,7 +427,7 @@ async function main(): Promise<void> {
       // Markers from earlier measurements are objects too: the informers see n + a few.
       for (let round = 1; round <= ROUNDS; round++) {
         for (const impl of ['ours', 'client-node'] as const) {
-          rows.push(await measure(env, impl, n));
+          rows.push(await measure(env, impl, n, round));
           jsonRows.push({ count: n, round, ...rows.at(-1)! });
           console.error(JSON.stringify(rows.at(-1)));
         }

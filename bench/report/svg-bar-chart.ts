@@ -32,8 +32,11 @@ export interface BarChartOptions {
 }
 
 const WIDTH = 720;
-const HEIGHT = 300;
 const MARGIN = { top: 36, right: 16, bottom: 64, left: 72 };
+const PLOT_HEIGHT = 200;
+/** Above this many groups the group labels are slanted (and the chart taller) so they do not overlap. */
+const UPRIGHT_GROUP_LABELS = 4;
+const SLANT_EXTRA_HEIGHT = 40;
 const PALETTE = ['#3b6fb6', '#e07b39', '#4c9a5b', '#9b59b6', '#c0392b', '#7f8c8d', '#d4ac0d', '#16a085'];
 
 export function escapeXml(text: string): string {
@@ -64,8 +67,10 @@ export function barChart(options: BarChartOptions): string {
   const colour = (s: string): string => PALETTE[series.indexOf(s) % PALETTE.length]!;
   const values = options.groups.flatMap((g) => g.bars.flatMap((b) => (b.value ? [b.value.max] : [])));
   const scale = niceScale(Math.max(0, ...values, ...(options.referenceLines ?? []).map((r) => r.value)));
+  const slanted = options.groups.length > UPRIGHT_GROUP_LABELS;
   const plotW = WIDTH - MARGIN.left - MARGIN.right;
-  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const plotH = PLOT_HEIGHT;
+  const HEIGHT = MARGIN.top + plotH + MARGIN.bottom + (slanted ? SLANT_EXTRA_HEIGHT : 0);
   const y = (v: number): number => MARGIN.top + plotH - (v / scale.max) * plotH;
   const parts: string[] = [];
   parts.push(`<title>${escapeXml(options.title)}</title>`);
@@ -104,7 +109,13 @@ export function barChart(options: BarChartOptions): string {
       }
       parts.push(`<text class="value" x="${cx}" y="${(y(max) - 4).toFixed(1)}" text-anchor="middle">${escapeXml(fmt(median))}</text>`);
     });
-    parts.push(`<text class="group-label" x="${(MARGIN.left + gi * groupW + groupW / 2).toFixed(1)}" y="${MARGIN.top + plotH + 16}" text-anchor="middle">${escapeXml(g.label)}</text>`);
+    const gx = (MARGIN.left + gi * groupW + groupW / 2).toFixed(1);
+    const gy = MARGIN.top + plotH + 16;
+    parts.push(
+      slanted
+        ? `<text class="group-label" x="${gx}" y="${gy}" text-anchor="end" transform="rotate(-30 ${gx} ${gy})">${escapeXml(g.label)}</text>`
+        : `<text class="group-label" x="${gx}" y="${gy}" text-anchor="middle">${escapeXml(g.label)}</text>`,
+    );
   });
   for (const r of options.referenceLines ?? []) {
     const yy = y(r.value).toFixed(1);
