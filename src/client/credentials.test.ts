@@ -4,6 +4,7 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
+import { execFileSync } from 'node:child_process';
 import { FakeClock } from '../core/fake-clock.js';
 import { CredentialError, StaticTokenCredential, TokenFileCredential, BasicAuthCredential } from './credentials.js';
 
@@ -61,5 +62,14 @@ test('static credentials print as redacted and are not worth a retry after a 401
     assert.ok(!inspect(cred, { showHidden: true, depth: 5 }).includes('SECRET'));
     assert.ok(!JSON.stringify(cred).includes('SECRET'));
     assert.equal(cred.invalidate(), false);
+  }
+});
+
+test('a token file that is a FIFO or a device is a CredentialError at once, not a hang or an endless read', { timeout: 20_000 }, async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'tok-'));
+  const fifo = path.join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  for (const file of [fifo, '/dev/zero']) {
+    await assert.rejects(new TokenFileCredential(file, { clock: new FakeClock() }).get(), (e: unknown) => e instanceof CredentialError && /not a regular file/.test(e.message));
   }
 });

@@ -3,7 +3,8 @@
  * from. Secrets live in private fields, and every credential prints as `<redacted>` under
  * `console.log`, `util.inspect` and `JSON.stringify`, so logging a config cannot leak one.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { inspect } from 'node:util';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
@@ -148,11 +149,11 @@ export class TokenFileCredential extends RedactedCredential {
   private async read(): Promise<CredentialValue> {
     let token: string;
     try {
-      token = (await readFile(this.path, 'utf8')).trim();
+      token = (await readLocalFile(this.path)).trim();
     } catch (err) {
       // Like client-go, keep using the last good token if the file is briefly unreadable mid-rotation.
       if (this.#value) return this.#value;
-      throw new CredentialError(`cannot read token file ${this.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+      throw new CredentialError(`cannot read token file ${this.path}: ${describeReadError(err)}`, { cause: err });
     }
     if (!token) {
       if (this.#value) return this.#value;
@@ -162,4 +163,42 @@ export class TokenFileCredential extends RedactedCredential {
     this.#readAt = this.#clock.monotonicNow();
     return this.#value;
   }
+}
+
+/** Credential material (tokens, keys, certificates, kubeconfigs) is small; more is not one. */
+export const MAX_LOCAL_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads a local credential file (token, kubeconfig, CA, certificate, key) as UTF-8, refusing what
+ * is not a regular file or is larger than `maxBytes`. A FIFO would block a libuv thread forever on
+ * open, and `/dev/zero` would be read until memory runs out, so the file is opened non-blocking and
+ * checked before it is read. Errors carry a `code`; {@link describeReadError} words it.
+ */
+export async function readLocalFile(file: string, maxBytes = MAX_LOCAL_FILE_BYTES): Promise<string> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ERR_NOT_REGULAR_FILE' });
+    // Read at most one byte past the limit, in case the file grew since stat.
+    const buf = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, length, buf.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buf.length) break;
+    }
+    if (length > maxBytes) throw Object.assign(new Error('file too large'), { code: 'ERR_FILE_TOO_LARGE' });
+    return buf.subarray(0, length).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Words a {@link readLocalFile} failure for a message: its code, never the file's content. */
+export function describeReadError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ERR_NOT_REGULAR_FILE') return 'not a regular file';
+  if (code === 'ERR_FILE_TOO_LARGE') return `larger than ${MAX_LOCAL_FILE_BYTES} bytes`;
+  return code ?? 'error';
 }

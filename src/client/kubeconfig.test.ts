@@ -4,6 +4,7 @@ import { mkdtemp, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
+import { execFileSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import {
   KubeconfigError,
@@ -288,4 +289,15 @@ test('YAML oddities next to a token are not reported as process warnings quoting
     process.off('warning', onWarning);
   }
   assert.deepEqual(seen.filter((m) => m.includes(SECRET)), []);
+});
+
+test('a kubeconfig, CA, certificate or key path naming a FIFO or a device is refused at once instead of hanging', { timeout: 20_000 }, async () => {
+  const dir = await tmp();
+  const fifo = path.join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  for (const file of [fifo, '/dev/zero']) {
+    await assert.rejects(loadKubeconfigFile(file), (e: unknown) => e instanceof KubeconfigError && /not a regular file/.test(e.message));
+    await assert.rejects(resolveKubeconfig(withCluster({ server: 'https://h:1', 'certificate-authority': file }) as Kubeconfig), KubeconfigError);
+    await assert.rejects(resolveKubeconfig(withUser({ 'client-certificate': file, 'client-key-data': b64('KEY') }) as Kubeconfig), KubeconfigError);
+  }
 });

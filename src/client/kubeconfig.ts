@@ -3,7 +3,6 @@
  * one context into what the transport needs (server, TLS material, a credential). Relative file
  * paths inside a file are relative to that file, as in client-go.
  */
-import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +11,7 @@ import { OperatorRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { BasicAuthCredential, NO_CREDENTIAL, StaticTokenCredential, TokenFileCredential, type Credential } from './credentials.js';
+import { BasicAuthCredential, NO_CREDENTIAL, StaticTokenCredential, TokenFileCredential, describeReadError, readLocalFile, type Credential } from './credentials.js';
 import { ExecCredentialPlugin, type ExecConfig } from './exec-credential.js';
 import { makeTlsConfig, type TlsConfig } from './tls-config.js';
 
@@ -131,9 +130,9 @@ export function asKubeconfig(obj: object): Kubeconfig {
 export async function loadKubeconfigFile(file: string): Promise<Kubeconfig> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readLocalFile(file);
   } catch (err) {
-    throw new KubeconfigError(`cannot read kubeconfig ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+    throw new KubeconfigError(`cannot read kubeconfig ${file}: ${describeReadError(err)}`, { cause: err });
   }
   return parseKubeconfig(text, path.dirname(path.resolve(file)));
 }
@@ -269,9 +268,9 @@ async function dataOrFile(data: string | undefined, file: string | undefined, fi
   if (data) return Buffer.from(data, 'base64').toString('utf8');
   if (!file) return undefined;
   try {
-    return await readFile(file, 'utf8');
+    return await readLocalFile(file);
   } catch (err) {
-    throw new KubeconfigError(`cannot read ${field} file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+    throw new KubeconfigError(`cannot read ${field} file ${file}: ${describeReadError(err)}`, { cause: err });
   }
 }
 
