@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '../client/client.js';
 import { clientListerWatcher, clientListerWatcherFactory } from './client-lister-watcher.js';
-import { InvalidOptionError } from '../core/errors.js';
 
 function recordingClient() {
   const calls: { method: string; type: unknown; opts: unknown }[] = [];
@@ -37,7 +36,28 @@ test('a cluster-wide spec sends no namespace or selectors', async () => {
   assert.deepEqual(calls[0]?.opts, { limit: 1 });
 });
 
-test('a metadata-only spec is refused until the client can ask for PartialObjectMetadata', () => {
-  const { client } = recordingClient();
-  assert.throws(() => clientListerWatcher(client, { apiVersion: 'v1', kind: 'Secret', metadataOnly: true }), InvalidOptionError);
+test('a metadata-only spec asks the client for PartialObjectMetadata and caches no data even from a client that sends whole objects', async () => {
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'n', labels: { a: 'b' } }, data: { password: 'aHVudGVyMg==' } };
+  const calls: { method: string; opts: unknown }[] = [];
+  const client = {
+    listPage: (_type: unknown, opts: unknown) => {
+      calls.push({ method: 'listPage', opts });
+      return Promise.resolve({ items: [secret], resourceVersion: '9' });
+    },
+    watch: (_type: unknown, opts: unknown) => {
+      calls.push({ method: 'watch', opts });
+      return (async function* () {
+        yield { type: 'MODIFIED', object: secret };
+        yield { type: 'BOOKMARK', object: { metadata: { resourceVersion: '10' } } };
+      })();
+    },
+  } as unknown as Pick<Client, 'listPage' | 'watch'>;
+  const lw = clientListerWatcher(client, { apiVersion: 'v1', kind: 'Secret', metadataOnly: true });
+  const page = await lw.list({ limit: 5 });
+  const events = [];
+  for await (const e of lw.watch({ resourceVersion: '9' })) events.push(e);
+  assert.deepEqual(calls.map((c) => (c.opts as { metadataOnly?: boolean }).metadataOnly), [true, true]);
+  const expected = { apiVersion: 'v1', kind: 'Secret', metadata: secret.metadata };
+  assert.deepEqual(page.items, [expected]);
+  assert.deepEqual(events, [{ type: 'MODIFIED', object: expected }, { type: 'BOOKMARK', object: { metadata: { resourceVersion: '10' } } }]);
 });

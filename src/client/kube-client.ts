@@ -5,6 +5,7 @@
  */
 import { nameOf, typeOf } from './object-address.js';
 import { listAll, listPages } from './paged-list.js';
+import { METADATA_ONLY_ACCEPT, toPartialObjectMetadata } from './partial-object-metadata.js';
 import { homedir } from 'node:os';
 import { inspect } from 'node:util';
 import { AbortedError, InvalidOptionError } from '../core/errors.js';
@@ -177,15 +178,7 @@ export interface Scale {
 
 export { DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_LIST_RESTARTS } from './paged-list.js';
 
-/**
- * Accept headers of a metadata-only list and watch, as client-go's metadata client sends them (less
- * protobuf). The plain `application/json` fallback lets a server that cannot convert answer with
- * whole objects, which are then cut down here, so callers get the same shape either way.
- */
-export const METADATA_ONLY_ACCEPT = {
-  list: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
-  watch: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json',
-} as const;
+export { METADATA_ONLY_ACCEPT } from './partial-object-metadata.js';
 
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   json: 'application/json-patch+json',
@@ -273,7 +266,7 @@ export class KubeClient {
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as ObjectLike | null;
       if (!isObject(item)) continue;
-      if (opts.metadataOnly) items[i] = metadataOnly(item, m);
+      if (opts.metadataOnly) items[i] = toPartialObjectMetadata(item, m);
       else {
         item.apiVersion ??= m.apiVersion;
         item.kind ??= m.kind;
@@ -437,7 +430,7 @@ export class KubeClient {
     });
     const decoder = new WatchDecoder({ maxLineBytes: this.maxWatchLineBytes });
     const where = { method: 'WATCH', path };
-    const shape = opts.metadataOnly ? (raw: RawWatchEvent): RawWatchEvent => (raw.type === 'ERROR' ? raw : { type: raw.type, object: metadataOnly(raw.object, m) }) : (raw: RawWatchEvent) => raw;
+    const shape = opts.metadataOnly ? (raw: RawWatchEvent): RawWatchEvent => (raw.type === 'ERROR' ? raw : { type: raw.type, object: toPartialObjectMetadata(raw.object, m) }) : (raw: RawWatchEvent) => raw;
     try {
       try {
         for await (const chunk of res.body) {
@@ -504,14 +497,6 @@ function writeQuery(opts: WriteOptions): URLSearchParams {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/**
- * The kind's apiVersion/kind (as controller-runtime's metadata informers carry them, so handlers and
- * owner lookups see the real kind) and the object's metadata, nothing else.
- */
-function metadataOnly(obj: Record<string, unknown>, m: ResourceMapping): Record<string, unknown> {
-  return { apiVersion: m.apiVersion, kind: m.kind, metadata: obj.metadata };
 }
 
 /** The items and list metadata of a list answer, or TransportError when it is not a list at all. */
