@@ -211,7 +211,7 @@ while true; do sleep 1; done`,
     console.log(`# hung plugin settled after ${elapsed.toFixed(0)} ms (timeoutMs ${timeoutMs} + graceMs ${graceMs})`);
     assert.ok(elapsed >= timeoutMs + graceMs - 5, `not before timeout + grace: ${elapsed}`);
     // Slack for a loaded 2-core machine; before the fix this never settled at all.
-    assert.ok(elapsed < timeoutMs + graceMs + 1500, `bounded by timeout + grace: ${elapsed}`);
+    assert.ok(elapsed < timeoutMs + graceMs + 3000, `bounded by timeout + grace: ${elapsed}`);
     for (const pid of pids) assert.ok(await gone(pid, 5000), `process ${pid} of the plugin's group was killed`);
     assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-sh' }, 'the shared run was cleared: the plugin runs again');
     assert.equal(cred.runs, 2);
