@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO, ensureBuilt, entryPoints, pack, userEnv, type PackResult } from './packaging/dist.js';
+import { REPO, entryPoints, pack, userEnv, withDist, type PackResult } from './packaging/dist.js';
 
 const run = promisify(execFile);
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
@@ -107,9 +107,8 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
   let entries: string[];
 
   before(async () => {
-    await ensureBuilt();
     dir = await mkdtemp(join(tmpdir(), 'operator-runtime-pack-'));
-    packed = await pack(dir);
+    packed = await withDist(() => pack(dir));
     entries = await entryPoints();
     consumer = join(dir, 'consumer');
     await mkdir(consumer);

@@ -77,7 +77,7 @@ if [ "$#" -eq 0 ]; then
   for f in src/**/*.test.ts examples/**/*.test.ts scripts/**/*.test.ts; do
     case "$f" in *.int.test.ts) ;; *) files24+=("$f") ;; esac
   done
-  files24+=(scripts/**/*.int.test.ts examples/database-operator/database-operator.int.test.ts examples/database-operator/runtime-image.int.test.ts)
+  files24+=(scripts/pack.int.test.ts examples/database-operator/database-operator.int.test.ts examples/database-operator/runtime-image.int.test.ts)
   step "tests on node $("$node24" --version) (${#files24[@]} files)"
   "$node24" --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" \
     --test-reporter=spec --test-reporter-destination=stdout \

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { KubeClient, type Kubeconfig } from 'operator-runtime';
 import { TestEnv, eventually, freePort, readManifests } from 'operator-runtime/testing';
-import { REPO, ensureBuilt, userEnv } from '../../scripts/packaging/dist.js';
+import { REPO, userEnv, withDist } from '../../scripts/packaging/dist.js';
 import type { Database } from './src/database.js';
 import { DATABASE } from './src/database.js';
 
@@ -49,11 +49,10 @@ describe('the operator image runtime files, as uid 65532 on a read-only filesyst
   let output = '';
 
   before(async () => {
-    await ensureBuilt();
     dir = await mkdtemp(join(tmpdir(), 'operator-runtime-image-'));
     await chmod(dir, 0o755); // the non-root user must reach the app and its kubeconfig
     app = join(dir, 'app');
-    await run(join(REPO, 'scripts/layout-runtime.sh'), [app], { env: userEnv(), maxBuffer: 64 << 20 });
+    await withDist(() => run(join(REPO, 'scripts/layout-runtime.sh'), [app], { env: userEnv(), maxBuffer: 64 << 20 }));
     // The node running this test may live where uid 65532 cannot reach (/root/.cache for Node 24).
     node = join(dir, 'node');
     await link(process.execPath, node).catch(() => copyFile(process.execPath, node));

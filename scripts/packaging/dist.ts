@@ -1,10 +1,10 @@
 /**
  * Test support for the packaging tests: makes sure dist/ is built and current, then packs the
  * package as `npm pack` would publish it. scripts/test.sh builds once before the tests; a test run
- * on its own builds here. A lock folder keeps two test files from swapping dist/ under each other.
+ * on its own builds here. A lock folder keeps one test file from swapping dist/ under another.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, rmdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,15 @@ export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env.NODE_OPTIONS;
   return env;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 async function newestMtimeMs(dir: string, include: (path: string) => boolean): Promise<number> {
@@ -37,19 +46,25 @@ async function buildIsCurrent(): Promise<boolean> {
   return built >= Math.max(sources, config);
 }
 
-/** Builds dist/ unless it is newer than every library source (one builder at a time). */
-export async function ensureBuilt(): Promise<void> {
-  if (await buildIsCurrent()) return;
+/**
+ * Runs `read` with a current dist/: builds it first unless it is newer than every library source.
+ * Holds a lock folder meanwhile, so no other test file rebuilds dist/ while `read` packs it.
+ */
+export async function withDist<T>(read: () => Promise<T>): Promise<T> {
   await mkdir(join(REPO, '.tmp'), { recursive: true });
   const lock = join(REPO, '.tmp/packaging-build.lock');
   const deadline = Date.now() + 300_000;
   for (;;) {
     try {
       await mkdir(lock);
+      await writeFile(join(lock, 'pid'), String(process.pid));
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // A holder killed with -9 never released it: take it over once its process is gone.
+      const holder = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
+      if (holder > 0 && !isAlive(holder)) await rm(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
   try {
@@ -58,8 +73,9 @@ export async function ensureBuilt(): Promise<void> {
         throw new Error(`npm run build failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, { cause: error });
       });
     }
+    return await read();
   } finally {
-    await rmdir(lock);
+    await rm(lock, { recursive: true, force: true });
   }
 }
 

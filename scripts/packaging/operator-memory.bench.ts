@@ -19,17 +19,16 @@ import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { KubeClient, type Kubeconfig } from '../../src/index.js';
 import { TestEnv, eventually, freePort, readManifests } from '../../src/testing/index.js';
-import { REPO, ensureBuilt, userEnv } from './dist.js';
+import { REPO, userEnv, withDist } from './dist.js';
 
 const run = promisify(execFile);
 const count = Number(process.argv[2] ?? 1000);
 const samples = Number(process.argv[3] ?? 5);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-await ensureBuilt();
 const dir = await mkdtemp(join(tmpdir(), 'operator-memory-'));
 const app = join(dir, 'app');
-await run(join(REPO, 'scripts/layout-runtime.sh'), [app], { env: userEnv(), maxBuffer: 64 << 20 });
+await withDist(() => run(join(REPO, 'scripts/layout-runtime.sh'), [app], { env: userEnv(), maxBuffer: 64 << 20 }));
 const env = await TestEnv.start({ crds: await readManifests(new URL('../../examples/database-operator/config/crd.yaml', import.meta.url)) });
 const client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
 const kubeconfigPath = join(dir, 'kubeconfig.yaml');
