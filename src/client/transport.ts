@@ -18,6 +18,7 @@ import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { ApiError, type StatusBody } from './api-error.js';
 import { readBodyLimited, readBodyPrefix, ResponseTooLargeError } from './body-limit.js';
+import { statusBodyOf } from './status-body.js';
 import type { ClientMetrics } from './client-metrics.js';
 import type { ClientCertificate, Credential } from './credentials.js';
 import type { ClusterConfig } from './kubeconfig.js';
@@ -364,8 +365,7 @@ export class Transport {
     const retryAfterMs = parseRetryAfter(headers['retry-after'], this.clock.now());
     let parsed: StatusBody | undefined;
     try {
-      const json: unknown = text ? JSON.parse(text) : undefined;
-      if (json && typeof json === 'object' && (json as StatusBody).kind === 'Status') parsed = json as StatusBody;
+      parsed = statusBodyOf(text ? JSON.parse(text) : undefined);
     } catch {
       // Not JSON (a proxy's HTML page, say): fall through to the plain message.
     }
