@@ -130,6 +130,11 @@ export interface WriteOptions extends SignalOption {
   readonly dryRun?: boolean;
   readonly fieldManager?: string;
   readonly fieldValidation?: FieldValidation;
+  /**
+   * Called with the server's `Warning` header texts when there are any, e.g. the unknown fields of
+   * a `fieldValidation: 'Warn'` write (`unknown field "spec.x"`). They are logged either way.
+   */
+  readonly onWarnings?: (warnings: readonly string[]) => void;
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -301,6 +306,7 @@ export class KubeClient {
       contentType: 'application/json',
       signal: opts.signal,
     });
+    reportWarnings(res.headers.warning, opts);
     return res.body;
   }
 
@@ -318,6 +324,7 @@ export class KubeClient {
       contentType: 'application/json',
       signal: opts.signal,
     });
+    reportWarnings(res.headers.warning, opts);
     return res.body;
   }
 
@@ -341,6 +348,7 @@ export class KubeClient {
       contentType: PATCH_CONTENT_TYPES[opts.type],
       signal: opts.signal,
     });
+    reportWarnings(res.headers.warning, opts);
     return res.body;
   }
 
@@ -514,4 +522,25 @@ function stripManagedFields<T extends ObjectLike>(obj: T): T {
   if (!meta || !('managedFields' in meta)) return obj;
   const { managedFields: _dropped, ...rest } = meta;
   return { ...obj, metadata: rest };
+}
+
+/**
+ * The texts of `Warning` headers (RFC 7234: `299 - "text"`, one header per warning), as the
+ * server wrote them; a value that is not in that form is passed on whole.
+ */
+export function parseWarningHeaders(header: string | string[] | undefined): string[] {
+  if (header === undefined) return [];
+  const values = Array.isArray(header) ? header : [header];
+  const out: string[] = [];
+  for (const v of values) {
+    const m = /^\d{3}\s+\S+\s+"((?:[^"\\]|\\.)*)"/.exec(v.trim());
+    out.push(m ? m[1]!.replace(/\\(.)/g, '$1') : v);
+  }
+  return out;
+}
+
+function reportWarnings(header: string | string[] | undefined, opts: { readonly onWarnings?: (warnings: readonly string[]) => void }): void {
+  if (!opts.onWarnings || header === undefined) return;
+  const warnings = parseWarningHeaders(header);
+  if (warnings.length > 0) opts.onWarnings(warnings);
 }

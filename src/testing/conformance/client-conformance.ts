@@ -77,6 +77,11 @@ export interface ConformanceOptions {
    * @defaultValue 'expired'
    */
   readonly continueAfterCompaction?: 'expired' | 'snapshot';
+  /**
+   * The server honours `fieldValidation` (Kubernetes 1.25+ and the fake); when false (1.20), its
+   * test is skipped with a reason naming `server`. @defaultValue true
+   */
+  readonly fieldValidation?: boolean;
 }
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
@@ -349,6 +354,35 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       const named = await client.create<ConfigMap>({ ...plain, metadata: { name: 'explicit', generateName: 'gen-', namespace: ns } });
       assert.equal(named.metadata?.name, 'explicit', 'a name wins over generateName');
     });
+
+    test(
+      "fieldValidation: 'Strict' rejects unknown fields with a 400 naming them all, 'Warn' stores the pruned object and reports each field as a warning, 'Ignore' prunes silently",
+      options.fieldValidation ?? true ? {} : { skip: `${options.server ?? 'this server'} predates server-side field validation (Kubernetes 1.25)` },
+      async () => {
+        const ns = await namespace();
+        const bogus = { ...widget(ns, 's', { size: 1, bogus: 1 }), extra: true } as Widget;
+        await assert.rejects(client.create(bogus, { fieldValidation: 'Strict' }), (e: unknown) => {
+          assert.ok(e instanceof ApiError && e.status === 400 && e.reason === 'BadRequest', String(e));
+          assert.ok(e.message.startsWith('400 BadRequest: Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "extra", unknown field "spec.bogus" ('), e.message);
+          return true;
+        });
+        await assert.rejects(client.get(WIDGET, 's', { namespace: ns }), isNotFound, 'a Strict rejection stores nothing');
+        const warnings: string[] = [];
+        const warned = await client.create<Widget>(bogus, { fieldValidation: 'Warn', onWarnings: (w) => warnings.push(...w) });
+        assert.deepEqual(warnings, ['unknown field "extra"', 'unknown field "spec.bogus"']);
+        assert.deepEqual(warned.spec, { size: 1 });
+        const changed = { ...warned, spec: { size: 2, bogus: 2 } } as Widget;
+        await assert.rejects(client.update(changed, { fieldValidation: 'Strict' }), (e: unknown) => {
+          assert.ok(e instanceof ApiError && e.status === 400, String(e));
+          assert.ok(e.message.startsWith('400 BadRequest: Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus" ('), e.message);
+          return true;
+        });
+        const silent: string[] = [];
+        const ignored = await client.update<Widget>(changed, { fieldValidation: 'Ignore', onWarnings: (w) => silent.push(...w) });
+        assert.deepEqual(silent, []);
+        assert.deepEqual(ignored.spec, { size: 2 });
+      },
+    );
 
     test('invalid objects fail with 422 naming the fields; unknown custom resource fields are pruned', async () => {
       const ns = await namespace();

@@ -20,4 +20,4 @@ describeClientConformance('KubeClient against kube-apiserver conforms', async ()
     await env.stop();
     throw err;
   }
-});
+}, { server: 'Kubernetes 1.20', fieldValidation: false });

@@ -52,6 +52,7 @@ import {
   type RequestWhere,
 } from './api-errors.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
+import { unknownFields } from './schema-validation.js';
 import { applyJsonPatch, isJsonPatch, JsonPatchError } from './json-patch.js';
 import { clone, isObject, type JsonObject } from './json-value.js';
 import { KindRegistry, type KindInfo, type KindRegistration } from './kind-registry.js';
@@ -298,7 +299,24 @@ export class FakeClient implements Client {
     const namespace = obj.metadata?.namespace ?? opts.namespace;
     const where = this.where('POST', kind, { op: 'create', namespace });
     await this.serve({ verb: 'create', kind, namespace, name: obj.metadata?.name, dryRun: opts.dryRun, body: obj, signal: opts.signal });
-    return this.doCreate(kind, clone(obj) as unknown as JsonObject, namespace, opts, where) as unknown as T;
+    const warnings = this.checkFieldValidation(kind, obj, opts, where);
+    const created = this.doCreate(kind, clone(obj) as unknown as JsonObject, namespace, opts, where) as unknown as T;
+    if (warnings.length > 0) opts.onWarnings?.(warnings);
+    return created;
+  }
+
+  /**
+   * `fieldValidation` of a create or update, as a current API server decodes a custom resource:
+   * Strict rejects unknown fields (400, one message naming them all), Warn returns them as the
+   * warnings the server would send; Ignore (and no option) prunes silently.
+   */
+  private checkFieldValidation(kind: KindInfo, obj: object, opts: WriteOptions, where: RequestWhere): string[] {
+    if (!kind.schema || (opts.fieldValidation !== 'Strict' && opts.fieldValidation !== 'Warn')) return [];
+    const unknown = unknownFields(obj as JsonObject, kind.schema).map((f) => `unknown field "${f}"`);
+    if (unknown.length === 0) return [];
+    if (opts.fieldValidation === 'Warn') return unknown;
+    const version = kind.apiVersion.slice(kind.apiVersion.indexOf('/') + 1);
+    throw badRequest(`${kind.kind} in version "${version}" cannot be handled as a ${kind.kind}: strict decoding error: ${unknown.join(', ')}`, where);
   }
 
   async update<T extends ObjectLike>(obj: T, opts: UpdateOptions = {}): Promise<T> {
@@ -311,6 +329,7 @@ export class FakeClient implements Client {
     const where = this.where('PUT', kind, { op: 'update', namespace, name, subresource: opts.subresource });
     await this.serve({ verb: 'update', kind, namespace, name, subresource: opts.subresource, dryRun: opts.dryRun, body: obj, signal: opts.signal });
     this.checkSubresource(kind, opts.subresource, where);
+    const warnings = this.checkFieldValidation(kind, obj, opts, where);
     const body = clone(obj) as unknown as JsonObject;
     const key = objectKey(kind, namespace, name);
     const existing = this.store.get(kindId(kind), key);
@@ -325,7 +344,9 @@ export class FakeClient implements Client {
         throw invalid(kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], where, 'resource');
       }
     } else if (rv !== metaOf(existing).resourceVersion) throw conflict(kind, name, where);
-    return this.writeUpdate(kind, key, existing, body, opts.subresource, opts, where) as unknown as T;
+    const updated = this.writeUpdate(kind, key, existing, body, opts.subresource, opts, where) as unknown as T;
+    if (warnings.length > 0) opts.onWarnings?.(warnings);
+    return updated;
   }
 
   updateStatus<T extends ObjectLike>(obj: T, opts: Omit<UpdateOptions, 'subresource'> = {}): Promise<T> {

@@ -155,3 +155,31 @@ function validateValue(v: unknown, schema: SchemaProps, path: string, causes: Ca
 function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
+
+/**
+ * Paths of the fields pruning would drop, sorted, as `fieldValidation` reports them
+ * (`spec.bogus`; a list item as `spec.items[0].x`).
+ */
+export function unknownFields(obj: JsonObject, schema: SchemaProps): string[] {
+  const out: string[] = [];
+  collectUnknown(obj, schema, '', out, true);
+  return out.sort();
+}
+
+function collectUnknown(value: unknown, schema: SchemaProps | undefined, path: string, out: string[], root = false): void {
+  if (!schema) return;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => collectUnknown(item, schema.items, `${path}[${i}]`, out));
+    return;
+  }
+  if (!isObject(value)) return;
+  const props = schema.properties;
+  const additional = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+  for (const key of Object.keys(value)) {
+    if ((root || schema['x-kubernetes-embedded-resource']) && ROOT_SKIPPED.has(key)) continue;
+    const at = path ? `${path}.${key}` : key;
+    if (props && Object.hasOwn(props, key)) collectUnknown(value[key], props[key], at, out);
+    else if (additional) collectUnknown(value[key], additional, at, out);
+    else if (!schema['x-kubernetes-preserve-unknown-fields'] && schema.additionalProperties !== true) out.push(at);
+  }
+}
