@@ -59,15 +59,42 @@ export class ApiError extends OperatorRuntimeError {
     this.path = init.path;
   }
 
+  /**
+   * From a metav1.Status body. The body is server data (a watch ERROR event's object can be anything),
+   * so each field is used only if it has the declared type; the rest falls back or is dropped.
+   */
   static fromStatus(body: StatusBody, fallbackStatus: number, extra?: { method?: string; path?: string; retryAfterMs?: number }): ApiError {
+    const b: Record<string, unknown> = isRecord(body) ? body : {};
+    const code = b.code;
     return new ApiError({
-      status: body.code ?? fallbackStatus,
-      reason: body.reason,
-      message: body.message,
-      details: body.details,
+      status: typeof code === 'number' && Number.isInteger(code) && code >= 100 && code <= 599 ? code : fallbackStatus,
+      reason: typeof b.reason === 'string' ? b.reason : undefined,
+      message: typeof b.message === 'string' ? b.message : undefined,
+      details: sanitizeDetails(b.details),
       ...extra,
     });
   }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Keeps only the well-typed fields of a server-sent `details`. */
+function sanitizeDetails(details: unknown): StatusDetails | undefined {
+  if (!isRecord(details)) return undefined;
+  const out: StatusDetails = {};
+  for (const key of ['name', 'group', 'kind', 'uid'] as const) if (typeof details[key] === 'string') out[key] = details[key];
+  const retry = details.retryAfterSeconds;
+  if (typeof retry === 'number' && Number.isFinite(retry * 1000) && retry >= 0) out.retryAfterSeconds = retry;
+  if (Array.isArray(details.causes)) {
+    out.causes = details.causes.filter(isRecord).map((c) => {
+      const cause: { reason?: string; message?: string; field?: string } = {};
+      for (const key of ['reason', 'message', 'field'] as const) if (typeof c[key] === 'string') cause[key] = c[key];
+      return cause;
+    });
+  }
+  return out;
 }
 
 /** The causes' messages are server text too (they quote rejected values). */
