@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { FakeClock } from '../core/fake-clock.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { CredentialError } from './credentials.js';
 import { ExecCredentialPlugin, type ExecConfig } from './exec-credential.js';
 import { resolveKubeconfig } from './kubeconfig.js';
@@ -250,4 +251,10 @@ test('a plugin printing more than the output limit is killed and refused', { tim
   const command = await shellPlugin(d, 'exec yes SECRET-LINE');
   const cred = new ExecCredentialPlugin(config({ command, args: [] }), { timeoutMs: 20_000 });
   await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && /output/.test(e.message) && !e.message.includes('SECRET'));
+});
+
+test('a timeout, grace or drain that is not a non-negative finite number is refused up front', () => {
+  for (const bad of [{ timeoutMs: -1 }, { graceMs: Number.NaN }, { drainMs: Number.POSITIVE_INFINITY }]) {
+    assert.throws(() => new ExecCredentialPlugin(config(), bad), (e: unknown) => e instanceof InvalidOptionError);
+  }
 });

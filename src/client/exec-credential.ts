@@ -9,6 +9,7 @@ import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
+import { InvalidOptionError } from '../core/errors.js';
 import { CredentialError, type Credential, type CredentialValue } from './credentials.js';
 import { inspect } from 'node:util';
 import { untilAborted } from './until-aborted.js';
@@ -87,9 +88,9 @@ export class ExecCredentialPlugin implements Credential {
     this.#logger = options.logger ?? silentLogger;
     this.#env = options.env ?? process.env;
     this.#cluster = options.cluster;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
-    this.#graceMs = options.graceMs ?? DEFAULT_EXEC_GRACE_MS;
-    this.#drainMs = options.drainMs ?? DEFAULT_EXEC_DRAIN_MS;
+    this.#timeoutMs = duration('timeoutMs', options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS);
+    this.#graceMs = duration('graceMs', options.graceMs ?? DEFAULT_EXEC_GRACE_MS);
+    this.#drainMs = duration('drainMs', options.drainMs ?? DEFAULT_EXEC_DRAIN_MS);
   }
 
   get(signal?: AbortSignal): Promise<CredentialValue> {
@@ -172,6 +173,12 @@ export class ExecCredentialPlugin implements Credential {
   }
 }
 
+
+function duration(option: string, ms: number): number {
+  // A NaN or infinite timer would fire at once or never: either defeats the bound.
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new InvalidOptionError(option, 'must be a non-negative number of milliseconds');
+  return ms;
+}
 
 function hideKey(cert: string, key: string): { cert: string; key: string } {
   const out = { cert } as { cert: string; key: string };
