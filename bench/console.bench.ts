@@ -13,6 +13,10 @@
  * cost is not counted; the child's serving of the polls is. Prints min / median / max over rounds
  * and the median differences against "off". Other processes on the machine add noise: the load
  * average is printed at start and end.
+ *
+ * Whole-process differences this small drown in that noise, so a first step (also a fresh child,
+ * with --expose-gc) times the console's own operations instead: recording one reconcile, one
+ * snapshot + JSON (one poll), and the heap a full console retains.
  */
 import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -36,12 +40,14 @@ interface Sample {
   polls: number;
 }
 
-if (process.argv[2] === '--child') await child(process.argv[3] as Variant, Number(process.argv[4]), Number(process.argv[5]), Number(process.argv[6]));
+if (process.argv[2] === '--micro') await micro();
+else if (process.argv[2] === '--child') await child(process.argv[3] as Variant, Number(process.argv[4]), Number(process.argv[5]), Number(process.argv[6]));
 else await parent(Number(process.argv[2] ?? 3), Number(process.argv[3] ?? 20), Number(process.argv[4] ?? 5));
 
 async function parent(rounds: number, measureSeconds: number, warmupSeconds: number): Promise<void> {
   const load0 = loadavg();
   console.log(`console bench: ${rounds} round(s), ${warmupSeconds} s warm-up + ${measureSeconds} s measured per process; ${cpus().length} CPUs, load average ${load0.map((l) => l.toFixed(2)).join(' ')}, node ${process.version}`);
+  await runMicro();
   const samples: Sample[] = [];
   for (let round = 1; round <= rounds; round++) {
     for (const ratePerSec of RATES) {
@@ -81,6 +87,14 @@ async function parent(rounds: number, measureSeconds: number, warmupSeconds: num
   }
   console.log(`load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   writeBenchJson({ bench: 'console', rounds, measureSeconds, warmupSeconds, cpus: cpus().length, loadavgStart: load0, loadavgEnd: loadavg(), samples, summary });
+}
+
+function runMicro(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--micro'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    proc.on('error', reject);
+    proc.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`micro step exited ${code}`))));
+  });
 }
 
 /** Runs one child; with a viewer, polls its console like the page does. */
@@ -157,4 +171,43 @@ async function child(variant: Variant, ratePerSec: number, measureSeconds: numbe
   stop.abort();
   await running;
   process.exit(0);
+}
+
+/** Per-operation costs of the console's data structures, measured in one process with --expose-gc. */
+async function micro(): Promise<void> {
+  const { ConsoleState } = await import('../src/console/console-state.js');
+  const { realClock } = await import('../src/core/clock.js');
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with --expose-gc');
+  const message = `unsupported version 99: ${'x'.repeat(400)} token=not-a-real-one`;
+  const queue = { length: 0, processingCount: 0, waitingCount: 0, backoffKeys: () => ({ total: 0, keys: [] }) };
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  const state = new ConsoleState({ clock: realClock });
+  const view = state.trackController('bench');
+  view.attach(queue, 4);
+  // Worst case for memory: every slot of the window used, 1,000 distinct failing keys with long messages.
+  const N = 200_000;
+  const error = new Error(message); // made once: what the reconciler pays to throw is not the console's
+  const time = (failing: boolean): number => {
+    const t0 = performance.now();
+    for (let i = 0; i < N; i++) {
+      view.reconciled({ key: `bench/object-${i % 10_000}`, reconcileID: 'id', startedAtMs: Date.now(), durationMs: (i % 100) + 0.5, outcome: failing ? 'terminal_error' : 'success', ...(failing ? { error } : {}) });
+    }
+    return ((performance.now() - t0) * 1e6) / N;
+  };
+  const successNs = time(false);
+  const failingNs = time(true);
+  const recordNs = 0.9 * successNs + 0.1 * failingNs;
+  for (let i = 0; i < 100; i++) state.recordEvent({ atMs: Date.now(), type: 'Warning', reason: `R${i}`, message, involvedObject: { kind: 'Database', namespace: 'bench', name: `object-${i}` } });
+  gc();
+  const retainedKiB = (process.memoryUsage().heapUsed - heap0) / 1024;
+  const M = 200;
+  let bytes = 0;
+  const t1 = performance.now();
+  for (let i = 0; i < M; i++) bytes = JSON.stringify(state.snapshot()).length;
+  const snapshotMs = (performance.now() - t1) / M;
+  console.log(`record: ${successNs.toFixed(0)} ns per successful reconcile, ${failingNs.toFixed(0)} ns per failing one (redacting a ${message.length}-char message); 1 in 10 failing at 100/s: ${((recordNs * 100) / 1e7).toFixed(4)} % of one core`);
+  console.log(`snapshot + JSON: ${snapshotMs.toFixed(2)} ms, ${(bytes / 1024).toFixed(0)} KiB per poll (1 controller, 100 failing keys shown, 50 recent, 100 Events)`);
+  console.log(`retained by a full console (1 controller: 1,000 failing keys with ${message.length}-char messages, 50 recent, 100 Events): ${retainedKiB.toFixed(0)} KiB`);
 }
