@@ -73,8 +73,12 @@ export {
   DEFAULT_MAX_RETRIES,
   DEFAULT_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  MAX_ERROR_BODY_BYTES,
   WATCH_BODY_TIMEOUT_SLACK_MS,
 } from './transport.js';
+export { ResponseTooLargeError } from './body-limit.js';
+export { METADATA_ONLY_ACCEPT } from './partial-object-metadata.js';
 export type { TransportOptions, TransportRequest, TransportResponse, StreamRequest, StreamResponse } from './transport.js';
 export { TokenBucketRateLimiter } from './rate-limiter.js';
 export type { RateLimiterOptions } from './rate-limiter.js';
