@@ -10,7 +10,7 @@
  *
  * `CACHE_PROPERTY_ROUNDS=<n>` runs the property test with n faults instead of the default 6.
  */
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../client/kube-client.js';
@@ -18,6 +18,7 @@ import type { Kubeconfig } from '../client/kubeconfig.js';
 import { keyOf, type KubeObject } from '../core/object-key.js';
 import { readManifests } from '../testing/manifests.js';
 import { TestEnv } from '../testing/test-env.js';
+import { NOTE_CRD } from '../testing/conformance/client-conformance.js';
 import { clientListerWatcherFactory } from './client-lister-watcher.js';
 import type { EventHandler } from './handler-dispatcher.js';
 import { InformerFactory, type InformerFactoryOptions } from './informer-factory.js';
@@ -28,7 +29,9 @@ import { deletedObject, isTombstone, type Tombstone } from './tombstone.js';
 
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
-type Kind = typeof WIDGET | typeof CM;
+/** A ConfigMap-shaped custom resource: the second kind on the 1.36 server, which serves no ConfigMaps. */
+const NOTE = { apiVersion: 'example.com/v1', kind: 'Note' } as const;
+type Kind = typeof WIDGET | typeof CM | typeof NOTE;
 
 const ROUNDS = Number(process.env.CACHE_PROPERTY_ROUNDS ?? 6);
 const crdPath = fileURLToPath(new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url));
@@ -95,16 +98,16 @@ interface DriverStats {
 }
 
 /** Random creates, updates and deletes on a small pool of names (so names are re-used by new uids). */
-async function drive(client: KubeClient, namespace: string, signal: AbortSignal, stats: DriverStats): Promise<void> {
+async function drive(client: KubeClient, namespace: string, signal: AbortSignal, stats: DriverStats, other: Kind = CM): Promise<void> {
   const worker = async (): Promise<void> => {
     while (!signal.aborted) {
-      const kind: Kind = Math.random() < 0.5 ? WIDGET : CM;
+      const kind: Kind = Math.random() < 0.5 ? WIDGET : other;
       const name = `o${Math.floor(Math.random() * 20)}`;
       const r = Math.random();
       const value = Math.floor(Math.random() * 10) + 1;
       try {
         if (r < 0.4) {
-          await client.create(kind === WIDGET ? { ...WIDGET, metadata: { name, namespace }, spec: { size: value } } : { ...CM, metadata: { name, namespace }, data: { v: String(value) } });
+          await client.create(kind === WIDGET ? { ...WIDGET, metadata: { name, namespace }, spec: { size: value } } : { ...kind, metadata: { name, namespace }, data: { v: String(value) } });
           stats.creates++;
         } else if (r < 0.75) {
           await client.patch(kind, name, kind === WIDGET ? { spec: { size: value } } : { data: { v: String(value) } }, { namespace, type: 'merge' });
@@ -141,6 +144,103 @@ async function assertStoreEqualsServer(informer: SharedInformer<KubeObject>, cli
   return server;
 }
 
+/**
+ * The property test proper, on either server: Widgets plus `other` (ConfigMaps on 1.20, Notes on
+ * the CRD-only 1.36 server) under random writes, cut watches, restarts and compactions.
+ */
+async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns: string, other: Kind): Promise<void> {
+  const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(env.server).port) });
+  const client = await KubeClient.fromKubeconfig({ kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig, requestTimeoutMs: 15_000 });
+  const options: InformerFactoryOptions = {
+    pageSize: 7, // several pages per list, so continue tokens (and their expiry) are exercised
+    minWatchTimeoutMs: 3_000, // clean server closes every few seconds: resume from the last resourceVersion
+    backoffInitialMs: 50,
+    backoffMaxMs: 1_000,
+    listTimeoutMs: 20_000,
+  };
+  const factory = new InformerFactory(clientListerWatcherFactory(client), options);
+  const informers: Record<string, SharedInformer<KubeObject>> = { [WIDGET.kind]: factory.informerFor({ ...WIDGET, namespace: ns }), [other.kind]: factory.informerFor({ ...other, namespace: ns }) };
+  const replicas = new Map<string, Replica[]>();
+  for (const [kind, informer] of Object.entries(informers)) {
+    const fast = new Replica(false);
+    const slow = new Replica(true);
+    informer.addEventHandler(fast.handler, { name: 'fast' });
+    informer.addEventHandler(slow.handler, { name: 'slow' });
+    replicas.set(kind, [fast, slow]);
+  }
+  const stop = new AbortController();
+  const run = factory.start(stop.signal);
+  const stats: DriverStats = { creates: 0, updates: 0, deletes: 0, failures: 0 };
+  const drivers = new AbortController();
+  let driving: Promise<void> | undefined;
+  const faults: string[] = [];
+  try {
+    await factory.waitForSync(stop.signal, 30_000);
+    driving = drive(admin, ns, drivers.signal, stats, other);
+    const schedule = ['cut', 'compact', 'restart', 'cut', 'compact', 'cut'];
+    for (let round = 0; round < ROUNDS; round++) {
+      // Let writes land between faults; sometimes a fault hits a relist still in progress.
+      await new Promise((r) => setTimeout(r, 300 + Math.random() * 1200));
+      const fault = round < schedule.length ? schedule[round]! : (['cut', 'cut', 'compact', 'compact', 'restart'] as const)[Math.floor(Math.random() * 5)]!;
+      faults.push(fault);
+      if (fault === 'cut') {
+        proxy.cut();
+        continue;
+      }
+      // The informer goes deaf first, so writes happen that it has not seen: its resourceVersion
+      // falls behind, and the next watch after compaction (etcd) or restart (watch cache) is a 410.
+      proxy.freeze();
+      await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
+      if (fault === 'compact') await env.compact();
+      else await env.restartApiServer();
+      proxy.thaw();
+      proxy.cut();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    drivers.abort();
+    await driving;
+
+    const servers: Record<string, KubeObject[]> = {};
+    for (const kind of [WIDGET, other]) servers[kind.kind] = await assertStoreEqualsServer(informers[kind.kind]!, admin, kind, ns);
+
+    for (const kind of [WIDGET, other]) {
+      const informer = informers[kind.kind]!;
+      await informer.whenHandlersIdle();
+      const server = servers[kind.kind]!;
+      const alive = new Set(server.map((o) => o.metadata!.uid!));
+      for (const replica of replicas.get(kind.kind)!) {
+        assert.deepEqual(replica.violations, [], `${kind.kind} handler contract`);
+        assert.deepEqual(versions(replica.objects.values()), versions(server), `${kind.kind} handler replica equals the server`);
+        const undeleted = [...replica.given].filter((uid) => !alive.has(uid) && !replica.deleted.has(uid));
+        assert.deepEqual(undeleted, [], `${kind.kind}: every object a handler was given and that is gone was deleted in it`);
+      }
+    }
+    // The faults did what they are for: compaction made ConfigMaps relist (1.20, no watch cache for
+    // them), the restart made the custom resources relist — on 1.36 by watch-list, first sync included.
+    const otherLists = informers[other.kind]!.health().lists;
+    assert.ok(otherLists >= 2, `${other.kind}s relisted after ${other === CM ? 'compaction' : 'the restart'} (lists: ${otherLists})`);
+    assert.ok(informers[WIDGET.kind]!.health().lists >= 2, `Widgets relisted after the restart (lists: ${informers[WIDGET.kind]!.health().lists})`);
+    if (other !== CM) for (const i of Object.values(informers)) assert.equal(i.health().listMode, 'watch-list', `${i.name}: the 1.36 server syncs by watch-list`);
+
+    // Still live, and nothing stale replayed after convergence: a new write arrives and the rest holds.
+    await admin.create({ ...other, metadata: { name: 'marker', namespace: ns } });
+    await admin.create({ ...WIDGET, metadata: { name: 'marker', namespace: ns }, spec: { size: 1 } });
+    await until(() => informers[other.kind]!.reader.has(`${ns}/marker`) && informers[WIDGET.kind]!.reader.has(`${ns}/marker`), 20_000, 'the markers');
+    for (const kind of [WIDGET, other]) await assertStoreEqualsServer(informers[kind.kind]!, admin, kind, ns);
+
+    const deletes = [...replicas.values()].flat().map((r) => r.deleted.size);
+    const tombstones = [...replicas.values()].flat().map((r) => r.tombstones);
+    t.diagnostic(`faults ${faults.join(',')}; driver ${JSON.stringify(stats)}; deletes delivered ${deletes.join('/')}, tombstones ${tombstones.join('/')}; lists W=${informers[WIDGET.kind]!.health().lists} ${other.kind}=${informers[other.kind]!.health().lists}`);
+  } finally {
+    drivers.abort();
+    await driving;
+    stop.abort();
+    await run;
+    await client.close();
+    await proxy.close();
+  }
+}
+
 describe('informer against a real API server', () => {
   let env: TestEnv;
   let admin: KubeClient;
@@ -160,94 +260,7 @@ describe('informer against a real API server', () => {
   };
 
   test('under random writes, cut watches, API server restarts and compactions, the store and every handler end equal to a quorum list, deletes included', async (t) => {
-    const ns = await namespace('prop');
-    const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(env.server).port) });
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig, requestTimeoutMs: 15_000 });
-    const options: InformerFactoryOptions = {
-      pageSize: 7, // several pages per list, so continue tokens (and their expiry) are exercised
-      minWatchTimeoutMs: 3_000, // clean server closes every few seconds: resume from the last resourceVersion
-      backoffInitialMs: 50,
-      backoffMaxMs: 1_000,
-      listTimeoutMs: 20_000,
-    };
-    const factory = new InformerFactory(clientListerWatcherFactory(client), options);
-    const informers = { Widget: factory.informerFor({ ...WIDGET, namespace: ns }), ConfigMap: factory.informerFor({ ...CM, namespace: ns }) };
-    const replicas = new Map<string, Replica[]>();
-    for (const [kind, informer] of Object.entries(informers)) {
-      const fast = new Replica(false);
-      const slow = new Replica(true);
-      informer.addEventHandler(fast.handler, { name: 'fast' });
-      informer.addEventHandler(slow.handler, { name: 'slow' });
-      replicas.set(kind, [fast, slow]);
-    }
-    const stop = new AbortController();
-    const run = factory.start(stop.signal);
-    const stats: DriverStats = { creates: 0, updates: 0, deletes: 0, failures: 0 };
-    const drivers = new AbortController();
-    let driving: Promise<void> | undefined;
-    const faults: string[] = [];
-    try {
-      await factory.waitForSync(stop.signal, 30_000);
-      driving = drive(admin, ns, drivers.signal, stats);
-      const schedule = ['cut', 'compact', 'restart', 'cut', 'compact', 'cut'];
-      for (let round = 0; round < ROUNDS; round++) {
-        // Let writes land between faults; sometimes a fault hits a relist still in progress.
-        await new Promise((r) => setTimeout(r, 300 + Math.random() * 1200));
-        const fault = round < schedule.length ? schedule[round]! : (['cut', 'cut', 'compact', 'compact', 'restart'] as const)[Math.floor(Math.random() * 5)]!;
-        faults.push(fault);
-        if (fault === 'cut') {
-          proxy.cut();
-          continue;
-        }
-        // The informer goes deaf first, so writes happen that it has not seen: its resourceVersion
-        // falls behind, and the next watch after compaction (etcd) or restart (watch cache) is a 410.
-        proxy.freeze();
-        await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
-        if (fault === 'compact') await env.compact();
-        else await env.restartApiServer();
-        proxy.thaw();
-        proxy.cut();
-      }
-      await new Promise((r) => setTimeout(r, 500));
-      drivers.abort();
-      await driving;
-
-      const servers: Record<string, KubeObject[]> = {};
-      for (const kind of [WIDGET, CM]) servers[kind.kind] = await assertStoreEqualsServer(informers[kind.kind], admin, kind, ns);
-
-      for (const kind of [WIDGET, CM]) {
-        const informer = informers[kind.kind];
-        await informer.whenHandlersIdle();
-        const server = servers[kind.kind]!;
-        const alive = new Set(server.map((o) => o.metadata!.uid!));
-        for (const replica of replicas.get(kind.kind)!) {
-          assert.deepEqual(replica.violations, [], `${kind.kind} handler contract`);
-          assert.deepEqual(versions(replica.objects.values()), versions(server), `${kind.kind} handler replica equals the server`);
-          const undeleted = [...replica.given].filter((uid) => !alive.has(uid) && !replica.deleted.has(uid));
-          assert.deepEqual(undeleted, [], `${kind.kind}: every object a handler was given and that is gone was deleted in it`);
-        }
-      }
-      // The faults did what they are for: compaction made ConfigMaps relist, the restart made Widgets relist.
-      assert.ok(informers.ConfigMap.health().lists >= 2, `ConfigMaps relisted after compaction (lists: ${informers.ConfigMap.health().lists})`);
-      assert.ok(informers.Widget.health().lists >= 2, `Widgets relisted after the restart (lists: ${informers.Widget.health().lists})`);
-
-      // Still live, and nothing stale replayed after convergence: a new write arrives and the rest holds.
-      await admin.create({ ...CM, metadata: { name: 'marker', namespace: ns } });
-      await admin.create({ ...WIDGET, metadata: { name: 'marker', namespace: ns }, spec: { size: 1 } });
-      await until(() => informers.ConfigMap.reader.has(`${ns}/marker`) && informers.Widget.reader.has(`${ns}/marker`), 20_000, 'the markers');
-      for (const kind of [WIDGET, CM]) await assertStoreEqualsServer(informers[kind.kind], admin, kind, ns);
-
-      const deletes = [...replicas.values()].flat().map((r) => r.deleted.size);
-      const tombstones = [...replicas.values()].flat().map((r) => r.tombstones);
-      t.diagnostic(`faults ${faults.join(',')}; driver ${JSON.stringify(stats)}; deletes delivered ${deletes.join('/')}, tombstones ${tombstones.join('/')}; lists W=${informers.Widget.health().lists} CM=${informers.ConfigMap.health().lists}`);
-    } finally {
-      drivers.abort();
-      await driving;
-      stop.abort();
-      await run;
-      await client.close();
-      await proxy.close();
-    }
+    await propertyTest(t, env, admin, await namespace('prop'), CM);
   });
 
   test('a watch that goes silent (connection held, nothing sent) is torn down by the stall guard and resumed', async () => {
@@ -331,5 +344,23 @@ describe('informer against a real API server', () => {
       await run;
       await client.close();
     }
+  });
+});
+
+describe('informer against the Kubernetes 1.36 CRD-only API server', () => {
+  let env: TestEnv;
+  let admin: KubeClient;
+
+  before(async () => {
+    env = await TestEnv.start({ server: 'modern', crds: [...(await readManifests(crdPath)), NOTE_CRD] });
+    admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, requestTimeoutMs: 15_000 });
+  });
+  after(async () => {
+    await admin?.close();
+    await env?.stop();
+  });
+
+  test('Kubernetes 1.36: under random writes, cut watches, API server restarts and compactions, the store and every handler end equal to a quorum list, deletes included (syncs by watch-list)', async (t) => {
+    await propertyTest(t, env, admin, 'prop', NOTE);
   });
 });
