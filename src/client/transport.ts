@@ -18,7 +18,6 @@ import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { ApiError, type StatusBody } from './api-error.js';
 import { readBodyLimited, readBodyPrefix, ResponseTooLargeError } from './body-limit.js';
-import { statusBodyOf } from './status-body.js';
 import type { ClientMetrics } from './client-metrics.js';
 import type { ClientCertificate, Credential } from './credentials.js';
 import type { ClusterConfig } from './kubeconfig.js';
@@ -365,7 +364,9 @@ export class Transport {
     const retryAfterMs = parseRetryAfter(headers['retry-after'], this.clock.now());
     let parsed: StatusBody | undefined;
     try {
-      parsed = statusBodyOf(text ? JSON.parse(text) : undefined);
+      // Any JSON with kind Status: ApiError.fromStatus uses only its well-typed fields.
+      const json: unknown = text ? JSON.parse(text) : undefined;
+      if (json && typeof json === 'object' && (json as StatusBody).kind === 'Status') parsed = json as StatusBody;
     } catch {
       // Not JSON (a proxy's HTML page, say): fall through to the plain message.
     }

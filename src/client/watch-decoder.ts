@@ -6,7 +6,6 @@
  */
 import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { ApiError, type StatusBody } from './api-error.js';
-import { sanitizeStatus } from './status-body.js';
 
 /** A watch event as the API server sends it, before ERROR events are turned into exceptions. */
 export type RawWatchEvent =
@@ -178,6 +177,6 @@ function isBlank(line: Uint8Array): boolean {
 
 /** Turns decoded events into what the iterator yields: an ERROR event becomes a thrown ApiError. */
 export function toWatchEvent<T>(raw: RawWatchEvent, where?: { method?: string; path?: string }): WatchEvent<T> {
-  if (raw.type === 'ERROR') throw ApiError.fromStatus(sanitizeStatus(raw.object), 500, where);
+  if (raw.type === 'ERROR') throw ApiError.fromStatus(raw.object, 500, where);
   return raw as WatchEvent<T>;
 }
