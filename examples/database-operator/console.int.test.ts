@@ -116,7 +116,7 @@ describe('the operator console against the Database operator on a real control p
     operatorClient = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, metricsRegistry: registry });
     // Nothing listens there: every backup before delete fails, so a deleted Database sits in backoff.
     const deadBackupService = `http://127.0.0.1:${await freePort()}/`;
-    operator = createDatabaseOperator({ client: operatorClient, registry, logger: createLogger({ level: 'silent' }), backupEndpoint: deadBackupService, metricsPort: 0, healthPort: 0, consolePort: 0 });
+    operator = createDatabaseOperator({ client: operatorClient, registry, logger: createLogger({ level: 'silent' }), backupEndpoint: deadBackupService, metricsPort: 0, healthPort: 0, consolePort: 0, leaderElectionNamespace: NS, identity: 'console-test' });
     running = operator.manager.start(stop.signal);
   });
 
@@ -156,7 +156,7 @@ describe('the operator console against the Database operator on a real control p
       const informers = await page.locator('#informers-body').innerText();
       assert.match(informers, /Database/);
       assert.match(informers, /watching/);
-      assert.match(await page.locator('#leader').innerText(), /no leader election/);
+      assert.match(await page.locator('#leader').innerText(), /this replica leads · identity console-test · Lease holder console-test/);
 
       const screenshot = `${OUT_DIR}console.png`;
       await page.screenshot({ path: screenshot, fullPage: true });
