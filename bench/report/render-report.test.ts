@@ -33,6 +33,9 @@ test('the report renders every section of the fixture with its charts', () => {
   assert.equal(html.match(/<svg class="chart"/g)?.length, 7);
   assert.match(html, /load average \(1\/5\/15 min\) at start<\/td><td>1\.00 \/ 0\.50 \/ 0\.25/);
   assert.match(html, /330 reconciles\/s <span class="spread">\(300–340, n=3\)/);
+  // The work queue's anchor is shown beside it and is not held to the goal.
+  assert.match(html, /<td>batch, 1 worker: plain FIFO \(anchor\)<\/td><td>1,600,000 [^]*?<td>anchor<\/td>/);
+  assert.match(html, /<td>stream, 8 workers: operator-runtime, metrics on<\/td>[^]*?<strong>no<\/strong>/);
 });
 
 test('text from the results is escaped and the page references nothing outside itself', () => {

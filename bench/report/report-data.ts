@@ -49,6 +49,8 @@ export interface WorkqueueResult {
     readonly shape: string;
     readonly workers: number;
     readonly metrics: boolean;
+    /** The plain FIFO measured beside the queue (absent in results from before it existed). */
+    readonly anchor?: boolean;
     readonly totalPerSecond: readonly number[];
     readonly perCpuSecond: readonly number[];
   }[];
