@@ -80,21 +80,23 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Keeps only the well-typed fields of a server-sent `details`. */
+/** A server-sent `details`, without the declared fields that have the wrong type (others are kept). */
 function sanitizeDetails(details: unknown): StatusDetails | undefined {
   if (!isRecord(details)) return undefined;
-  const out: StatusDetails = {};
-  for (const key of ['name', 'group', 'kind', 'uid'] as const) if (typeof details[key] === 'string') out[key] = details[key];
-  const retry = details.retryAfterSeconds;
-  if (typeof retry === 'number' && Number.isFinite(retry * 1000) && retry >= 0) out.retryAfterSeconds = retry;
-  if (Array.isArray(details.causes)) {
-    out.causes = details.causes.filter(isRecord).map((c) => {
-      const cause: { reason?: string; message?: string; field?: string } = {};
-      for (const key of ['reason', 'message', 'field'] as const) if (typeof c[key] === 'string') cause[key] = c[key];
+  const out: Record<string, unknown> = { ...details };
+  for (const key of ['name', 'group', 'kind', 'uid']) if (out[key] !== undefined && typeof out[key] !== 'string') delete out[key];
+  const retry = out.retryAfterSeconds;
+  if (retry !== undefined && !(typeof retry === 'number' && Number.isFinite(retry * 1000) && retry >= 0)) delete out.retryAfterSeconds;
+  if (Array.isArray(out.causes)) {
+    out.causes = out.causes.filter(isRecord).map((c) => {
+      const cause: Record<string, unknown> = { ...c };
+      for (const key of ['reason', 'message', 'field']) if (cause[key] !== undefined && typeof cause[key] !== 'string') delete cause[key];
       return cause;
     });
+  } else {
+    delete out.causes;
   }
-  return out;
+  return out as StatusDetails;
 }
 
 /** The causes' messages are server text too (they quote rejected values). */
