@@ -3,7 +3,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  // dist/ is tsc's output (npm run build), .tmp/ holds builds in progress and test scratch.
+  { ignores: ['node_modules/**', '**/dist/**', '.tmp/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
