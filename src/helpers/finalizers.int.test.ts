@@ -6,15 +6,15 @@ import { KubeClient } from '../client/kube-client.js';
 import { TestEnv } from '../testing/test-env.js';
 import { handleFinalizer } from './finalizer-flow.js';
 import { addFinalizer, removeFinalizer } from './finalizers.js';
-import { conflictCount, createNamespace, gadget, GADGET, GADGET_CRD, writeCount, type Gadget } from './int-env.test-support.js';
+import { conflictCount, createNamespace, gadget, GADGET, GADGET_CRD, SERVERS, serverLabel, writeCount, type Gadget } from './int-env.test-support.js';
 
-describe('finalizers against a real API server', () => {
+for (const server of SERVERS) describe(`finalizers against ${serverLabel(server)}`, () => {
   let env: TestEnv;
   let client: KubeClient;
   let registry: Registry;
 
   before(async () => {
-    env = await TestEnv.start({ crds: [GADGET_CRD] });
+    env = await TestEnv.start({ server, crds: [GADGET_CRD] });
     registry = new Registry();
     client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath, metricsRegistry: registry });
   });

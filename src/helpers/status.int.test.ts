@@ -10,7 +10,7 @@ import { applyOwned } from './apply-owned.js';
 import { getCondition, setCondition } from './conditions.js';
 import { createOrPatch } from './create-or-patch.js';
 import { handleFinalizer } from './finalizer-flow.js';
-import { conflictCount, createNamespace, gadget, GADGET, GADGET_CRD, requestCounts, writeCount, type Gadget } from './int-env.test-support.js';
+import { conflictCount, createNamespace, gadget, GADGET, GADGET_CRD, requestCounts, SERVERS, serverLabel, writeCount, type Gadget } from './int-env.test-support.js';
 import { setControllerReference } from './owner-references.js';
 import { isResourceVersionConflict, retryOnConflict } from './retry-on-conflict.js';
 import { SPEC_HASH_ANNOTATION } from './spec-hash.js';
@@ -21,13 +21,13 @@ const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 // Messages are never empty here: the local kube-apiserver v1.20.2 is built with go1.19, which
 // rejects "" in any custom resource string field as null (kubernetes/kubernetes#99804).
 
-describe('status, conditions and idempotent writes against a real API server', () => {
+for (const server of SERVERS) describe(`status, conditions and idempotent writes against ${serverLabel(server)}`, () => {
   let env: TestEnv;
   let client: KubeClient;
   let registry: Registry;
 
   before(async () => {
-    env = await TestEnv.start({ crds: [GADGET_CRD] });
+    env = await TestEnv.start({ server, crds: [GADGET_CRD] });
     registry = new Registry();
     client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath, metricsRegistry: registry });
   });
@@ -102,7 +102,7 @@ describe('status, conditions and idempotent writes against a real API server', (
     assert.ok(conflicts >= types.length - 1, `expected real races, saw ${conflicts} conflicts`);
   });
 
-  test('createOrPatch against a concurrent writer: 409, then retryOnConflict re-reads and keeps both changes', async () => {
+  test('createOrPatch against a concurrent writer: 409, then retryOnConflict re-reads and keeps both changes', { skip: server === 'modern' && 'the Kubernetes 1.36 CRD-only API server serves no ConfigMaps' }, async () => {
     const ns = await createNamespace(client, 'st');
     await client.create<ConfigMap>({ ...CM, metadata: { name: 'cm', namespace: ns }, data: { a: '0' } });
     let interfered = false;
@@ -122,7 +122,7 @@ describe('status, conditions and idempotent writes against a real API server', (
     assert.deepEqual(got.data, { a: '1', theirs: 'y' });
   });
 
-  test('a reconcile that finds everything as it wants it makes zero writes', async () => {
+  test('a reconcile that finds everything as it wants it makes zero writes', { skip: server === 'modern' && 'the Kubernetes 1.36 CRD-only API server serves no ConfigMaps' }, async () => {
     const ns = await createNamespace(client, 'st');
     await client.create(gadget(ns, 'app', { size: 3, color: 'blue' }));
     const reconcile = (c: Client) => async (): Promise<string[]> => {
@@ -173,7 +173,7 @@ describe('status, conditions and idempotent writes against a real API server', (
     assert.equal(app.status?.observedGeneration, 2);
   });
 
-  test('applyOwned takes over fields another manager applied (force), and without force the server reports the conflict', async () => {
+  test('applyOwned takes over fields another manager applied (force), and without force the server reports the conflict', { skip: server === 'modern' && 'the Kubernetes 1.36 CRD-only API server serves no ConfigMaps' }, async () => {
     const ns = await createNamespace(client, 'st');
     const theirs: ConfigMap = { ...CM, metadata: { name: 'shared', namespace: ns }, data: { color: 'green' } };
     await client.apply(theirs, { fieldManager: 'kubectl-edit' });
