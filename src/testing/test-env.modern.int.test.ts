@@ -27,7 +27,6 @@ describe('TestEnv on the Kubernetes 1.36 CRD-only API server', () => {
   });
 
   test('it is a 1.36 server on its own port with the usual kubeconfig surface (admin token, CA), serving the CRD', async () => {
-    // eslint-disable-next-line no-console -- the modern env's start time, for the issue's figures
     console.log(`modern TestEnv start (etcd 3.5 + 1.20 auth delegate + 1.36 server + 1 CRD): ${Math.round(startMs)} ms`);
     assert.equal(env.serverKind, 'modern');
     const version = await env.request<{ gitVersion: string; minor: string }>('GET', '/version');
