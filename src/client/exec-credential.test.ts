@@ -258,3 +258,18 @@ test('a timeout, grace or drain that is not a non-negative finite number is refu
     assert.throws(() => new ExecCredentialPlugin(config(), bad), (e: unknown) => e instanceof InvalidOptionError);
   }
 });
+
+test('an ExecCredential whose status fields have the wrong types is refused, naming the field and not the value', async () => {
+  const d = await freshDir();
+  const answers: [string, string][] = [
+    ['{"token":12345}', 'status.token'],
+    ['{"token":"t","expirationTimestamp":1700000000}', 'status.expirationTimestamp'],
+    ['{"clientCertificateData":"C","clientKeyData":{"k":"KEY-SECRET"}}', 'status.clientKeyData'],
+    ['"KEY-SECRET"', 'status'],
+  ];
+  for (const [status, field] of answers) {
+    const command = await shellPlugin(d, `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":${status}}'`);
+    const cred = new ExecCredentialPlugin(config({ command, args: [] }));
+    await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && e.message.includes(field) && !e.message.includes('SECRET') && !e.message.includes('12345'));
+  }
+});

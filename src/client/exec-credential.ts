@@ -151,6 +151,13 @@ export class ExecCredentialPlugin implements Credential {
     }
     const status = parsed.status;
     if (!status) throw new CredentialError(`exec plugin "${name}" returned no status`);
+    // Named, never quoted: the fields hold the credential.
+    if (typeof status !== 'object' || Array.isArray(status)) throw new CredentialError(`exec plugin "${name}" returned a status that is not an object`);
+    for (const field of ['token', 'clientCertificateData', 'clientKeyData', 'expirationTimestamp'] as const) {
+      if (status[field] !== undefined && status[field] !== null && typeof status[field] !== 'string') {
+        throw new CredentialError(`exec plugin "${name}" returned status.${field} that is not a string`);
+      }
+    }
     const hasCert = Boolean(status.clientCertificateData) || Boolean(status.clientKeyData);
     if (hasCert && !(status.clientCertificateData && status.clientKeyData)) {
       throw new CredentialError(`exec plugin "${name}" returned a client certificate without its key, or a key without a certificate`);
