@@ -301,3 +301,10 @@ test('a kubeconfig, CA, certificate or key path naming a FIFO or a device is ref
     await assert.rejects(resolveKubeconfig(withUser({ 'client-certificate': file, 'client-key-data': b64('KEY') }) as Kubeconfig), KubeconfigError);
   }
 });
+
+test('a shape error in a kubeconfig file names the file as well as the field', async () => {
+  const dir = await tmp();
+  const file = path.join(dir, 'config');
+  await writeFile(file, stringify(withUser({ token: 12345 })));
+  await assert.rejects(loadKubeconfigFile(file), (e: unknown) => e instanceof KubeconfigError && e.field === 'users[0].user.token' && e.message.includes(file) && !e.message.includes('12345'));
+});

@@ -134,7 +134,13 @@ export async function loadKubeconfigFile(file: string): Promise<Kubeconfig> {
   } catch (err) {
     throw new KubeconfigError(`cannot read kubeconfig ${file}: ${describeReadError(err)}`, { cause: err });
   }
-  return parseKubeconfig(text, path.dirname(path.resolve(file)));
+  try {
+    return parseKubeconfig(text, path.dirname(path.resolve(file)));
+  } catch (err) {
+    // With KUBECONFIG=a:b the user needs to know which file to fix.
+    if (err instanceof KubeconfigError) throw new KubeconfigError(`${err.message} (in ${file})`, { field: err.field });
+    throw err;
+  }
 }
 
 /**
