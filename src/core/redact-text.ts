@@ -8,8 +8,10 @@
 export const REDACTED = '[Redacted]';
 
 // No \b anchors below: text glued to a credential ("xBearer …", "_https://u:p@…") must not hide it.
-// scheme://userinfo@ — userinfo runs to the last '@' before the authority ends.
-const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@]*@)*([^\s/?#@]*)@/gi;
+// Every pattern is linear on hostile text (see the test): no start position rescans a long run.
+// ://userinfo@ — userinfo runs to the last '@' before the authority ends. The scheme is left out
+// of the match: matching it too rescans a long run of letters from every start.
+const URL_USERINFO = /:\/\/((?:[^\s/?#@]*@)*[^\s/?#@]*)@/g;
 // An Authorization header's value, with or without the header's name before it.
 const AUTH_SCHEME = /(Bearer|Basic)(\s+)[A-Za-z0-9._~+/-]+=*/g;
 // Runs of token characters, in which JSON Web Tokens are looked for without a regex: a backtracking
@@ -30,10 +32,9 @@ const MAYBE = /:\/\/|bearer|basic|eyJ|=|"|:/i;
  */
 export function redactUrlCredentials(text: string): string {
   if (!text.includes('://')) return text;
-  return text.replace(URL_USERINFO, (_m, scheme: string, _extra: string | undefined, last: string) => {
-    const info = (_extra ?? '') + last;
+  return text.replace(URL_USERINFO, (_m, info: string) => {
     const colon = info.indexOf(':');
-    return colon >= 0 ? `${scheme}${info.slice(0, colon)}:${REDACTED}@` : `${scheme}${REDACTED}@`;
+    return colon >= 0 ? `://${info.slice(0, colon)}:${REDACTED}@` : `://${REDACTED}@`;
   });
 }
 
