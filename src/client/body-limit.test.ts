@@ -170,10 +170,12 @@ test('readBodyLimited: a stream cut at the limit is destroyed; readBodyPrefix ke
   const s1 = Readable.from(chunks());
   await assert.rejects(readBodyLimited(s1, 5, undefined, () => new ResponseTooLargeError('GET', '/p', 5)), ResponseTooLargeError);
   assert.equal(s1.destroyed, true);
-  assert.equal((await readBodyLimited(Readable.from(chunks()), 9, undefined, () => new Error('x'))).toString(), 'abcdefghi');
-  assert.equal((await readBodyLimited(Readable.from(chunks()), 9, '9', () => new Error('x'))).toString(), 'abcdefghi');
-  // A server that sends more than its content-length claimed is cut, not overflowed.
-  await assert.rejects(readBodyLimited(Readable.from(chunks()), 100, '4', () => new ResponseTooLargeError('GET', '/p', 100)), ResponseTooLargeError);
+  assert.equal(await readBodyLimited(Readable.from(chunks()), 9, undefined, () => new Error('x')), 'abcdefghi');
+  assert.equal(await readBodyLimited(Readable.from(chunks()), 9, '9', () => new Error('x')), 'abcdefghi');
+  await assert.rejects(readBodyLimited(Readable.from(chunks()), 8, '9', () => new ResponseTooLargeError('GET', '/p', 8)), ResponseTooLargeError);
+  // A multi-byte character cut between chunks is decoded whole.
+  const euro = Buffer.from('€');
+  assert.equal(await readBodyLimited(Readable.from([euro.subarray(0, 1), euro.subarray(1)]), 9, undefined, () => new Error('x')), '€');
   const s2 = Readable.from(chunks());
   assert.deepEqual(await readBodyPrefix(s2, 4), { text: 'abcd', truncated: true });
   assert.equal(s2.destroyed, true);

@@ -64,9 +64,9 @@ export const DEFAULT_CONNECTIONS = 64;
 /** The API server's own default for non-long-running requests. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /**
- * 32 MiB. Reading and parsing a body costs about 4.4 times its size in RSS (measured with
- * bench/hostile-response.bench.ts: a 60 MiB list added ~262 MiB), so one answer at the limit stays
- * near 140 MiB, inside a 256 MiB container. A list page of 500 objects reaches it only with objects
+ * 32 MiB. Reading and parsing a body costs about 3.5–4 times its size in peak RSS (measured with
+ * bench/hostile-response.bench.ts: a 30 MiB list added 100–118 MiB), so one answer at the limit
+ * stays near 130 MiB, inside a 256 MiB container. A list page of 500 objects reaches it only with objects
  * of ~65 KiB each. A `resourceVersion=0` list served whole from the API server's watch cache (it
  * ignores `limit`) can exceed it on a big cluster: the watcher then relists with a paged quorum read.
  */
@@ -296,8 +296,7 @@ export class Transport {
         this.observe(req.method, String(status), start);
         throw await this.errorFromResponse(req, status, res.headers, res.body);
       }
-      // The bytes are a temporary: only the text lives on while it is parsed.
-      text = (await readBodyLimited(res.body, this.maxResponseBytes, res.headers['content-length'], () => new ResponseTooLargeError(req.method, req.path, this.maxResponseBytes))).toString('utf8');
+      text = await readBodyLimited(res.body, this.maxResponseBytes, res.headers['content-length'], () => new ResponseTooLargeError(req.method, req.path, this.maxResponseBytes));
     } catch (err) {
       if (!(err instanceof ApiError)) this.observe(req.method, '<error>', start);
       throw err;
