@@ -133,6 +133,12 @@ test('Kubernetes 1.36 with featureGates { ShardedListAndWatch: true }: shardSele
     assert.equal(high.status, 200, JSON.stringify(high.body));
     assert.equal(low.body.items.length + high.body.items.length, 20, `${low.body.items.length} + ${high.body.items.length}`);
     assert.ok(low.body.items.length > 0 && high.body.items.length > 0, 'both shards hold some (20 random uids)');
+    // A watch-list with the same selector streams just that shard, then the initial-events-end bookmark.
+    const watch = await env.request<string>('GET', `${base}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1&shardSelector=${half('0x0000000000000000', '0x8000000000000000')}`);
+    const events = String(watch.body).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; object: { metadata: { annotations?: Record<string, string> } } });
+    const end = events.findIndex((e) => e.type === 'BOOKMARK' && e.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true');
+    assert.ok(end >= 0, 'the initial-events-end bookmark came');
+    assert.equal(events.slice(0, end).filter((e) => e.type === 'ADDED').length, low.body.items.length);
   } finally {
     await env.stop();
   }
