@@ -10,11 +10,15 @@
  *   initial-events-end bookmark);
  * - paged: the same informer with `watchList: false`, its lists made quorum reads (no
  *   resourceVersion) with limit 500, as the watcher's relist after a 410;
- * - rv0: `watchList: false` as it is: the first list asks resourceVersion=0 with limit 500.
+ * - rv0: `watchList: false` as it is: the first list asks resourceVersion=0 with limit 500;
+ * - wl-incr: watch-list with the store's `relistMode: 'incremental'` (pages applied as they come
+ *   instead of one atomic replacement at the end), to show what the atomic replacement costs.
  * Per mode: sync = informer start → synced; baseline = heapUsed after gc before the informer
  * exists; steady = heapUsed after gc once synced; peak = the highest heapUsed sampled every 5 ms
  * during the sync (sampled heapUsed includes garbage not yet collected; the sampler runs between
- * chunks, so a long synchronous step is seen only at its end). Ratios are printed for the whole
+ * chunks, so a long synchronous step is seen only at its end); live peak = the same from a second
+ * child per mode whose sampler runs a full gc before each sample (every 25 ms), so it weighs live
+ * data only (its sync time, slowed by the gcs, is not reported). Ratios are printed for the whole
  * heap (peak/steady) and above the baseline ((peak-baseline)/(steady-baseline)).
  */
 import { fork } from 'node:child_process';
@@ -27,14 +31,15 @@ import type { KubeObject } from '../src/core/object-key.js';
 import { readManifests } from '../src/testing/manifests.js';
 import { TestEnv } from '../src/testing/test-env.js';
 
-type Mode = 'watch-list' | 'paged' | 'rv0';
-const MODES: readonly Mode[] = ['watch-list', 'paged', 'rv0'];
+type Mode = 'watch-list' | 'paged' | 'rv0' | 'wl-incr';
+const MODES: readonly Mode[] = ['watch-list', 'paged', 'rv0', 'wl-incr'];
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 const NS = 'bench';
 const CONCURRENCY = 32;
 
 interface Row {
   mode: Mode;
+  live: boolean;
   syncMs: number;
   baselineMb: number;
   steadyMb: number;
@@ -47,7 +52,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
-async function child(mode: Mode, kubeconfigPath: string): Promise<Row> {
+async function child(mode: Mode, kubeconfigPath: string, live: boolean): Promise<Row> {
   const client = await KubeClient.fromKubeconfig({ path: kubeconfigPath });
   const base = clientListerWatcher(client, { ...WIDGET, namespace: NS });
   // paged: every list a quorum read, as after a 410 (the watcher's first list would ask RV=0).
@@ -57,9 +62,10 @@ async function child(mode: Mode, kubeconfigPath: string): Promise<Row> {
   const baseline = process.memoryUsage().heapUsed;
   let peak = baseline;
   const sampler = setInterval(() => {
+    if (live) gc!();
     peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, 5);
-  const informer = new SharedInformer(lw, { watchList: mode === 'watch-list', pageSize: 500 });
+  }, live ? 25 : 5);
+  const informer = new SharedInformer(lw, { watchList: mode === 'watch-list' || mode === 'wl-incr', pageSize: 500, ...(mode === 'wl-incr' ? { relistMode: 'incremental' as const } : {}) });
   const ac = new AbortController();
   const t0 = performance.now();
   const running = informer.start(ac.signal);
@@ -69,7 +75,7 @@ async function child(mode: Mode, kubeconfigPath: string): Promise<Row> {
   peak = Math.max(peak, process.memoryUsage().heapUsed);
   gc!();
   const steady = process.memoryUsage().heapUsed;
-  const row: Row = { mode, syncMs: Math.round(syncMs), baselineMb: mb(baseline), steadyMb: mb(steady), peakMb: mb(peak), objects: informer.reader.list().length, listMode: informer.health().listMode };
+  const row: Row = { mode, live, syncMs: Math.round(syncMs), baselineMb: mb(baseline), steadyMb: mb(steady), peakMb: mb(peak), objects: informer.reader.list().length, listMode: informer.health().listMode };
   ac.abort();
   await running;
   await client.close();
@@ -94,14 +100,21 @@ async function parent(count: number): Promise<void> {
     );
     console.log(`created ${count} Widgets in ${Math.round(performance.now() - t1)} ms`);
     const rows: Row[] = [];
-    for (const mode of MODES) rows.push(await runChild(mode, env.kubeconfigPath));
+    const liveRows = new Map<Mode, Row>();
+    for (const mode of MODES) {
+      rows.push(await runChild(mode, env.kubeconfigPath, false));
+      liveRows.set(mode, await runChild(mode, env.kubeconfigPath, true));
+    }
     console.log(`\ninitial sync of ${count} Widgets, Kubernetes 1.36 (watch cache on), one fresh process per mode:`);
-    console.log('mode        sync ms  baseline MB  steady MB  peak MB  peak/steady  over-baseline ratio  objects  listMode');
+    console.log('mode        sync ms  baseline MB  steady MB  peak MB  peak/steady  over-baseline  live peak MB  live peak/steady  live over-baseline  objects  listMode');
     for (const r of rows) {
+      const l = liveRows.get(r.mode)!;
       const over = (r.peakMb - r.baselineMb) / Math.max(0.1, r.steadyMb - r.baselineMb);
+      const liveOver = (l.peakMb - l.baselineMb) / Math.max(0.1, l.steadyMb - l.baselineMb);
       console.log(
-        `${r.mode.padEnd(10)}  ${String(r.syncMs).padStart(7)}  ${String(r.baselineMb).padStart(11)}  ${String(r.steadyMb).padStart(9)}  ${String(r.peakMb).padStart(7)}  ${(r.peakMb / r.steadyMb).toFixed(2).padStart(11)}  ${over.toFixed(2).padStart(19)}  ${String(r.objects).padStart(7)}  ${r.listMode}`,
+        `${r.mode.padEnd(10)}  ${String(r.syncMs).padStart(7)}  ${String(r.baselineMb).padStart(11)}  ${String(r.steadyMb).padStart(9)}  ${String(r.peakMb).padStart(7)}  ${(r.peakMb / r.steadyMb).toFixed(2).padStart(11)}  ${over.toFixed(2).padStart(13)}  ${String(l.peakMb).padStart(12)}  ${(l.peakMb / l.steadyMb).toFixed(2).padStart(16)}  ${liveOver.toFixed(2).padStart(18)}  ${String(r.objects).padStart(7)}  ${r.listMode}`,
       );
+      if (l.objects !== count) throw new Error(`${r.mode} (live): the informer holds ${l.objects} objects, expected ${count}`);
       if (r.objects !== count) throw new Error(`${r.mode}: the informer holds ${r.objects} objects, expected ${count}`);
     }
   } finally {
@@ -109,9 +122,9 @@ async function parent(count: number): Promise<void> {
   }
 }
 
-function runChild(mode: Mode, kubeconfigPath: string): Promise<Row> {
+function runChild(mode: Mode, kubeconfigPath: string, live: boolean): Promise<Row> {
   return new Promise((resolve, reject) => {
-    const p = fork(fileURLToPath(import.meta.url), ['--child', mode, kubeconfigPath], { execArgv: ['--expose-gc', '--import', 'tsx'] });
+    const p = fork(fileURLToPath(import.meta.url), ['--child', mode, kubeconfigPath, live ? 'live' : 'sampled'], { execArgv: ['--expose-gc', '--import', 'tsx'] });
     let row: Row | undefined;
     p.on('message', (m) => (row = m as Row));
     p.on('error', reject);
@@ -120,7 +133,7 @@ function runChild(mode: Mode, kubeconfigPath: string): Promise<Row> {
 }
 
 if (process.argv[2] === '--child') {
-  const row = await child(process.argv[3] as Mode, process.argv[4]!);
+  const row = await child(process.argv[3] as Mode, process.argv[4]!, process.argv[5] === 'live');
   process.send!(row);
 } else {
   await parent(Number(process.argv[2] ?? 50_000));
