@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmod, copyFile, link, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, link, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -66,6 +66,15 @@ describe('the operator image runtime files, as uid 65532 on a read-only filesyst
     await client?.close();
     await env?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('the runtime files are the compiled operator and production dependencies only', async () => {
+    const top = (await readdir(app)).sort();
+    assert.deepEqual(top, ['dist', 'node_modules', 'package.json']);
+    assert.deepEqual((await readdir(join(app, 'dist'))).filter((f) => !f.endsWith('.js') && !f.endsWith('.js.map')), []);
+    const modules = await readdir(join(app, 'node_modules'));
+    for (const dev of ['typescript', 'tsx', 'eslint', 'esbuild', '@types', 'fast-check', '@kubernetes']) assert.ok(!modules.includes(dev), `${dev} is not in the runtime`);
+    assert.deepEqual((await readdir(join(app, 'node_modules/operator-runtime'))).sort(), ['LICENSE', 'README.md', 'dist', 'package.json']);
   });
 
   test('the sandbox lets uid 65532 write nowhere: not /tmp, not the app, not /dev/shm', async () => {
