@@ -4,7 +4,7 @@
 # Prints the results table and writes .tmp/chaos-results.json.
 #
 #   scripts/chaos.sh                      every chaos/**/*.test.ts
-#   scripts/chaos.sh chaos/x.test.ts      only those files
+#   scripts/chaos.sh chaos/operator-leader-kill.test.ts   only those files
 #   CHAOS_LONG=1 scripts/chaos.sh         the long parameters (15 s faults, more objects)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 /**
- * metav1.Condition helpers (seed 3.2), pure: they return a new array and never write. Semantics of
+ * metav1.Condition helpers, pure: they return a new array and never write. Semantics of
  * apimachinery's `meta.SetStatusCondition`: `lastTransitionTime` moves only when `status` changes,
  * so readers can tell how long a condition has held; reason, message and observedGeneration are
  * refreshed on every set.

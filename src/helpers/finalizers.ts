@@ -1,5 +1,5 @@
 /**
- * Finalizers, one string at a time (seed 2.4). Every write is a merge patch that carries the
+ * Finalizers, one string at a time. Every write is a merge patch that carries the
  * resourceVersion it was computed from, so the API server answers 409 instead of letting two
  * controllers overwrite each other's list; on 409 the object is re-read and the edit re-applied.
  */

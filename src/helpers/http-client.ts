@@ -1,5 +1,5 @@
 /**
- * Resilient HTTP for calls a reconciler makes to services outside Kubernetes (seed 2.1). Every
+ * Resilient HTTP for calls a reconciler makes to services outside Kubernetes. Every
  * attempt has its own timeout; the whole call is bounded by the caller's AbortSignal (the
  * reconcile's), which also cuts any backoff sleep short. Network errors, 429 and 5xx are retried
  * with exponential backoff and full jitter, or after the server's Retry-After. POST and PATCH are

@@ -1,5 +1,5 @@
 /**
- * helpers: the seed's chapter 2–4 practices as small functions — finalizers, status and
+ * helpers: the golden-standard operator practices as small functions — finalizers, status and
  * conditions, conflict retry, owner references, create-or-patch, spec hash and server-side apply,
  * action chains and resilient HTTP for external calls. They take a `Client` (real or fake).
  */

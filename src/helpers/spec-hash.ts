@@ -1,5 +1,5 @@
 /**
- * Idempotence by hash (seed 4.2): the hash of the desired state we last wrote lives in our own
+ * Idempotence by hash: the hash of the desired state we last wrote lives in our own
  * annotation on the object, so the next reconcile can tell "nothing to do" without a field-by-field
  * comparison against a server-defaulted object. Our annotation, never kubectl's
  * last-applied-configuration.

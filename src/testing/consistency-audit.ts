@@ -1,6 +1,6 @@
 /**
  * Consistency audit: replays etcd's own history of a key prefix and reports lost updates and
- * out-of-order status writes — the seed's etcd revision check (2.5/3.3) turned into a tool.
+ * out-of-order status writes — the etcd revision check turned into a tool.
  *
  * Reading the history (`readEtcdHistory`): etcd 3.4's JSON gateway (`POST /v3/watch`, the same RPC
  * as `etcdctl watch --rev=<start> --prefix --prev-kv`), so no etcdctl binary is needed. A watch
