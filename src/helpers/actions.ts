@@ -1,5 +1,5 @@
 /**
- * Actions (seed 2.3): a reconcile as an ordered chain of small named steps, each testable on its
+ * Actions: a reconcile as an ordered chain of small named steps, each testable on its
  * own with a fake client. The runner only schedules: it runs the steps in order, stops at the
  * first that asks to stop, requeue or fails, and logs and times every step.
  */

@@ -1,5 +1,5 @@
 /**
- * Status writes (seed 3.2): through the `/status` subresource only (it never bumps
+ * Status writes: through the `/status` subresource only (it never bumps
  * metadata.generation, and a spec write can never clobber status), with
  * `status.observedGeneration` set to the generation the reconcile acted on, and no request at all
  * when the status is already what we want — a no-op reconcile must cost zero writes.
