@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { OperatorRuntimeError } from '../core/errors.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -71,7 +72,7 @@ export function sendStatus(res: http.ServerResponse, code: number, reason: strin
 export async function untilTimerPending(clock: { pendingTimers: number }, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (clock.pendingTimers === 0) {
-    if (Date.now() > deadline) throw new Error('no timer became pending');
+    if (Date.now() > deadline) throw new OperatorRuntimeError('ERR_TIMEOUT', 'no timer became pending');
     await new Promise((r) => setImmediate(r));
   }
 }

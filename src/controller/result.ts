@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from '../core/errors.js';
+
 /**
  * What a reconcile asks for next. Returning nothing means done. A thrown error means "retry with
  * backoff"; a `TerminalError` means "do not retry until something changes".
@@ -18,6 +20,6 @@ export function done(): Result {
  * requests for one key coalesce; the earliest wins. The key's error backoff is reset.
  */
 export function requeueAfter(ms: number): Result {
-  if (!(ms >= 0) || !Number.isFinite(ms)) throw new RangeError(`requeueAfter: ms must be a finite number >= 0, got ${ms}`);
+  if (!(ms >= 0) || !Number.isFinite(ms)) throw new InvalidArgumentError(`requeueAfter: ms must be a finite number >= 0, got ${ms}`);
   return { kind: 'requeueAfter', requeueAfterMs: ms };
 }

@@ -31,3 +31,25 @@ export class AbortedError extends OperatorRuntimeError {
     super('ERR_ABORTED', message, options);
   }
 }
+
+/**
+ * Thrown when a function argument is out of its domain (a negative delay, NaN). Replaces the
+ * bare `RangeError`/`TypeError` library code used to throw, so the controller never mistakes a
+ * library validation error for a panic in user code.
+ */
+export class InvalidArgumentError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_INVALID_ARGUMENT';
+
+  constructor(message: string) {
+    super('ERR_INVALID_ARGUMENT', message);
+  }
+}
+
+/** An object a helper needs to address lacks apiVersion, kind, name, uid or resourceVersion. */
+export class IncompleteObjectError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_INCOMPLETE_OBJECT';
+
+  constructor(message: string) {
+    super('ERR_INCOMPLETE_OBJECT', message);
+  }
+}

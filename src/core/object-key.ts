@@ -1,3 +1,5 @@
+import { IncompleteObjectError } from './errors.js';
+
 /**
  * The minimal shape of any Kubernetes object as the API returns it (plain JSON). No index
  * signature, so user interfaces for custom resources (and `kubernetes-types`) fit without casts.
@@ -55,7 +57,7 @@ export function objectKey(ref: ObjectRef): string {
 
 export function keyOf(obj: KubeObject): string {
   const name = obj.metadata?.name;
-  if (!name) throw new TypeError('object has no metadata.name');
+  if (!name) throw new IncompleteObjectError('object has no metadata.name');
   return objectKey({ namespace: obj.metadata?.namespace, name });
 }
 
@@ -76,6 +78,6 @@ export function apiVersionOf(gvk: Pick<GroupVersionKind, 'group' | 'version'>): 
 }
 
 export function gvkOf(obj: KubeObject): GroupVersionKind {
-  if (!obj.apiVersion || !obj.kind) throw new TypeError('object has no apiVersion/kind');
+  if (!obj.apiVersion || !obj.kind) throw new IncompleteObjectError('object has no apiVersion/kind');
   return { ...parseApiVersion(obj.apiVersion), kind: obj.kind };
 }

@@ -101,6 +101,6 @@ test('no further action runs once the reconcile signal is aborted', async () => 
 });
 
 test('actionRequeueAfter refuses a negative or infinite delay', () => {
-  assert.throws(() => actionRequeueAfter(-1), RangeError);
-  assert.throws(() => actionRequeueAfter(Infinity), RangeError);
+  assert.throws(() => actionRequeueAfter(-1), { code: 'ERR_INVALID_ARGUMENT' });
+  assert.throws(() => actionRequeueAfter(Infinity), { code: 'ERR_INVALID_ARGUMENT' });
 });

@@ -3,6 +3,7 @@
  * own with a fake client. The runner only schedules: it runs the steps in order, stops at the
  * first that asks to stop, requeue or fails, and logs and times every step.
  */
+import { InvalidArgumentError } from '../core/errors.js';
 import type { Registry } from 'prom-client';
 import { throwIfAborted } from '../core/abort.js';
 import { realClock, type Clock } from '../core/clock.js';
@@ -31,7 +32,7 @@ export function actionDone(): ActionResult {
 
 /** Stop the chain and reconcile again after `ms` (waiting on something external). */
 export function actionRequeueAfter(ms: number): ActionResult {
-  if (!(ms >= 0) || !Number.isFinite(ms)) throw new RangeError(`actionRequeueAfter: ms must be a finite number >= 0, got ${ms}`);
+  if (!(ms >= 0) || !Number.isFinite(ms)) throw new InvalidArgumentError(`actionRequeueAfter: ms must be a finite number >= 0, got ${ms}`);
   return { kind: 'requeueAfter', requeueAfterMs: ms };
 }
 

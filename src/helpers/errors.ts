@@ -46,11 +46,5 @@ export class AlreadyOwnedError extends OperatorRuntimeError {
   }
 }
 
-/** An object a helper needs to address lacks apiVersion, kind, name or uid. */
-export class IncompleteObjectError extends OperatorRuntimeError {
-  declare readonly code: 'ERR_INCOMPLETE_OBJECT';
-
-  constructor(message: string) {
-    super('ERR_INCOMPLETE_OBJECT', message);
-  }
-}
+// Defined in core so core's own object helpers (keyOf, gvkOf) can throw it too.
+export { IncompleteObjectError } from '../core/errors.js';

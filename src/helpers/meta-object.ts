@@ -1,3 +1,4 @@
+import { IncompleteObjectError } from '../core/errors.js';
 import type { OwnerReference } from '../core/object-key.js';
 
 /**
@@ -27,13 +28,13 @@ export interface MetaObject {
 
 /** `{ apiVersion, kind }` of an object, for the client's resource addressing. */
 export function typeOf(obj: MetaObject): { apiVersion: string; kind: string } {
-  if (!obj.apiVersion || !obj.kind) throw new TypeError('object has no apiVersion/kind');
+  if (!obj.apiVersion || !obj.kind) throw new IncompleteObjectError('object has no apiVersion/kind');
   return { apiVersion: obj.apiVersion, kind: obj.kind };
 }
 
 export function nameOf(obj: MetaObject): string {
   const name = obj.metadata?.name;
-  if (!name) throw new TypeError('object has no metadata.name');
+  if (!name) throw new IncompleteObjectError('object has no metadata.name');
   return name;
 }
 

@@ -5,6 +5,7 @@
  * when the status is already what we want — a no-op reconcile must cost zero writes.
  */
 import type { Client } from '../client/client.js';
+import { IncompleteObjectError } from '../core/errors.js';
 import { jsonEqual } from './canonical-json.js';
 import { createMergePatch } from './merge-patch.js';
 import { cloneJson, nameOf, typeOf, type MetaObject } from './meta-object.js';
@@ -91,6 +92,6 @@ export async function updateStatus<T extends StatusObject>(
 
 function requireResourceVersion(obj: MetaObject): string {
   const rv = obj.metadata?.resourceVersion;
-  if (!rv) throw new TypeError('status writes need the object as read from the API (metadata.resourceVersion is missing)');
+  if (!rv) throw new IncompleteObjectError('status writes need the object as read from the API (metadata.resourceVersion is missing)');
   return rv;
 }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { OperatorRuntimeError } from '../core/errors.js';
 
 const run = promisify(execFile);
 
@@ -21,6 +22,6 @@ export async function kubectl(kubeconfigPath: string, args: readonly string[], i
     return stdout;
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    throw new Error(`kubectl ${args.join(' ')} failed: ${(e.stderr ?? e.message).trim()}`, { cause: err });
+    throw new OperatorRuntimeError('ERR_KUBECTL', `kubectl ${args.join(' ')} failed: ${(e.stderr ?? e.message).trim()}`, { cause: err });
   }
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
+import { OperatorRuntimeError } from '../core/errors.js';
 
 /** Reads every document of a YAML file as plain objects (empty documents skipped). */
 export async function readManifests(path: string | URL): Promise<Record<string, unknown>[]> {
@@ -7,7 +8,7 @@ export async function readManifests(path: string | URL): Promise<Record<string, 
   const docs = parseAllDocuments(text);
   const out: Record<string, unknown>[] = [];
   for (const doc of docs) {
-    if (doc.errors.length > 0) throw new Error(`${String(path)}: ${doc.errors[0]!.message}`);
+    if (doc.errors.length > 0) throw new OperatorRuntimeError('ERR_INVALID_MANIFEST', `${String(path)}: ${doc.errors[0]!.message}`);
     const value = doc.toJS() as unknown;
     if (value && typeof value === 'object') out.push(value as Record<string, unknown>);
   }
