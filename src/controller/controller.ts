@@ -68,7 +68,9 @@ export class ReconcileTimeoutError extends OperatorRuntimeError {
  * Workers that take keys from a rate-limited workqueue and run the reconciler on them:
  * one key at a time per key, a thrown error requeues with per-key backoff, `TerminalError` is
  * counted and not retried, success forgets the key's backoff, `requeueAfter` schedules the key
- * again. No throw of any kind ends a worker.
+ * again. No throw of any kind ends a worker. Every throw counts as a reconcile error; only a
+ * programming fault in user code also counts as a panic — see {@link isReconcilePanic} for the rule
+ * (the library's own errors never do).
  *
  * Sources (informer handlers) put keys in with `enqueue`; `start(signal)` runs the workers until
  * the signal aborts, then drains in-flight reconciles within `gracefulShutdownMs`.
@@ -232,7 +234,7 @@ export class Controller {
       log.error({ err }, 'reconcile failed with a terminal error: not retrying');
       return { terminal: true };
     }
-    const panic = isProgrammingError(err);
+    const panic = isReconcilePanic(err);
     this.queue.addRateLimited(key);
     log.error({ err, retries: this.queue.numRequeues(key), panic }, panic ? 'reconciler threw a programming error: requeued with backoff' : 'reconcile failed: requeued with backoff');
     return { panic };
@@ -245,9 +247,26 @@ function isFencing(reason: unknown): boolean {
 }
 
 /**
- * JavaScript's closest thing to a Go panic: a TypeError/ReferenceError/RangeError/SyntaxError, or a
- * thrown non-Error value. Counted as panics; handled like any error (requeue with backoff).
+ * Whether a value thrown by a reconciler is a panic (`controller_runtime_reconcile_panics_total`):
+ * JavaScript's closest thing to a Go panic, a programming fault in user code.
+ *
+ * - A panic: a `TypeError`, `RangeError`, `ReferenceError` or `SyntaxError` (calling undefined,
+ *   a bad array length, a typo'd name, `JSON.parse` of malformed text), or a thrown value that is
+ *   not an `Error` at all (`throw 'x'`, `throw null`).
+ * - Not a panic, only a reconcile error: any `OperatorRuntimeError` — the library's own errors
+ *   (an `ApiError` conflict, an `InvalidArgumentError` from `requeueAfter(-1)`, a timeout) bubbling
+ *   out of a client or helper call (code in `src/` throws no bare TypeError/RangeError/Error; a
+ *   test, no-bare-throws.test.ts, keeps it so) —
+ *   and any other `Error` the user throws (`throw new Error('backup not ready')`), including
+ *   DOMException aborts and undici's `TypeError('fetch failed')`, which is a network failure
+ *   wearing a TypeError, not a bug.
+ *
+ * Both count in `controller_runtime_reconcile_errors_total` and requeue with backoff; a panic also
+ * counts in the panics counter, so an alert on it means "a bug to fix", not "the cluster is busy".
  */
-function isProgrammingError(err: unknown): boolean {
-  return !(err instanceof Error) || err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
+function isReconcilePanic(err: unknown): boolean {
+  if (!(err instanceof Error)) return true;
+  if (err instanceof OperatorRuntimeError) return false;
+  if (err instanceof TypeError && err.message === 'fetch failed') return false;
+  return err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
 }
