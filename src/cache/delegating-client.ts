@@ -8,9 +8,9 @@
  * Reads from the cache may lag the server by the watch delay: write with the resourceVersion you
  * read and retry conflicts by re-reading, as everywhere in this runtime.
  */
-import type { Client } from '../client/client.js';
+import type { Client, RestMapper } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
-import type { GetOptions, ListOptions } from '../client/kube-client.js';
+import type { GetOptions, ListOptions } from '../client/client-options.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { InformerCache } from './informer-cache.js';
 
@@ -20,41 +20,69 @@ export interface DelegatingClientOptions {
    * which would cost more memory to cache than they save in requests. @defaultValue []
    */
   readonly uncached?: readonly ResourceType[];
+  /**
+   * Maps each kind before its first cache read, so a cache restricted to namespaces knows whether
+   * the kind is cluster-scoped (the cache asks `cached()`, which must then answer).
+   * @defaultValue the client's mapper
+   */
+  readonly restMapper?: RestMapper;
+}
+
+/** Reads cached kinds from the cache and sends everything else to `client`. */
+export class DelegatingClient implements Client {
+  readonly mapper: RestMapper;
+  private readonly uncached: ReadonlySet<string>;
+
+  constructor(
+    private readonly client: Client,
+    private readonly cache: InformerCache,
+    options: DelegatingClientOptions = {},
+  ) {
+    this.uncached = new Set((options.uncached ?? []).map(typeKey));
+    this.mapper = options.restMapper ?? client.mapper;
+  }
+
+  async get<T = KubeObject>(type: ResourceType, name: string, opts: GetOptions = {}): Promise<T> {
+    if (!this.fromCache(type) || opts.subresource !== undefined || opts.resourceVersion !== undefined) return this.client.get<T>(type, name, opts);
+    await this.mapped(type, opts.signal);
+    return (await this.cache.get<KubeObject>(type, { namespace: opts.namespace, name }, { signal: opts.signal })) as T;
+  }
+
+  async list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+    if (!this.fromCache(type) || opts.resourceVersion !== undefined) return this.client.list<T>(type, opts);
+    await this.mapped(type, opts.signal);
+    const items = await this.cache.list<KubeObject>(type, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, signal: opts.signal });
+    // One informer has one meaningful resourceVersion; merged namespaces have none.
+    const informers = this.cache.informersFor(type);
+    const resourceVersion = informers.length === 1 ? (informers[0]!.health().resourceVersion ?? '') : '';
+    return { items: items as T[], resourceVersion };
+  }
+
+  // Everything below goes to the server. Calls `client[method]` when called (not bound up front),
+  // so a partial test double works for what it has.
+  listPage: Client['listPage'] = (...args) => this.client.listPage(...args);
+  listPages: Client['listPages'] = (...args) => this.client.listPages(...args);
+  watch: Client['watch'] = (...args) => this.client.watch(...args);
+  create: Client['create'] = (...args) => this.client.create(...args);
+  update: Client['update'] = (...args) => this.client.update(...args);
+  updateStatus: Client['updateStatus'] = (...args) => this.client.updateStatus(...args);
+  patch: Client['patch'] = (...args) => this.client.patch(...args);
+  patchStatus: Client['patchStatus'] = (...args) => this.client.patchStatus(...args);
+  apply: Client['apply'] = (...args) => this.client.apply(...args);
+  applyStatus: Client['applyStatus'] = (...args) => this.client.applyStatus(...args);
+  delete: Client['delete'] = (...args) => this.client.delete(...args);
+
+  private fromCache(type: ResourceType): boolean {
+    return !this.uncached.has(typeKey(type));
+  }
+
+  private async mapped(type: ResourceType, signal: AbortSignal | undefined): Promise<void> {
+    if (this.mapper.cached(type) === undefined) await this.mapper.mapping(type, signal);
+  }
 }
 
 export function createDelegatingClient(client: Client, cache: InformerCache, options: DelegatingClientOptions = {}): Client {
-  const uncached = new Set((options.uncached ?? []).map(typeKey));
-  const fromCache = (type: ResourceType): boolean => !uncached.has(typeKey(type));
-  return {
-    get<T = KubeObject>(type: ResourceType, name: string, opts: GetOptions = {}): Promise<T> {
-      if (!fromCache(type) || opts.subresource !== undefined || opts.resourceVersion !== undefined) return client.get<T>(type, name, opts);
-      return cache.get<KubeObject>(type, { namespace: opts.namespace, name }, { signal: opts.signal }) as Promise<T>;
-    },
-    async list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
-      if (!fromCache(type) || opts.resourceVersion !== undefined) return client.list<T>(type, opts);
-      const items = await cache.list<KubeObject>(type, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, signal: opts.signal });
-      // One informer has one meaningful resourceVersion; merged namespaces have none.
-      const informers = cache.informersFor(type);
-      const resourceVersion = informers.length === 1 ? (informers[0]!.health().resourceVersion ?? '') : '';
-      return { items: items as T[], resourceVersion };
-    },
-    listPage: forward(client, 'listPage'),
-    listPages: forward(client, 'listPages'),
-    watch: forward(client, 'watch'),
-    create: forward(client, 'create'),
-    update: forward(client, 'update'),
-    updateStatus: forward(client, 'updateStatus'),
-    patch: forward(client, 'patch'),
-    patchStatus: forward(client, 'patchStatus'),
-    apply: forward(client, 'apply'),
-    applyStatus: forward(client, 'applyStatus'),
-    delete: forward(client, 'delete'),
-  };
-}
-
-/** Calls `client[method]` when called (not bound up front), so a partial test double works for what it has. */
-function forward<K extends keyof Client>(client: Client, method: K): Client[K] {
-  return ((...args: unknown[]) => (client[method] as (...a: unknown[]) => unknown).apply(client, args)) as Client[K];
+  return new DelegatingClient(client, cache, options);
 }
 
 function typeKey(t: ResourceType): string {

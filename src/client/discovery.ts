@@ -62,7 +62,8 @@ export interface DiscoveryTransport {
   request<T>(req: TransportRequest): Promise<TransportResponse<T>>;
 }
 
-export class RestMapper {
+/** The `RestMapper` (contracts.ts) backed by the server's discovery documents. */
+export class DiscoveryRestMapper {
   private readonly byKind = new Map<string, ResourceMapping>();
   private readonly fetching = new Map<string, Promise<void>>();
   /** Number of discovery fetches made (for tests and diagnostics). */

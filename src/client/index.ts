@@ -2,7 +2,7 @@
  * client: the only code that speaks HTTP to the API server — kubeconfig/in-cluster auth, undici
  * transport, discovery/REST mapping, CRUD/patch/apply/subresources, paged list, watch, ApiError.
  */
-export type { Client } from './client.js';
+export type { Client, Reader, Writer, StatusWriter, StatusPatchOptions, ObjectWatcher, RestMapper } from './client.js';
 export { KubeClient, DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_LIST_RESTARTS } from './kube-client.js';
 export type {
   KubeClientOptions,
@@ -37,7 +37,7 @@ export {
   ignoreNotFound,
 } from './api-error.js';
 export type { StatusBody, StatusDetails } from './api-error.js';
-export { RestMapper, NoKindMatchError, isNoKindMatch } from './discovery.js';
+export { DiscoveryRestMapper, NoKindMatchError, isNoKindMatch } from './discovery.js';
 export type { ResourceType, ResourceMapping } from './discovery.js';
 export { WatchDecoder, WatchDecodeError, DEFAULT_MAX_WATCH_LINE_BYTES } from './watch-decoder.js';
 export type { WatchEvent, RawWatchEvent, WatchDecoderOptions } from './watch-decoder.js';

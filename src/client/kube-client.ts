@@ -13,7 +13,8 @@ import type { KubeObject } from '../core/object-key.js';
 import type { Registry } from 'prom-client';
 import type { StatusBody } from './api-error.js';
 import { promClientMetrics } from './client-metrics.js';
-import { RestMapper, type ResourceMapping, type ResourceType } from './discovery.js';
+import type { Client, StatusPatchOptions } from './contracts.js';
+import { DiscoveryRestMapper, type ResourceMapping, type ResourceType } from './discovery.js';
 import { inClusterConfig, isInCluster, type InClusterOptions } from './in-cluster.js';
 import {
   KubeconfigError,
@@ -25,14 +26,39 @@ import {
   type Kubeconfig,
 } from './kubeconfig.js';
 import { Transport, TransportError, WATCH_BODY_TIMEOUT_SLACK_MS, type TransportOptions } from './transport.js';
+import type {
+  ApplyOptions,
+  DeleteOptions,
+  GetOptions,
+  ListOptions,
+  ListPage,
+  ListPageOptions,
+  ObjectLike,
+  PagedListPage,
+  PatchOptions,
+  PatchType,
+  UpdateOptions,
+  WatchOptions,
+  WriteOptions,
+} from './client-options.js';
 import { DEFAULT_MAX_WATCH_LINE_BYTES, WatchDecoder, WatchDecodeError, toWatchEvent, type RawWatchEvent, type WatchEvent } from './watch-decoder.js';
 
-/** The fields of an object the client reads to address it; `kubernetes-types` interfaces fit. */
-export interface ObjectLike {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string; generateName?: string };
-}
+export type {
+  ApplyOptions,
+  DeleteOptions,
+  FieldValidation,
+  GetOptions,
+  ListOptions,
+  ListPage,
+  ListPageOptions,
+  ObjectLike,
+  PagedListPage,
+  PatchOptions,
+  PatchType,
+  UpdateOptions,
+  WatchOptions,
+  WriteOptions,
+} from './client-options.js';
 
 export interface KubeClientOptions extends TransportOptions {
   /** Registers request metrics on this registry (never the global one). */
@@ -58,120 +84,6 @@ export interface FromKubeconfigOptions extends KubeClientOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
-
-interface SignalOption {
-  readonly signal?: AbortSignal;
-}
-
-export interface GetOptions extends SignalOption {
-  readonly namespace?: string;
-  /** e.g. `status` or `scale`. */
-  readonly subresource?: string;
-  /** `0` reads from the server's cache instead of a quorum read. */
-  readonly resourceVersion?: string;
-}
-
-export interface ListPageOptions extends SignalOption {
-  /** Namespace to list; all namespaces when omitted. */
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  readonly limit?: number;
-  readonly continue?: string;
-  readonly resourceVersion?: string;
-  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
-  /** Ask for PartialObjectMetadata: items carry apiVersion, kind and metadata only (see {@link METADATA_ONLY_ACCEPT}). @defaultValue false */
-  readonly metadataOnly?: boolean;
-}
-
-export interface ListPage<T> {
-  items: T[];
-  resourceVersion: string;
-  continue?: string;
-  /** The server's estimate of items after this page, when it gives one. */
-  remainingItemCount?: number;
-}
-
-export interface ListOptions extends Omit<ListPageOptions, 'continue'> {
-  /** Page size; 0 reads everything in one response. @defaultValue DEFAULT_LIST_PAGE_SIZE */
-  readonly limit?: number;
-  /** Restarts allowed after an expired continue token. @defaultValue DEFAULT_MAX_LIST_RESTARTS */
-  readonly maxRestarts?: number;
-}
-
-/** A page of a paged list. `restarted` marks the first page of a list started over after an expired continue token: discard earlier pages. */
-export interface PagedListPage<T> extends ListPage<T> {
-  restarted: boolean;
-}
-
-export interface WatchOptions extends SignalOption {
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  readonly resourceVersion?: string;
-  readonly allowWatchBookmarks?: boolean;
-  readonly timeoutSeconds?: number;
-  /**
-   * Watch-list: first the current state as ADDED events, then a BOOKMARK annotated
-   * `k8s.io/initial-events-end: "true"`, then changes. Needs `resourceVersionMatch: 'NotOlderThan'`
-   * and Kubernetes 1.27+ (older servers answer 422).
-   */
-  readonly sendInitialEvents?: boolean;
-  readonly resourceVersionMatch?: 'NotOlderThan';
-  /** Watch PartialObjectMetadata: objects carry apiVersion, kind and metadata only. @defaultValue false */
-  readonly metadataOnly?: boolean;
-}
-
-export interface WriteOptions extends SignalOption {
-  /** Namespace when the object does not carry one. */
-  readonly namespace?: string;
-  /** Validate and default without persisting (`dryRun=All`). */
-  readonly dryRun?: boolean;
-  readonly fieldManager?: string;
-  readonly fieldValidation?: FieldValidation;
-  /**
-   * Called with the server's `Warning` header texts when there are any, e.g. the unknown fields of
-   * a `fieldValidation: 'Warn'` write (`unknown field "spec.x"`). They are logged either way.
-   */
-  readonly onWarnings?: (warnings: readonly string[]) => void;
-}
-
-export interface UpdateOptions extends WriteOptions {
-  readonly subresource?: string;
-  /**
-   * Send the update even if the object has no metadata.resourceVersion. Built-in kinds then apply
-   * it as an unconditional overwrite, which can lose a concurrent write. @defaultValue false
-   */
-  readonly allowUnconditional?: boolean;
-}
-
-export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
-
-export interface PatchOptions extends WriteOptions {
-  /** json: RFC 6902 (incl. `test` ops); merge: RFC 7386; strategic: built-in kinds only; apply: server-side apply. */
-  readonly type: PatchType;
-  readonly subresource?: string;
-  /** Apply only: take ownership of conflicting fields. */
-  readonly force?: boolean;
-}
-
-export interface ApplyOptions extends Omit<WriteOptions, 'fieldManager'> {
-  /** Required: who owns the applied fields. */
-  readonly fieldManager: string;
-  readonly force?: boolean;
-  readonly subresource?: string;
-}
-
-export interface DeleteOptions extends SignalOption {
-  readonly namespace?: string;
-  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
-  /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */
-  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
-  readonly gracePeriodSeconds?: number;
-  readonly dryRun?: boolean;
-}
-
 /** autoscaling/v1 Scale, as the `scale` subresource returns it. */
 export interface Scale {
   apiVersion?: string;
@@ -192,10 +104,10 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   apply: 'application/apply-patch+yaml',
 };
 
-export class KubeClient {
+export class KubeClient implements Client {
   /** The context's namespace (or the pod's, in-cluster); informational, never applied implicitly. */
   readonly defaultNamespace: string;
-  readonly mapper: RestMapper;
+  readonly mapper: DiscoveryRestMapper;
   readonly transport: Transport;
   /** `watch` passes `sendInitialEvents` on to the server, so informers try a watch-list sync first. */
   readonly watchList = true;
@@ -206,7 +118,7 @@ export class KubeClient {
     this.maxWatchLineBytes = options.maxWatchLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES;
     if (!(Number.isSafeInteger(this.maxWatchLineBytes) && this.maxWatchLineBytes > 0)) throw new InvalidOptionError('maxWatchLineBytes', 'must be a positive integer');
     this.transport = new Transport(config, { ...options, metrics });
-    this.mapper = new RestMapper(this.transport);
+    this.mapper = new DiscoveryRestMapper(this.transport);
     this.defaultNamespace = config.namespace;
   }
 
@@ -353,7 +265,7 @@ export class KubeClient {
   }
 
   /** Merge-patches the `status` subresource. */
-  patchStatus<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: Omit<PatchOptions, 'subresource' | 'type'> & { type?: PatchType } = {}): Promise<T> {
+  patchStatus<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: StatusPatchOptions = {}): Promise<T> {
     return this.patch<T>(type, name, patch, { ...opts, type: opts.type ?? 'merge', subresource: 'status' });
   }
 

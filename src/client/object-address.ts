@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../core/errors.js';
 import type { ResourceType } from './discovery.js';
-import type { ObjectLike } from './kube-client.js';
+import type { ObjectLike } from './client-options.js';
 
 /** `{ apiVersion, kind }` of an object to write; every Client implementation addresses it this way. */
 export function typeOf(obj: ObjectLike): ResourceType {

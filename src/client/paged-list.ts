@@ -1,6 +1,6 @@
 import { isGone } from './api-error.js';
 import type { ResourceType } from './discovery.js';
-import type { ListOptions, ListPage, ListPageOptions, PagedListPage } from './kube-client.js';
+import type { ListOptions, ListPage, ListPageOptions, PagedListPage } from './client-options.js';
 
 /** Page size of `list()`, as client-go's pager. */
 export const DEFAULT_LIST_PAGE_SIZE = 500;

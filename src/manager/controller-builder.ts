@@ -1,13 +1,15 @@
 import type { HandlerRegistration } from '../cache/informer.js';
 import type { ResourceType } from '../client/discovery.js';
 import { InvalidOptionError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import { Controller } from '../controller/controller.js';
 import { enqueueHandler, mapToControllingOwner, mapToSelf, type MapFunction } from '../controller/enqueue-handlers.js';
 import { DEFAULT_PRIMARY_PREDICATE, type Predicate } from '../controller/predicates.js';
 import type { ReconcileFunction, Reconciler } from '../controller/reconciler.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
-import type { Manager } from './manager.js';
+import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
+import { pumpTriggers, type TriggerKey } from './trigger-source.js';
 
 export interface WatchOptions<T = KubeObject> {
   /** All must pass for an event to enqueue. `for()` defaults to ignoring status-only updates. */
@@ -22,6 +24,8 @@ export interface ControllerBuilderOptions {
   readonly reconcileTimeoutMs?: number;
   /** Run on every replica instead of only on the leader. @defaultValue true */
   readonly needLeaderElection?: boolean;
+  /** What this controller's informers hold (e.g. only labelled owned objects). @defaultValue the manager's cache */
+  readonly cache?: ControllerCacheOptions;
 }
 
 interface Source {
@@ -33,18 +37,31 @@ interface Source {
 
 /**
  * Wires a controller: its primary kind (`for`), kinds it creates and controls (`owns`, mapped to
- * the controlling owner), and other kinds mapped by a function (`watches`). One method per concept,
- * options in an object. `complete(reconciler)` adds the controller to the manager.
+ * the controlling owner), other kinds mapped by a function (`watches`), and keys from outside the
+ * cluster (`reconcileOn`). One method per concept, options in an object. `complete(reconciler)`
+ * adds the controller to its host (the manager), which is all the builder knows of it.
  */
 export class ControllerBuilder {
   private primary: ResourceType | undefined;
   private readonly sources: Source[] = [];
+  private readonly eventFilters: Predicate[] = [];
+  private readonly triggers: AsyncIterable<TriggerKey>[] = [];
   private options: ControllerBuilderOptions = {};
+  private completed = false;
 
   constructor(
-    private readonly manager: Manager,
-    private readonly name: string,
-  ) {}
+    private readonly host: ControllerHost,
+    private name: string,
+  ) {
+    if (!name) throw new InvalidOptionError('name', 'a controller needs a name');
+  }
+
+  /** Renames the controller (its metrics, logs and runnable carry the name). */
+  named(name: string): this {
+    if (!name) throw new InvalidOptionError('name', 'a controller needs a name');
+    this.name = name;
+    return this;
+  }
 
   for(type: ResourceType, options: WatchOptions = {}): this {
     if (this.primary) throw new InvalidOptionError('for', `controller ${this.name} already has a primary kind`);
@@ -67,45 +84,76 @@ export class ControllerBuilder {
     return this;
   }
 
+  /**
+   * A filter every event of every kind source (`for`, `owns`, `watches`) must pass, besides the
+   * source's own predicates (controller-runtime's `WithEventFilter`). Calls accumulate (all must pass).
+   */
+  withEventFilter(predicate: Predicate): this {
+    this.eventFilters.push(predicate);
+    return this;
+  }
+
+  /**
+   * Reconciles each key the iterable yields (an `ns/name` key or a reference to the primary
+   * kind): a trigger from outside the cluster, like kube-rs `reconcile_on` or controller-runtime's
+   * `source.Channel`. Iterated while the controller runs; its `return()` is called when the
+   * controller stops. If it throws, the error is logged and that trigger ends; the controller runs on.
+   */
+  reconcileOn(keys: AsyncIterable<TriggerKey>): this {
+    this.triggers.push(keys);
+    return this;
+  }
+
   withOptions(options: ControllerBuilderOptions): this {
     this.options = { ...this.options, ...options };
     return this;
   }
 
-  /** Creates the controller and adds it to the manager; its informers are created now, so the manager's cache sync covers them. */
+  /**
+   * Creates the controller and adds it to the host. Its informers are created now when their scope
+   * needs no discovery, so the manager's cache sync covers them; otherwise when it starts.
+   */
   complete(reconciler: Reconciler | ReconcileFunction): Controller {
     const primary = this.requirePrimary('complete');
-    const manager = this.manager;
-    const consoleView = manager.console?.trackController(this.name);
+    if (this.completed) throw new InvalidOptionError('complete', `controller ${this.name} is already complete`);
+    this.completed = true;
+    const host = this.host;
+    const consoleView = host.trackController(this.name);
     const controller = new Controller({
       name: this.name,
       reconciler: typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler,
-      clock: manager.clock,
-      logger: manager.logger,
-      registry: manager.registry,
-      gracefulShutdownMs: manager.gracefulShutdownMs,
+      clock: host.clock,
+      logger: host.logger,
+      registry: host.registry,
+      gracefulShutdownMs: host.gracefulShutdownMs,
       ...(this.options.maxConcurrentReconciles !== undefined ? { maxConcurrentReconciles: this.options.maxConcurrentReconciles } : {}),
       ...(this.options.rateLimiter ? { rateLimiter: this.options.rateLimiter } : {}),
       ...(this.options.reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs: this.options.reconcileTimeoutMs } : {}),
       ...(consoleView ? { observer: consoleView } : {}),
     });
     consoleView?.attach(controller.queue, controller.workerCount);
-    const sources = [...this.sources];
-    for (const source of sources) manager.cache.informersFor(source.type);
+    const filters = [...this.eventFilters];
+    const sources = this.sources.map((s) => ({ ...s, predicates: [...s.predicates, ...filters] }));
+    const triggers = [...this.triggers];
+    const cache = this.options.cache ?? {};
+    for (const source of sources) host.prepareInformers(source.type, cache);
+    const log: Logger = host.logger.child({ controller: this.name });
 
-    manager.add(
+    host.add(
       {
         async start(signal) {
           const registrations: HandlerRegistration[] = [];
           try {
-            const primaryNamespaced = sources.some((s) => s.type !== primary) ? await manager.isNamespaced(primary, signal) : true;
+            const primaryNamespaced = sources.some((s) => s.type !== primary) ? await host.isNamespaced(primary, signal) : true;
             for (const source of sources) {
               const handler = enqueueHandler(controller.queue, source.map(primaryNamespaced), source.predicates);
-              for (const informer of manager.cache.informersFor(source.type)) {
+              for (const informer of await host.informersFor(source.type, cache, signal)) {
                 registrations.push(informer.addEventHandler(handler, { name: `${controller.name}:${source.type.kind}` }));
               }
             }
+            const pumps = triggers.map((keys) => pumpTriggers(keys, controller.queue, signal, log));
             await controller.start(signal);
+            await Promise.all(pumps);
           } finally {
             for (const r of registrations) r.remove();
           }

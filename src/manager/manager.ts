@@ -4,7 +4,9 @@ import { clientListerWatcherFactory } from '../cache/client-lister-watcher.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache, type KindLabelSelector } from '../cache/informer-cache.js';
 import { InformerFactory } from '../cache/informer-factory.js';
 import { createDelegatingClient } from '../cache/delegating-client.js';
-import type { Client } from '../client/client.js';
+import type { Client, RestMapper } from '../client/contracts.js';
+import type { SharedInformer } from '../cache/informer.js';
+import type { KubeObject } from '../core/object-key.js';
 import type { ResourceType } from '../client/discovery.js';
 import { linkedAbortController } from '../core/abort.js';
 import { realClock, type Clock } from '../core/clock.js';
@@ -12,6 +14,7 @@ import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { ControllerBuilder } from './controller-builder.js';
+import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
 import { EventRecorder } from '../controller/event-recorder.js';
 import { runChecks, type HealthCheck } from './health-checks.js';
 import { ConsoleServer } from '../console/console-server.js';
@@ -37,10 +40,10 @@ export interface ManagerOptions {
   /** The API client (a `KubeClient`, or the fake client in tests). */
   readonly client: Client;
   /**
-   * Whether a kind is namespaced (for owner keys). `KubeClient`'s discovery is used when the client
-   * has one; otherwise every kind is taken as namespaced.
+   * Knows each kind's scope: cluster-scoped kinds are cached cluster-wide even with `namespaces`,
+   * and owner keys of cluster-scoped owners carry no namespace. @defaultValue `client.mapper`
    */
-  readonly isNamespaced?: (type: ResourceType, signal?: AbortSignal) => Promise<boolean>;
+  readonly restMapper?: RestMapper;
   /** Cache only these namespaces (one watch per namespace per kind); all when omitted. */
   readonly namespaces?: readonly string[];
   /**
@@ -115,6 +118,9 @@ export class Manager {
   private readonly healthChecks = new Map<string, HealthCheck>();
   private readonly readyChecks = new Map<string, HealthCheck>();
   private readonly options: ManagerOptions;
+  private readonly restMapper: RestMapper;
+  /** What controllers built by `controller()` see of this manager. */
+  private readonly host: ControllerHost;
   private started = false;
   private cachesSynced = false;
   private metricsServer: EndpointServer | undefined;
@@ -124,6 +130,7 @@ export class Manager {
   constructor(options: ManagerOptions) {
     this.options = options;
     this.apiClient = options.client;
+    this.restMapper = options.restMapper ?? options.client.mapper;
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? silentLogger;
     this.registry = options.registry ?? createMetricsRegistry({ defaultMetrics: true });
@@ -146,9 +153,12 @@ export class Manager {
     this.cache = new InformerCache(this.informers, {
       ...(options.namespaces ? { namespaces: options.namespaces } : {}),
       ...(options.labelSelectorsByKind ? { labelSelectorsByKind: options.labelSelectorsByKind } : {}),
+      isNamespaced: (type) => this.scopeOf(type) ?? true,
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     });
-    this.client = createDelegatingClient(this.apiClient, this.cache);
+    // The delegating client maps a kind before its first cache read, so `scopeOf` knows it then.
+    this.client = createDelegatingClient(this.apiClient, this.cache, { restMapper: this.restMapper });
+    this.host = this.controllerHost();
     // The console's server options (port, host) ride along unused: ConsoleState reads only its own.
     this.console = options.console
       ? new ConsoleState({ ...options.console, clock: this.clock, informers: () => this.informers.health(), ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}) })
@@ -159,7 +169,7 @@ export class Manager {
 
   /** Starts building a controller whose runnable is added to this manager by `complete()`. */
   controller(name: string): ControllerBuilder {
-    return new ControllerBuilder(this, name);
+    return new ControllerBuilder(this.host, name);
   }
 
   /** An event recorder writing through this manager's client, as `component`. */
@@ -182,11 +192,46 @@ export class Manager {
     this.readyChecks.set(name, check);
   }
 
-  /** Whether a kind is namespaced, from the option, the client's discovery, or assumed. */
+  /** Whether a kind is namespaced, from the REST mapper. */
   async isNamespaced(type: ResourceType, signal?: AbortSignal): Promise<boolean> {
-    if (this.options.isNamespaced) return this.options.isNamespaced(type, signal);
-    const mapper = (this.apiClient as { mapper?: { mapping(t: ResourceType, s?: AbortSignal): Promise<{ namespaced: boolean }> } }).mapper;
-    return mapper ? (await mapper.mapping(type, signal)).namespaced : true;
+    return (await this.restMapper.mapping(type, signal)).namespaced;
+  }
+
+  /** A kind's scope if the mapper already knows it (no I/O): the cache asks synchronously. */
+  private scopeOf(type: ResourceType): boolean | undefined {
+    return this.restMapper.cached(type)?.namespaced;
+  }
+
+  private controllerHost(): ControllerHost {
+    // A controller with its own label selectors reads through its own view of the shared factory:
+    // informers with the same spec are still shared, and the manager's cache stays as configured.
+    const cacheFor = (options: ControllerCacheOptions): InformerCache => {
+      const own = options.labelSelectorsByKind ?? [];
+      if (own.length === 0) return this.cache;
+      const ownKinds = new Set(own.map((k) => `${k.apiVersion}/${k.kind}`));
+      return new InformerCache(this.informers, {
+        ...(this.options.namespaces ? { namespaces: this.options.namespaces } : {}),
+        labelSelectorsByKind: [...(this.options.labelSelectorsByKind ?? []).filter((k) => !ownKinds.has(`${k.apiVersion}/${k.kind}`)), ...own],
+        isNamespaced: (type) => this.scopeOf(type) ?? true,
+      });
+    };
+    const scopeNeeded = (type: ResourceType): boolean => (this.options.namespaces?.length ?? 0) > 0 && this.scopeOf(type) === undefined;
+    return {
+      clock: this.clock,
+      logger: this.logger,
+      registry: this.registry,
+      gracefulShutdownMs: this.gracefulShutdownMs,
+      trackController: (name) => this.console?.trackController(name),
+      prepareInformers: (type, options) => {
+        if (!scopeNeeded(type)) cacheFor(options).informersFor(type);
+      },
+      informersFor: async (type, options, signal): Promise<SharedInformer<KubeObject>[]> => {
+        if (scopeNeeded(type)) await this.restMapper.mapping(type, signal);
+        return cacheFor(options).informersFor(type);
+      },
+      isNamespaced: (type, signal) => this.isNamespaced(type, signal),
+      add: (runnable, options) => this.add(runnable, options),
+    };
   }
 
   /** The port the metrics server listens on (after start), if enabled. */

@@ -5,6 +5,7 @@
  */
 import { ApiError, type StatusDetails } from '../../client/api-error.js';
 import type { KindInfo } from './kind-registry.js';
+import type { Cause } from './schema-validation.js';
 
 /** Where a request went, for the `(METHOD path)` suffix the real client puts on its messages. */
 export interface RequestWhere {
@@ -87,11 +88,8 @@ export function preconditionFailed(kind: KindInfo, name: string, what: 'UID' | '
   });
 }
 
-export interface Cause {
-  readonly reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldManagerConflict';
-  readonly field: string;
-  readonly message: string;
-}
+// Defined beside schema validation, which produces most causes (and so imports nothing from here).
+export type { Cause };
 
 /**
  * 422 Invalid. `named: 'resource'` is how the generic update path names the object (the missing

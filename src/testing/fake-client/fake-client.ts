@@ -9,8 +9,8 @@
 import { nameOf, typeOf } from '../../client/object-address.js';
 import { listAll, listPages } from '../../client/paged-list.js';
 import { randomUUID } from 'node:crypto';
-import type { Client } from '../../client/client.js';
-import type { ResourceType } from '../../client/discovery.js';
+import type { Client, RestMapper } from '../../client/contracts.js';
+import type { ResourceMapping, ResourceType } from '../../client/discovery.js';
 import type { StatusBody } from '../../client/api-error.js';
 import {
   type ApplyOptions,
@@ -26,7 +26,7 @@ import {
   type UpdateOptions,
   type WatchOptions,
   type WriteOptions,
-} from '../../client/kube-client.js';
+} from '../../client/client-options.js';
 import type { WatchEvent } from '../../client/watch-decoder.js';
 import { AbortedError, InvalidOptionError } from '../../core/errors.js';
 import { realClock, type Clock } from '../../core/clock.js';
@@ -119,6 +119,17 @@ export class FakeClient implements Client {
   private readonly watches = new Set<ActiveWatch>();
   /** Answers `sendInitialEvents` watches as a current API server does (informers sync by watch-list). */
   readonly watchList = true;
+  /** The registered kinds as a REST mapper: an unregistered kind is a `NoKindMatchError`, as discovery answers. */
+  readonly mapper: RestMapper = {
+    mapping: async (type, signal) => {
+      throwIfAborted(signal);
+      return toMapping(this.kinds.require(type));
+    },
+    cached: (type) => {
+      const info = this.kinds.lookup(type);
+      return info ? toMapping(info) : undefined;
+    },
+  };
 
   constructor(options: FakeClientOptions = {}) {
     const limit = options.watchHistoryLimit ?? DEFAULT_WATCH_HISTORY_LIMIT;
@@ -772,3 +783,15 @@ function parseBody(text: string, where: RequestWhere): unknown {
   }
 }
 
+function toMapping(info: KindInfo): ResourceMapping {
+  return {
+    group: info.group,
+    version: info.version,
+    apiVersion: info.apiVersion,
+    kind: info.kind,
+    resource: info.plural,
+    namespaced: info.namespaced,
+    subresources: new Set(info.statusSubresource ? ['status'] : []),
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  };
+}

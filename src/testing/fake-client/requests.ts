@@ -3,7 +3,7 @@
  * reconcile made zero writes") and the argument of interceptors, which can fail a request with any
  * error (usually an ApiError shaped like the server's) or delay it by returning a promise.
  */
-import type { PatchType } from '../../client/kube-client.js';
+import type { PatchType } from '../../client/client-options.js';
 import { ApiError } from '../../client/api-error.js';
 
 export type FakeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';

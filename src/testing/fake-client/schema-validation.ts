@@ -4,7 +4,6 @@
  * pattern and min/max items, with the server's cause messages. Not modelled: CEL rules, formats,
  * defaults, oneOf/anyOf/allOf/not, x-kubernetes-list-type uniqueness.
  */
-import type { Cause } from './api-errors.js';
 import { isObject, type JsonObject } from './json-value.js';
 
 export interface SchemaProps {
@@ -53,6 +52,13 @@ function pruneValue(value: unknown, schema: SchemaProps | undefined, root = fals
     else if (additional) pruneValue(value[key], additional);
     else if (!schema['x-kubernetes-preserve-unknown-fields'] && schema.additionalProperties !== true) delete value[key];
   }
+}
+
+/** One field error of a 422 Invalid, as the server lists it in `details.causes`. */
+export interface Cause {
+  readonly reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldManagerConflict';
+  readonly field: string;
+  readonly message: string;
 }
 
 /** Causes for every violation, sorted by field as the server reports them. */

@@ -1,0 +1,49 @@
+/**
+ * An external trigger source: keys from outside the cluster (a webhook, a timer, a message queue)
+ * fed into a controller's queue, as kube-rs `reconcile_on` / controller-runtime `source.Channel`.
+ */
+import type { Logger } from '../core/logger.js';
+import { objectKey, type ObjectRef } from '../core/object-key.js';
+
+/** A key to reconcile: `ns/name` (or `name` for cluster-scoped), or a reference. */
+export type TriggerKey = string | ObjectRef;
+
+/** Where keys go (a controller's workqueue). */
+export interface TriggerSink {
+  add(key: string): void;
+}
+
+/**
+ * Moves keys from `keys` into `sink` until the iterable ends or `signal` aborts. On abort the
+ * iterator's `return()` is called (not awaited: a stuck producer must not hold up shutdown). A
+ * throwing iterable is logged and ends this source; it never rejects.
+ */
+export async function pumpTriggers(keys: AsyncIterable<TriggerKey>, sink: TriggerSink, signal: AbortSignal, log: Logger): Promise<void> {
+  if (signal.aborted) return;
+  const iterator = keys[Symbol.asyncIterator]();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next === 'aborted') {
+        iterator.return?.().catch((err: unknown) => log.error({ err }, 'trigger source failed to close'));
+        return;
+      }
+      if (next.done) return;
+      const key = typeof next.value === 'string' ? next.value : objectKey(next.value);
+      if (!key) {
+        log.error({ value: String(next.value) }, 'trigger source yielded an empty key: ignored');
+        continue;
+      }
+      sink.add(key);
+    }
+  } catch (err) {
+    log.error({ err }, 'trigger source failed: no more keys from it');
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
