@@ -8,7 +8,7 @@
  *   node --import tsx scripts/doc-samples.ts    prints every broken sample as file:line, exit 1
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -106,11 +106,11 @@ export function checkSamples(samples: readonly DocSample[], root: string = REPO_
       if (d.file && sample && d.start !== undefined) {
         const { line } = d.file.getLineAndCharacterOfPosition(d.start);
         out.push({ location: `${sample.file}:${sample.line + line}`, message });
-      } else {
-        // An error outside the samples (in src/, say) still fails the check, named where it is.
-        const where = d.file && d.start !== undefined ? `${relative(root, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : 'tsconfig';
-        out.push({ location: where, message });
+      } else if (!d.file) {
+        out.push({ location: 'tsconfig.json', message });
       }
+      // Errors inside src/ are the typecheck step's to report (and other people's edits in progress
+      // must not fail the doc check); a sample that misuses src/ fails in the sample itself.
     }
     return out;
   } finally {
