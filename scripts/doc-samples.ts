@@ -1,6 +1,6 @@
 /**
- * Doc samples that compile: every ```ts / ```typescript block of the README, docs/ and the
- * module READMEs is written to a folder under .tmp/ (inside the repository, so 'operator-runtime'
+ * Doc samples that compile: every ```ts / ```typescript block of the README, docs/, the module
+ * READMEs and every other markdown file of the repository is written to a folder under .tmp/ (inside the repository, so 'operator-runtime'
  * resolves to src/ through the package's self-reference and the `operator-runtime-source`
  * condition of tsconfig.json) and type-checked with the repository's compiler options.
  * A block that is not meant to compile says so in its info string: ```ts no-check.
@@ -35,12 +35,14 @@ export interface SampleDiagnostic {
   readonly message: string;
 }
 
-/** README.md, docs/**\/*.md and every README.md under src/, relative to `root`, sorted. */
+/** Folders whose markdown files are checked, besides the root README.md. */
+export const DOC_DIRS = ['docs', 'src', 'examples', 'chaos', 'monitoring', 'bench', 'scripts'] as const;
+
+/** README.md and every markdown file under DOC_DIRS (docs/, the module READMEs…), relative to `root`, sorted. */
 export function docFiles(root: string = REPO_ROOT): string[] {
   const out: string[] = [];
   if (exists(join(root, 'README.md'))) out.push('README.md');
-  for (const f of walk(root, 'docs')) if (f.endsWith('.md')) out.push(f);
-  for (const f of walk(root, 'src')) if (f.endsWith('/README.md')) out.push(f);
+  for (const dir of DOC_DIRS) for (const f of walk(root, dir)) if (f.endsWith('.md')) out.push(f);
   return out.sort();
 }
 
