@@ -14,11 +14,16 @@ describe('doc links', () => {
     assert.deepEqual(checkText('src/x.ts', text).map((d) => `${d.location} ${d.reference}`), ['src/x.ts:3 src/missing.ts', 'src/x.ts:5 docs/gone.md']);
   });
 
-  it('a dangling path, a path outside the repository and a citation of the seed each fail naming file:line', () => {
-    const md = ['# x', 'See `docs/architecture.md` (exists).', 'And `docs/no-such-file.md`.', 'The brief: `../../shared/design/architecture.md`.', "The seed's chapter 3 says so."].join('\n');
+  it('a dangling path, a path outside the repository, a citation of the seed and an unknown document each fail naming file:line', () => {
+    const md = ['# x', 'See `docs/architecture.md` (exists).', 'And `docs/no-such-file.md`.', 'The brief: `../../shared/design/architecture.md`.', "The seed's chapter 3 says so.", 'As control-plane-notes.md shows; see architecture.md.'].join('\n');
     assert.deepEqual(
       checkText('docs/x.md', md).map((d) => `${d.location} ${d.reason}`),
-      ['docs/x.md:3 does not exist', 'docs/x.md:4 points outside the repository', "docs/x.md:5 cites the practices seed, which is not in the repository"],
+      [
+        'docs/x.md:3 does not exist',
+        'docs/x.md:4 points outside the repository',
+        'docs/x.md:5 cites the practices seed, which is not in the repository',
+        'docs/x.md:6 names a document that is not in the repository',
+      ],
     );
   });
 

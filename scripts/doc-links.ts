@@ -77,9 +77,24 @@ export function checkText(file: string, text: string, root: string = REPO_ROOT):
         const reason = resolveReference(root, file, ref);
         if (reason) out.push({ location, reference: ref, reason });
       }
+      // A document named without its folder must still be one of ours.
+      for (const m of lineText.matchAll(/(?<![\w./@:-])([A-Za-z0-9_][\w.-]*\.md)(?![\w/])/g)) {
+        if (!markdownNames(root).has(m[1]!)) out.push({ location, reference: m[1]!, reason: 'names a document that is not in the repository' });
+      }
     });
   }
   return out;
+}
+
+const markdownNamesByRoot = new Map<string, Set<string>>();
+/** File names of every markdown document in the repository. */
+function markdownNames(root: string): Set<string> {
+  let names = markdownNamesByRoot.get(root);
+  if (!names) {
+    names = new Set(['README.md', ...walk(root, '.')].filter((f) => f.endsWith('.md') && existsSync(join(root, f))).map((f) => f.slice(f.lastIndexOf('/') + 1)));
+    markdownNamesByRoot.set(root, names);
+  }
+  return names;
 }
 
 /** Every dangling reference under `root`. */

@@ -2,7 +2,7 @@
  * The etcd of a TestEnv: one member exactly as before, or a 3-member cluster on one machine for
  * chaos tests. Member i listens on its own loopback address 127.0.0.1i and runs as its own system
  * user `orchaos-etcd<i>`, so iptables' owner match can cut its peer traffic while kube-apiserver
- * (root) still reaches its client port — the recipe of control-plane-notes.md.
+ * (root) still reaches its client port.
  */
 import { execFile } from 'node:child_process';
 import { chmod, chown, mkdir } from 'node:fs/promises';
