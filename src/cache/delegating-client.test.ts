@@ -15,10 +15,9 @@ const cm = (name: string, labels: Record<string, string> = {}): KubeObject => ({
 function setup() {
   const calls: string[] = [];
   // Every method records its name and answers something harmless.
-  const mapper = { cached: () => ({ namespaced: true }), mapping: () => Promise.resolve({ namespaced: true }) };
   const server = new Proxy({} as Client, {
     get: (_t, method: string) =>
-      method === 'mapper' ? mapper : (..._args: unknown[]) => {
+      (..._args: unknown[]) => {
         calls.push(method);
         if (method === 'listPages') return (async function* () {})();
         return Promise.resolve(method === 'list' ? { items: [], resourceVersion: 'server' } : { metadata: { name: 'from-server' } });

@@ -21,9 +21,9 @@ export interface DelegatingClientOptions {
    */
   readonly uncached?: readonly ResourceType[];
   /**
-   * Maps each kind before its first cache read, so a cache restricted to namespaces knows whether
-   * the kind is cluster-scoped (the cache asks `cached()`, which must then answer).
-   * @defaultValue the client's mapper
+   * When given, maps each kind before its first cache read, so a cache restricted to namespaces
+   * knows whether the kind is cluster-scoped (it asks this mapper's `cached()`, which then answers).
+   * Without it no read waits for discovery, and `mapper` is the client's. @defaultValue none
    */
   readonly restMapper?: RestMapper;
 }
@@ -32,6 +32,7 @@ export interface DelegatingClientOptions {
 export class DelegatingClient implements Client {
   readonly mapper: RestMapper;
   private readonly uncached: ReadonlySet<string>;
+  private readonly mapBeforeRead: boolean;
 
   constructor(
     private readonly client: Client,
@@ -40,6 +41,7 @@ export class DelegatingClient implements Client {
   ) {
     this.uncached = new Set((options.uncached ?? []).map(typeKey));
     this.mapper = options.restMapper ?? client.mapper;
+    this.mapBeforeRead = options.restMapper !== undefined;
   }
 
   async get<T = KubeObject>(type: ResourceType, name: string, opts: GetOptions = {}): Promise<T> {
@@ -77,7 +79,7 @@ export class DelegatingClient implements Client {
   }
 
   private async mapped(type: ResourceType, signal: AbortSignal | undefined): Promise<void> {
-    if (this.mapper.cached(type) === undefined) await this.mapper.mapping(type, signal);
+    if (this.mapBeforeRead && this.mapper.cached(type) === undefined) await this.mapper.mapping(type, signal);
   }
 }
 

@@ -156,8 +156,9 @@ export class Manager {
       isNamespaced: (type) => this.scopeOf(type) ?? true,
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     });
-    // The delegating client maps a kind before its first cache read, so `scopeOf` knows it then.
-    this.client = createDelegatingClient(this.apiClient, this.cache, { restMapper: this.restMapper });
+    // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
+    // knows it then; without, scope does not matter to the cache and reads skip discovery.
+    this.client = createDelegatingClient(this.apiClient, this.cache, options.namespaces?.length ? { restMapper: this.restMapper } : {});
     this.host = this.controllerHost();
     // The console's server options (port, host) ride along unused: ConsoleState reads only its own.
     this.console = options.console
