@@ -15,7 +15,7 @@ describe('doc links', () => {
   });
 
   it('a dangling path, a path outside the repository, a citation of the seed and an unknown document each fail naming file:line', () => {
-    const md = ['# x', 'See `docs/architecture.md` (exists).', 'And `docs/no-such-file.md`.', 'The brief: `../../shared/design/architecture.md`.', "The seed's chapter 3 says so.", 'As control-plane-notes.md shows; see architecture.md.'].join('\n');
+    const md = ['# x', 'See `docs/architecture.md` (exists).', 'And `docs/no-such-file.md`.', 'The brief: `../../shared/design/architecture.md`.', "The seed's chapter 3 says so.", 'As control-plane-notes.md shows; see architecture.md and status-body.ts, not store.ts.'].join('\n');
     assert.deepEqual(
       checkText('docs/x.md', md).map((d) => `${d.location} ${d.reason}`),
       [
@@ -23,6 +23,7 @@ describe('doc links', () => {
         'docs/x.md:4 points outside the repository',
         'docs/x.md:5 cites the practices seed, which is not in the repository',
         'docs/x.md:6 names a document that is not in the repository',
+        'docs/x.md:6 names a file that is not in the repository',
       ],
     );
   });

@@ -2,7 +2,8 @@
  * Comments and docs point only at what is in the repository: every repository path mentioned in a
  * comment (TypeScript, shell) or a markdown file — a path from the root (src, docs, examples…), a
  * module path inside src (module folder, then file), a relative one (`./`, `../`) — must exist and
- * stay inside the repository; nor may anything cite the practices "seed", which is not in it.
+ * stay inside the repository; a markdown or TypeScript file named without its folder must exist
+ * somewhere in it; nor may anything cite the practices "seed", which is not in it.
  *
  *   node --import tsx scripts/doc-links.ts    prints every dangling reference as file:line, exit 1
  */
@@ -77,22 +78,22 @@ export function checkText(file: string, text: string, root: string = REPO_ROOT):
         const reason = resolveReference(root, file, ref);
         if (reason) out.push({ location, reference: ref, reason });
       }
-      // A document named without its folder must still be one of ours.
-      for (const m of lineText.matchAll(/(?<![\w./@:-])([A-Za-z0-9_][\w.-]*\.md)(?![\w/])/g)) {
-        if (!markdownNames(root).has(m[1]!)) out.push({ location, reference: m[1]!, reason: 'names a document that is not in the repository' });
+      // A document or source file named without its folder must still be one of ours.
+      for (const m of lineText.matchAll(/(?<![\w./@:$-])([A-Za-z0-9_][\w.-]*\.(?:md|ts))(?![\w/])/g)) {
+        if (!fileNames(root).has(m[1]!)) out.push({ location, reference: m[1]!, reason: m[1]!.endsWith('.md') ? 'names a document that is not in the repository' : 'names a file that is not in the repository' });
       }
     });
   }
   return out;
 }
 
-const markdownNamesByRoot = new Map<string, Set<string>>();
-/** File names of every markdown document in the repository. */
-function markdownNames(root: string): Set<string> {
-  let names = markdownNamesByRoot.get(root);
+const fileNamesByRoot = new Map<string, Set<string>>();
+/** File names (without folders) of every file in the repository. */
+function fileNames(root: string): Set<string> {
+  let names = fileNamesByRoot.get(root);
   if (!names) {
-    names = new Set(['README.md', ...walk(root, '.')].filter((f) => f.endsWith('.md') && existsSync(join(root, f))).map((f) => f.slice(f.lastIndexOf('/') + 1)));
-    markdownNamesByRoot.set(root, names);
+    names = new Set(walk(root, '.').map((f) => f.slice(f.lastIndexOf('/') + 1)));
+    fileNamesByRoot.set(root, names);
   }
   return names;
 }
