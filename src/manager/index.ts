@@ -12,6 +12,8 @@ export {
 export type { ManagerOptions } from './manager.js';
 export { ControllerBuilder } from './controller-builder.js';
 export type { ControllerBuilderOptions, WatchOptions as ControllerWatchOptions } from './controller-builder.js';
+export type { ControllerHost, ControllerCacheOptions } from './controller-host.js';
+export type { TriggerKey } from './trigger-source.js';
 export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';
 export type { HealthCheck } from './health-checks.js';
 export { DEFAULT_SECURE_METRICS_PORT, defaultBindHost } from './secure-metrics.js';
