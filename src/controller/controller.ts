@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { linkedAbortController } from '../core/abort.js';
 import { realClock, type Clock } from '../core/clock.js';
-import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
+import { AbortedError, AlreadyStartedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { objectKey, parseObjectKey, type ObjectRef } from '../core/object-key.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
@@ -130,7 +130,7 @@ export class Controller {
    * are aborted at once instead. Resolves when every worker has returned.
    */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', `controller ${this.name} was already started`);
+    if (this.started) throw new AlreadyStartedError(`controller ${this.name} was already started`);
     this.started = true;
     this.log.info({ workers: this.workers }, 'starting workers');
     const workers = Array.from({ length: this.workers }, () => this.worker());

@@ -53,3 +53,12 @@ export class IncompleteObjectError extends OperatorRuntimeError {
     super('ERR_INCOMPLETE_OBJECT', message);
   }
 }
+
+/** `start()` on a component that runs once (a controller, a process) that was already started. */
+export class AlreadyStartedError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_ALREADY_STARTED';
+
+  constructor(message: string) {
+    super('ERR_ALREADY_STARTED', message);
+  }
+}

@@ -4,6 +4,15 @@ import { OperatorRuntimeError } from '../core/errors.js';
 
 const run = promisify(execFile);
 
+/** kubectl exited non-zero; the message carries its stderr. */
+export class KubectlError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_KUBECTL';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_KUBECTL', message, options);
+  }
+}
+
 /**
  * Runs the machine's kubectl against a kubeconfig — a real client independent of ours, for tests.
  * Rejects with kubectl's stderr in the message when it exits non-zero.
@@ -22,6 +31,6 @@ export async function kubectl(kubeconfigPath: string, args: readonly string[], i
     return stdout;
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    throw new OperatorRuntimeError('ERR_KUBECTL', `kubectl ${args.join(' ')} failed: ${(e.stderr ?? e.message).trim()}`, { cause: err });
+    throw new KubectlError(`kubectl ${args.join(' ')} failed: ${(e.stderr ?? e.message).trim()}`, { cause: err });
   }
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
-import { OperatorRuntimeError } from '../core/errors.js';
+import { AlreadyStartedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 
 /** Thrown when a control-plane component fails to start or dies; carries the tail of its log. */
 export class ComponentError extends OperatorRuntimeError {
@@ -68,7 +68,7 @@ export class ManagedProcess {
   }
 
   start(): void {
-    if (this.running) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', `${this.options.name} is already running`);
+    if (this.running) throw new AlreadyStartedError(`${this.options.name} is already running`);
     installExitHook();
     this.exitInfo = undefined;
     this.log = createWriteStream(this.options.logFile, { flags: 'a' });
@@ -76,7 +76,7 @@ export class ManagedProcess {
     // setpriv applies --pdeathsig after --reuid (a uid change clears it), so one invocation does both.
     const useSetpriv = existsSync('/usr/bin/setpriv');
     const user = this.options.user;
-    if (user && !useSetpriv) throw new OperatorRuntimeError('ERR_TEST_ENV_COMPONENT', `${this.options.name}: running as another user needs /usr/bin/setpriv`);
+    if (user && !useSetpriv) throw new InvalidOptionError('user', `${this.options.name}: running as another user needs /usr/bin/setpriv`);
     const asUser = user ? ['--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups'] : [];
     const command = useSetpriv ? '/usr/bin/setpriv' : this.options.command;
     const args = useSetpriv ? [...asUser, '--pdeathsig', 'SIGKILL', '--', this.options.command, ...this.options.args] : [...this.options.args];
