@@ -71,9 +71,27 @@ export function extractSamples(markdown: string, file: string): DocSample[] {
   return samples;
 }
 
-/** Every sample of every doc file under `root`. */
+/**
+ * The fenced blocks of a TypeScript file's doc comments (` * ```ts` … ` * ````), with the line
+ * of their first code line in that file: they show in editors as the API's documentation.
+ */
+export function extractCommentSamples(source: string, file: string): DocSample[] {
+  // Each doc-comment line, its ` * ` prefix removed; other lines blanked so line numbers hold.
+  const lines = source.split('\n').map((l) => /^\s*\*(?!\/)\s?(.*)$/.exec(l)?.[1] ?? '');
+  return extractSamples(lines.join('\n'), file);
+}
+
+/** Source files whose doc comments are checked: src/ and examples/, tests left out. */
+export function sourceFiles(root: string = REPO_ROOT): string[] {
+  return ['src', 'examples'].flatMap((d) => walk(root, d)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).sort();
+}
+
+/** Every sample of every doc file, and of every doc comment in src/ and examples/, under `root`. */
 export function collectSamples(root: string = REPO_ROOT): DocSample[] {
-  return docFiles(root).flatMap((f) => extractSamples(readFileSync(join(root, f), 'utf8'), f));
+  return [
+    ...docFiles(root).flatMap((f) => extractSamples(readFileSync(join(root, f), 'utf8'), f)),
+    ...sourceFiles(root).flatMap((f) => extractCommentSamples(readFileSync(join(root, f), 'utf8'), f)),
+  ];
 }
 
 /**

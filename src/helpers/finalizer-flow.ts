@@ -32,8 +32,8 @@ export type FinalizerStep<T> =
     };
 
 /**
- * The finalizer part of a reconcile, in one call:
- * ```ts
+ * The finalizer part of a reconcile, in one call (a fragment of a reconcile, hence no-check):
+ * ```ts no-check
  * const step = await handleFinalizer(client, obj, { name: 'example.com/backup', cleanup, signal });
  * if (step.kind === 'stop') return step.result;
  * obj = step.object;
