@@ -10,6 +10,7 @@
  */
 import type { Client, RestMapper } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
+import type { Kind } from '../client/kind.js';
 import type { GetOptions, ListOptions } from '../client/client-options.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { InformerCache } from './informer-cache.js';
@@ -44,13 +45,13 @@ export class DelegatingClient implements Client {
     this.mapBeforeRead = options.restMapper !== undefined;
   }
 
-  async get<T = KubeObject>(type: ResourceType, name: string, opts: GetOptions = {}): Promise<T> {
+  async get<T = KubeObject>(type: Kind<T>, name: string, opts: GetOptions = {}): Promise<T> {
     if (!this.fromCache(type) || opts.subresource !== undefined || opts.resourceVersion !== undefined) return this.client.get<T>(type, name, opts);
     await this.mapped(type, opts.signal);
     return (await this.cache.get<KubeObject>(type, { namespace: opts.namespace, name }, { signal: opts.signal })) as T;
   }
 
-  async list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+  async list<T = KubeObject>(type: Kind<T>, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
     if (!this.fromCache(type) || opts.resourceVersion !== undefined) return this.client.list<T>(type, opts);
     await this.mapped(type, opts.signal);
     const items = await this.cache.list<KubeObject>(type, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, signal: opts.signal });

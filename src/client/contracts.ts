@@ -22,24 +22,25 @@ import type {
   WriteOptions,
 } from './client-options.js';
 import type { ResourceMapping, ResourceType } from './discovery.js';
+import type { Kind } from './kind.js';
 import type { WatchEvent } from './watch-decoder.js';
 import type { KubeObject } from '../core/object-key.js';
 
 /** Reads objects of a kind: one by name, one page, every page, or everything. */
 export interface Reader {
-  get<T = KubeObject>(type: ResourceType, name: string, opts?: GetOptions): Promise<T>;
-  listPage<T = KubeObject>(type: ResourceType, opts?: ListPageOptions): Promise<ListPage<T>>;
-  listPages<T = KubeObject>(type: ResourceType, opts?: ListOptions): AsyncGenerator<PagedListPage<T>, void, undefined>;
-  list<T = KubeObject>(type: ResourceType, opts?: ListOptions): Promise<{ items: T[]; resourceVersion: string }>;
+  get<T = KubeObject>(type: Kind<T>, name: string, opts?: GetOptions): Promise<T>;
+  listPage<T = KubeObject>(type: Kind<T>, opts?: ListPageOptions): Promise<ListPage<T>>;
+  listPages<T = KubeObject>(type: Kind<T>, opts?: ListOptions): AsyncGenerator<PagedListPage<T>, void, undefined>;
+  list<T = KubeObject>(type: Kind<T>, opts?: ListOptions): Promise<{ items: T[]; resourceVersion: string }>;
 }
 
 /** Writes objects (the main resource; status has its own role). */
 export interface Writer {
   create<T extends ObjectLike>(obj: T, opts?: WriteOptions): Promise<T>;
   update<T extends ObjectLike>(obj: T, opts?: UpdateOptions): Promise<T>;
-  patch<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: PatchOptions): Promise<T>;
+  patch<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts: PatchOptions): Promise<T>;
   apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T>;
-  delete<T = KubeObject>(type: ResourceType, name: string, opts?: DeleteOptions): Promise<T | StatusBody>;
+  delete<T = KubeObject>(type: Kind<T>, name: string, opts?: DeleteOptions): Promise<T | StatusBody>;
 }
 
 /** Patch options for the status subresource: the subresource is implied, the patch type defaults to merge. */
@@ -48,13 +49,13 @@ export type StatusPatchOptions = Omit<PatchOptions, 'subresource' | 'type'> & { 
 /** Writes the `/status` subresource, which never bumps `metadata.generation`. */
 export interface StatusWriter {
   updateStatus<T extends ObjectLike>(obj: T, opts?: Omit<UpdateOptions, 'subresource'>): Promise<T>;
-  patchStatus<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts?: StatusPatchOptions): Promise<T>;
+  patchStatus<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts?: StatusPatchOptions): Promise<T>;
   applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T>;
 }
 
 /** Watches a kind from a resourceVersion; iterating starts the request, breaking out ends it. */
 export interface ObjectWatcher {
-  watch<T = KubeObject>(type: ResourceType, opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  watch<T = KubeObject>(type: Kind<T>, opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
 }
 
 /** Maps apiVersion + kind to its resource (plural name, scope, subresources). */

@@ -38,6 +38,9 @@ export {
 } from './api-error.js';
 export type { StatusBody, StatusDetails } from './api-error.js';
 export { DiscoveryRestMapper, NoKindMatchError, isNoKindMatch } from './discovery.js';
+export { kind } from './kind.js';
+export type { Kind, ObjectOf } from './kind.js';
+export { kinds } from './kinds.js';
 export type { ResourceType, ResourceMapping } from './discovery.js';
 export { WatchDecoder, WatchDecodeError, DEFAULT_MAX_WATCH_LINE_BYTES } from './watch-decoder.js';
 export type { WatchEvent, RawWatchEvent, WatchDecoderOptions } from './watch-decoder.js';

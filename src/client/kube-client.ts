@@ -14,6 +14,7 @@ import type { Registry } from 'prom-client';
 import type { StatusBody } from './api-error.js';
 import { promClientMetrics } from './client-metrics.js';
 import type { Client, StatusPatchOptions } from './contracts.js';
+import type { Kind } from './kind.js';
 import { DiscoveryRestMapper, type ResourceMapping, type ResourceType } from './discovery.js';
 import { inClusterConfig, isInCluster, type InClusterOptions } from './in-cluster.js';
 import {
@@ -149,7 +150,7 @@ export class KubeClient implements Client {
     throw new KubeconfigError('no kubeconfig found and not running in a cluster');
   }
 
-  async get<T = KubeObject>(type: ResourceType, name: string, opts: GetOptions = {}): Promise<T> {
+  async get<T = KubeObject>(type: Kind<T>, name: string, opts: GetOptions = {}): Promise<T> {
     const m = await this.mapping(type, opts.signal);
     const path = this.path(m, { namespace: opts.namespace, name, subresource: opts.subresource, op: 'get' });
     const query = new URLSearchParams();
@@ -163,7 +164,7 @@ export class KubeClient implements Client {
    * they are as the server sent them (a cache validates each one). A body that is not a list
    * throws `TransportError`.
    */
-  async listPage<T = KubeObject>(type: ResourceType, opts: ListPageOptions = {}): Promise<ListPage<T>> {
+  async listPage<T = KubeObject>(type: Kind<T>, opts: ListPageOptions = {}): Promise<ListPage<T>> {
     const m = await this.mapping(type, opts.signal);
     const query = new URLSearchParams();
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
@@ -199,12 +200,12 @@ export class KubeClient implements Client {
    * Pages through a list. If a continue token expires (410) the list starts over from the first
    * page, and that page has `restarted: true`: everything yielded before it is stale.
    */
-  listPages<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
+  listPages<T = KubeObject>(type: Kind<T>, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
     return listPages<T>((t, o) => this.listPage(t, o), type, opts);
   }
 
   /** The whole list, paged underneath; `resourceVersion` is the one to start a watch from. */
-  list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+  list<T = KubeObject>(type: Kind<T>, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
     return listAll(this.listPages<T>(type, opts));
   }
 
@@ -245,7 +246,7 @@ export class KubeClient implements Client {
     return this.update(obj, { ...opts, subresource: 'status' });
   }
 
-  async patch<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: PatchOptions): Promise<T> {
+  async patch<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts: PatchOptions): Promise<T> {
     if (!(opts.type in PATCH_CONTENT_TYPES)) throw new InvalidOptionError('type', `unknown patch type ${String(opts.type)}`);
     if (opts.type === 'apply' && !opts.fieldManager) throw new InvalidOptionError('fieldManager', 'server-side apply needs a fieldManager');
     if (opts.force && opts.type !== 'apply') throw new InvalidOptionError('force', 'only applies to server-side apply');
@@ -265,7 +266,7 @@ export class KubeClient implements Client {
   }
 
   /** Merge-patches the `status` subresource. */
-  patchStatus<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: StatusPatchOptions = {}): Promise<T> {
+  patchStatus<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts: StatusPatchOptions = {}): Promise<T> {
     return this.patch<T>(type, name, patch, { ...opts, type: opts.type ?? 'merge', subresource: 'status' });
   }
 
@@ -283,7 +284,7 @@ export class KubeClient implements Client {
   }
 
   /** Returns what the server answers: the object (still present while finalizers run) or a Status. */
-  async delete<T = KubeObject>(type: ResourceType, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {
+  async delete<T = KubeObject>(type: Kind<T>, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {
     const m = await this.mapping(type, opts.signal);
     const path = this.path(m, { namespace: opts.namespace, name, op: 'delete' });
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
@@ -316,7 +317,7 @@ export class KubeClient implements Client {
    * aborted signal AbortedError. Leaving the loop early closes the connection; to stop a watch
    * that is waiting for its next event (from another task), abort its signal.
    */
-  watch<T = KubeObject>(type: ResourceType, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+  watch<T = KubeObject>(type: Kind<T>, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     return { [Symbol.asyncIterator]: () => this.watchEvents<T>(type, opts) };
   }
 

@@ -7,6 +7,7 @@ import type { ResourceType } from '../client/discovery.js';
 import { FakeClock } from '../core/fake-clock.js';
 import type { KubeObject } from '../core/object-key.js';
 import { recordingLogger } from '../logging/recording-logger.js';
+import { kinds } from '../client/kinds.js';
 import { ControllerBuilder } from './controller-builder.js';
 import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
 import type { Runnable, RunnableOptions } from './runnable.js';
@@ -166,4 +167,25 @@ test('complete() twice is refused: one builder, one controller', () => {
   const b = new ControllerBuilder(host, 'c').for(CM);
   b.complete(async () => {});
   assert.throws(() => b.complete(async () => {}), (e: unknown) => (e as { code?: string }).code === 'ERR_INVALID_OPTION');
+});
+
+test('for(kinds.Deployment) types its predicates: they receive Deployments', async () => {
+  const { host, added, emit, handlers } = fakeHost();
+  const r = recorder();
+  new ControllerBuilder(host, 'c')
+    .for(kinds.Deployment, {
+      predicates: [
+        (e) => (e.object.spec?.replicas ?? 0) > 0,
+        // @ts-expect-error a Deployment's spec has no such field
+        (e) => e.object.spec?.noSuchField === undefined,
+      ],
+    })
+    .complete(r.reconcile);
+  await run(added, async () => {
+    while ((handlers.get('Deployment') ?? []).length === 0) await new Promise((resolve) => setImmediate(resolve));
+    emit('Deployment', { ...obj('Deployment', 'scaled-to-zero'), spec: { replicas: 0 } } as KubeObject);
+    emit('Deployment', { ...obj('Deployment', 'running'), spec: { replicas: 2 } } as KubeObject);
+    await r.reconciled('ns/running');
+  });
+  assert.deepEqual(r.seen, ['ns/running']);
 });

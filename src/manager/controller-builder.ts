@@ -1,5 +1,6 @@
 import type { HandlerRegistration } from '../cache/informer.js';
 import type { ResourceType } from '../client/discovery.js';
+import type { Kind } from '../client/kind.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
@@ -63,23 +64,25 @@ export class ControllerBuilder {
     return this;
   }
 
-  for(type: ResourceType, options: WatchOptions = {}): this {
+  /** The primary kind; with a typed `Kind<T>` (e.g. `kinds.Deployment`) its predicates receive `T`. */
+  for<T extends KubeObject = KubeObject>(type: Kind<T>, options: WatchOptions<T> = {}): this {
     if (this.primary) throw new InvalidOptionError('for', `controller ${this.name} already has a primary kind`);
     this.primary = type;
-    this.sources.push({ type, predicates: options.predicates ?? [DEFAULT_PRIMARY_PREDICATE], map: () => mapToSelf });
+    // The informer of `type` only ever hands these predicates objects of that kind.
+    this.sources.push({ type, predicates: (options.predicates as readonly Predicate[] | undefined) ?? [DEFAULT_PRIMARY_PREDICATE], map: () => mapToSelf });
     return this;
   }
 
-  owns(type: ResourceType, options: WatchOptions = {}): this {
+  owns<T extends KubeObject = KubeObject>(type: Kind<T>, options: WatchOptions<T> = {}): this {
     this.sources.push({
       type,
-      predicates: options.predicates ?? [],
+      predicates: (options.predicates ?? []) as readonly Predicate[],
       map: (primaryNamespaced) => mapToControllingOwner({ ...this.requirePrimary('owns'), clusterScoped: !primaryNamespaced }),
     });
     return this;
   }
 
-  watches<T extends KubeObject = KubeObject>(type: ResourceType, map: MapFunction<T>, options: WatchOptions<T> = {}): this {
+  watches<T extends KubeObject = KubeObject>(type: Kind<T>, map: MapFunction<T>, options: WatchOptions<T> = {}): this {
     this.sources.push({ type, predicates: (options.predicates ?? []) as readonly Predicate[], map: () => map as MapFunction<KubeObject> });
     return this;
   }

@@ -11,6 +11,7 @@ import { listAll, listPages } from '../../client/paged-list.js';
 import { randomUUID } from 'node:crypto';
 import type { Client, RestMapper } from '../../client/contracts.js';
 import type { ResourceMapping, ResourceType } from '../../client/discovery.js';
+import type { Kind } from '../../client/kind.js';
 import type { StatusBody } from '../../client/api-error.js';
 import {
   type ApplyOptions,
@@ -215,7 +216,7 @@ export class FakeClient implements Client {
   }
 
   /** The stored object, read without a request (not counted, not intercepted), or undefined. */
-  peek<T = KubeObject>(type: ResourceType, name: string, namespace?: string): T | undefined {
+  peek<T = KubeObject>(type: Kind<T>, name: string, namespace?: string): T | undefined {
     const kind = this.kinds.require(type);
     const obj = this.store.get(kindId(kind), objectKey(kind, namespace, name));
     return obj ? (clone(obj) as T) : undefined;
@@ -228,7 +229,7 @@ export class FakeClient implements Client {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  async get<T = KubeObject>(type: ResourceType, name: string, opts: GetOptions = {}): Promise<T> {
+  async get<T = KubeObject>(type: Kind<T>, name: string, opts: GetOptions = {}): Promise<T> {
     const kind = this.kinds.require(type);
     const where = this.where('GET', kind, { op: 'get', namespace: opts.namespace, name, subresource: opts.subresource });
     await this.serve({ verb: 'get', kind, namespace: opts.namespace, name, subresource: opts.subresource, signal: opts.signal });
@@ -238,7 +239,7 @@ export class FakeClient implements Client {
     return clone(obj) as T;
   }
 
-  async listPage<T = KubeObject>(type: ResourceType, opts: ListPageOptions = {}): Promise<ListPage<T>> {
+  async listPage<T = KubeObject>(type: Kind<T>, opts: ListPageOptions = {}): Promise<ListPage<T>> {
     const kind = this.kinds.require(type);
     const query = new URLSearchParams();
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
@@ -291,15 +292,15 @@ export class FakeClient implements Client {
   }
 
   /** Pages through a list exactly as KubeClient does (the same code), restarting after an expired continue token. */
-  listPages<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
+  listPages<T = KubeObject>(type: Kind<T>, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
     return listPages<T>((t, o) => this.listPage(t, o), type, opts);
   }
 
-  list<T = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
+  list<T = KubeObject>(type: Kind<T>, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
     return listAll(this.listPages<T>(type, opts));
   }
 
-  watch<T = KubeObject>(type: ResourceType, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+  watch<T = KubeObject>(type: Kind<T>, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     return { [Symbol.asyncIterator]: () => this.watchEvents(type, opts) as AsyncGenerator<WatchEvent<T>, void, undefined> };
   }
 
@@ -364,7 +365,7 @@ export class FakeClient implements Client {
     return this.update(obj, { ...opts, subresource: 'status' });
   }
 
-  async patch<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: PatchOptions): Promise<T> {
+  async patch<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts: PatchOptions): Promise<T> {
     if (!PATCH_TYPES.has(opts.type)) throw new InvalidOptionError('type', `unknown patch type ${String(opts.type)}`);
     if (opts.type === 'apply' && !opts.fieldManager) throw new InvalidOptionError('fieldManager', 'server-side apply needs a fieldManager');
     if (opts.force && opts.type !== 'apply') throw new InvalidOptionError('force', 'only applies to server-side apply');
@@ -406,7 +407,7 @@ export class FakeClient implements Client {
     return this.writeUpdate(kind, key, existing, patched, opts.subresource, opts, where) as T;
   }
 
-  patchStatus<T = KubeObject>(type: ResourceType, name: string, patch: unknown, opts: Omit<PatchOptions, 'subresource' | 'type'> & { type?: PatchType } = {}): Promise<T> {
+  patchStatus<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts: Omit<PatchOptions, 'subresource' | 'type'> & { type?: PatchType } = {}): Promise<T> {
     return this.patch<T>(type, name, patch, { ...opts, type: opts.type ?? 'merge', subresource: 'status' });
   }
 
@@ -424,7 +425,7 @@ export class FakeClient implements Client {
     return this.apply(obj, { ...opts, subresource: 'status' });
   }
 
-  async delete<T = KubeObject>(type: ResourceType, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {
+  async delete<T = KubeObject>(type: Kind<T>, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {
     const kind = this.kinds.require(type);
     const where = this.where('DELETE', kind, { op: 'delete', namespace: opts.namespace, name });
     await this.serve({ verb: 'delete', kind, namespace: opts.namespace, name, dryRun: opts.dryRun, signal: opts.signal });
