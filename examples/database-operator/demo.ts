@@ -4,7 +4,8 @@
  * election on). Applies sample Databases, shows them converge live, scales one, deletes one
  * (backup first), prints a metrics summary, and keeps running until Ctrl-C.
  *
- *   node --import tsx examples/database-operator/demo.ts [--once]
+ *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx examples/database-operator/demo.ts [--once]
+ *   (or scripts/demo.sh; the condition resolves 'operator-runtime' to src/ here and in the replicas)
  *
  * `--once` runs the same story unattended and exits 0 only if every step converged.
  */
