@@ -5,7 +5,7 @@
  */
 export { Controller, ReconcileTimeoutError, DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_GRACEFUL_SHUTDOWN_MS } from './controller.js';
 export type { ControllerOptions, ReconcileObserver, ReconcileRecord } from './controller.js';
-export type { Reconciler, ReconcileRequest, ReconcileContext, ReconcileFunction } from './reconciler.js';
+export type { Reconciler, ReconcileRequest, ReconcileContext, ReconcileFunction, ObjectReconciler, ObjectReconcileContext, ObjectReconcileFunction } from './reconciler.js';
 export { done, requeueAfter } from './result.js';
 export type { Result } from './result.js';
 export { TerminalError, isTerminalError } from './terminal-error.js';

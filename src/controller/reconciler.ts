@@ -23,3 +23,30 @@ export interface Reconciler {
 
 /** Lets a plain async function be a reconciler. */
 export type ReconcileFunction = Reconciler['reconcile'];
+
+/**
+ * The context of a controller built with `.for(kind)`: besides the signal and log, typed access to
+ * the primary object. The reconciler still receives only a key (controller-runtime's Request, not
+ * kube-rs's object): events coalesce per key, so the object an event carried may already be stale
+ * when a worker takes the key, and a key with no object (deleted, or a `reconcileOn` trigger) must
+ * reconcile too. `get()` reads the state now, which keeps the reconcile level-triggered.
+ */
+export interface ObjectReconcileContext<T> extends ReconcileContext {
+  /**
+   * The primary object with the request's key, read from the controller's cache now (waiting for
+   * its first sync if needed), or `undefined` when it does not exist (deleted). Typed from the kind
+   * given to `.for()`. Every call reads again: after a write, a later call sees the watch catch up.
+   */
+  get(): Promise<T | undefined>;
+}
+
+/** A reconciler of a controller whose primary kind's objects are `T` (see {@link ObjectReconcileContext}). */
+export interface ObjectReconciler<T> {
+  reconcile(request: ReconcileRequest, context: ObjectReconcileContext<T>): Promise<Result | void>;
+}
+
+/**
+ * Lets a plain async function be an {@link ObjectReconciler}. A function type, not a method's, so
+ * a reconciler written for another kind's objects is a type error (parameters checked strictly).
+ */
+export type ObjectReconcileFunction<T> = (request: ReconcileRequest, context: ObjectReconcileContext<T>) => Promise<Result | void>;

@@ -1,13 +1,13 @@
-import type { HandlerRegistration } from '../cache/informer.js';
+import type { HandlerRegistration, SharedInformer } from '../cache/informer.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { Kind } from '../client/kind.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { KubeObject } from '../core/object-key.js';
+import { objectKey, type KubeObject, type ObjectRef } from '../core/object-key.js';
 import { Controller } from '../controller/controller.js';
 import { enqueueHandler, mapToControllingOwner, mapToSelf, type MapFunction } from '../controller/enqueue-handlers.js';
 import { DEFAULT_PRIMARY_PREDICATE, type Predicate } from '../controller/predicates.js';
-import type { ReconcileFunction, Reconciler } from '../controller/reconciler.js';
+import type { ObjectReconcileContext, ObjectReconcileFunction, ObjectReconciler, ReconcileContext, Reconciler } from '../controller/reconciler.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
 import { pumpTriggers, type TriggerKey } from './trigger-source.js';
@@ -41,8 +41,11 @@ interface Source {
  * the controlling owner), other kinds mapped by a function (`watches`), and keys from outside the
  * cluster (`reconcileOn`). One method per concept, options in an object. `complete(reconciler)`
  * adds the controller to its host (the manager), which is all the builder knows of it.
+ *
+ * `T` is the primary kind's object type: `.for(kinds.Deployment)` makes the reconciler's
+ * `ctx.get()` a `Promise<Deployment | undefined>`.
  */
-export class ControllerBuilder {
+export class ControllerBuilder<T extends KubeObject = KubeObject> {
   private primary: ResourceType | undefined;
   private readonly sources: Source[] = [];
   private readonly eventFilters: Predicate[] = [];
@@ -65,15 +68,17 @@ export class ControllerBuilder {
   }
 
   /** The primary kind; with a typed `Kind<T>` (e.g. `kinds.Deployment`) its predicates receive `T`. */
-  for<T extends KubeObject = KubeObject>(type: Kind<T>, options: WatchOptions<T> = {}): this {
+  for<P extends KubeObject = KubeObject>(type: Kind<P>, options: WatchOptions<P> = {}): ControllerBuilder<P> {
     if (this.primary) throw new InvalidOptionError('for', `controller ${this.name} already has a primary kind`);
     this.primary = type;
     // The informer of `type` only ever hands these predicates objects of that kind.
     this.sources.push({ type, predicates: (options.predicates as readonly Predicate[] | undefined) ?? [DEFAULT_PRIMARY_PREDICATE], map: () => mapToSelf });
-    return this;
+    // Same builder, now knowing its primary type (nothing else about it changes).
+    return this as unknown as ControllerBuilder<P>;
   }
 
-  owns<T extends KubeObject = KubeObject>(type: Kind<T>, options: WatchOptions<T> = {}): this {
+  /** A kind this controller creates and controls: its events requeue the controlling owner. Its predicates receive `O`. */
+  owns<O extends KubeObject = KubeObject>(type: Kind<O>, options: WatchOptions<O> = {}): this {
     this.sources.push({
       type,
       predicates: (options.predicates ?? []) as readonly Predicate[],
@@ -82,7 +87,8 @@ export class ControllerBuilder {
     return this;
   }
 
-  watches<T extends KubeObject = KubeObject>(type: Kind<T>, map: MapFunction<T>, options: WatchOptions<T> = {}): this {
+  /** Another kind, mapped to keys by `map`; `map` and the predicates receive `W`. */
+  watches<W extends KubeObject = KubeObject>(type: Kind<W>, map: MapFunction<W>, options: WatchOptions<W> = {}): this {
     this.sources.push({ type, predicates: (options.predicates ?? []) as readonly Predicate[], map: () => map as MapFunction<KubeObject> });
     return this;
   }
@@ -116,15 +122,21 @@ export class ControllerBuilder {
    * Creates the controller and adds it to the host. Its informers are created now when their scope
    * needs no discovery, so the manager's cache sync covers them; otherwise when it starts.
    */
-  complete(reconciler: Reconciler | ReconcileFunction): Controller {
+  complete(reconciler: ObjectReconciler<T> | ObjectReconcileFunction<T>): Controller {
     const primary = this.requirePrimary('complete');
     if (this.completed) throw new InvalidOptionError('complete', `controller ${this.name} is already complete`);
     this.completed = true;
     const host = this.host;
     const consoleView = host.trackController(this.name);
+    // Set at start: the primary kind's informers (one, or one per cached namespace), read by ctx.get().
+    let primaryInformers: SharedInformer<KubeObject>[] = [];
+    const reconcile: ObjectReconcileFunction<T> = typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
+    const withObject: Reconciler = {
+      reconcile: (request, ctx) => reconcile(request, objectContext<T>(ctx, request, () => primaryInformers)),
+    };
     const controller = new Controller({
       name: this.name,
-      reconciler: typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler,
+      reconciler: withObject,
       clock: host.clock,
       logger: host.logger,
       registry: host.registry,
@@ -150,7 +162,9 @@ export class ControllerBuilder {
             const primaryNamespaced = sources.some((s) => s.type !== primary) ? await host.isNamespaced(primary, signal) : true;
             for (const source of sources) {
               const handler = enqueueHandler(controller.queue, source.map(primaryNamespaced), source.predicates);
-              for (const informer of await host.informersFor(source.type, cache, signal)) {
+              const informers = await host.informersFor(source.type, cache, signal);
+              if (source.type === primary) primaryInformers = informers;
+              for (const informer of informers) {
                 registrations.push(informer.addEventHandler(handler, { name: `${controller.name}:${source.type.kind}` }));
               }
             }
@@ -171,4 +185,24 @@ export class ControllerBuilder {
     if (!this.primary) throw new InvalidOptionError('for', `controller ${this.name}: call for(kind) before ${what}()`);
     return this.primary;
   }
+}
+
+/**
+ * The reconcile context with `get()`: the primary object of `request`'s key from the informers
+ * the controller's events come from (so a reconcile never misses what triggered it). The cache
+ * holds only objects of the `.for` kind, which is what makes the `T` honest.
+ */
+function objectContext<T>(ctx: ReconcileContext, request: ObjectRef, informers: () => readonly SharedInformer<KubeObject>[]): ObjectReconcileContext<T> {
+  const key = objectKey(request);
+  return {
+    ...ctx,
+    async get(): Promise<T | undefined> {
+      for (const informer of informers()) {
+        if (!informer.hasSynced()) await informer.waitForSync(ctx.signal);
+        const found = informer.reader.get(key);
+        if (found !== undefined) return found as T;
+      }
+      return undefined;
+    },
+  };
 }
