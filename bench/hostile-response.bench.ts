@@ -40,7 +40,7 @@ function vmHwmBytes(): number {
 }
 
 async function child(scenario: Scenario, url: string): Promise<void> {
-  const client = new KubeClient({ server: url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'd' }, { maxRetries: 0 });
+  const client = new KubeClient({ server: url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'd' }, { backoff: { maxAttempts: 1 } });
   const type = { apiVersion: 'v1', kind: 'ConfigMap' };
   await client.get(type, 'small', { namespace: 'd' });
   (globalThis as { gc?: () => void }).gc?.();

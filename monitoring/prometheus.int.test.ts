@@ -40,7 +40,7 @@ describe('the shipped Prometheus rules against a real Prometheus scraping the Da
     await backups.start();
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
     const registry = createMetricsRegistry({ defaultMetrics: true });
-    operatorClient = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, metricsRegistry: registry });
+    operatorClient = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, registry });
     const metricsPort = await freePort();
     operator = createDatabaseOperator({
       client: operatorClient,

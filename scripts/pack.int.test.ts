@@ -48,7 +48,7 @@ const loaded = {};
 for (const entry of entries) loaded[entry] = { resolved: import.meta.resolve(entry), exports: Object.keys(await import(entry)).length };
 const { KubeClient, Manager } = await import('operator-runtime');
 const registry = new Registry();
-const client = await KubeClient.fromKubeconfig({ path: fileURLToPath(new URL('./kubeconfig.yaml', import.meta.url)), metricsRegistry: registry });
+const client = await KubeClient.fromKubeconfig({ path: fileURLToPath(new URL('./kubeconfig.yaml', import.meta.url)), registry });
 const manager = new Manager({ client, registry, metricsPort: 0, healthPort: 0 });
 const metrics = (await registry.getMetricsAsJSON()).map((m) => m.name);
 const { conformanceCrds } = await import('operator-runtime/testing/conformance');
@@ -72,7 +72,7 @@ export const modules: readonly object[] = [${entries.map((_, i) => `entry${i}`).
 
 export async function main(path: string): Promise<Manager> {
   const registry = new Registry();
-  const client: KubeClient = await KubeClient.fromKubeconfig({ path, metricsRegistry: registry });
+  const client: KubeClient = await KubeClient.fromKubeconfig({ path, registry });
   return new Manager({ client, registry, metricsPort: 0, healthPort: 0 });
 }
 

@@ -30,7 +30,7 @@ export interface ToyWidgetOperatorOptions {
 
 /** Client settings for both loops: short per-request timeouts so a stalled etcd shows as errors. */
 async function chaosClient(kubeconfig: KubeconfigObject): Promise<KubeClient> {
-  return KubeClient.fromKubeconfig({ kubeconfig: kubeconfig as unknown as Kubeconfig, requestTimeoutMs: 5000, maxRetries: 2, retryInitialMs: 50, retryMaxMs: 500 });
+  return KubeClient.fromKubeconfig({ kubeconfig: kubeconfig as unknown as Kubeconfig, requestTimeoutMs: 5000, backoff: { maxAttempts: 3, initialMs: 50, maxMs: 500 } });
 }
 
 export class ToyStatusReconciler {

@@ -113,7 +113,7 @@ describe('the operator console against the Database operator on a real control p
     env = await TestEnv.start({ crds: await readManifests(new URL('./config/crd.yaml', import.meta.url)) });
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
     const registry = createMetricsRegistry();
-    operatorClient = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, metricsRegistry: registry });
+    operatorClient = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, registry });
     // Nothing listens there: every backup before delete fails, so a deleted Database sits in backoff.
     const deadBackupService = `http://127.0.0.1:${await freePort()}/`;
     operator = createDatabaseOperator({ client: operatorClient, registry, logger: createLogger({ level: 'silent' }), backupEndpoint: deadBackupService, metricsPort: 0, healthPort: 0, consolePort: 0, leaderElectionNamespace: NS, identity: 'console-test' });

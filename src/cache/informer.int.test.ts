@@ -154,8 +154,7 @@ async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns:
   const options: InformerFactoryOptions = {
     pageSize: 7, // several pages per list, so continue tokens (and their expiry) are exercised
     minWatchTimeoutMs: 3_000, // clean server closes every few seconds: resume from the last resourceVersion
-    backoffInitialMs: 50,
-    backoffMaxMs: 1_000,
+    backoff: { initialMs: 50, maxMs: 1_000 },
     listTimeoutMs: 20_000,
   };
   const factory = new InformerFactory(clientListerWatcherFactory(client), options);
@@ -268,7 +267,7 @@ describe('informer against a real API server', () => {
     const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(env.server).port) });
     const client = await KubeClient.fromKubeconfig({ kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig });
     // Idle limit = timeoutSeconds (2–3 s) + 1 s margin; undici's own body timeout would take 30 s more.
-    const factory = new InformerFactory(clientListerWatcherFactory(client), { minWatchTimeoutMs: 2_000, stallMarginMs: 1_000, backoffInitialMs: 50, backoffMaxMs: 500 });
+    const factory = new InformerFactory(clientListerWatcherFactory(client), { minWatchTimeoutMs: 2_000, stallMarginMs: 1_000, backoff: { initialMs: 50, maxMs: 500 } });
     const informer = factory.informerFor({ ...CM, namespace: ns });
     const stop = new AbortController();
     const run = factory.start(stop.signal);
@@ -302,7 +301,7 @@ describe('informer against a real API server', () => {
     await admin.create({ ...WIDGET, metadata: { name: 'w1', namespace: ns }, spec: { size: 1 } });
     const user = await env.userKubeconfig({ user: 'cache-reader' });
     const client = await KubeClient.fromKubeconfig({ path: user.path });
-    const factory = new InformerFactory(clientListerWatcherFactory(client), { backoffInitialMs: 100, backoffMaxMs: 800 });
+    const factory = new InformerFactory(clientListerWatcherFactory(client), { backoff: { initialMs: 100, maxMs: 800 } });
     const informer = factory.informerFor({ ...WIDGET, namespace: ns });
     const stop = new AbortController();
     const run = factory.start(stop.signal);

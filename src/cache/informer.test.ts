@@ -39,7 +39,7 @@ function recorder() {
 function setup(initial: Cm[] = [], options: SharedInformerOptions<Cm> = {}) {
   const clock = new FakeClock(0);
   const lw = new FakeListerWatcher<Cm>(initial);
-  const informer = new SharedInformer<Cm>(lw, { clock, random: () => 0, backoffJitter: 0, ...options });
+  const informer = new SharedInformer<Cm>(lw, { clock, random: () => 0, backoff: { jitter: 0 }, ...options });
   const ac = new AbortController();
   let done: Promise<void> | undefined;
   const start = (): void => {

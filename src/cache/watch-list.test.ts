@@ -12,7 +12,7 @@ const cm = (name: string, data = '1'): KubeObject & { data: Record<string, strin
 function run(lw: ListerWatcher<KubeObject>, options: WatcherOptions = {}) {
   const clock = new FakeClock(0);
   const events: WatcherEvent<KubeObject>[] = [];
-  const watcher = new Watcher(lw, (e) => events.push(e), { clock, random: () => 0, backoffJitter: 0, ...options });
+  const watcher = new Watcher(lw, (e) => events.push(e), { clock, random: () => 0, backoff: { jitter: 0 }, ...options });
   const ac = new AbortController();
   const done = watcher.start(ac.signal);
   const summary = () => events.map((e) => ('object' in e ? `${e.type}:${e.object.metadata?.name}` : e.type === 'LIST_PAGE' ? `PAGE:${e.items.length}` : e.type));

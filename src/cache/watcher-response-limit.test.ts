@@ -14,7 +14,7 @@ test('a resourceVersion=0 list too large for maxResponseBytes is retried as a pa
   lw.failNext('list', new ResponseTooLargeError('GET', '/api/v1/configmaps?limit=2&resourceVersion=0', 1024), 1);
   const clock = new FakeClock(0);
   const events: WatcherEvent<KubeObject>[] = [];
-  const watcher = new Watcher(lw, (e) => events.push(e), { clock, random: () => 0, backoffJitter: 0, pageSize: 2 });
+  const watcher = new Watcher(lw, (e) => events.push(e), { clock, random: () => 0, backoff: { jitter: 0 }, pageSize: 2 });
   const ac = new AbortController();
   const done = watcher.start(ac.signal);
   for (let i = 0; i < 10 && !watcher.health().synced; i++) await clock.advance(clock.nextTimerInMs() ?? 0);

@@ -14,7 +14,7 @@ const cm = (name: string, data = '1'): KubeObject & { data: Record<string, strin
 function run(lw: ListerWatcher<KubeObject>, options: WatcherOptions = {}) {
   const clock = new FakeClock(0);
   const events: WatcherEvent<KubeObject>[] = [];
-  const watcher = new Watcher(lw, (e) => events.push(e), { clock, random: () => 0, backoffJitter: 0, ...options });
+  const watcher = new Watcher(lw, (e) => events.push(e), { clock, random: () => 0, backoff: { jitter: 0 }, ...options });
   const ac = new AbortController();
   const done = watcher.start(ac.signal);
   const summary = () => events.map((e) => ('object' in e ? `${e.type}:${e.object.metadata?.name}` : e.type === 'LIST_PAGE' ? `PAGE:${e.items.length}` : e.type));
@@ -374,8 +374,11 @@ test('a 403 on list and watch (RBAC not granted yet) is retried with backoff unt
 
 test('invalid watcher options are refused at construction, naming the option', () => {
   const lw = new FakeListerWatcher<KubeObject>([]);
-  for (const [option, value] of [['pageSize', -1], ['pageSize', 1.5], ['minWatchTimeoutMs', 999], ['stallMarginMs', -1], ['listTimeoutMs', 0], ['backoffMaxMs', 1]] as const) {
+  for (const [option, value] of [['pageSize', -1], ['pageSize', 1.5], ['minWatchTimeoutMs', 999], ['stallMarginMs', -1], ['listTimeoutMs', 0]] as const) {
     assert.throws(() => new Watcher(lw, () => {}, { [option]: value }), (e: unknown) => e instanceof InvalidOptionError && e.option === option, option);
+  }
+  for (const [option, backoff] of [['backoff.maxMs', { maxMs: 1 }], ['backoff.maxAttempts', { maxAttempts: 3 }]] as const) {
+    assert.throws(() => new Watcher(lw, () => {}, { backoff }), (e: unknown) => e instanceof InvalidOptionError && e.option === option, option);
   }
 });
 

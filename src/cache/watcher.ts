@@ -25,6 +25,7 @@
  */
 import { linkedAbortController, sleep } from '../core/abort.js';
 import { ExponentialBackoff } from '../core/backoff.js';
+import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../core/backoff-options.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
@@ -41,14 +42,13 @@ export const DEFAULT_PAGE_SIZE = 500;
 export const DEFAULT_MIN_WATCH_TIMEOUT_MS = 300_000;
 /** Grace past the watch timeout before a silent watch counts as stalled. @defaultValue 30_000 */
 export const DEFAULT_STALL_MARGIN_MS = 30_000;
-/** @defaultValue 800 */
-export const DEFAULT_BACKOFF_INITIAL_MS = 800;
-/** @defaultValue 30_000 */
-export const DEFAULT_BACKOFF_MAX_MS = 30_000;
+/**
+ * After any failure: 800 ms doubling to 30 s, ±20% jitter, and no last attempt (a watcher never
+ * gives up; `backoff.maxAttempts` other than Infinity is refused).
+ */
+export const DEFAULT_WATCH_BACKOFF: ResolvedBackoff = Object.freeze({ initialMs: 800, maxMs: 30_000, factor: 2, jitter: 0.2, maxAttempts: Infinity });
 /** Health needed before the backoff starts over from its initial delay. @defaultValue 120_000 */
 export const DEFAULT_BACKOFF_RESET_MS = 120_000;
-/** Backoff jitter as a fraction of the delay. @defaultValue 0.2 */
-export const DEFAULT_BACKOFF_JITTER = 0.2;
 /**
  * A list page that has not answered after this long is abandoned and retried (with backoff), so a
  * server that accepts the request and never answers cannot hold the watcher. Generous because a
@@ -75,14 +75,10 @@ export interface WatcherOptions {
   readonly minWatchTimeoutMs?: number;
   /** @defaultValue {@link DEFAULT_STALL_MARGIN_MS} */
   readonly stallMarginMs?: number;
-  /** @defaultValue {@link DEFAULT_BACKOFF_INITIAL_MS} */
-  readonly backoffInitialMs?: number;
-  /** @defaultValue {@link DEFAULT_BACKOFF_MAX_MS} */
-  readonly backoffMaxMs?: number;
+  /** Delays between failed lists/watches; a number `jitter` is ± that fraction. @defaultValue {@link DEFAULT_WATCH_BACKOFF} */
+  readonly backoff?: BackoffOptions;
   /** @defaultValue {@link DEFAULT_BACKOFF_RESET_MS} */
   readonly backoffResetMs?: number;
-  /** @defaultValue {@link DEFAULT_BACKOFF_JITTER} */
-  readonly backoffJitter?: number;
   /** @defaultValue {@link DEFAULT_MIN_WATCH_DURATION_MS} */
   readonly minWatchDurationMs?: number;
   /** @defaultValue {@link DEFAULT_LIST_TIMEOUT_MS} */
@@ -216,16 +212,9 @@ export class Watcher<T extends KubeObject> {
     if (!(this.minWatchTimeoutMs >= 1000)) throw new InvalidOptionError('minWatchTimeoutMs', 'must be >= 1000');
     if (!(this.stallMarginMs >= 0)) throw new InvalidOptionError('stallMarginMs', 'must be >= 0');
     if (!(this.listTimeoutMs > 0)) throw new InvalidOptionError('listTimeoutMs', 'must be > 0');
-    const initialMs = options.backoffInitialMs ?? DEFAULT_BACKOFF_INITIAL_MS;
-    const maxMs = options.backoffMaxMs ?? DEFAULT_BACKOFF_MAX_MS;
-    if (!(initialMs >= 0)) throw new InvalidOptionError('backoffInitialMs', 'must be >= 0');
-    if (!(maxMs >= initialMs)) throw new InvalidOptionError('backoffMaxMs', 'must be >= backoffInitialMs');
-    this.backoff = new ExponentialBackoff({
-      initialMs,
-      maxMs,
-      jitter: options.backoffJitter ?? DEFAULT_BACKOFF_JITTER,
-      random: this.random,
-    });
+    const backoff = resolveBackoff(DEFAULT_WATCH_BACKOFF, options.backoff);
+    if (backoff.maxAttempts !== Infinity) throw new InvalidOptionError('backoff.maxAttempts', 'a watcher never gives up: leave it unset');
+    this.backoff = new ExponentialBackoff({ ...backoff, random: this.random });
   }
 
   health(): WatcherHealth {

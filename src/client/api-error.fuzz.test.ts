@@ -80,7 +80,7 @@ after(async () => {
 });
 
 test('any error answer over HTTP throws an ApiError with the status that was sent', async () => {
-  const t = new Transport({ server: server.url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'd' }, { maxRetries: 0 });
+  const t = new Transport({ server: server.url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'd' }, { backoff: { maxAttempts: 1 } });
   const body = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 400 }).map((s) => Buffer.from(s)),
     fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b)),

@@ -21,7 +21,7 @@ after(async () => {
 });
 
 const config = () => ({ server: server.url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'd' });
-const transport = (opts: TransportOptions = {}) => new Transport(config(), { maxRetries: 2, random: () => 0, ...opts });
+const transport = (opts: TransportOptions = {}) => new Transport(config(), { random: () => 0, ...opts, backoff: { maxAttempts: 3, ...opts.backoff } });
 
 interface Sent {
   bytes: number;

@@ -171,7 +171,7 @@ describe('KubeClient against a real API server', () => {
       delete c.cluster['certificate-authority-data'];
       delete c.cluster['certificate-authority'];
     }
-    const unverified = await KubeClient.fromKubeconfig({ kubeconfig: kc, maxRetries: 0 });
+    const unverified = await KubeClient.fromKubeconfig({ kubeconfig: kc, backoff: { maxAttempts: 1 } });
     try {
       await assert.rejects(unverified.list(CM, { namespace: 'default' }), (e: unknown) => {
         assert.equal((e as { code?: string }).code, 'ERR_TRANSPORT');

@@ -62,7 +62,7 @@ beforeEach(async () => {
   routes = [];
   widgetsServed = false;
   server.requests.length = 0;
-  client = new KubeClient({ server: server.url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'ctx-ns' }, { maxRetries: 0 });
+  client = new KubeClient({ server: server.url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'ctx-ns' }, { backoff: { maxAttempts: 1 } });
 });
 
 function route(method: string, url: RegExp | string, answer: (req: RecordedRequest, res: ServerResponse) => void): void {

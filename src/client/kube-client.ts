@@ -63,7 +63,7 @@ export type {
 
 export interface KubeClientOptions extends TransportOptions {
   /** Registers request metrics on this registry (never the global one). */
-  readonly metricsRegistry?: Registry;
+  readonly registry?: Registry;
   /**
    * Longest watch line (one event, i.e. one object) accepted; a longer one ends the watch with
    * `WatchDecodeError` instead of being buffered. @defaultValue DEFAULT_MAX_WATCH_LINE_BYTES
@@ -115,7 +115,7 @@ export class KubeClient implements Client {
   private readonly maxWatchLineBytes: number;
 
   constructor(config: ClusterConfig, options: KubeClientOptions = {}) {
-    const metrics = options.metrics ?? (options.metricsRegistry ? promClientMetrics(options.metricsRegistry) : undefined);
+    const metrics = options.metrics ?? (options.registry ? promClientMetrics(options.registry) : undefined);
     this.maxWatchLineBytes = options.maxWatchLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES;
     if (!(Number.isSafeInteger(this.maxWatchLineBytes) && this.maxWatchLineBytes > 0)) throw new InvalidOptionError('maxWatchLineBytes', 'must be a positive integer');
     this.transport = new Transport(config, { ...options, metrics });

@@ -122,10 +122,10 @@ test('a POST answered 429 is retried, since the server rejected it before runnin
   await t.close();
 });
 
-test('a GET answered 503 is retried with exponential backoff; after maxRetries the ApiError is thrown', async () => {
+test('a GET answered 503 is retried with exponential backoff; after backoff.maxAttempts the ApiError is thrown', async () => {
   reset((_req, res) => sendStatus(res, 503, 'ServiceUnavailable', 'down'));
   const clock = new FakeClock();
-  const t = transport({ clock, maxRetries: 3, retryInitialMs: 100, random: () => 0.999 });
+  const t = transport({ clock, backoff: { maxAttempts: 4, initialMs: 100 }, random: () => 0.999 });
   const { error, delays } = await drive(clock, t.request({ method: 'GET', path: '/x' }));
   assert.ok(error instanceof ApiError && error.status === 503);
   assert.deepEqual(delays, [99, 199, 399]);
@@ -164,7 +164,7 @@ test('a refused connection is retried for any method (nothing was sent) and fina
   const port = (closed.address() as { port: number }).port;
   await new Promise<void>((r) => closed.close(() => r()));
   const clock = new FakeClock();
-  const t = new Transport(cfg({}, `http://127.0.0.1:${port}`), { clock, maxRetries: 2, random: () => 0.5 });
+  const t = new Transport(cfg({}, `http://127.0.0.1:${port}`), { clock, backoff: { maxAttempts: 3 }, random: () => 0.5 });
   const { error, delays } = await drive(clock, t.request({ method: 'POST', path: '/x', body: '{}' }));
   assert.ok(error instanceof TransportError, String(error));
   assert.match(error.message, /ECONNREFUSED/);
@@ -201,7 +201,7 @@ test('a 422 Status maps to an ApiError with reason and field causes; a non-JSON 
       ? sendStatus(res, 422, 'Invalid', 'Pod "p" is invalid', { details: { name: 'p', kind: 'Pod', causes } })
       : void res.writeHead(502, { 'content-type': 'text/html' }).end('<html>bad gateway</html>'),
   );
-  const t = transport({ maxRetries: 0 });
+  const t = transport({ backoff: { maxAttempts: 1 } });
   await assert.rejects(t.request({ method: 'POST', path: '/invalid', body: '{}' }), (e: unknown) => {
     assert.ok(e instanceof ApiError && isInvalid(e));
     assert.equal(e.reason, 'Invalid');
@@ -217,10 +217,10 @@ test('no thrown error and no log line ever contains the credential', async () =>
   const lines: string[] = [];
   reset((_req, res) => sendStatus(res, 429, 'TooManyRequests', 'x', {}, { 'retry-after': '0' }));
   const clock = new FakeClock();
-  const t = transport({ clock, maxRetries: 1, logger: recordingLogger(lines) });
+  const t = transport({ clock, backoff: { maxAttempts: 2 }, logger: recordingLogger(lines) });
   const { error } = await drive(clock, t.request({ method: 'GET', path: '/x' }));
   assert.ok(isTooManyRequests(error));
-  const closed = new Transport(cfg({}, 'http://127.0.0.1:1'), { clock, maxRetries: 0, logger: recordingLogger(lines) });
+  const closed = new Transport(cfg({}, 'http://127.0.0.1:1'), { clock, backoff: { maxAttempts: 1 }, logger: recordingLogger(lines) });
   const { error: netErr } = await drive(clock, closed.request({ method: 'GET', path: '/y' }));
   assert.ok(netErr instanceof TransportError);
   assert.ok(lines.length > 0, 'retries were logged');
@@ -331,7 +331,7 @@ test('TLS is verified against the configured CA and tls-server-name; insecure-sk
   const tlsServer = await FakeApiServer.start({ cert, key });
   tlsServer.handle((_req, res) => sendJson(res, 200, { secure: true }));
   const call = async (tls: Parameters<typeof makeTlsConfig>[0], credential?: Credential): Promise<unknown> => {
-    const t = new Transport(cfg({ tls: makeTlsConfig(tls), ...(credential ? { credential } : {}) }, tlsServer.url), { maxRetries: 0 });
+    const t = new Transport(cfg({ tls: makeTlsConfig(tls), ...(credential ? { credential } : {}) }, tlsServer.url), { backoff: { maxAttempts: 1 } });
     try {
       return (await t.request({ method: 'GET', path: '/' })).body;
     } finally {

@@ -13,6 +13,7 @@ import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
 import { sleep } from '../core/abort.js';
 import { ExponentialBackoff } from '../core/backoff.js';
+import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../core/backoff-options.js';
 import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
@@ -29,13 +30,12 @@ export interface TransportOptions {
   readonly logger?: Logger;
   /** Client-side rate limit. Off by default (the server's priority & fairness limits instead). */
   readonly rateLimit?: { readonly qps: number; readonly burst?: number };
-  /** Retries after the first attempt for retryable failures. @defaultValue DEFAULT_MAX_RETRIES */
-  readonly maxRetries?: number;
-  /** First retry delay (exponential, full jitter) when the server gave no Retry-After. @defaultValue 100 */
-  readonly retryInitialMs?: number;
-  /** Cap on one retry delay. @defaultValue 10_000 */
-  readonly retryMaxMs?: number;
-  /** Cap on a server-requested Retry-After. @defaultValue 60_000 */
+  /**
+   * Attempts in all for retryable failures, and the delays between them when the server gave no
+   * Retry-After; a number `jitter` is ± that fraction. @defaultValue {@link DEFAULT_TRANSPORT_BACKOFF}
+   */
+  readonly backoff?: BackoffOptions;
+  /** Cap on a server-requested Retry-After. @defaultValue {@link DEFAULT_MAX_RETRY_AFTER_MS} */
   readonly maxRetryAfterMs?: number;
   readonly metrics?: ClientMetrics;
   /** Keep-alive connections for ordinary requests. @defaultValue DEFAULT_CONNECTIONS */
@@ -44,7 +44,7 @@ export interface TransportOptions {
   readonly allowH2?: boolean;
   /** Time allowed for the response headers and for gaps in the body of a non-watch request. @defaultValue DEFAULT_REQUEST_TIMEOUT_MS */
   readonly requestTimeoutMs?: number;
-  /** Idle keep-alive connections are closed after this. @defaultValue 30_000 */
+  /** Idle keep-alive connections are closed after this. @defaultValue {@link DEFAULT_KEEP_ALIVE_TIMEOUT_MS} */
   readonly keepAliveTimeoutMs?: number;
   /** @defaultValue 'operator-runtime' */
   readonly userAgent?: string;
@@ -59,7 +59,12 @@ export interface TransportOptions {
   readonly maxResponseBytes?: number;
 }
 
-export const DEFAULT_MAX_RETRIES = 5;
+/** 6 attempts (5 retries), 100 ms doubling to at most 10 s, full jitter. */
+export const DEFAULT_TRANSPORT_BACKOFF: ResolvedBackoff = Object.freeze({ maxAttempts: 6, initialMs: 100, maxMs: 10_000, factor: 2, jitter: 'full' });
+/** @defaultValue 60_000 (1 min) */
+export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+/** @defaultValue 30_000 */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECTIONS = 64;
 /** The API server's own default for non-long-running requests. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -137,7 +142,7 @@ export class Transport {
   private readonly limiter: TokenBucketRateLimiter | undefined;
   private readonly metrics: ClientMetrics | undefined;
   private readonly baseHeaders: Record<string, string>;
-  private readonly maxRetries: number;
+  private readonly backoff: ResolvedBackoff;
   private readonly requestTimeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly options: TransportOptions;
@@ -155,8 +160,7 @@ export class Transport {
     this.logger = options.logger ?? silentLogger;
     this.limiter = options.rateLimit ? new TokenBucketRateLimiter({ ...options.rateLimit, clock: this.clock }) : undefined;
     this.metrics = options.metrics;
-    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    if (!(this.maxRetries >= 0)) throw new InvalidOptionError('maxRetries', 'must be >= 0');
+    this.backoff = resolveBackoff(DEFAULT_TRANSPORT_BACKOFF, options.backoff);
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (!(Number.isSafeInteger(this.maxResponseBytes) && this.maxResponseBytes > 0)) throw new InvalidOptionError('maxResponseBytes', 'must be a positive integer');
@@ -189,10 +193,10 @@ export class Transport {
             authRetried = true;
             continue;
           }
-          if (retries < this.maxRetries && isRetryableStatus(err.status, req.method, idempotent)) {
+          if (retries + 1 < this.backoff.maxAttempts && isRetryableStatus(err.status, req.method, idempotent)) {
             backoff ??= this.newBackoff();
             const serverAsked = err.retryAfterMs;
-            const delayMs = serverAsked !== undefined ? Math.min(serverAsked, this.options.maxRetryAfterMs ?? 60_000) : backoff.next();
+            const delayMs = serverAsked !== undefined ? Math.min(serverAsked, this.options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS) : backoff.next();
             retries++;
             this.logger.debug({ method: req.method, path: req.path, status: err.status, retry: retries, delayMs }, 'retrying API request');
             await sleep(this.clock, delayMs, req.signal);
@@ -202,7 +206,7 @@ export class Transport {
         }
         // Our own typed errors (closed client, credential failures) are final as they are.
         if (err instanceof OperatorRuntimeError) throw err;
-        if (retries < this.maxRetries && isRetryableNetworkError(err, req.method, idempotent)) {
+        if (retries + 1 < this.backoff.maxAttempts && isRetryableNetworkError(err, req.method, idempotent)) {
           backoff ??= this.newBackoff();
           const delayMs = backoff.next();
           retries++;
@@ -336,7 +340,7 @@ export class Transport {
       rejectUnauthorized: tls.rejectUnauthorized,
       servername: tls.servername,
     };
-    const common = { allowH2: this.options.allowH2 ?? false, keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 30_000 };
+    const common = { allowH2: this.options.allowH2 ?? false, keepAliveTimeout: this.options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS };
     const proxy = this.config.proxyUrl;
     const make = (connections: number | null): Dispatcher =>
       proxy
@@ -383,12 +387,7 @@ export class Transport {
   }
 
   private newBackoff(): ExponentialBackoff {
-    return new ExponentialBackoff({
-      initialMs: this.options.retryInitialMs ?? 100,
-      maxMs: this.options.retryMaxMs ?? 10_000,
-      jitter: 'full',
-      random: this.options.random,
-    });
+    return new ExponentialBackoff({ ...this.backoff, random: this.options.random });
   }
 }
 

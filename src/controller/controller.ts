@@ -16,20 +16,22 @@ import { isTerminalError } from './terminal-error.js';
 export const DEFAULT_MAX_CONCURRENT_RECONCILES = 1;
 /** @defaultValue 30,000 ms */
 export const DEFAULT_GRACEFUL_SHUTDOWN_MS = 30_000;
+/** No timeout: a reconcile runs until it returns or the controller stops. @defaultValue 0 */
+export const DEFAULT_RECONCILE_TIMEOUT_MS = 0;
 
 export interface ControllerOptions {
   /** Unique within a manager: the `controller` label of metrics and logs. */
   readonly name: string;
   readonly reconciler: Reconciler;
-  /** Workers; one key is never reconciled by two at once. @defaultValue 1 */
+  /** Workers; one key is never reconciled by two at once. @defaultValue {@link DEFAULT_MAX_CONCURRENT_RECONCILES} */
   readonly maxConcurrentReconciles?: number;
   /** Backoff for failed reconciles. @defaultValue per-item 5 ms → 1000 s, max-of a 10/s burst-100 bucket */
   readonly rateLimiter?: RateLimiter;
-  /** Aborts a reconcile's signal after this long; 0 means no timeout. @defaultValue 0 */
+  /** Aborts a reconcile's signal after this long; 0 means no timeout. @defaultValue {@link DEFAULT_RECONCILE_TIMEOUT_MS} */
   readonly reconcileTimeoutMs?: number;
   /**
    * On stop, how long in-flight reconciles may run before their signals are aborted (and how long
-   * after that we still wait for them). @defaultValue 30,000 ms
+   * after that we still wait for them). @defaultValue {@link DEFAULT_GRACEFUL_SHUTDOWN_MS}
    */
   readonly gracefulShutdownMs?: number;
   readonly clock?: Clock;
@@ -96,7 +98,7 @@ export class Controller {
     this.reconciler = options.reconciler;
     this.workers = options.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_RECONCILES;
     if (!Number.isInteger(this.workers) || this.workers < 1) throw new InvalidOptionError('maxConcurrentReconciles', 'must be an integer >= 1');
-    this.reconcileTimeoutMs = options.reconcileTimeoutMs ?? 0;
+    this.reconcileTimeoutMs = options.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS;
     if (!(this.reconcileTimeoutMs >= 0)) throw new InvalidOptionError('reconcileTimeoutMs', 'must be >= 0');
     this.gracefulShutdownMs = options.gracefulShutdownMs ?? DEFAULT_GRACEFUL_SHUTDOWN_MS;
     if (!(this.gracefulShutdownMs >= 0)) throw new InvalidOptionError('gracefulShutdownMs', 'must be >= 0');

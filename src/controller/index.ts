@@ -3,7 +3,7 @@
  * workqueue hands each key to one worker at a time, and the reconciler's outcome decides what
  * happens next (done, requeue after, backoff, or terminal).
  */
-export { Controller, ReconcileTimeoutError, DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_GRACEFUL_SHUTDOWN_MS } from './controller.js';
+export { Controller, ReconcileTimeoutError, DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_GRACEFUL_SHUTDOWN_MS, DEFAULT_RECONCILE_TIMEOUT_MS } from './controller.js';
 export type { ControllerOptions, ReconcileObserver, ReconcileRecord } from './controller.js';
 export type { Reconciler, ReconcileRequest, ReconcileContext, ReconcileFunction, ObjectReconciler, ObjectReconcileContext, ObjectReconcileFunction } from './reconciler.js';
 export { done, requeueAfter } from './result.js';

@@ -1,21 +1,26 @@
+import type { BackoffOptions } from './backoff-options.js';
 import { InvalidOptionError } from './errors.js';
 
-export interface BackoffOptions {
+/** What `ExponentialBackoff` needs: the shared {@link BackoffOptions} with the delays decided. */
+export interface ExponentialBackoffOptions extends Omit<BackoffOptions, 'maxAttempts'> {
   /** First delay. */
   readonly initialMs: number;
   /** Cap on any delay. */
   readonly maxMs: number;
-  /** Growth per failure. @defaultValue 2 */
+  /** Growth per failure. @defaultValue {@link DEFAULT_EXPONENTIAL_BACKOFF}.factor (2) */
   readonly factor?: number;
   /**
    * Jitter as a fraction of the delay: the delay is multiplied by a random value in
    * [1 - jitter, 1 + jitter] (then capped). `'full'` means uniform in [0, delay] (AWS "full jitter").
-   * @defaultValue 0
+   * @defaultValue {@link DEFAULT_EXPONENTIAL_BACKOFF}.jitter (0: none)
    */
   readonly jitter?: number | 'full';
   /** Random source in [0, 1); injectable for tests. @defaultValue Math.random */
   readonly random?: () => number;
 }
+
+/** Doubling, no jitter. */
+export const DEFAULT_EXPONENTIAL_BACKOFF = Object.freeze({ factor: 2, jitter: 0 } as const);
 
 /**
  * Exponential backoff as a small stateful value: `next()` gives the next delay, `reset()` starts over.
@@ -26,10 +31,10 @@ export class ExponentialBackoff {
   private readonly factor: number;
   private readonly random: () => number;
 
-  constructor(private readonly options: BackoffOptions) {
+  constructor(private readonly options: ExponentialBackoffOptions) {
     if (!(options.initialMs >= 0)) throw new InvalidOptionError('initialMs', 'must be >= 0');
     if (!(options.maxMs >= options.initialMs)) throw new InvalidOptionError('maxMs', 'must be >= initialMs');
-    this.factor = options.factor ?? 2;
+    this.factor = options.factor ?? DEFAULT_EXPONENTIAL_BACKOFF.factor;
     if (!(this.factor >= 1)) throw new InvalidOptionError('factor', 'must be >= 1');
     this.random = options.random ?? Math.random;
   }
@@ -43,7 +48,7 @@ export class ExponentialBackoff {
   next(): number {
     const base = delayFor(this.failures, this.options.initialMs, this.options.maxMs, this.factor);
     this.failures++;
-    const jitter = this.options.jitter ?? 0;
+    const jitter = this.options.jitter ?? DEFAULT_EXPONENTIAL_BACKOFF.jitter;
     if (jitter === 'full') return Math.floor(this.random() * base);
     if (jitter === 0) return base;
     const scaled = base * (1 - jitter + 2 * jitter * this.random());

@@ -4,6 +4,7 @@ export * from './clock.js';
 export * from './fake-clock.js';
 export * from './abort.js';
 export * from './backoff.js';
+export * from './backoff-options.js';
 export * from './object-key.js';
 export * from './logger.js';
 export * from './seeded-random.js';

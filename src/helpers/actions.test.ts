@@ -68,7 +68,7 @@ test('an error stops the chain, is logged, and is rethrown unchanged so Terminal
   const lines: { level: string; obj: Record<string, unknown>; msg?: string }[] = [];
   const boom = new TerminalError('spec cannot be satisfied');
   await assert.rejects(
-    runActions([step('a', actionContinue()), step('bad', boom), step('never', actionContinue())], ctx, { controller: 'c', clock, log: recordingLogger(lines) }),
+    runActions([step('a', actionContinue()), step('bad', boom), step('never', actionContinue())], ctx, { controller: 'c', clock, logger: recordingLogger(lines) }),
     (err) => err === boom && isTerminalError(err),
   );
   assert.deepEqual(ctx.ran, ['a', 'bad']);

@@ -47,7 +47,7 @@ export interface RunActionsOptions {
   /** Controller name, for the metric label and the log lines. */
   readonly controller: string;
   /** @defaultValue silentLogger */
-  readonly log?: Logger;
+  readonly logger?: Logger;
   /** Where `operator_action_duration_seconds` goes; no metric without one. */
   readonly registry?: Registry;
   /** @defaultValue realClock */
@@ -84,7 +84,7 @@ export const ACTION_DURATION_BUCKETS: readonly number[] = [0.001, 0.005, 0.01, 0
  */
 export async function runActions<C>(actions: readonly Action<C>[], ctx: C, options: RunActionsOptions): Promise<ActionsReport> {
   const clock = options.clock ?? realClock;
-  const log = options.log ?? silentLogger;
+  const log = options.logger ?? silentLogger;
   const histogram = options.registry
     ? getOrCreateHistogram(options.registry, {
         name: ACTION_DURATION_METRIC,

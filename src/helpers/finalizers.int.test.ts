@@ -16,7 +16,7 @@ for (const server of SERVERS) describe(`finalizers against ${serverLabel(server)
   before(async () => {
     env = await TestEnv.start({ server, crds: [GADGET_CRD] });
     registry = new Registry();
-    client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath, metricsRegistry: registry });
+    client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath, registry });
   });
   after(async () => {
     await client?.close();
@@ -39,7 +39,7 @@ for (const server of SERVERS) describe(`finalizers against ${serverLabel(server)
     // Both start from the same read, so at least one of them must hit a conflict and re-read.
     const names = Array.from({ length: 6 }, (_, i) => `ctrl${i}.example.com/cleanup`);
     const conflictsBefore = await conflictCount(registry);
-    await Promise.all(names.map((n) => addFinalizer(client, created, n, { retry: { steps: 20 } })));
+    await Promise.all(names.map((n) => addFinalizer(client, created, n, { retry: { backoff: { maxAttempts: 20 } } })));
     const final = await client.get<Gadget>(GADGET, 'race', { namespace: ns });
     assert.deepEqual([...(final.metadata.finalizers ?? [])].sort(), [...names].sort());
     const conflicts = (await conflictCount(registry)) - conflictsBefore;

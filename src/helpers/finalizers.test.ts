@@ -59,7 +59,7 @@ test('a concurrent finalizer edit is not clobbered: the stale write conflicts, t
 test('six writers adding different finalizers from one read all keep theirs', async () => {
   const { fake, obj } = await setup();
   const names = Array.from({ length: 6 }, (_, i) => `c${i}.example.com/f`);
-  await Promise.all(names.map((n) => addFinalizer(fake, obj, n, { retry: { ...retry, steps: 10 } })));
+  await Promise.all(names.map((n) => addFinalizer(fake, obj, n, { retry: { ...retry, backoff: { maxAttempts: 10 } } })));
   const final = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
   assert.deepEqual([...(final.metadata.finalizers ?? [])].sort(), names);
 });

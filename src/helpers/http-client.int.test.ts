@@ -43,7 +43,7 @@ describe('the resilient HTTP client against a flaky local server', () => {
     seen = [];
     registry = new Registry();
     void http?.close();
-    http = createHttpClient({ baseDelayMs: 20, maxDelayMs: 100, attemptTimeoutMs: 2_000, registry, ...options });
+    http = createHttpClient({ attemptTimeoutMs: 2_000, registry, ...options, backoff: { initialMs: 20, maxMs: 100, ...options.backoff } });
   }
 
   const failures = (n: number, status = 503, headers: Record<string, string> = {}): Handler => (_req, res, i) => {
@@ -84,7 +84,7 @@ describe('the resilient HTTP client against a flaky local server', () => {
   });
 
   test('a server that never answers: each attempt times out, and the call ends at the signal', async () => {
-    reset(() => {}, { attemptTimeoutMs: 150, retries: 100 });
+    reset(() => {}, { attemptTimeoutMs: 150, backoff: { maxAttempts: 101 } });
     const start = performance.now();
     const err = await http.request(`${base}/hang`, { signal: AbortSignal.timeout(1_000) }).catch((e: unknown) => e);
     const took = performance.now() - start;
@@ -96,7 +96,7 @@ describe('the resilient HTTP client against a flaky local server', () => {
   });
 
   test('with no signal, it gives up after the last retry and reports each attempt', async () => {
-    reset(failures(Infinity, 500), { retries: 2 });
+    reset(failures(Infinity, 500), { backoff: { maxAttempts: 3 } });
     const err = await http.request(`${base}/data?api_key=hunter2`, { headers: { authorization: 'Bearer hunter2' } }).catch((e: unknown) => e);
     assert.ok(err instanceof HttpRequestError);
     assert.equal(err.reason, 'retriesExhausted');

@@ -54,7 +54,7 @@ test('a 200 on the first attempt is returned with its body', async () => {
 });
 
 test('5xx is retried with exponential backoff and full jitter until it succeeds', async () => {
-  const { pool, clock, http } = setup({ baseDelayMs: 100 });
+  const { pool, clock, http } = setup({ backoff: { initialMs: 100 } });
   pool.intercept({ path: '/x', method: 'GET' }).reply(503, 'busy').times(2);
   pool.intercept({ path: '/x', method: 'GET' }).reply(200, 'fine');
   const start = clock.monotonicNow();
@@ -65,8 +65,8 @@ test('5xx is retried with exponential backoff and full jitter until it succeeds'
   assert.equal(clock.monotonicNow() - start, 150);
 });
 
-test('full jitter draws each delay from [0, base * 2^n), capped by maxDelayMs', async () => {
-  const { pool, clock, http } = setup({ baseDelayMs: 100, maxDelayMs: 300, retries: 4, random: () => 0.999 });
+test('full jitter draws each delay from [0, base * 2^n), capped by backoff.maxMs', async () => {
+  const { pool, clock, http } = setup({ backoff: { initialMs: 100, maxMs: 300, maxAttempts: 5 }, random: () => 0.999 });
   pool.intercept({ path: '/x', method: 'GET' }).reply(500, '').times(5);
   const err = asHttpError(await drive(clock, http.request(`${ORIGIN}/x`)).catch((e: unknown) => e));
   assert.deepEqual(err.attempts.map((a) => a.delayMs), [99, 199, 299, 299, undefined]);
@@ -100,7 +100,7 @@ test('a Retry-After longer than maxRetryAfterMs ends the call at once instead of
 });
 
 test('after the last retry the error lists every attempt, and never the headers, body or query', async () => {
-  const { pool, clock, http } = setup({ retries: 2 });
+  const { pool, clock, http } = setup({ backoff: { maxAttempts: 3 } });
   pool.intercept({ path: '/x?token=s3cr3t-query', method: 'PUT' }).reply(500, 'oops').times(2);
   pool.intercept({ path: '/x?token=s3cr3t-query', method: 'PUT' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
   const p = http.request(`${ORIGIN}/x?token=s3cr3t-query`, { method: 'PUT', headers: { authorization: 'Bearer s3cr3t-token' }, body: '{"password":"s3cr3t-body"}' });
@@ -153,7 +153,7 @@ test('a POST whose connection was refused is retried: nothing was sent', async (
 });
 
 test('an abort during a backoff wait ends the call at once with the attempts so far', async () => {
-  const { pool, clock, http } = setup({ baseDelayMs: 10_000, maxDelayMs: 60_000, random: () => 0.9 });
+  const { pool, clock, http } = setup({ backoff: { initialMs: 10_000, maxMs: 60_000 }, random: () => 0.9 });
   pool.intercept({ path: '/x', method: 'GET' }).reply(503, '').times(5);
   const ac = new AbortController();
   const p = http.request(`${ORIGIN}/x`, { signal: ac.signal });
@@ -214,9 +214,9 @@ test('two clients on one registry share the metrics without a registration error
 });
 
 test('invalid options are refused', () => {
-  assert.throws(() => createHttpClient({ retries: -1 }), { code: 'ERR_INVALID_OPTION' });
+  assert.throws(() => createHttpClient({ backoff: { maxAttempts: 0 } }), { code: 'ERR_INVALID_OPTION', option: 'backoff.maxAttempts' });
   assert.throws(() => createHttpClient({ attemptTimeoutMs: 0 }), { code: 'ERR_INVALID_OPTION' });
-  assert.throws(() => createHttpClient({ baseDelayMs: 100, maxDelayMs: 10 }), { code: 'ERR_INVALID_OPTION' });
+  assert.throws(() => createHttpClient({ backoff: { initialMs: 100, maxMs: 10 } }), { code: 'ERR_INVALID_OPTION', option: 'backoff.maxMs' });
 });
 
 test('an unparsable URL fails as HttpRequestError without repeating the input, whose password must not reach a log', async () => {

@@ -13,18 +13,18 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { IDEMPOTENT_METHODS, parseRetryAfter } from '../client/retry-policy.js';
 import { sleep } from '../core/abort.js';
 import { ExponentialBackoff } from '../core/backoff.js';
+import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../core/backoff-options.js';
 import { realClock, type Clock, type TimerHandle } from '../core/clock.js';
 import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { getOrCreateCounter, getOrCreateHistogram } from '../metrics/get-or-create-metric.js';
 
 export interface HttpClientOptions {
-  /** Retries after the first attempt. @defaultValue DEFAULT_HTTP_RETRIES */
-  readonly retries?: number;
-  /** Backoff before the first retry, before jitter; doubles per retry. @defaultValue DEFAULT_HTTP_BASE_DELAY_MS */
-  readonly baseDelayMs?: number;
-  /** Cap on one backoff delay, before jitter. @defaultValue DEFAULT_HTTP_MAX_DELAY_MS */
-  readonly maxDelayMs?: number;
+  /**
+   * Attempts in all and the delays between them (a server's Retry-After replaces a delay); a number
+   * `jitter` is ± that fraction of the delay. @defaultValue {@link DEFAULT_HTTP_BACKOFF}
+   */
+  readonly backoff?: BackoffOptions;
   /** Time allowed for one attempt, response body included. @defaultValue DEFAULT_HTTP_ATTEMPT_TIMEOUT_MS */
   readonly attemptTimeoutMs?: number;
   /**
@@ -55,9 +55,8 @@ export interface HttpClientOptions {
   readonly metricHosts?: readonly string[];
 }
 
-export const DEFAULT_HTTP_RETRIES = 3;
-export const DEFAULT_HTTP_BASE_DELAY_MS = 100;
-export const DEFAULT_HTTP_MAX_DELAY_MS = 5_000;
+/** 4 attempts (3 retries), 100 ms doubling to at most 5 s, full jitter. */
+export const DEFAULT_HTTP_BACKOFF: ResolvedBackoff = Object.freeze({ maxAttempts: 4, initialMs: 100, maxMs: 5_000, factor: 2, jitter: 'full' });
 export const DEFAULT_HTTP_ATTEMPT_TIMEOUT_MS = 10_000;
 export const DEFAULT_HTTP_MAX_RETRY_AFTER_MS = 30_000;
 export const DEFAULT_HTTP_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -171,18 +170,13 @@ export function isRetryableHttpStatus(status: number): boolean {
 }
 
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
-  const retries = options.retries ?? DEFAULT_HTTP_RETRIES;
-  const baseDelayMs = options.baseDelayMs ?? DEFAULT_HTTP_BASE_DELAY_MS;
-  const maxDelayMs = options.maxDelayMs ?? DEFAULT_HTTP_MAX_DELAY_MS;
+  const backoffOptions = resolveBackoff(DEFAULT_HTTP_BACKOFF, options.backoff);
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_HTTP_ATTEMPT_TIMEOUT_MS;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_HTTP_MAX_RETRY_AFTER_MS;
-  if (!(Number.isInteger(retries) && retries >= 0)) throw new InvalidOptionError('retries', 'must be an integer >= 0');
   if (!(attemptTimeoutMs > 0)) throw new InvalidOptionError('attemptTimeoutMs', 'must be > 0');
   if (!(maxRetryAfterMs >= 0)) throw new InvalidOptionError('maxRetryAfterMs', 'must be >= 0');
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_HTTP_MAX_RESPONSE_BYTES;
   if (!(maxResponseBytes >= 0)) throw new InvalidOptionError('maxResponseBytes', 'must be >= 0');
-  // Validates baseDelayMs/maxDelayMs once, up front.
-  void new ExponentialBackoff({ initialMs: baseDelayMs, maxMs: maxDelayMs });
   const clock = options.clock ?? realClock;
   const logger = options.logger ?? silentLogger;
   const keyHeader = (options.idempotencyKeyHeader ?? 'idempotency-key').toLowerCase();
@@ -228,7 +222,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const safeToRepeat = IDEMPOTENT_METHODS.has(method) || opts.idempotencyKey !== undefined || opts.retryUnsafe === true;
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.idempotencyKey !== undefined) headers[keyHeader] = opts.idempotencyKey;
-    const backoff = new ExponentialBackoff({ initialMs: baseDelayMs, maxMs: maxDelayMs, jitter: 'full', random: options.random });
+    const backoff = new ExponentialBackoff({ ...backoffOptions, random: options.random });
     const attempts: HttpAttempt[] = [];
     const fail = (reason: HttpFailureReason, cause?: unknown): HttpRequestError =>
       new HttpRequestError({ reason, method, url: where, attempts: [...attempts], cause });
@@ -263,7 +257,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       // A POST that may have reached the server must not be sent twice, unless the caller says so.
       const mayRepeat = safeToRepeat || (outcome.kind === 'error' && NOT_SENT_CODES.has(outcome.code)) || (outcome.kind === 'response' && outcome.status === 429);
       if (!mayRepeat) throw fail('notRetryable', outcome.kind === 'error' ? outcome.cause : undefined);
-      if (attempt > retries) throw fail('retriesExhausted', outcome.kind === 'error' ? outcome.cause : undefined);
+      if (attempt >= backoffOptions.maxAttempts) throw fail('retriesExhausted', outcome.kind === 'error' ? outcome.cause : undefined);
 
       let delayMs = backoff.next();
       if (outcome.kind === 'response') {

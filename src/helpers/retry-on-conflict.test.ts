@@ -15,8 +15,8 @@ async function drive<T>(clock: FakeClock, p: Promise<T>): Promise<T> {
   return tracked;
 }
 
-test('the defaults are client-go DefaultRetry: 5 steps, 10 ms, factor 1, jitter 0.1', () => {
-  assert.deepEqual({ ...DEFAULT_RETRY }, { steps: 5, baseMs: 10, factor: 1, jitter: 0.1 });
+test('the defaults are client-go DefaultRetry: 5 attempts, 10 ms, factor 1, jitter 0.1, no cap', () => {
+  assert.deepEqual({ ...DEFAULT_RETRY }, { maxAttempts: 5, initialMs: 10, maxMs: Infinity, factor: 1, jitter: 0.1 });
 });
 
 test('a conflict is retried until fn succeeds, re-running fn each time', async () => {
@@ -88,7 +88,7 @@ test('delays grow by factor with jitter in [d, d*(1+jitter)) as client-go wait.B
   await assert.rejects(drive(clock, retryOnConflict(async () => {
     at.push(clock.monotonicNow());
     throw conflict();
-  }, { clock, steps: 4, baseMs: 100, factor: 2, jitter: 0.5, random: () => 0.5 })));
+  }, { clock, backoff: { maxAttempts: 4, initialMs: 100, factor: 2, jitter: 0.5 }, random: () => 0.5 })));
   const gaps = at.slice(1).map((t, i) => t - at[i]!);
   assert.deepEqual(gaps, [125, 250, 500]);
 });
@@ -114,6 +114,6 @@ test('an already-aborted signal runs fn zero times', async () => {
 });
 
 test('invalid options are refused', async () => {
-  await assert.rejects(retryOnConflict(async () => 1, { steps: 0 }), { code: 'ERR_INVALID_OPTION' });
-  await assert.rejects(retryOnConflict(async () => 1, { factor: 0.5 }), { code: 'ERR_INVALID_OPTION' });
+  await assert.rejects(retryOnConflict(async () => 1, { backoff: { maxAttempts: 0 } }), { code: 'ERR_INVALID_OPTION', option: 'backoff.maxAttempts' });
+  await assert.rejects(retryOnConflict(async () => 1, { backoff: { factor: 0.5 } }), { code: 'ERR_INVALID_OPTION', option: 'backoff.factor' });
 });

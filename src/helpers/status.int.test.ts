@@ -29,7 +29,7 @@ for (const server of SERVERS) describe(`status, conditions and idempotent writes
   before(async () => {
     env = await TestEnv.start({ server, crds: [GADGET_CRD] });
     registry = new Registry();
-    client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath, metricsRegistry: registry });
+    client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath, registry });
   });
   after(async () => {
     await client?.close();
@@ -92,7 +92,7 @@ for (const server of SERVERS) describe(`status, conditions and idempotent writes
             const conditions = setCondition(cur.status?.conditions, { type, status: 'True', reason: 'Done', message: `${type} done`, observedGeneration: cur.metadata.generation });
             return patchStatus(client, cur, { ...cur.status, conditions });
           },
-          { steps: 20 },
+          { backoff: { maxAttempts: 20 } },
         ),
       ),
     );

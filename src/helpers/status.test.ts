@@ -97,7 +97,7 @@ test('concurrent writers of different conditions lose none, with every 3rd statu
         const cur = attempt === 1 ? start : await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
         const conditions = setCondition(cur.status?.conditions, { type, status: 'True', reason: 'Done', observedGeneration: cur.metadata.generation }, { clock });
         return patchStatus(fake, cur, { ...cur.status, conditions });
-      }, { clock: immediateClock, steps: 20 }),
+      }, { clock: immediateClock, backoff: { maxAttempts: 20 } }),
     ),
   );
   const final = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });

@@ -18,10 +18,10 @@ export interface WatchOptions<T = KubeObject> {
 }
 
 export interface ControllerBuilderOptions {
-  /** @defaultValue 1 */
+  /** @defaultValue {@link DEFAULT_MAX_CONCURRENT_RECONCILES} */
   readonly maxConcurrentReconciles?: number;
   readonly rateLimiter?: RateLimiter;
-  /** 0: no timeout. @defaultValue 0 */
+  /** 0: no timeout. @defaultValue {@link DEFAULT_RECONCILE_TIMEOUT_MS} */
   readonly reconcileTimeoutMs?: number;
   /** Run on every replica instead of only on the leader. @defaultValue true */
   readonly needLeaderElection?: boolean;

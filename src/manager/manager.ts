@@ -52,7 +52,7 @@ export interface ManagerOptions {
    * only them, and the rest of the cluster's objects are never held in memory. @defaultValue none
    */
   readonly labelSelectorsByKind?: readonly KindLabelSelector[];
-  /** 0 disables the /metrics server. @defaultValue 8080, or 8443 with `secureMetrics` */
+  /** 0 disables the /metrics server. @defaultValue {@link DEFAULT_METRICS_PORT}, or {@link DEFAULT_SECURE_METRICS_PORT} with `secureMetrics` */
   readonly metricsPort?: number;
   /**
    * Serve /metrics over HTTPS, only to bearer tokens allowed to `get` it (TokenReview +
@@ -60,11 +60,11 @@ export interface ManagerOptions {
    * subjectaccessreviews). Needs its own port (health probes stay plain HTTP). @defaultValue plain HTTP, no authentication
    */
   readonly secureMetrics?: SecureMetricsOptions;
-  /** 0 disables the /healthz and /readyz server. @defaultValue 8081 */
+  /** 0 disables the /healthz and /readyz server. @defaultValue {@link DEFAULT_HEALTH_PORT} */
   readonly healthPort?: number;
   /** Where the endpoints listen. @defaultValue '0.0.0.0' in a pod (KUBERNETES_SERVICE_HOST set), '127.0.0.1' elsewhere */
   readonly bindHost?: string;
-  /** How long stopping may take for in-flight reconciles. @defaultValue 30,000 ms */
+  /** How long stopping may take for in-flight reconciles. @defaultValue {@link DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS} */
   readonly gracefulShutdownMs?: number;
   /** @defaultValue {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS} (120 s) */
   readonly cacheSyncTimeoutMs?: number;

@@ -121,7 +121,7 @@ export interface ReadEtcdHistoryOptions {
   readonly prefix: string;
   /** First revision to replay (inclusive). */
   readonly startRevision: number;
-  /** Gives up after this long. @defaultValue 60000 */
+  /** Gives up after this long. @defaultValue {@link DEFAULT_AUDIT_TIMEOUT_MS} */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
 }

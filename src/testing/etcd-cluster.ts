@@ -17,11 +17,14 @@ import { ensureSystemUser, type SystemUser } from './system-users.js';
 
 const run = promisify(execFile);
 
+/** One member: root, 127.0.0.1, as TestEnv always ran etcd. @defaultValue 1 */
+export const DEFAULT_ETCD_MEMBERS = 1;
+
 export interface EtcdClusterOptions {
   readonly etcdBinary: string;
   /** The env's folder; member data dirs and logs go inside it. */
   readonly dir: string;
-  /** 1 (root, 127.0.0.1, as TestEnv always did) or 3 (own users and addresses). @defaultValue 1 */
+  /** 1 (root, 127.0.0.1, as TestEnv always did) or 3 (own users and addresses). @defaultValue {@link DEFAULT_ETCD_MEMBERS} */
   readonly members?: number;
   /** Tags iptables rules and names the cluster token; letters, digits, `-_.` only. */
   readonly id: string;
@@ -81,7 +84,7 @@ export class EtcdCluster {
 
   /** Picks addresses, ports and users and prepares data dirs; starts nothing. */
   static async create(options: EtcdClusterOptions): Promise<EtcdCluster> {
-    const count = options.members ?? 1;
+    const count = options.members ?? DEFAULT_ETCD_MEMBERS;
     if (count !== 1 && count !== 3) throw new EtcdClusterError(`etcdMembers must be 1 or 3, got ${count}`);
     if (count === 1) {
       const clientPort = await freePort();

@@ -1,9 +1,14 @@
 import { OperatorRuntimeError } from '../core/errors.js';
 
+/** @defaultValue 30_000 */
+export const DEFAULT_EVENTUALLY_TIMEOUT_MS = 30_000;
+/** @defaultValue 150 */
+export const DEFAULT_EVENTUALLY_INTERVAL_MS = 150;
+
 export interface EventuallyOptions {
-  /** @defaultValue 30,000 ms */
+  /** @defaultValue {@link DEFAULT_EVENTUALLY_TIMEOUT_MS} */
   readonly timeoutMs?: number;
-  /** @defaultValue 150 ms */
+  /** @defaultValue {@link DEFAULT_EVENTUALLY_INTERVAL_MS} */
   readonly intervalMs?: number;
 }
 
@@ -22,7 +27,7 @@ export class EventuallyTimeoutError extends OperatorRuntimeError {
  * real world converges on its own time; unit tests use the fake clock instead.
  */
 export async function eventually<T>(what: string, check: () => Promise<T | false | undefined | null> | T | false | undefined | null, options: EventuallyOptions = {}): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_EVENTUALLY_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -33,6 +38,6 @@ export async function eventually<T>(what: string, check: () => Promise<T | false
       lastError = err;
     }
     if (Date.now() > deadline) throw new EventuallyTimeoutError(what, timeoutMs, lastError);
-    await new Promise((r) => setTimeout(r, options.intervalMs ?? 150));
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? DEFAULT_EVENTUALLY_INTERVAL_MS));
   }
 }

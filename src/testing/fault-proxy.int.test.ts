@@ -29,8 +29,7 @@ describe('FaultProxy in front of a real API server, seen by KubeClient', () => {
     // Tiny backoff of its own: any wait of a second or more can only come from Retry-After.
     client = await KubeClient.fromKubeconfig({
       kubeconfig: proxy.kubeconfig as unknown as Kubeconfig,
-      retryInitialMs: 5,
-      retryMaxMs: 20,
+      backoff: { initialMs: 5, maxMs: 20 },
       metrics: { observeRequest: (s) => samples.push(s) },
     });
     await env.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'target' }, data: { v: '1' } });
@@ -92,7 +91,7 @@ describe('FaultProxy in front of a real API server, seen by KubeClient', () => {
   test('a fraction of matching requests fails: with fraction 0.5 and a fixed random sequence, every other one', async () => {
     const values = [0.1, 0.9, 0.2, 0.8];
     const local = await FaultProxy.start({ upstream: env, random: () => values.shift() ?? 0.99 });
-    const c = await KubeClient.fromKubeconfig({ kubeconfig: local.kubeconfig as unknown as Kubeconfig, maxRetries: 0 });
+    const c = await KubeClient.fromKubeconfig({ kubeconfig: local.kubeconfig as unknown as Kubeconfig, backoff: { maxAttempts: 1 } });
     try {
       await c.get(CONFIGMAP, 'target', { namespace: 'default' }); // discovery, before the rule
       local.inject({ kind: 'status', status: 500, fraction: 0.5, match: { path: /configmaps\/target/ } });

@@ -1,6 +1,7 @@
 /** operator-runtime/testing: the local control plane, the fake clock and test helpers. */
 export { FakeClock, flushMicrotasks } from '../core/fake-clock.js';
 export { TestEnv, TestEnvError, DEFAULT_START_TIMEOUT_MS } from './test-env.js';
+export { DEFAULT_ETCD_MEMBERS } from './etcd-cluster.js';
 export type { TestEnvOptions, ControlPlaneComponent, KubeconfigObject, TestEnvServer } from './test-env.js';
 export { resolveBinaries, defaultAssetsDir, BinariesNotFoundError, CONTROL_PLANE_VERSION, resolveModernBinaries, defaultModernAssetsDir } from './binaries.js';
 export type { ControlPlaneBinaries, ModernServerBinaries } from './binaries.js';
@@ -17,5 +18,5 @@ export { auditConsistency, analyzeHistory, readEtcdHistory, registryKey, formatA
 export type { AuditReport, AuditFinding, FindingKind, LostUpdateKind, OutOfOrderKind, HistoryEvent, HistoryKv, RecordedWrite, ConsistencyAuditOptions, ReadEtcdHistoryOptions, AnalyzeHistoryOptions } from './consistency-audit.js';
 export { EtcdClusterError, ETCD_MEMBER_USER_PREFIX } from './etcd-cluster.js';
 export type { EtcdMemberStatus } from './etcd-cluster.js';
-export { eventually, EventuallyTimeoutError } from './eventually.js';
+export { eventually, EventuallyTimeoutError, DEFAULT_EVENTUALLY_TIMEOUT_MS, DEFAULT_EVENTUALLY_INTERVAL_MS } from './eventually.js';
 export type { EventuallyOptions } from './eventually.js';

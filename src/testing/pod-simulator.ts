@@ -13,7 +13,7 @@ export interface PodSimulatorOptions {
   readonly client: Client;
   /** POSTs a pod's `binding` subresource (the client has no create-subresource call). */
   readonly bind: (namespace: string, pod: string, node: string) => Promise<void>;
-  /** How long after creation a pod becomes Running and Ready. @defaultValue 500 ms */
+  /** How long after creation a pod becomes Running and Ready. @defaultValue {@link DEFAULT_POD_READY_DELAY_MS} */
   readonly readyDelayMs?: number;
   readonly logger?: Logger;
 }

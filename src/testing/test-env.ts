@@ -8,7 +8,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { resolveBinaries, resolveModernBinaries, type ControlPlaneBinaries, type ModernServerBinaries } from './binaries.js';
-import { EtcdCluster, type EtcdMemberStatus } from './etcd-cluster.js';
+import { DEFAULT_ETCD_MEMBERS, EtcdCluster, type EtcdMemberStatus } from './etcd-cluster.js';
 import { removeStaleChaosRules } from './iptables.js';
 import { freePort } from './free-port.js';
 import { ManagedProcess } from './managed-process.js';
@@ -42,7 +42,7 @@ export interface TestEnvOptions {
   readonly controllerManager?: boolean;
   /** Aborting it while `start` runs stops whatever was started and rejects. */
   readonly signal?: AbortSignal;
-  /** How long each component may take to become ready. @defaultValue 60000 */
+  /** How long each component may take to become ready. @defaultValue {@link DEFAULT_START_TIMEOUT_MS} */
   readonly startTimeoutMs?: number;
   /**
    * kube-apiserver's watch cache, on as in every cluster. With it on, watches and `resourceVersion=0`
@@ -67,7 +67,7 @@ export interface TestEnvOptions {
    * 3 runs an etcd cluster for chaos tests: member i on 127.0.0.1i as system user `orchaos-etcd<i>`
    * (created when missing; needs root and iptables), kube-apiserver pointed at all three, and the
    * member faults (`partitionEtcdMember`, `killEtcdMember`, …) available.
-   * @defaultValue 1
+   * @defaultValue {@link DEFAULT_ETCD_MEMBERS}
    */
   readonly etcdMembers?: 1 | 3;
   /**
@@ -191,11 +191,11 @@ export class TestEnv {
   static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
     const modern = options.server === 'modern';
     if (modern) {
-      for (const [option, set] of [['controllerManager', options.controllerManager], ['simulatePods', options.simulatePods], ['etcdMembers: 3', (options.etcdMembers ?? 1) > 1]] as const) {
+      for (const [option, set] of [['controllerManager', options.controllerManager], ['simulatePods', options.simulatePods], ['etcdMembers: 3', (options.etcdMembers ?? DEFAULT_ETCD_MEMBERS) > 1]] as const) {
         if (set) throw new TestEnvError(`server: 'modern' serves custom resources only (no core kinds), so ${option} is not available with it; use the default server`);
       }
     }
-    await TestEnv.removeStale({ iptables: (options.etcdMembers ?? 1) > 1 });
+    await TestEnv.removeStale({ iptables: (options.etcdMembers ?? DEFAULT_ETCD_MEMBERS) > 1 });
     const binaries = options.binaries ?? resolveBinaries();
     const modernBinaries = modern ? (options.modernBinaries ?? resolveModernBinaries()) : undefined;
     if (options.controllerManager && !binaries.kubeControllerManager) {
@@ -210,7 +210,7 @@ export class TestEnv {
       const etcdCluster = await EtcdCluster.create({
         etcdBinary: modernBinaries?.etcd ?? binaries.etcd,
         dir,
-        members: options.etcdMembers ?? 1,
+        members: options.etcdMembers ?? DEFAULT_ETCD_MEMBERS,
         id: envId(dir),
         startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
       });

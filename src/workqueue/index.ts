@@ -5,7 +5,7 @@
 export { Workqueue, DEFAULT_DRAIN_TIMEOUT_MS } from './workqueue.js';
 export type { WorkqueueOptions, GetResult, ShutdownOptions, ShutdownResult } from './workqueue.js';
 export type { RateLimiter } from './rate-limiter.js';
-export { ItemExponentialRateLimiter, DEFAULT_ITEM_BASE_DELAY_MS, DEFAULT_ITEM_MAX_DELAY_MS } from './item-exponential-rate-limiter.js';
+export { ItemExponentialRateLimiter, DEFAULT_ITEM_BACKOFF } from './item-exponential-rate-limiter.js';
 export type { ItemExponentialRateLimiterOptions } from './item-exponential-rate-limiter.js';
 export { TokenBucketRateLimiter, DEFAULT_BUCKET_QPS, DEFAULT_BUCKET_BURST } from './token-bucket-rate-limiter.js';
 export type { TokenBucketRateLimiterOptions } from './token-bucket-rate-limiter.js';

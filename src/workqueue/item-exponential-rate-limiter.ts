@@ -1,17 +1,18 @@
 import { delayFor } from '../core/backoff.js';
+import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../core/backoff-options.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { RateLimiter } from './rate-limiter.js';
 
-/** @defaultValue 5 ms, client-go's per-item base delay. */
-export const DEFAULT_ITEM_BASE_DELAY_MS = 5;
-/** @defaultValue 1,000,000 ms (1000 s), client-go's per-item cap. */
-export const DEFAULT_ITEM_MAX_DELAY_MS = 1_000_000;
+/** client-go's per-item defaults: 5 ms doubling to 1000 s, no jitter, and a key is never dropped. */
+export const DEFAULT_ITEM_BACKOFF: ResolvedBackoff = Object.freeze({ initialMs: 5, maxMs: 1_000_000, factor: 2, jitter: 0, maxAttempts: Infinity });
 
 export interface ItemExponentialRateLimiterOptions {
-  /** Delay of the first retry. @defaultValue {@link DEFAULT_ITEM_BASE_DELAY_MS} */
-  readonly baseDelayMs?: number;
-  /** Cap on any delay. @defaultValue {@link DEFAULT_ITEM_MAX_DELAY_MS} */
-  readonly maxDelayMs?: number;
+  /**
+   * Per-key delays: initialMs × factor^failures, capped at maxMs. No jitter (the overall token
+   * bucket spreads retries) and no last attempt (a failing key keeps its place).
+   * @defaultValue {@link DEFAULT_ITEM_BACKOFF}
+   */
+  readonly backoff?: BackoffOptions;
 }
 
 /**
@@ -20,20 +21,19 @@ export interface ItemExponentialRateLimiterOptions {
  */
 export class ItemExponentialRateLimiter implements RateLimiter {
   private readonly failures = new Map<string, number>();
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
+  private readonly backoff: ResolvedBackoff;
 
   constructor(options: ItemExponentialRateLimiterOptions = {}) {
-    this.baseDelayMs = options.baseDelayMs ?? DEFAULT_ITEM_BASE_DELAY_MS;
-    this.maxDelayMs = options.maxDelayMs ?? DEFAULT_ITEM_MAX_DELAY_MS;
-    if (!(this.baseDelayMs >= 0)) throw new InvalidOptionError('baseDelayMs', 'must be >= 0');
-    if (!(this.maxDelayMs >= this.baseDelayMs)) throw new InvalidOptionError('maxDelayMs', 'must be >= baseDelayMs');
+    this.backoff = resolveBackoff(DEFAULT_ITEM_BACKOFF, options.backoff);
+    // Silently ignoring these would promise a behaviour the limiter does not have.
+    if (this.backoff.jitter !== 0) throw new InvalidOptionError('backoff.jitter', 'the per-item limiter has no jitter: leave it unset');
+    if (this.backoff.maxAttempts !== Infinity) throw new InvalidOptionError('backoff.maxAttempts', 'the per-item limiter never drops a key: leave it unset');
   }
 
   when(key: string): number {
     const failures = this.failures.get(key) ?? 0;
     this.failures.set(key, failures + 1);
-    return delayFor(failures, this.baseDelayMs, this.maxDelayMs);
+    return delayFor(failures, this.backoff.initialMs, this.backoff.maxMs, this.backoff.factor);
   }
 
   forget(key: string): void {

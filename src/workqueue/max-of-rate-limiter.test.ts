@@ -11,7 +11,7 @@ import { TokenBucketRateLimiter } from './token-bucket-rate-limiter.js';
 test('max-of waits the longest of its limiters and every limiter records every retry', () => {
   const clock = new FakeClock(0);
   const bucket = new TokenBucketRateLimiter({ qps: 1, burst: 2, clock });
-  const item = new ItemExponentialRateLimiter({ baseDelayMs: 1, maxDelayMs: 10_000 });
+  const item = new ItemExponentialRateLimiter({ backoff: { initialMs: 1, maxMs: 10_000 } });
   const limiter = new MaxOfRateLimiter(item, bucket);
   assert.equal(limiter.when('a'), 1); // item 1 ms, bucket 0
   assert.equal(limiter.when('a'), 2); // item 2 ms, bucket 0 (last burst token)

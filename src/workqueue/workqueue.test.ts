@@ -183,7 +183,7 @@ test('addAfter with no delay adds at once', () => {
 
 test('addRateLimited backs a failing key off exponentially; forget resets it', async () => {
   const clock = new FakeClock(0);
-  const q = new Workqueue({ clock, rateLimiter: new ItemExponentialRateLimiter({ baseDelayMs: 10, maxDelayMs: 1000 }) });
+  const q = new Workqueue({ clock, rateLimiter: new ItemExponentialRateLimiter({ backoff: { initialMs: 10, maxMs: 1000 } }) });
   const seenAt: number[] = [];
   for (let attempt = 0; attempt < 4; attempt++) {
     q.addRateLimited('a');
