@@ -92,11 +92,11 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
       const deletedUids = new Set(deleted.map((d) => d.uid).filter(Boolean));
       const liveUids = new Set(live.map((d) => d.metadata.uid));
       for (const type of OWNED_KINDS) {
-        const owned = await bed.admin.list<{ metadata: { name: string; ownerReferences?: { uid: string; kind: string }[] } }>(type, { namespace: 'default' });
+        const owned = await bed.admin.list(type, { namespace: 'default' });
         for (const o of owned.items) {
-          const owner = o.metadata.ownerReferences?.find((r) => r.kind === 'Database');
+          const owner = o.metadata?.ownerReferences?.find((r) => r.kind === 'Database');
           // Owned by a deleted Database (known uid), or by one that no longer exists at all.
-          if (owner && (deletedUids.has(owner.uid) || !liveUids.has(owner.uid))) orphans.push(`${type.kind}/${o.metadata.name}`);
+          if (owner && (deletedUids.has(owner.uid) || !liveUids.has(owner.uid))) orphans.push(`${type.kind}/${o.metadata?.name}`);
         }
       }
       return orphans.length === 0;
@@ -180,9 +180,9 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
 /** What the workloads look like when a scenario did not converge: which layer is stuck. */
 async function diagnostics(bed: OperatorBed): Promise<string> {
   try {
-    const sets = await bed.admin.list<{ metadata: { name: string }; spec: { replicas: number }; status?: { replicas?: number; readyReplicas?: number } }>(STATEFUL_SET, { namespace: 'default' });
+    const sets = await bed.admin.list(STATEFUL_SET, { namespace: 'default' });
     const pods = await bed.admin.list<{ metadata: { name: string }; spec?: { nodeName?: string }; status?: { phase?: string } }>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: 'default' });
-    const stuckSets = sets.items.filter((s) => (s.status?.readyReplicas ?? 0) !== s.spec.replicas).map((s) => `${s.metadata.name}:${s.status?.replicas ?? 0}/${s.status?.readyReplicas ?? 0}/${s.spec.replicas}`);
+    const stuckSets = sets.items.filter((s) => (s.status?.readyReplicas ?? 0) !== s.spec?.replicas).map((s) => `${s.metadata?.name}:${s.status?.replicas ?? 0}/${s.status?.readyReplicas ?? 0}/${s.spec?.replicas}`);
     const podStates = new Map<string, number>();
     for (const p of pods.items) {
       const state = `${p.spec?.nodeName ? 'bound' : 'unbound'}-${p.status?.phase ?? 'none'}`;

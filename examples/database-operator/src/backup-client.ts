@@ -24,7 +24,9 @@ export class BackupClient {
 
   constructor(options: BackupClientOptions = {}) {
     this.http = createHttpClient({
-      backoff: { maxAttempts: 3, initialMs: 200, maxMs: 2_000 },
+      retries: 2,
+      baseDelayMs: 200,
+      maxDelayMs: 2_000,
       attemptTimeoutMs: options.attemptTimeoutMs ?? 2_000,
       // A backup answer is a few hundred bytes; nothing larger is read into memory.
       maxResponseBytes: 64 * 1024,
@@ -56,12 +58,13 @@ export class BackupClient {
     } catch {
       parsed = undefined; // JSON.parse's message quotes the body
     }
-    const state = parsed as Partial<BackupState> | undefined;
+    const id: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'id') : undefined;
+    const state: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'state') : undefined;
     // The id is shown in status: a short token or nothing.
-    if (typeof state?.id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(state.id) || (state.state !== 'running' && state.state !== 'completed')) {
+    if (typeof id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(id) || (state !== 'running' && state !== 'completed')) {
       throw new BackupServiceError(res.status, true);
     }
-    return { id: state.id, state: state.state };
+    return { id, state };
   }
 
   close(): Promise<void> {

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 
 export interface Backup {
   readonly id: string;
@@ -59,7 +59,8 @@ export class BackupService {
   }
 
   get url(): string {
-    const port = (this.server?.address() as AddressInfo | null)?.port;
+    const address = this.server?.address();
+    const port = typeof address === 'object' && address !== null ? address.port : undefined;
     if (!port) throw new Error('backup service not started');
     return `http://${this.options.host ?? '127.0.0.1'}:${port}`;
   }
@@ -98,7 +99,7 @@ export class BackupService {
     const url = new URL(req.url ?? '/', 'http://x');
     const body = await readBody(req);
     if (req.method === 'PUT' && url.pathname === '/faults') {
-      this.setFaults(JSON.parse(body || '{}') as BackupFaults);
+      this.setFaults(parseFaults(body));
       return send(res, 200, this.faults);
     }
     if (this.faults.hang) return; // the socket stays open, nothing is answered
@@ -118,12 +119,13 @@ export class BackupService {
   }
 
   private startBackup(req: IncomingMessage, body: string, res: ServerResponse): void {
-    let request: { database?: string; uid?: string };
+    let parsed: unknown;
     try {
-      request = JSON.parse(body) as { database?: string; uid?: string };
+      parsed = JSON.parse(body);
     } catch {
       return send(res, 400, { error: 'body must be JSON' });
     }
+    const request = { database: stringField(parsed, 'database'), uid: stringField(parsed, 'uid') };
     if (!request.database || !request.uid) return send(res, 400, { error: 'database and uid are required' });
     const key = String(req.headers['idempotency-key'] ?? request.uid);
     const existing = this.byKey.get(key);
@@ -159,4 +161,29 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(data));
     req.on('error', reject);
   });
+}
+
+/** A property of a parsed JSON value (a body is checked, never trusted), or undefined. */
+function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? Reflect.get(value, name) : undefined;
+}
+
+function stringField(value: unknown, name: string): string | undefined {
+  const v = field(value, name);
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The fault knobs a PUT /faults body sets; a field of the wrong type is left unset. */
+function parseFaults(body: string): BackupFaults {
+  const value: unknown = JSON.parse(body || '{}');
+  const faults: { -readonly [K in keyof BackupFaults]: BackupFaults[K] } = {};
+  for (const name of ['errorRate', 'latencyMs'] as const) {
+    const v = field(value, name);
+    if (typeof v === 'number') faults[name] = v;
+  }
+  for (const name of ['hang', 'down'] as const) {
+    const v = field(value, name);
+    if (typeof v === 'boolean') faults[name] = v;
+  }
+  return faults;
 }

@@ -3,7 +3,6 @@
  * what it observes, and a backup-before-delete finalizer that never blocks a worker.
  */
 import { randomBytes } from 'node:crypto';
-import type { Secret } from 'kubernetes-types/core/v1.js';
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import {
   TerminalError,
@@ -11,6 +10,7 @@ import {
   createOrPatch,
   getCondition,
   handleFinalizer,
+  isAlreadyExists,
   isNotFound,
   isConditionTrue,
   patchStatus,
@@ -23,11 +23,11 @@ import {
   type Client,
   type ConditionInput,
   type EventRecorder,
-  type InformerCache,
+  type Kind,
   type Logger,
-  type ReconcileContext,
+  type ObjectReconcileContext,
+  type ObjectReconciler,
   type ReconcileRequest,
-  type Reconciler,
   type Result,
 } from 'operator-runtime';
 import type { Registry } from 'prom-client';
@@ -42,9 +42,8 @@ export const CONTROLLER_NAME = 'database';
 export const DEFAULT_BACKUP_POLL_MS = 1000;
 
 export interface DatabaseReconcilerOptions {
+  /** The manager's client: reads (owned objects) from its cache, writes to the API server. */
   readonly client: Client;
-  /** The manager's cache: the Database and every owned object are read from it. */
-  readonly cache: InformerCache;
   readonly recorder: EventRecorder;
   readonly backups: BackupClient;
   /** Used when a Database does not name its own backup endpoint. */
@@ -65,7 +64,8 @@ interface Ctx {
   statefulSet?: StatefulSet;
 }
 
-export class DatabaseReconciler implements Reconciler {
+/** Reconciles a Database key; its context's `get()` is typed by the controller's `.for(DATABASE)`. */
+export class DatabaseReconciler implements ObjectReconciler<Database> {
   private readonly actions: readonly Action<Ctx>[];
   private readonly endpoints: BackupEndpointPolicy;
 
@@ -80,15 +80,13 @@ export class DatabaseReconciler implements Reconciler {
     ];
   }
 
-  async reconcile(request: ReconcileRequest, { signal, log }: ReconcileContext): Promise<Result | void> {
-    const { client, cache } = this.options;
-    let db: Database;
-    try {
-      db = await cache.get<Database>(DATABASE, request, { signal });
-    } catch (err) {
-      if (isNotFound(err)) return; // deleted; owned objects go with it (garbage collector)
-      throw err;
-    }
+  async reconcile(_request: ReconcileRequest, ctx: ObjectReconcileContext<Database>): Promise<Result | void> {
+    const { signal, log } = ctx;
+    const { client } = this.options;
+    // The Database as the cache holds it now (level-triggered: not the event that queued the key).
+    const current = await ctx.get();
+    if (!current) return; // deleted; owned objects go with it (garbage collector)
+    let db = current;
     const step = await handleFinalizer(client, db, { name: FINALIZER, signal, cleanup: (obj) => this.backupBeforeDelete(obj, signal, log) });
     if (step.kind === 'stop') return step.result;
     db = step.object;
@@ -103,7 +101,7 @@ export class DatabaseReconciler implements Reconciler {
       throw new TerminalError(`unsupported version ${db.spec.engine} ${db.spec.version}`);
     }
 
-    const report = await runActions(this.actions, { db, signal, log }, { controller: CONTROLLER_NAME, logger: log, signal, ...(this.options.registry ? { registry: this.options.registry } : {}) });
+    const report = await runActions(this.actions, { db, signal, log }, { controller: CONTROLLER_NAME, log, signal, ...(this.options.registry ? { registry: this.options.registry } : {}) });
     return report.result;
   }
 
@@ -111,13 +109,13 @@ export class DatabaseReconciler implements Reconciler {
   private async ensureSecret(ctx: Ctx) {
     const { db, signal } = ctx;
     // Never regenerate: an existing Secret is kept as it is (its password is the database's).
-    if (await this.cached<Secret>(SECRET, names.secret(db), db, signal)) return actionContinue();
+    if (await this.cached(SECRET, names.secret(db), db, signal)) return actionContinue();
     const password = randomBytes(18).toString('base64url');
     const secret = setControllerReference(db, desiredSecret(db, password));
     try {
       await this.options.client.create(secret, { signal, fieldManager: FIELD_MANAGER });
     } catch (err) {
-      if ((err as { reason?: string }).reason !== 'AlreadyExists') throw err; // our cache was behind: fine
+      if (!isAlreadyExists(err)) throw err; // AlreadyExists: our cache was behind: fine
       return actionContinue();
     }
     const recreated = isConditionTrue(db.status?.conditions, 'Provisioned');
@@ -127,14 +125,13 @@ export class DatabaseReconciler implements Reconciler {
   }
 
   /** createOrPatch with only the fields we manage: an object that did not drift gets no write. */
-  private async ensureOwned<T extends { apiVersion?: string; kind?: string; metadata: { name: string; namespace: string } }>(ctx: Ctx, desired: T, managed?: Record<string, unknown>) {
+  private async ensureOwned<T extends { apiVersion?: string; kind?: string; metadata: { name: string; namespace: string; resourceVersion?: string } }>(ctx: Ctx, desired: T, managed?: object) {
     const { db, signal } = ctx;
     const wanted = setControllerReference(db, structuredClone(desired));
     const result = await retryOnConflict(
       () => createOrPatch(this.options.client, wanted, (obj) => {
-        const target = obj as unknown as Record<string, unknown>;
-        if (!(obj.metadata as { resourceVersion?: string }).resourceVersion) return; // create: everything as desired
-        overlay(target, (managed ?? stripUndefined(wanted)) as Record<string, unknown>);
+        if (!obj.metadata.resourceVersion) return; // create: everything as desired
+        overlay(obj, managed ?? stripUndefined(wanted));
       }, { signal, fieldManager: FIELD_MANAGER }),
       { signal },
     );
@@ -148,14 +145,14 @@ export class DatabaseReconciler implements Reconciler {
     // selector, serviceName and volumeClaimTemplates are immutable: after creation only these are ours.
     const managed = { metadata: { labels: desired.metadata.labels, ownerReferences: wanted.metadata.ownerReferences }, spec: { replicas: desired.spec!.replicas, template: desired.spec!.template } };
     const { result } = await this.ensureOwned(ctx, desired, managed);
-    ctx.statefulSet = result.object as StatefulSet;
+    ctx.statefulSet = result.object;
     return actionContinue();
   }
 
   /** Status from what we observe: the StatefulSet's ready replicas. Written only when it changed. */
   private async reportStatus(ctx: Ctx) {
     const { db, signal } = ctx;
-    const sts = ctx.statefulSet ?? (await this.cached<StatefulSet>(STATEFUL_SET, names.statefulSet(db), db, signal));
+    const sts = ctx.statefulSet ?? (await this.cached(STATEFUL_SET, names.statefulSet(db), db, signal));
     const ready = sts?.status?.readyReplicas ?? 0;
     const converged = ready === db.spec.replicas && (sts?.status?.observedGeneration ?? 0) >= (sts?.metadata?.generation ?? 1);
     const phase: Phase = converged ? 'Ready' : 'Provisioning';
@@ -221,7 +218,7 @@ export class DatabaseReconciler implements Reconciler {
     let current = db;
     let first = true;
     return retryOnConflict(async () => {
-      if (!first) current = await this.options.client.get<Database>(DATABASE, db.metadata.name, { namespace: db.metadata.namespace, signal });
+      if (!first) current = await this.options.client.get(DATABASE, db.metadata.name, { namespace: db.metadata.namespace, signal });
       first = false;
       let nextConditions = current.status?.conditions ?? [];
       for (const c of conditions) nextConditions = setCondition(nextConditions, { ...c, observedGeneration: db.metadata.generation });
@@ -232,9 +229,10 @@ export class DatabaseReconciler implements Reconciler {
     }, { signal });
   }
 
-  private async cached<T>(type: { apiVersion: string; kind: string }, name: string, db: Database, signal: AbortSignal): Promise<T | undefined> {
+  /** An owned object from the cache (the manager's client reads there), or undefined. */
+  private async cached<T>(type: Kind<T>, name: string, db: Database, signal: AbortSignal): Promise<T | undefined> {
     try {
-      return await this.options.cache.get<T & { metadata: object }>(type, { namespace: db.metadata.namespace, name }, { signal });
+      return await this.options.client.get(type, name, { namespace: db.metadata.namespace, signal });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -242,8 +240,9 @@ export class DatabaseReconciler implements Reconciler {
   }
 }
 
-function stripUndefined<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+/** The desired object as JSON would carry it (no undefined fields), to overlay onto what the server has. */
+function stripUndefined(value: object): object {
+  return JSON.parse(JSON.stringify(value));
 }
 
 export { CONFIG_MAP, SECRET, SERVICE, STATEFUL_SET };

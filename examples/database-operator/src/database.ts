@@ -1,7 +1,8 @@
 /** The Database custom resource (databases.example.com/v1), as plain JSON. */
-import type { Condition } from 'operator-runtime';
+import { kind, type Condition, type Kind } from 'operator-runtime';
 
-export const DATABASE = { apiVersion: 'example.com/v1', kind: 'Database' } as const;
+/** The Database kind: `client.get(DATABASE, …)` is a `Database`, `.for(DATABASE)` types the reconciler's `ctx.get()`. */
+export const DATABASE: Kind<Database> = kind<Database>('example.com/v1', 'Database');
 export const FINALIZER = 'example.com/backup-before-delete';
 export const FIELD_MANAGER = 'database-operator';
 

@@ -19,13 +19,14 @@ import { createDatabaseOperator } from './operator.js';
 
 const env = process.env;
 const num = (name: string): number | undefined => (env[name] ? Number(env[name]) : undefined);
-const logger = createLogger({ name: 'database-operator', level: (env.LOG_LEVEL as 'info' | undefined) ?? 'info' });
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const logger = createLogger({ name: 'database-operator', level: LOG_LEVELS.find((l) => l === env.LOG_LEVEL) ?? 'info' });
 if (!env.BACKUP_SERVICE_URL) {
   logger.error({}, 'BACKUP_SERVICE_URL is required');
   process.exit(2);
 }
 const registry = createMetricsRegistry({ defaultMetrics: true });
-const client = await KubeClient.fromDefault({ registry, logger });
+const client = await KubeClient.fromDefault({ metricsRegistry: registry, logger });
 const identity = env.POD_NAME;
 const reconcileLog = env.RECONCILE_LOG;
 /** One JSON line per event, appended synchronously so a kill -9 loses nothing already recorded. */

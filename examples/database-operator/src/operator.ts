@@ -3,7 +3,7 @@
  * recorder, the backup client, and (optionally) leader election. `main.ts` runs it as a process;
  * tests build it in-process.
  */
-import { EventRecorder, KubeClient, LeaderElector, Manager, type Client, type Controller, type Logger, type SecureMetricsOptions } from 'operator-runtime';
+import { EventRecorder, LeaderElector, Manager, type Client, type Controller, type Logger, type SecureMetricsOptions } from 'operator-runtime';
 import type { Registry } from 'prom-client';
 import { BackupClient } from './backup-client.js';
 import { allowedOrigins } from './backup-endpoints.js';
@@ -12,7 +12,7 @@ import { CONTROLLER_NAME, DatabaseReconciler } from './database-reconciler.js';
 import { CONFIG_MAP, MANAGED_BY_SELECTOR, SECRET, SERVICE, STATEFUL_SET } from './resources.js';
 
 export interface DatabaseOperatorOptions {
-  readonly client: Client & Partial<Pick<KubeClient, 'mapper'>>;
+  readonly client: Client;
   readonly registry: Registry;
   readonly logger: Logger;
   /** The operator's backup service; used when a Database names none. */
@@ -86,7 +86,6 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
   const reconciler = new DatabaseReconciler({
     // Reads from the cache, writes to the API server: a no-op reconcile costs no request at all.
     client: manager.client,
-    cache: manager.cache,
     recorder,
     backups,
     defaultBackupEndpoint: options.backupEndpoint,

@@ -6,12 +6,13 @@
  * is already there changes nothing — which is what lets `createOrPatch` send zero writes when
  * nothing drifted, and restore a hand edit when something did.
  */
-export function overlay(target: Record<string, unknown>, desired: Record<string, unknown>): void {
+export function overlay(target: object, desired: object): void {
   for (const [key, want] of Object.entries(desired)) {
-    const have = target[key];
+    // Reflect: any object's fields by name, so typed objects (a StatefulSet) need no index signature.
+    const have: unknown = Reflect.get(target, key);
     if (isObject(want) && isObject(have)) overlay(have, want);
     else if (Array.isArray(want) && Array.isArray(have) && want.length === have.length) overlayArray(have, want);
-    else target[key] = structuredClone(want);
+    else Reflect.set(target, key, structuredClone(want));
   }
 }
 
@@ -24,6 +25,6 @@ function overlayArray(target: unknown[], desired: unknown[]): void {
   });
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+function isObject(v: unknown): v is object {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,12 +1,13 @@
 /** The objects a Database owns, as desired state: pure functions of the Database's spec. */
 import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1.js';
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import { kinds } from 'operator-runtime';
 import { IMAGES, PORTS, type Database } from './database.js';
 
-export const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
-export const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
-export const SERVICE = { apiVersion: 'v1', kind: 'Service' } as const;
-export const STATEFUL_SET = { apiVersion: 'apps/v1', kind: 'StatefulSet' } as const;
+export const SECRET = kinds.Secret;
+export const CONFIG_MAP = kinds.ConfigMap;
+export const SERVICE = kinds.Service;
+export const STATEFUL_SET = kinds.StatefulSet;
 
 export const names = {
   secret: (db: Database) => `${db.metadata.name}-credentials`,
@@ -58,7 +59,8 @@ export function desiredService(db: Database): Service & { metadata: { name: stri
     spec: {
       clusterIP: 'None',
       selector: labels(db),
-      ports: [{ name: db.spec.engine, port: PORTS[db.spec.engine], targetPort: PORTS[db.spec.engine] as unknown as string }],
+      // The container's named port (kubernetes-types types an IntOrString as string: a name is both).
+      ports: [{ name: db.spec.engine, port: PORTS[db.spec.engine], targetPort: db.spec.engine }],
     },
   };
 }
