@@ -5,9 +5,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestEnv } from '../src/testing/test-env.js';
-import { readManifests } from '../src/testing/manifests.js';
-import { auditConsistency, formatAuditReport } from '../src/testing/consistency-audit.js';
+import { TestEnv, readManifests } from 'operator-runtime/testing';
+import { auditConsistency, formatAuditReport } from 'operator-runtime/testing/chaos';
 import { recordChaosResult } from './support/chaos-results.js';
 import { statusCurrent, waitForConvergence } from './support/convergence.js';
 import { SpecChurn, ToyStatusReconciler, WIDGET_PREFIX, type Widget } from './support/toy-widget-operator.js';

@@ -1,24 +1,68 @@
 /**
- * operator-runtime: the public API. Each module's index lists its exports; the few names two
- * modules share are resolved here explicitly (the client's list/watch types are the public ones;
- * the cache's seam types of the same names stay internal to the cache).
+ * operator-runtime: what writing an operator needs — the client and its contracts, typed kinds,
+ * the manager and controller builder, results and errors, leader election, logging, and the helpers
+ * a reconciler calls. Everything else has its own entry point (`operator-runtime/client`, `/cache`,
+ * `/workqueue`, `/controller`, `/manager`, `/leader-election`, `/helpers`, `/metrics`, `/testing`,
+ * `/testing/conformance`, `/testing/chaos`); the full list is package.json `exports`, and the
+ * names each one exports are in api/ (scripts/api-report.ts).
  */
-export * from './core/index.js';
-export * from './client/index.js';
-export * from './cache/index.js';
-export * from './workqueue/index.js';
-export * from './controller/index.js';
-export * from './manager/index.js';
-export * from './metrics/index.js';
-export * from './logging/index.js';
-export * from './helpers/index.js';
-export * from './leader-election/index.js';
-// The console is opt-in through ManagerOptions.console; its classes stay internal.
-export { DEFAULT_CONSOLE_PORT, DEFAULT_CONSOLE_HOST } from './console/index.js';
-export type { ConsoleOptions, ConsoleSnapshot, ControllerSnapshot, InformerSnapshot, EventSnapshot, RecentReconcile, FailingKey } from './console/index.js';
 
-export type { ListOptions, ListPage, WatchEvent, WatchOptions, ObjectLike } from './client/index.js';
-export type { Client } from './client/client.js';
-export { TokenBucketRateLimiter } from './workqueue/index.js';
-export { TokenBucketRateLimiter as ClientTokenBucketRateLimiter } from './client/index.js';
-export { LeadershipLostError } from './leader-election/index.js';
+// Client: the real client, the contracts fakes and caches implement, typed kinds, API errors.
+export { KubeClient, kind, kinds, ApiError, isNotFound, isConflict, isAlreadyExists, isForbidden, ignoreNotFound } from './client/index.js';
+export type {
+  Client,
+  Reader,
+  Writer,
+  StatusWriter,
+  ObjectWatcher,
+  RestMapper,
+  Kind,
+  ObjectOf,
+  KubeClientOptions,
+  FromKubeconfigOptions,
+  Kubeconfig,
+  ObjectLike,
+  GetOptions,
+  ListOptions,
+  WatchOptions,
+  WatchEvent,
+  WriteOptions,
+  PatchOptions,
+  ApplyOptions,
+  DeleteOptions,
+} from './client/index.js';
+
+// Core: the base error, the logger interface, object identity.
+export { OperatorRuntimeError, keyOf, objectKey } from './core/index.js';
+export type { Logger, KubeObject, ObjectMeta, ObjectRef } from './core/index.js';
+
+// Reconciling: results, terminal errors, predicates (grouped: `predicates.and(…)`), events.
+export { requeueAfter, TerminalError, isTerminalError, EventRecorder } from './controller/index.js';
+export type { Result, Reconciler, ReconcileRequest, ReconcileContext, ReconcileFunction, ObjectReconciler, ObjectReconcileContext, ObjectReconcileFunction, Predicate, EventType } from './controller/index.js';
+export * as predicates from './controller/predicates.js';
+
+// Running: the manager, its builder, leader election, signals, logging, metrics.
+export { Manager, ControllerBuilder, runUntilSignal } from './manager/index.js';
+export type { ManagerOptions, RunUntilSignalOptions, Runnable } from './manager/index.js';
+export { LeaderElector, LeadershipLostError } from './leader-election/index.js';
+export type { LeaderElectorOptions } from './leader-election/index.js';
+export { createLogger } from './logging/index.js';
+export type { LoggerOptions } from './logging/index.js';
+export { createMetricsRegistry } from './metrics/index.js';
+
+// Helpers a reconciler calls; the rest (actions, spec hash, HTTP client…) is in operator-runtime/helpers.
+export {
+  handleFinalizer,
+  addFinalizer,
+  removeFinalizer,
+  hasFinalizer,
+  setCondition,
+  getCondition,
+  isConditionTrue,
+  patchStatus,
+  setControllerReference,
+  createOrPatch,
+  applyOwned,
+  retryOnConflict,
+} from './helpers/index.js';
+export type { Condition, ConditionInput, HandleFinalizerOptions, FinalizerStep } from './helpers/index.js';

@@ -4,7 +4,7 @@
  * counted, not fatal). Remembers what it deleted so the invariants can check backups and garbage
  * collection per deleted object.
  */
-import type { KubeClient } from '../../src/client/kube-client.js';
+import type { KubeClient } from 'operator-runtime';
 import { DATABASE, FINALIZER, type Database } from '../../examples/database-operator/src/database.js';
 
 export interface DeletedDatabase {

@@ -9,12 +9,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeClient } from '../../src/client/kube-client.js';
-import { FaultProxy } from '../../src/testing/fault-proxy.js';
-import { freePort } from '../../src/testing/free-port.js';
-import { ManagedProcess } from '../../src/testing/managed-process.js';
-import { readManifests } from '../../src/testing/manifests.js';
-import { TestEnv } from '../../src/testing/test-env.js';
+import { KubeClient } from 'operator-runtime';
+import { TestEnv, freePort, readManifests } from 'operator-runtime/testing';
+import { FaultProxy, ManagedProcess } from 'operator-runtime/testing/chaos';
 import { BackupService } from '../../examples/database-operator/src/backup-service.js';
 
 export const OPERATOR_NS = 'database-operator-system';

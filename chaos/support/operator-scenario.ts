@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import type { Secret } from 'kubernetes-types/core/v1.js';
-import { eventually } from '../../src/testing/eventually.js';
-import { auditConsistency, formatAuditReport, registryKey, type AuditReport, type RecordedWrite } from '../../src/testing/consistency-audit.js';
+import { eventually } from 'operator-runtime/testing';
+import { auditConsistency, formatAuditReport, registryKey, type AuditReport, type RecordedWrite } from 'operator-runtime/testing/chaos';
 import { DATABASE, type Database } from '../../examples/database-operator/src/database.js';
 import { STATEFUL_SET } from '../../examples/database-operator/src/resources.js';
 import { recordChaosResult } from './chaos-results.js';

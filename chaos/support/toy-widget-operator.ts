@@ -4,11 +4,9 @@
  * `status.observedGeneration` with the resourceVersion it read (a 409 means: re-read next round).
  * Both record what they wrote, for the consistency audit and the results table.
  */
-import { isConflict } from '../../src/client/api-error.js';
-import { KubeClient } from '../../src/client/kube-client.js';
-import type { Kubeconfig } from '../../src/client/kubeconfig.js';
-import type { KubeconfigObject } from '../../src/testing/test-env.js';
-import { registryKey, type RecordedWrite } from '../../src/testing/consistency-audit.js';
+import { KubeClient, isConflict, type Kubeconfig } from 'operator-runtime';
+import type { KubeconfigObject } from 'operator-runtime/testing';
+import { registryKey, type RecordedWrite } from 'operator-runtime/testing/chaos';
 
 export const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 export const WIDGET_PREFIX = '/registry/example.com/widgets/';

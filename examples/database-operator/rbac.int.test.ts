@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
-import { KubeClient, createMetricsRegistry, recordingLogger, type Kubeconfig } from 'operator-runtime';
-import { TestEnv, eventually, freePort, kubectl, readManifests } from 'operator-runtime/testing';
+import { KubeClient, createMetricsRegistry, type Kubeconfig } from 'operator-runtime';
+import { TestEnv, eventually, freePort, kubectl, readManifests, recordingLogger } from 'operator-runtime/testing';
 import { fileURLToPath } from 'node:url';
 import { BackupService } from './src/backup-service.js';
 import { DATABASE, type Database } from './src/database.js';

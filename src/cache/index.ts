@@ -4,7 +4,14 @@
  * buffers; readers serve get/list/byIndex from memory. The API client is reached only through the
  * `ListerWatcher` interface.
  */
-export type { ListerWatcher, ListOptions, ListPage, WatchOptions, WatchEvent } from './lister-watcher.js';
+// The cache's seam mirrors the client's list/watch types; renamed so each public name means one thing.
+export type {
+  ListerWatcher,
+  ListOptions as ListerListOptions,
+  ListPage as ListerListPage,
+  WatchOptions as ListerWatchOptions,
+  WatchEvent as ListerWatchEvent,
+} from './lister-watcher.js';
 
 export {
   Watcher,
@@ -19,7 +26,7 @@ export {
 } from './watcher.js';
 export type { WatcherOptions, WatcherEvent, WatcherHealth, WatcherStateName, ErrorSummary } from './watcher.js';
 
-export { Store, StoreReplacement, dropManagedFields, DEFAULT_TRANSFORM, DEFAULT_RELIST_MODE } from './store.js';
+export { Store, dropManagedFields, DEFAULT_TRANSFORM, DEFAULT_RELIST_MODE } from './store.js';
 export type { StoreOptions, StoreReader, StoreDelta, Transform } from './store.js';
 export { NAMESPACE_INDEX } from './indexer.js';
 export type { IndexFunc } from './indexer.js';

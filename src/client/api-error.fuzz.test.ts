@@ -10,7 +10,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { ApiError, apiErrorStatus, isConflict, isGone, isNotFound, type StatusBody } from './api-error.js';
 import { StaticTokenCredential } from './credentials.js';
-import { FakeApiServer } from './fake-api-server.js';
+import { FakeApiServer } from './testing/fake-api-server.js';
 import { makeTlsConfig } from './tls-config.js';
 import { Transport } from './transport.js';
 

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { ApiError } from './api-error.js';
 import { readBodyLimited, readBodyPrefix, ResponseTooLargeError } from './body-limit.js';
 import { StaticTokenCredential } from './credentials.js';
-import { FakeApiServer } from './fake-api-server.js';
+import { FakeApiServer } from './testing/fake-api-server.js';
 import { KubeClient } from './kube-client.js';
 import { makeTlsConfig } from './tls-config.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, MAX_ERROR_BODY_BYTES, Transport, type TransportOptions } from './transport.js';

@@ -42,8 +42,8 @@ export { kind } from './kind.js';
 export type { Kind, ObjectOf } from './kind.js';
 export { kinds } from './kinds.js';
 export type { ResourceType, ResourceMapping } from './discovery.js';
-export { WatchDecoder, WatchDecodeError, DEFAULT_MAX_WATCH_LINE_BYTES } from './watch-decoder.js';
-export type { WatchEvent, RawWatchEvent, WatchDecoderOptions } from './watch-decoder.js';
+export { WatchDecodeError, DEFAULT_MAX_WATCH_LINE_BYTES } from './watch-decoder.js';
+export type { WatchEvent } from './watch-decoder.js';
 export {
   KubeconfigError,
   asKubeconfig,
@@ -70,8 +70,8 @@ export { ExecCredentialPlugin, DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_EXEC_GRACE_MS, D
 export type { ExecConfig, ExecCredentialPluginOptions } from './exec-credential.js';
 export { makeTlsConfig } from './tls-config.js';
 export type { TlsConfig } from './tls-config.js';
+// The transport, the watch decoder and the retry policy are internal; their errors and limits are not.
 export {
-  Transport,
   TransportError,
   DEFAULT_TRANSPORT_BACKOFF,
   DEFAULT_MAX_RETRY_AFTER_MS,
@@ -84,9 +84,8 @@ export {
 } from './transport.js';
 export { ResponseTooLargeError } from './body-limit.js';
 export { METADATA_ONLY_ACCEPT } from './partial-object-metadata.js';
-export type { TransportOptions, TransportRequest, TransportResponse, StreamRequest, StreamResponse } from './transport.js';
-export { TokenBucketRateLimiter } from './rate-limiter.js';
-export type { RateLimiterOptions } from './rate-limiter.js';
+// Renamed: the workqueue has its own (per-item) TokenBucketRateLimiter.
+export { TokenBucketRateLimiter as ClientTokenBucketRateLimiter } from './rate-limiter.js';
+export type { RateLimiterOptions as ClientRateLimiterOptions } from './rate-limiter.js';
 export { promClientMetrics, REQUEST_DURATION_BUCKETS } from './client-metrics.js';
 export type { ClientMetrics, RequestSample } from './client-metrics.js';
-export { IDEMPOTENT_METHODS, isRetryableStatus, isRetryableNetworkError, parseRetryAfter } from './retry-policy.js';

@@ -14,7 +14,7 @@ import { KubeClient } from './kube-client.js';
 import { KubeconfigError } from './kubeconfig.js';
 import { makeTlsConfig } from './tls-config.js';
 import { WatchDecodeError, type WatchEvent } from './watch-decoder.js';
-import { FakeApiServer, sendJson, sendStatus, type RecordedRequest } from './fake-api-server.js';
+import { FakeApiServer, sendJson, sendStatus, type RecordedRequest } from './testing/fake-api-server.js';
 
 let server: FakeApiServer;
 let client: KubeClient;

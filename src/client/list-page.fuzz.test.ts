@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { ApiError } from './api-error.js';
 import { StaticTokenCredential } from './credentials.js';
-import { FakeApiServer, sendJson } from './fake-api-server.js';
+import { FakeApiServer, sendJson } from './testing/fake-api-server.js';
 import { KubeClient, type ListPage, type ListPageOptions } from './kube-client.js';
 import { listAll, listPages } from './paged-list.js';
 import { makeTlsConfig } from './tls-config.js';

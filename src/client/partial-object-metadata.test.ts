@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { StaticTokenCredential } from './credentials.js';
-import { FakeApiServer, sendJson } from './fake-api-server.js';
+import { FakeApiServer, sendJson } from './testing/fake-api-server.js';
 import { KubeClient } from './kube-client.js';
 import { METADATA_ONLY_ACCEPT, toPartialObjectMetadata } from './partial-object-metadata.js';
 import { makeTlsConfig } from './tls-config.js';

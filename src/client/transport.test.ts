@@ -21,7 +21,7 @@ import type { ClusterConfig } from './kubeconfig.js';
 import { makeTlsConfig } from './tls-config.js';
 import { Transport, TransportError, type TransportOptions } from './transport.js';
 import { parseRetryAfter, isRetryableNetworkError, isRetryableStatus } from './retry-policy.js';
-import { FakeApiServer, sendJson, sendStatus, untilTimerPending } from './fake-api-server.js';
+import { FakeApiServer, sendJson, sendStatus, untilTimerPending } from './testing/fake-api-server.js';
 
 const TOKEN = 'tkn-SECRET-value';
 let server: FakeApiServer;

@@ -4,8 +4,8 @@ import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { isConflict } from '../client/api-error.js';
 import { FakeClient, isWrite } from '../testing/fake-client/index.js';
 import { createOrPatch } from './create-or-patch.js';
-import { gadget, GADGET, GADGET_CRD, type Gadget } from './gadget.test-support.js';
-import { immediateClock } from './immediate-clock.test-support.js';
+import { gadget, GADGET, GADGET_CRD, type Gadget } from './testing/gadget.js';
+import { immediateClock } from './testing/immediate-clock.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;

@@ -5,7 +5,7 @@ import type { Result } from '../controller/result.js';
 import { requeueAfter } from '../controller/result.js';
 import { FakeClient, isWrite } from '../testing/fake-client/index.js';
 import { handleFinalizer } from './finalizer-flow.js';
-import { gadget, GADGET, GADGET_CRD, type Gadget } from './gadget.test-support.js';
+import { gadget, GADGET, GADGET_CRD, type Gadget } from './testing/gadget.js';
 
 const FIN = 'example.com/backup';
 

@@ -6,7 +6,7 @@ import { KubeClient } from '../client/kube-client.js';
 import { TestEnv } from '../testing/test-env.js';
 import { handleFinalizer } from './finalizer-flow.js';
 import { addFinalizer, removeFinalizer } from './finalizers.js';
-import { conflictCount, createNamespace, gadget, GADGET, GADGET_CRD, SERVERS, serverLabel, writeCount, type Gadget } from './int-env.test-support.js';
+import { conflictCount, createNamespace, gadget, GADGET, GADGET_CRD, SERVERS, serverLabel, writeCount, type Gadget } from './testing/int-env.js';
 
 for (const server of SERVERS) describe(`finalizers against ${serverLabel(server)}`, () => {
   let env: TestEnv;

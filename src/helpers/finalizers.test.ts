@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { ignoreNotFound, isInvalid } from '../client/api-error.js';
 import { conflictFor, everyNth, FakeClient, isWrite } from '../testing/fake-client/index.js';
 import { addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName } from './finalizers.js';
-import { gadget, GADGET, GADGET_CRD, type Gadget } from './gadget.test-support.js';
-import { immediateClock } from './immediate-clock.test-support.js';
+import { gadget, GADGET, GADGET_CRD, type Gadget } from './testing/gadget.js';
+import { immediateClock } from './testing/immediate-clock.js';
 
 const retry = { clock: immediateClock };
 

@@ -5,7 +5,7 @@ import { ignoreNotFound } from '../client/api-error.js';
 import { KubeClient } from '../client/kube-client.js';
 import { TestEnv } from '../testing/test-env.js';
 import { createOrPatch } from './create-or-patch.js';
-import { createNamespace, eventually, gadget, GADGET, GADGET_CRD, type Gadget } from './int-env.test-support.js';
+import { createNamespace, eventually, gadget, GADGET, GADGET_CRD, type Gadget } from './testing/int-env.js';
 import { getControllerOf, isControlledBy, setControllerReference } from './owner-references.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;

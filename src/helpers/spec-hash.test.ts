@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { applyOwned } from './apply-owned.js';
 import { isConflict } from '../client/api-error.js';
 import { FakeClient, isWrite } from '../testing/fake-client/index.js';
-import { immediateClock } from './immediate-clock.test-support.js';
+import { immediateClock } from './testing/immediate-clock.js';
 import { isResourceVersionConflict, retryOnConflict } from './retry-on-conflict.js';
 import { SPEC_HASH_ANNOTATION, specHash, specHashMatches, withSpecHash } from './spec-hash.js';
 

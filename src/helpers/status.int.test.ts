@@ -10,7 +10,7 @@ import { applyOwned } from './apply-owned.js';
 import { getCondition, setCondition } from './conditions.js';
 import { createOrPatch } from './create-or-patch.js';
 import { handleFinalizer } from './finalizer-flow.js';
-import { conflictCount, createNamespace, gadget, GADGET, GADGET_CRD, requestCounts, SERVERS, serverLabel, writeCount, type Gadget } from './int-env.test-support.js';
+import { conflictCount, createNamespace, gadget, GADGET, GADGET_CRD, requestCounts, SERVERS, serverLabel, writeCount, type Gadget } from './testing/int-env.js';
 import { setControllerReference } from './owner-references.js';
 import { isResourceVersionConflict, retryOnConflict } from './retry-on-conflict.js';
 import { SPEC_HASH_ANNOTATION } from './spec-hash.js';

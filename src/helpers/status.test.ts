@@ -4,8 +4,8 @@ import { isConflict } from '../client/api-error.js';
 import { FakeClock } from '../core/fake-clock.js';
 import { conflictFor, everyNth, FakeClient, isStatusWrite, isWrite } from '../testing/fake-client/index.js';
 import { getCondition, setCondition } from './conditions.js';
-import { gadget, GADGET, GADGET_CRD, type Gadget } from './gadget.test-support.js';
-import { immediateClock } from './immediate-clock.test-support.js';
+import { gadget, GADGET, GADGET_CRD, type Gadget } from './testing/gadget.js';
+import { immediateClock } from './testing/immediate-clock.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import { desiredStatus, patchStatus, updateStatus } from './status.js';
 

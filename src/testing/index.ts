@@ -1,5 +1,12 @@
-/** operator-runtime/testing: the local control plane, the fake clock and test helpers. */
+/**
+ * operator-runtime/testing: the local control plane (TestEnv), the fake client and test tools (fake
+ * clock, seeded random, recording logger, eventually). Chaos controls (fault proxy, consistency
+ * audit, etcd partitions) are in `operator-runtime/testing/chaos`.
+ */
 export { FakeClock, flushMicrotasks } from '../core/fake-clock.js';
+export { seededRandom } from '../core/seeded-random.js';
+export { recordingLogger } from '../logging/recording-logger.js';
+export type { RecordingLogger, RecordedEntry, RecordedLevel } from '../logging/recording-logger.js';
 export { TestEnv, TestEnvError, DEFAULT_START_TIMEOUT_MS } from './test-env.js';
 export { DEFAULT_ETCD_MEMBERS } from './etcd-cluster.js';
 export type { TestEnvOptions, ControlPlaneComponent, KubeconfigObject, TestEnvServer } from './test-env.js';
@@ -12,11 +19,5 @@ export { PodSimulator, DEFAULT_POD_READY_DELAY_MS, SIMULATED_NODE_NAME } from '.
 export type { PodSimulatorOptions } from './pod-simulator.js';
 export { freePort } from './free-port.js';
 export * from './fake-client/index.js';
-export { FaultProxy, FaultProxyError } from './fault-proxy.js';
-export type { FaultRule, FaultMatch, FaultKind, StatusFault, DropFault, DelayFault, CutWatchFault, FaultHandle, FaultProxyOptions, FaultProxyStats, FaultProxyUpstream } from './fault-proxy.js';
-export { auditConsistency, analyzeHistory, readEtcdHistory, registryKey, formatAuditReport, ConsistencyAuditError, DEFAULT_AUDIT_TIMEOUT_MS } from './consistency-audit.js';
-export type { AuditReport, AuditFinding, FindingKind, LostUpdateKind, OutOfOrderKind, HistoryEvent, HistoryKv, RecordedWrite, ConsistencyAuditOptions, ReadEtcdHistoryOptions, AnalyzeHistoryOptions } from './consistency-audit.js';
-export { EtcdClusterError, ETCD_MEMBER_USER_PREFIX } from './etcd-cluster.js';
-export type { EtcdMemberStatus } from './etcd-cluster.js';
 export { eventually, EventuallyTimeoutError, DEFAULT_EVENTUALLY_TIMEOUT_MS, DEFAULT_EVENTUALLY_INTERVAL_MS } from './eventually.js';
 export type { EventuallyOptions } from './eventually.js';

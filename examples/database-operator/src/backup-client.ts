@@ -1,5 +1,5 @@
 /** The operator's side of the backup service: start-or-look-up a backup, through resilient HTTP. */
-import { createHttpClient, type HttpClient, type HttpClientOptions } from 'operator-runtime';
+import { createHttpClient, type HttpClient, type HttpClientOptions } from 'operator-runtime/helpers';
 import type { Registry } from 'prom-client';
 import { BackupServiceError } from './backup-endpoints.js';
 import type { Database } from './database.js';

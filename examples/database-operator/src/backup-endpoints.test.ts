@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HttpRequestError } from 'operator-runtime';
+import { HttpRequestError } from 'operator-runtime/helpers';
 import { BackupServiceError, describeBackupFailure, resolveBackupEndpoint } from './backup-endpoints.js';
 import type { Database } from './database.js';
 

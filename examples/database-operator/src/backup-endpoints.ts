@@ -4,7 +4,8 @@
  * to one on the allow-list its administrator set (server-side request forgery otherwise), and
  * what a backup service answers never reaches status or Events (tenants read those).
  */
-import { HttpRequestError, OperatorRuntimeError } from 'operator-runtime';
+import { OperatorRuntimeError } from 'operator-runtime';
+import { HttpRequestError } from 'operator-runtime/helpers';
 import type { Database } from './database.js';
 
 export interface BackupEndpointPolicy {

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import {
   TerminalError,
-  actionContinue,
   createOrPatch,
   getCondition,
   handleFinalizer,
@@ -16,10 +15,8 @@ import {
   patchStatus,
   requeueAfter,
   retryOnConflict,
-  runActions,
   setCondition,
   setControllerReference,
-  type Action,
   type Client,
   type ConditionInput,
   type EventRecorder,
@@ -30,6 +27,7 @@ import {
   type ReconcileRequest,
   type Result,
 } from 'operator-runtime';
+import { actionContinue, runActions, type Action } from 'operator-runtime/helpers';
 import type { Registry } from 'prom-client';
 import type { BackupClient } from './backup-client.js';
 import { describeBackupFailure, resolveBackupEndpoint, type BackupEndpointPolicy } from './backup-endpoints.js';

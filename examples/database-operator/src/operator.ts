@@ -3,7 +3,9 @@
  * recorder, the backup client, and (optionally) leader election. `main.ts` runs it as a process;
  * tests build it in-process.
  */
-import { EventRecorder, LeaderElector, Manager, type Client, type Controller, type Logger, type SecureMetricsOptions } from 'operator-runtime';
+import { EventRecorder, LeaderElector, Manager, type Client, type Logger } from 'operator-runtime';
+import type { Controller } from 'operator-runtime/controller';
+import type { SecureMetricsOptions } from 'operator-runtime/manager';
 import type { Registry } from 'prom-client';
 import { BackupClient } from './backup-client.js';
 import { allowedOrigins } from './backup-endpoints.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../../core/clock.js';
 
 /** A clock whose timers fire on the next turn of the event loop, for retry paths in unit tests that are not about time. */
 export const immediateClock: Clock = {

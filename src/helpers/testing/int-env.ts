@@ -3,9 +3,9 @@
  * client's `rest_client_requests_total`, and polling for what the control plane does on its own.
  */
 import type { Registry } from 'prom-client';
-import type { Client } from '../client/client.js';
-import { isNoKindMatch } from '../client/discovery.js';
-export { GADGET, GADGET_CRD, gadget, type Gadget } from './gadget.test-support.js';
+import type { Client } from '../../client/client.js';
+import { isNoKindMatch } from '../../client/discovery.js';
+export { GADGET, GADGET_CRD, gadget, type Gadget } from './gadget.js';
 
 let nsCounter = 0;
 

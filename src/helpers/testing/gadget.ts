@@ -3,8 +3,8 @@
  * tests on TestEnv): its status carries metav1.Condition exactly as the API server validates it,
  * so a malformed condition from our helpers fails the write.
  */
-import type { Condition } from './conditions.js';
-import type { MetadataLike } from './meta-object.js';
+import type { Condition } from '../conditions.js';
+import type { MetadataLike } from '../meta-object.js';
 
 export const GADGET = { apiVersion: 'helpers.operator-runtime.dev/v1', kind: 'Gadget' } as const;
 

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { OperatorRuntimeError } from '../core/errors.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
 
 export interface RecordedRequest {
   readonly method: string;

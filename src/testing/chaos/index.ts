@@ -1,0 +1,15 @@
+/**
+ * operator-runtime/testing/chaos: fault injection and verification for chaos suites — the fault
+ * proxy (429s, 500s, dropped connections, watch cuts), the etcd-history consistency audit, etcd
+ * cluster and iptables partition errors, and supervised child processes. Partitions need root and
+ * iptables; nothing in `operator-runtime/testing` needs either.
+ */
+export { FaultProxy, FaultProxyError } from '../fault-proxy.js';
+export type { FaultRule, FaultMatch, FaultKind, StatusFault, DropFault, DelayFault, CutWatchFault, FaultHandle, FaultProxyOptions, FaultProxyStats, FaultProxyUpstream } from '../fault-proxy.js';
+export { auditConsistency, analyzeHistory, readEtcdHistory, registryKey, formatAuditReport, ConsistencyAuditError, DEFAULT_AUDIT_TIMEOUT_MS } from '../consistency-audit.js';
+export type { AuditReport, AuditFinding, FindingKind, LostUpdateKind, OutOfOrderKind, HistoryEvent, HistoryKv, RecordedWrite, ConsistencyAuditOptions, ReadEtcdHistoryOptions, AnalyzeHistoryOptions } from '../consistency-audit.js';
+export { EtcdClusterError, ETCD_MEMBER_USER_PREFIX } from '../etcd-cluster.js';
+export type { EtcdMemberStatus } from '../etcd-cluster.js';
+export { IptablesError, CHAOS_RULE_COMMENT_PREFIX, iptablesAvailable } from '../iptables.js';
+export { ManagedProcess } from '../managed-process.js';
+export type { ManagedProcessOptions } from '../managed-process.js';
