@@ -47,7 +47,7 @@ describe('the Database operator against a real control plane', () => {
     await backups.start();
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
     registry = createMetricsRegistry();
-    operatorClient = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, metricsRegistry: registry });
+    operatorClient = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, registry });
     operator = createDatabaseOperator({
       client: operatorClient,
       registry,

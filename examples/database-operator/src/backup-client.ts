@@ -24,9 +24,7 @@ export class BackupClient {
 
   constructor(options: BackupClientOptions = {}) {
     this.http = createHttpClient({
-      retries: 2,
-      baseDelayMs: 200,
-      maxDelayMs: 2_000,
+      backoff: { maxAttempts: 3, initialMs: 200, maxMs: 2_000 },
       attemptTimeoutMs: options.attemptTimeoutMs ?? 2_000,
       // A backup answer is a few hundred bytes; nothing larger is read into memory.
       maxResponseBytes: 64 * 1024,

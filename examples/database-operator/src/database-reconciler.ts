@@ -99,7 +99,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
       throw new TerminalError(`unsupported version ${db.spec.engine} ${db.spec.version}`);
     }
 
-    const report = await runActions(this.actions, { db, signal, log }, { controller: CONTROLLER_NAME, log, signal, ...(this.options.registry ? { registry: this.options.registry } : {}) });
+    const report = await runActions(this.actions, { db, signal, log }, { controller: CONTROLLER_NAME, logger: log, signal, ...(this.options.registry ? { registry: this.options.registry } : {}) });
     return report.result;
   }
 

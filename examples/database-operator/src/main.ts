@@ -26,7 +26,7 @@ if (!env.BACKUP_SERVICE_URL) {
   process.exit(2);
 }
 const registry = createMetricsRegistry({ defaultMetrics: true });
-const client = await KubeClient.fromDefault({ metricsRegistry: registry, logger });
+const client = await KubeClient.fromDefault({ registry, logger });
 const identity = env.POD_NAME;
 const reconcileLog = env.RECONCILE_LOG;
 /** One JSON line per event, appended synchronously so a kill -9 loses nothing already recorded. */
