@@ -105,8 +105,13 @@ function kindOf(symbol: ts.Symbol): string {
 
 const FORMAT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.WriteArrowStyleSignature | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope;
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+const PRINTER = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind.LineFeed });
+
+/** A declared type as written, without its comments (a comment edit is not an API change), on one line. */
+function printed(node: ts.Node): string {
+  return PRINTER.printNode(ts.EmitHint.Unspecified, node, node.getSourceFile())
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string[] {
@@ -131,12 +136,12 @@ function signatureOf(checker: ts.TypeChecker, symbol: ts.Symbol, kind: string): 
   switch (kind) {
     case 'type': {
       const node = decl as ts.TypeAliasDeclaration;
-      const params = node.typeParameters ? `<${node.typeParameters.map((p) => oneLine(p.getText())).join(', ')}>` : '';
-      return `${params} = ${oneLine(node.type.getText())}`;
+      const params = node.typeParameters ? `<${node.typeParameters.map((p) => printed(p)).join(', ')}>` : '';
+      return `${params} = ${printed(node.type)}`;
     }
     case 'interface': {
       const node = decl as ts.InterfaceDeclaration;
-      const params = node.typeParameters ? `<${node.typeParameters.map((p) => oneLine(p.getText())).join(', ')}>` : '';
+      const params = node.typeParameters ? `<${node.typeParameters.map((p) => printed(p)).join(', ')}>` : '';
       const members = membersOf(checker, checker.getDeclaredTypeOfSymbol(symbol), decl);
       return `${params} { ${members.join('; ')} }`;
     }
