@@ -2,14 +2,14 @@ import type { Registry } from 'prom-client';
 import { getOrCreateCounter, getOrCreateGauge, getOrCreateHistogram } from '../metrics/get-or-create-metric.js';
 
 /** controller-runtime's `result` label values; `requeue` (immediate rate-limited requeue) has no Result of ours. */
-export type ReconcileOutcome = 'success' | 'error' | 'requeue_after';
+export type ReconcileOutcomeLabel = 'success' | 'error' | 'requeue_after';
 
 /** controller-runtime's reconcile buckets (seconds). */
 const RECONCILE_TIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60];
 
 /** The controller_runtime_* metrics of one controller, with controller-runtime's names and labels. */
 export class ControllerMetrics {
-  private readonly outcomes: Record<ReconcileOutcome, { inc(): void }>;
+  private readonly outcomes: Record<ReconcileOutcomeLabel, { inc(): void }>;
   private readonly errors: { inc(): void };
   private readonly terminalErrors: { inc(): void };
   private readonly panics: { inc(): void };
@@ -71,7 +71,7 @@ export class ControllerMetrics {
     this.activeWorkers.inc();
   }
 
-  reconcileFinished(outcome: ReconcileOutcome, seconds: number, kind: { terminal?: boolean; panic?: boolean } = {}): void {
+  reconcileFinished(outcome: ReconcileOutcomeLabel, seconds: number, kind: { terminal?: boolean; panic?: boolean } = {}): void {
     this.activeWorkers.dec();
     this.outcomes[outcome].inc();
     this.time.observe(seconds);

@@ -7,7 +7,7 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import { objectKey, parseObjectKey, type ObjectRef } from '../core/object-key.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { Workqueue } from '../workqueue/workqueue.js';
-import { ControllerMetrics, type ReconcileOutcome } from './controller-metrics.js';
+import { ControllerMetrics, type ReconcileOutcomeLabel } from './controller-metrics.js';
 import type { Reconciler } from './reconciler.js';
 import type { Result } from './result.js';
 import { isTerminalError } from './terminal-error.js';
@@ -49,7 +49,7 @@ export interface ReconcileRecord {
   /** `clock.now()` when the reconcile started. */
   readonly startedAtMs: number;
   readonly durationMs: number;
-  readonly outcome: ReconcileOutcome | 'terminal_error';
+  readonly outcome: ReconcileOutcomeLabel | 'terminal_error';
   /** What the reconciler threw, for `error` and `terminal_error`. */
   readonly error?: unknown;
 }
@@ -189,7 +189,7 @@ export class Controller {
     const started = this.clock.monotonicNow();
     const startedAtMs = this.observer ? this.clock.now() : 0;
     this.metrics?.reconcileStarted();
-    let outcome: ReconcileOutcome = 'success';
+    let outcome: ReconcileOutcomeLabel = 'success';
     let flags: { terminal?: boolean; panic?: boolean } = {};
     let thrown: unknown;
     try {

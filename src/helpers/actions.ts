@@ -1,46 +1,23 @@
 /**
  * Actions: a reconcile as an ordered chain of small named steps, each testable on its
- * own with a fake client. The runner only schedules: it runs the steps in order, stops at the
- * first that asks to stop, requeue or fails, and logs and times every step.
+ * own with a fake client. An action returns what a reconciler returns (the one `Result`):
+ * nothing to let the chain go on, `done()` to stop it, `requeueAfter(ms)` to stop and come back.
+ * The runner only schedules: it runs the steps in order, stops at the first that returns a result
+ * or fails, and logs and times every step.
  */
-import { InvalidArgumentError } from '../core/errors.js';
 import type { Registry } from 'prom-client';
 import { throwIfAborted } from '../core/abort.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { getOrCreateHistogram } from '../metrics/get-or-create-metric.js';
-import { OUTCOME_DONE, type ReconcileOutcome } from './reconcile-outcome.js';
-
-/** What one action asks of the chain. */
-export type ActionResult =
-  | { readonly kind: 'continue' }
-  | { readonly kind: 'requeueAfter'; readonly requeueAfterMs: number }
-  | { readonly kind: 'done' };
-
-const CONTINUE: ActionResult = Object.freeze({ kind: 'continue' });
-const DONE: ActionResult = Object.freeze({ kind: 'done' });
-
-/** Run the next action. */
-export function actionContinue(): ActionResult {
-  return CONTINUE;
-}
-
-/** Stop the chain: the reconcile is complete. */
-export function actionDone(): ActionResult {
-  return DONE;
-}
-
-/** Stop the chain and reconcile again after `ms` (waiting on something external). */
-export function actionRequeueAfter(ms: number): ActionResult {
-  if (!(ms >= 0) || !Number.isFinite(ms)) throw new InvalidArgumentError(`actionRequeueAfter: ms must be a finite number >= 0, got ${ms}`);
-  return { kind: 'requeueAfter', requeueAfterMs: ms };
-}
+import { done, type Result } from '../core/result.js';
 
 /** One step of a reconcile. `C` is whatever the reconciler hands its actions (object, client, signal…). */
 export interface Action<C> {
   /** Stable, low-cardinality: it is a metric label. */
   readonly name: string;
-  run(ctx: C): Promise<ActionResult>;
+  /** Nothing: go on with the next action; `done()`: stop; `requeueAfter(ms)`: stop and come back. */
+  run(ctx: C): Promise<Result | void>;
 }
 
 export interface RunActionsOptions {
@@ -66,7 +43,7 @@ export interface ActionRecord {
 
 export interface ActionsReport {
   /** What to return from the reconcile (a requeue if an action asked for one, else done). */
-  readonly result: ReconcileOutcome;
+  readonly result: Result;
   /** Every action that ran, in order. */
   readonly actions: readonly ActionRecord[];
   /** The action that ended the chain early (done or requeue), if any. */
@@ -103,7 +80,7 @@ export async function runActions<C>(actions: readonly Action<C>[], ctx: C, optio
   for (const action of actions) {
     throwIfAborted(options.signal);
     const start = clock.monotonicNow();
-    let out: ActionResult;
+    let out: Result | void;
     try {
       out = await action.run(ctx);
     } catch (err) {
@@ -111,13 +88,10 @@ export async function runActions<C>(actions: readonly Action<C>[], ctx: C, optio
       log.error({ controller: options.controller, action: action.name, durationMs: entry.durationMs, err }, 'action failed');
       throw err;
     }
-    const label: ActionOutcomeLabel = out.kind === 'requeueAfter' ? 'requeue' : out.kind;
+    const label: ActionOutcomeLabel = !out ? 'continue' : out.kind === 'requeueAfter' ? 'requeue' : out.kind;
     const entry = record(action.name, label, start);
     log.debug({ controller: options.controller, action: action.name, result: label, durationMs: entry.durationMs }, 'action finished');
-    if (out.kind === 'done') return { result: OUTCOME_DONE, actions: records, stoppedBy: action.name };
-    if (out.kind === 'requeueAfter') {
-      return { result: { kind: 'requeueAfter', requeueAfterMs: out.requeueAfterMs }, actions: records, stoppedBy: action.name };
-    }
+    if (out) return { result: out, actions: records, stoppedBy: action.name };
   }
-  return { result: OUTCOME_DONE, actions: records };
+  return { result: done(), actions: records };
 }

@@ -1,7 +1,7 @@
 import type { Client } from '../client/client.js';
 import { addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName, type FinalizerWriteOptions } from './finalizers.js';
 import type { MetaObject } from './meta-object.js';
-import { isRequeue, OUTCOME_DONE, type ReconcileOutcome } from './reconcile-outcome.js';
+import { done, isRequeue, type Result } from '../core/result.js';
 
 export interface HandleFinalizerOptions<T> extends FinalizerWriteOptions {
   /** Our finalizer, domain-qualified (`example.com/backup`). */
@@ -11,7 +11,7 @@ export interface HandleFinalizerOptions<T> extends FinalizerWriteOptions {
    * idempotent: it runs again if the finalizer could not be removed. Return a requeue to wait
    * (the finalizer stays); throw to fail (the finalizer stays, the workqueue backs off).
    */
-  readonly cleanup: (obj: T) => Promise<ReconcileOutcome | void>;
+  readonly cleanup: (obj: T) => Promise<Result | void>;
 }
 
 /**
@@ -26,7 +26,7 @@ export type FinalizerStep<T> =
   | {
       readonly kind: 'stop';
       readonly reason: 'finalized' | 'cleanupPending' | 'notOurs';
-      readonly result: ReconcileOutcome;
+      readonly result: Result;
       /** The object after our write (its final state, if that let the server delete it); undefined if it was already gone. */
       readonly object: T | undefined;
     };
@@ -48,9 +48,9 @@ export async function handleFinalizer<T extends MetaObject>(client: Client, obj:
     return { kind: 'continue', object: await addFinalizer(client, obj, options.name, options) };
   }
   // A deleting object accepts no new finalizers, and without ours there is nothing we must do.
-  if (!hasFinalizer(obj, options.name)) return { kind: 'stop', reason: 'notOurs', result: OUTCOME_DONE, object: obj };
+  if (!hasFinalizer(obj, options.name)) return { kind: 'stop', reason: 'notOurs', result: done(), object: obj };
   const outcome = await options.cleanup(obj);
   if (isRequeue(outcome)) return { kind: 'stop', reason: 'cleanupPending', result: outcome, object: obj };
   const after = await removeFinalizer(client, obj, options.name, options);
-  return { kind: 'stop', reason: 'finalized', result: OUTCOME_DONE, object: after };
+  return { kind: 'stop', reason: 'finalized', result: done(), object: after };
 }

@@ -11,7 +11,6 @@ export {
   IncompleteObjectError,
 } from './errors.js';
 export type { MetaObject, MetadataLike } from './meta-object.js';
-export type { ReconcileOutcome } from './reconcile-outcome.js';
 export { canonicalJson, jsonEqual } from './canonical-json.js';
 export { createMergePatch } from './merge-patch.js';
 export { retryOnConflict, isResourceVersionConflict, DEFAULT_RETRY } from './retry-on-conflict.js';
@@ -41,13 +40,10 @@ export { applyOwned, DEFAULT_APPLY_FORCE } from './apply-owned.js';
 export type { ApplyOwnedOptions, ApplyOwnedResult } from './apply-owned.js';
 export {
   runActions,
-  actionContinue,
-  actionDone,
-  actionRequeueAfter,
   ACTION_DURATION_METRIC,
   ACTION_DURATION_BUCKETS,
 } from './actions.js';
-export type { Action, ActionResult, ActionRecord, ActionsReport, ActionOutcomeLabel, RunActionsOptions } from './actions.js';
+export type { Action, ActionRecord, ActionsReport, ActionOutcomeLabel, RunActionsOptions } from './actions.js';
 export {
   createHttpClient,
   HttpRequestError,

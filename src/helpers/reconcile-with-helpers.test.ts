@@ -9,10 +9,10 @@ import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { Registry } from 'prom-client';
 import { ignoreNotFound } from '../client/api-error.js';
 import type { Client } from '../client/client.js';
-import type { Result } from '../controller/result.js';
+import { done, type Result } from '../core/result.js';
 import { FakeClock } from '../core/fake-clock.js';
 import { conflictFor, FakeClient, isStatusWrite, isWrite } from '../testing/fake-client/index.js';
-import { actionContinue, actionDone, runActions, type Action } from './actions.js';
+import { runActions, type Action } from './actions.js';
 import { applyOwned } from './apply-owned.js';
 import { setCondition } from './conditions.js';
 import { createOrPatch } from './create-or-patch.js';
@@ -37,9 +37,8 @@ const finalizer: Action<Ctx> = {
   name: 'finalizer',
   async run(ctx) {
     const step = await handleFinalizer(ctx.client, ctx.obj, { name: FIN, cleanup: async () => void ctx.ops.push('cleanup'), retry: { clock: immediateClock } });
-    if (step.kind === 'stop') return actionDone();
+    if (step.kind === 'stop') return done();
     ctx.obj = step.object;
-    return actionContinue();
   },
 };
 
@@ -52,7 +51,6 @@ const config: Action<Ctx> = {
       setControllerReference(owner, cm);
     });
     ctx.ops.push(`config:${res.operation}`);
-    return actionContinue();
   },
 };
 
@@ -63,7 +61,6 @@ const palette: Action<Ctx> = {
     const current = await ignoreNotFound(ctx.client.get<ConfigMap>(CM, 'g-palette', { namespace: 'ns' }));
     const res = await applyOwned(ctx.client, desired, { fieldManager: 'gadget-controller', current });
     ctx.ops.push(`palette:${res.operation}`);
-    return actionContinue();
   },
 };
 
@@ -76,7 +73,6 @@ const status: Action<Ctx> = {
       return patchStatus(ctx.client, cur, { ...cur.status, conditions }, { observedGeneration: ctx.obj.metadata.generation });
     }, { clock: immediateClock });
     ctx.ops.push(`status:${res.changed ? 'written' : 'unchanged'}`);
-    return actionContinue();
   },
 };
 

@@ -27,7 +27,7 @@ import {
   type ReconcileRequest,
   type Result,
 } from 'operator-runtime';
-import { actionContinue, runActions, type Action } from 'operator-runtime/helpers';
+import { runActions, type Action } from 'operator-runtime/helpers';
 import type { Registry } from 'prom-client';
 import type { BackupClient } from './backup-client.js';
 import { describeBackupFailure, resolveBackupEndpoint, type BackupEndpointPolicy } from './backup-endpoints.js';
@@ -71,8 +71,8 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     this.endpoints = { defaultEndpoint: options.defaultBackupEndpoint, allowedEndpoints: options.allowedBackupEndpoints ?? [] };
     this.actions = [
       { name: 'secret', run: (ctx) => this.ensureSecret(ctx) },
-      { name: 'configmap', run: async (ctx) => (await this.ensureOwned(ctx, desiredConfigMap(ctx.db))).action },
-      { name: 'service', run: async (ctx) => (await this.ensureOwned(ctx, desiredService(ctx.db))).action },
+      { name: 'configmap', run: async (ctx) => void (await this.ensureOwned(ctx, desiredConfigMap(ctx.db))) },
+      { name: 'service', run: async (ctx) => void (await this.ensureOwned(ctx, desiredService(ctx.db))) },
       { name: 'statefulset', run: (ctx) => this.ensureStatefulSet(ctx) },
       { name: 'status', run: (ctx) => this.reportStatus(ctx) },
     ];
@@ -107,19 +107,18 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
   private async ensureSecret(ctx: Ctx) {
     const { db, signal } = ctx;
     // Never regenerate: an existing Secret is kept as it is (its password is the database's).
-    if (await this.cached(SECRET, names.secret(db), db, signal)) return actionContinue();
+    if (await this.cached(SECRET, names.secret(db), db, signal)) return; // an action that returns nothing lets the chain go on
     const password = randomBytes(18).toString('base64url');
     const secret = setControllerReference(db, desiredSecret(db, password));
     try {
       await this.options.client.create(secret, { signal, fieldManager: FIELD_MANAGER });
     } catch (err) {
       if (!isAlreadyExists(err)) throw err; // AlreadyExists: our cache was behind: fine
-      return actionContinue();
+      return;
     }
     const recreated = isConditionTrue(db.status?.conditions, 'Provisioned');
     if (recreated) this.options.recorder.event(db, 'Warning', 'SecretRecreated', `Secret ${names.secret(db)} was missing and has been recreated with a new password`);
     else this.options.recorder.event(db, 'Normal', 'SecretCreated', `Secret ${names.secret(db)} created`);
-    return actionContinue();
   }
 
   /** createOrPatch with only the fields we manage: an object that did not drift gets no write. */
@@ -134,7 +133,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
       { signal },
     );
     if (result.operation !== 'unchanged') ctx.log.info({ kind: desired.kind, object: desired.metadata.name, operation: result.operation }, 'owned object written');
-    return { result, action: actionContinue() };
+    return { result };
   }
 
   private async ensureStatefulSet(ctx: Ctx) {
@@ -144,7 +143,6 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     const managed = { metadata: { labels: desired.metadata.labels, ownerReferences: wanted.metadata.ownerReferences }, spec: { replicas: desired.spec!.replicas, template: desired.spec!.template } };
     const { result } = await this.ensureOwned(ctx, desired, managed);
     ctx.statefulSet = result.object;
-    return actionContinue();
   }
 
   /** Status from what we observe: the StatefulSet's ready replicas. Written only when it changed. */
@@ -164,7 +162,6 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     const backupEndpoint = this.backupEndpointCondition(db);
     if (backupEndpoint) conditions.push(backupEndpoint);
     await this.writeStatus(db, { phase, readyReplicas: ready, endpoint: `${names.service(db)}.${db.metadata.namespace}.svc:${PORTS[db.spec.engine]}` }, conditions, signal);
-    return actionContinue();
   }
 
   /** The finalizer's cleanup: backup first, polled with requeueAfter so no worker waits on it. */
