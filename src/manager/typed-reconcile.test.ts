@@ -8,7 +8,13 @@ import type { ObjectReconcileContext, ObjectReconciler } from '../controller/rec
 import { FakeClock } from '../core/fake-clock.js';
 import type { KubeObject } from '../core/object-key.js';
 import { FakeClient } from '../testing/fake-client/fake-client.js';
+import { Registry } from 'prom-client';
+import type { SharedInformer } from '../cache/informer.js';
+import { recordingLogger } from '../logging/recording-logger.js';
+import { ControllerBuilder } from './controller-builder.js';
+import type { ControllerHost } from './controller-host.js';
 import { Manager } from './manager.js';
+import type { Runnable } from './runnable.js';
 
 // The type-level checks below fail `npm run typecheck` when the kind given to `.for()` stops
 // reaching the reconciler: each expected-error directive is itself an error once its line compiles.
@@ -117,6 +123,56 @@ test('ctx.get() with a namespace-restricted cache finds the object in its namesp
     await both;
     assert.equal(got.get('a/s')?.metadata?.namespace, 'a');
     assert.equal(got.get('b/s')?.metadata?.namespace, 'b');
+  } finally {
+    stop.abort();
+    await running;
+  }
+});
+
+test('ctx.get() waits for the primary informer to sync before answering (a trigger may come first)', async () => {
+  const obj: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'early', namespace: 'ns' }, data: { k: 'v' } };
+  let synced = false;
+  let markSynced!: () => void;
+  const syncDone = new Promise<void>((resolve) => (markSynced = () => ((synced = true), resolve())));
+  const informer = {
+    addEventHandler: () => ({ remove: () => undefined }),
+    hasSynced: () => synced,
+    waitForSync: () => syncDone,
+    // Before the sync the store is empty: answering then would wrongly say "deleted".
+    reader: { get: (key: string) => (synced && key === 'ns/early' ? obj : undefined) },
+  };
+  const added: Runnable[] = [];
+  const host: ControllerHost = {
+    clock: new FakeClock(0),
+    logger: recordingLogger(),
+    registry: new Registry(),
+    gracefulShutdownMs: 1_000,
+    trackController: () => undefined,
+    prepareInformers: () => undefined,
+    informersFor: async () => [informer as unknown as SharedInformer<KubeObject>],
+    isNamespaced: async () => true,
+    add: (runnable) => void added.push(runnable),
+  };
+  let entered!: () => void;
+  const inGet = new Promise<void>((resolve) => (entered = resolve));
+  let answered!: (v: ConfigMap | undefined) => void;
+  const answer = new Promise<ConfigMap | undefined>((resolve) => (answered = resolve));
+  const trigger = (async function* () {
+    yield 'ns/early';
+  })();
+  new ControllerBuilder(host, 'early').for(kinds.ConfigMap).reconcileOn(trigger).complete(async (_request, ctx) => {
+    const pending = ctx.get();
+    entered();
+    answered(await pending);
+  });
+  const stop = new AbortController();
+  const running = added[0]!.start(stop.signal);
+  try {
+    await inGet;
+    const early = await Promise.race([answer.then(() => 'answered'), new Promise((r) => setImmediate(() => r('waiting')))]);
+    assert.equal(early, 'waiting', 'no answer before the informer synced');
+    markSynced();
+    assert.deepEqual(await answer, obj);
   } finally {
     stop.abort();
     await running;
