@@ -109,6 +109,7 @@ export class KubeClient implements Client {
   /** The context's namespace (or the pod's, in-cluster); informational, never applied implicitly. */
   readonly defaultNamespace: string;
   readonly mapper: DiscoveryRestMapper;
+  /** @internal The HTTP layer; the repository's own tests reach past the client through it. */
   readonly transport: Transport;
   /** `watch` passes `sendInitialEvents` on to the server, so informers try a watch-list sync first. */
   readonly watchList = true;
