@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestEnv, readManifests } from 'operator-runtime/testing';
-import { auditConsistency, formatAuditReport } from 'operator-runtime/testing/chaos';
+import { auditConsistency, formatAuditReport, etcdFaults } from 'operator-runtime/testing/chaos';
 import { recordChaosResult } from './support/chaos-results.js';
 import { statusCurrent, waitForConvergence } from './support/convergence.js';
 import { SpecChurn, ToyStatusReconciler, WIDGET_PREFIX, type Widget } from './support/toy-widget-operator.js';
@@ -43,13 +43,13 @@ describe('chaos: etcd leader partition (smoke)', () => {
     try {
       await sleep(1000); // steady state first
 
-      const leader = await env.waitForEtcdLeader();
+      const leader = await etcdFaults(env).waitForLeader();
       const cutAt = Date.now();
-      await env.partitionEtcdMember(leader);
-      await env.waitForEtcdLeader({ not: leader, timeoutMs: 20_000 });
+      await etcdFaults(env).partitionMember(leader);
+      await etcdFaults(env).waitForLeader({ not: leader, timeoutMs: 20_000 });
       const electionMs = Date.now() - cutAt;
       await sleep(Math.max(0, PARTITION_MS - (Date.now() - cutAt)));
-      await env.heal();
+      await etcdFaults(env).heal();
       const healAt = Date.now();
       await sleep(1000); // let the churn see the healed cluster, then let the reconciler catch up
       stopWork.abort();

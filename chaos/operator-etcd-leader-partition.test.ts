@@ -1,6 +1,7 @@
 /** Chaos: the etcd leader is cut off from its peers (15 s long / 5 s short) while the operator works. */
 import { test } from 'node:test';
 import { LONG, runOperatorScenario, sleep } from './support/operator-scenario.js';
+import { etcdFaults } from 'operator-runtime/testing/chaos';
 
 const FAULT_MS = Number(process.env.CHAOS_FAULT_MS ?? (LONG ? 15_000 : 5_000));
 
@@ -8,16 +9,16 @@ test('the Database operator converges after the etcd leader is partitioned and h
   await runOperatorScenario({
     name: 'etcd leader partition',
     fault: async ({ bed, faults, notes }) => {
-      const leader = await bed.env.waitForEtcdLeader();
+      const leader = await etcdFaults(bed.env).waitForLeader();
       const t0 = Date.now();
-      await bed.env.partitionEtcdMember(leader);
+      await etcdFaults(bed.env).partitionMember(leader);
       faults.push(`partition etcd leader (member ${leader}) ${FAULT_MS} ms`);
       try {
-        await bed.env.waitForEtcdLeader({ not: leader, timeoutMs: 20_000 });
+        await etcdFaults(bed.env).waitForLeader({ not: leader, timeoutMs: 20_000 });
         notes.newEtcdLeaderMs = Date.now() - t0;
         await sleep(Math.max(0, FAULT_MS - (Date.now() - t0)));
       } finally {
-        await bed.env.heal();
+        await etcdFaults(bed.env).heal();
       }
     },
   });

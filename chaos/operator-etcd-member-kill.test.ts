@@ -1,6 +1,7 @@
 /** Chaos: an etcd member is killed with SIGKILL and restarted on its data dir. */
 import { test } from 'node:test';
 import { LONG, runOperatorScenario, sleep } from './support/operator-scenario.js';
+import { etcdFaults } from 'operator-runtime/testing/chaos';
 
 const FAULT_MS = Number(process.env.CHAOS_FAULT_MS ?? (LONG ? 15_000 : 5_000));
 
@@ -8,16 +9,16 @@ test('the Database operator converges after an etcd member is killed and restart
   await runOperatorScenario({
     name: 'etcd member kill -9',
     fault: async ({ bed, faults, notes }) => {
-      const leader = await bed.env.waitForEtcdLeader();
+      const leader = await etcdFaults(bed.env).waitForLeader();
       const t0 = Date.now();
-      await bed.env.killEtcdMember(leader);
+      await etcdFaults(bed.env).killMember(leader);
       faults.push(`kill -9 etcd leader (member ${leader}), restart after ${FAULT_MS} ms`);
       try {
-        await bed.env.waitForEtcdLeader({ not: leader, timeoutMs: 20_000 });
+        await etcdFaults(bed.env).waitForLeader({ not: leader, timeoutMs: 20_000 });
         notes.newEtcdLeaderMs = Date.now() - t0;
         await sleep(Math.max(0, FAULT_MS - (Date.now() - t0)));
       } finally {
-        await bed.env.restartEtcdMember(leader);
+        await etcdFaults(bed.env).restartMember(leader);
       }
     },
   });

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { TestEnv } from './test-env.js';
 import { iptablesAvailable, outputRules } from './iptables.js';
 import { ETCD_MEMBER_USER_PREFIX } from './etcd-cluster.js';
+import { etcdFaults } from './chaos-controls/etcd-faults.js';
 
 const run = promisify(execFile);
 const usable = process.getuid?.() === 0 && (await iptablesAvailable());
@@ -52,28 +53,28 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
     assert.deepEqual(env.etcdEndpoints.map((e) => new URL(e).hostname), ['127.0.0.11', '127.0.0.12', '127.0.0.13']);
     const procs = await memberProcesses(env.dir);
     assert.equal(procs.length, 3, procs.join('\n'));
-    const leader = await env.waitForEtcdLeader({ timeoutMs: 10_000 });
+    const leader = await etcdFaults(env).waitForLeader({ timeoutMs: 10_000 });
     assert.ok([1, 2, 3].includes(leader));
     const res = await env.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'hello' }, data: { value: '0' } });
     assert.equal(res.status, 201);
   });
 
   test('partitioning the etcd leader elects another leader, API writes fail or stall until heal, then succeed', async () => {
-    const oldLeader = await env.waitForEtcdLeader();
+    const oldLeader = await etcdFaults(env).waitForLeader();
     const outcomes: { atMs: number; result: number | 'timeout' | 'error' }[] = [];
     let newLeader: number;
     let electedMs: number;
     const cutAt = Date.now();
-    await env.partitionEtcdMember(oldLeader);
+    await etcdFaults(env).partitionMember(oldLeader);
     let healAt: number;
     try {
-      assert.equal((await env.faultRules()).length, 5, 'two rules per other member plus the answers from its peer port');
-      newLeader = await env.waitForEtcdLeader({ not: oldLeader, timeoutMs: 15_000 });
+      assert.equal((await etcdFaults(env).rules()).length, 5, 'two rules per other member plus the answers from its peer port');
+      newLeader = await etcdFaults(env).waitForLeader({ not: oldLeader, timeoutMs: 15_000 });
       electedMs = Date.now() - cutAt;
       // Cut both ways: the old leader never follows the new one while the cut lasts.
-      const newLeaderId = (await env.etcdStatuses()).find((s) => s.index === newLeader)?.memberId;
+      const newLeaderId = (await etcdFaults(env).statuses()).find((s) => s.index === newLeader)?.memberId;
       assert.ok(newLeaderId);
-      const oldLeaderFollows = async (): Promise<string | undefined> => (await env.etcdStatuses()).find((s) => s.index === oldLeader)?.leaderId;
+      const oldLeaderFollows = async (): Promise<string | undefined> => (await etcdFaults(env).statuses()).find((s) => s.index === oldLeader)?.leaderId;
 
       // Keep writing through the API during the partition, in batches: the API server's etcd
       // client spreads requests over the members, so only some land on the cut-off one (a lone
@@ -87,9 +88,9 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
       }
     } finally {
       healAt = Date.now();
-      await env.heal();
+      await etcdFaults(env).heal();
     }
-    assert.deepEqual(await env.faultRules(), []);
+    assert.deepEqual(await etcdFaults(env).rules(), []);
 
     // After heal, writes go through again within a bound.
     let firstOkAfterHealMs: number | undefined;
@@ -104,23 +105,23 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
       `${failed.length}/${outcomes.length} writes during the partition failed or stalled; first write ok ${firstOkAfterHealMs} ms after heal`);
     assert.ok(failed.length > 0, `every write during the partition succeeded: ${JSON.stringify(outcomes)}`);
     assert.ok(firstOkAfterHealMs !== undefined, 'writes did not succeed within 30 s after heal');
-    await env.waitForEtcdLeader({ timeoutMs: 10_000 });
+    await etcdFaults(env).waitForLeader({ timeoutMs: 10_000 });
   });
 
   test('a member killed with SIGKILL and restarted on its data dir rejoins and catches up', async () => {
-    const leader = await env.waitForEtcdLeader();
+    const leader = await etcdFaults(env).waitForLeader();
     const victim = leader === 1 ? 2 : 1; // a follower: writes keep working while it is down
     const pidsBefore = env.pids();
-    await env.killEtcdMember(victim);
+    await etcdFaults(env).killMember(victim);
     assert.equal(env.pids().length, pidsBefore.length - 1);
     const whileDown = await env.request<ConfigMap>('PUT', '/api/v1/namespaces/default/configmaps/hello', { metadata: { name: 'hello' }, data: { value: 'while-down' } });
     assert.equal(whileDown.status, 200, JSON.stringify(whileDown.body));
-    await env.restartEtcdMember(victim);
+    await etcdFaults(env).restartMember(victim);
     const revision = Number(whileDown.body.metadata.resourceVersion);
     const deadline = Date.now() + 15_000;
     for (;;) {
       // The restarted member follows the leader and has applied the write made while it was down.
-      const status = (await env.etcdStatuses()).find((s) => s.index === victim);
+      const status = (await etcdFaults(env).statuses()).find((s) => s.index === victim);
       if (status && status.leaderId !== '0' && status.revision >= revision) break;
       if (Date.now() > deadline) assert.fail(`member ${victim} did not catch up to revision ${revision}: ${JSON.stringify(status)}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -130,14 +131,14 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
   test('pause, restartApiServer and compact work against the cluster', async () => {
     // A frozen follower: the leader stays (a quorum of two remains); requests the API server's
     // etcd client sends to the frozen member hang, which is why writes are not asserted here.
-    const leader = await env.waitForEtcdLeader();
+    const leader = await etcdFaults(env).waitForLeader();
     const follower = (leader % 3) + 1;
-    env.pauseEtcdMember(follower);
+    etcdFaults(env).pauseMember(follower);
     try {
       await new Promise((r) => setTimeout(r, 1500));
-      assert.equal(await env.etcdLeader(), leader);
+      assert.equal(await etcdFaults(env).leader(), leader);
     } finally {
-      env.resumeEtcdMember(follower);
+      etcdFaults(env).resumeMember(follower);
     }
     assert.equal(await tryCreate(env, 'after-pause', 15_000), 201);
     await env.restartApiServer();
@@ -149,10 +150,10 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
 
   // Last: it stops the suite's env in the middle of faults.
   test('stop() during a partition, with a killed and a paused member, leaves no iptables rule and no member process', async () => {
-    const leader = await env.waitForEtcdLeader();
-    await env.partitionEtcdMember(leader);
-    await env.killEtcdMember(leader === 3 ? 1 : 3);
-    env.pauseEtcdMember(2);
+    const leader = await etcdFaults(env).waitForLeader();
+    await etcdFaults(env).partitionMember(leader);
+    await etcdFaults(env).killMember(leader === 3 ? 1 : 3);
+    etcdFaults(env).pauseMember(2);
     assert.ok((await outputRules()).some((r) => r.includes(`operator-runtime-chaos-${env.id}`)));
     assert.ok((await memberProcesses(env.dir)).length >= 1);
     await env.stop();

@@ -8,7 +8,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { resolveBinaries, resolveModernBinaries, type ControlPlaneBinaries, type ModernServerBinaries } from './binaries.js';
-import { DEFAULT_ETCD_MEMBERS, EtcdCluster, type EtcdMemberStatus } from './etcd-cluster.js';
+import { DEFAULT_ETCD_MEMBERS, EtcdCluster } from './etcd-cluster.js';
 import { removeStaleChaosRules } from './iptables.js';
 import { freePort } from './free-port.js';
 import { ManagedProcess } from './managed-process.js';
@@ -65,8 +65,8 @@ export interface TestEnvOptions {
   readonly binaries?: ControlPlaneBinaries;
   /**
    * 3 runs an etcd cluster for chaos tests: member i on 127.0.0.1i as system user `orchaos-etcd<i>`
-   * (created when missing; needs root and iptables), kube-apiserver pointed at all three, and the
-   * member faults (`partitionEtcdMember`, `killEtcdMember`, …) available.
+   * (created when missing; needs root and iptables), kube-apiserver pointed at all three; the member
+   * faults come from `etcdFaults(env)` in `operator-runtime/testing/chaos`.
    * @defaultValue {@link DEFAULT_ETCD_MEMBERS}
    */
   readonly etcdMembers?: 1 | 3;
@@ -366,67 +366,12 @@ export class TestEnv {
     return this.etcd.members.length;
   }
 
-  /** SIGSTOP one etcd member (1-based). */
-  pauseEtcdMember(member: number): void {
-    this.etcd.pause(member);
-  }
-
-  resumeEtcdMember(member: number): void {
-    this.etcd.resume(member);
-  }
-
   /**
-   * Cuts etcd member `member` (1-based) off from the other members in both directions with
-   * iptables OUTPUT rules on the members' users; kube-apiserver still reaches it, as a real network
-   * partition between etcd nodes would leave it. Needs `etcdMembers: 3`. Undone by `heal()` and
-   * `stop()`.
+   * @internal The etcd members, for `etcdFaults(env)` in `operator-runtime/testing/chaos`: member
+   * faults (partitions need root and iptables) are not part of the env users write tests against.
    */
-  async partitionEtcdMember(member: number): Promise<void> {
-    await this.etcd.partition(member);
-  }
-
-  /** Deletes exactly this env's iptables rules (all partitions); returns how many there were. */
-  async heal(): Promise<number> {
-    return this.etcd.heal();
-  }
-
-  /** This env's iptables rules now in place, as `iptables -S OUTPUT` prints them. */
-  async faultRules(): Promise<string[]> {
-    return this.etcd.partitionRules();
-  }
-
-  /** kill -9 one etcd member; resolves once it has exited. */
-  async killEtcdMember(member: number): Promise<void> {
-    await this.etcd.kill(member);
-  }
-
-  /** Starts a killed (or running) member again on its data dir; resolves when it is healthy. */
-  async restartEtcdMember(member: number): Promise<void> {
-    await this.etcd.restart(member);
-  }
-
-  /** The member (1-based) a majority of members follow as leader, or undefined during an election. */
-  async etcdLeader(): Promise<number | undefined> {
-    return this.etcd.leader();
-  }
-
-  /** Status of each etcd member that answers within a second (leader it follows, revision, raft index). */
-  async etcdStatuses(): Promise<EtcdMemberStatus[]> {
-    return this.etcd.statuses();
-  }
-
-  /**
-   * Polls `etcdLeader()` every 50 ms until there is a leader (other than `not`, when given);
-   * returns it. Rejects after `timeoutMs` (default 30 s).
-   */
-  async waitForEtcdLeader(options: { readonly not?: number; readonly timeoutMs?: number } = {}): Promise<number> {
-    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-    for (;;) {
-      const leader = await this.etcd.leader();
-      if (leader !== undefined && leader !== options.not) return leader;
-      if (Date.now() > deadline) throw new TestEnvError(`no etcd leader${options.not !== undefined ? ` other than member ${options.not}` : ''} after ${options.timeoutMs ?? 30_000} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  get etcdCluster(): EtcdCluster {
+    return this.etcd;
   }
 
   /** Stops and starts kube-apiserver on the same port; etcd keeps its data. Resolves when ready. */
