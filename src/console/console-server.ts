@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvalidOptionError } from '../core/errors.js';
+import { closeServer, listenOn } from '../core/http-server-lifecycle.js';
 import { CONSOLE_CSP, CONSOLE_HTML } from './console-page.js';
 import type { ConsoleSnapshot } from './console-state.js';
 
@@ -63,23 +64,14 @@ export class ConsoleServer {
   async listen(): Promise<void> {
     const server = createServer((req, res) => this.handle(req, res));
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, this.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listenOn(server, this.port, this.host);
   }
 
   async close(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await closeServer(server);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
