@@ -6,28 +6,19 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import fc from 'fast-check';
+import { checkProperty, fuzzTimeMs } from '../core/testing/fuzz.js';
 import { ApiError, apiErrorStatus, isConflict, isGone, isNotFound, type StatusBody } from './api-error.js';
 import { StaticTokenCredential } from './credentials.js';
 import { FakeApiServer } from './testing/fake-api-server.js';
 import { makeTlsConfig } from './tls-config.js';
 import { Transport } from './transport.js';
 
-const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
-const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 2000);
+const TIME_MS = fuzzTimeMs(2000);
 /** One request answered by a local server in more than this is a hang. */
 const RUN_TIMEOUT_MS = 5000;
 
-async function check(name: string, property: fc.IRawProperty<unknown[]>): Promise<void> {
-  const details = await fc.check(property, { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: TIME_MS, timeout: RUN_TIMEOUT_MS });
-  if (details.failed) {
-    console.log(`# ${name}: failed with FUZZ_SEED=${SEED} (replay: FUZZ_SEED=${SEED} node --import tsx --test ${path.relative(process.cwd(), import.meta.filename)})`);
-    throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
-  }
-  console.log(`# ${name}: ${details.numRuns} runs in ${TIME_MS} ms, seed ${SEED}`);
-  assert.ok(details.numRuns > 0);
-}
+const check = (name: string, property: fc.IRawProperty<unknown[]>): Promise<void> => checkProperty(name, property, { timeMs: TIME_MS, runTimeoutMs: RUN_TIMEOUT_MS, file: import.meta.filename });
 
 /** A Status whose every field may be of any type (objects with a `toString` key included). */
 const hostileValue = fc.oneof(fc.anything(), fc.constant({ toString: 1 }), fc.constant({ valueOf: null, toString: null }), fc.string({ unit: 'binary' }));

@@ -8,8 +8,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import fc from 'fast-check';
+import { checkProperty, fuzzTimeMs } from '../core/testing/fuzz.js';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { ApiError } from './api-error.js';
 import { StaticTokenCredential } from './credentials.js';
@@ -18,19 +18,10 @@ import { KubeClient, type ListPage, type ListPageOptions } from './kube-client.j
 import { listAll, listPages } from './paged-list.js';
 import { makeTlsConfig } from './tls-config.js';
 
-const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
-const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 2000);
+const TIME_MS = fuzzTimeMs(2000);
 const RUN_TIMEOUT_MS = 5000;
 
-async function check(name: string, property: fc.IRawProperty<unknown[]>): Promise<void> {
-  const details = await fc.check(property, { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: TIME_MS, timeout: RUN_TIMEOUT_MS });
-  if (details.failed) {
-    console.log(`# ${name}: failed with FUZZ_SEED=${SEED} (replay: FUZZ_SEED=${SEED} node --import tsx --test ${path.relative(process.cwd(), import.meta.filename)})`);
-    throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
-  }
-  console.log(`# ${name}: ${details.numRuns} runs in ${TIME_MS} ms, seed ${SEED}`);
-  assert.ok(details.numRuns > 0);
-}
+const check = (name: string, property: fc.IRawProperty<unknown[]>): Promise<void> => checkProperty(name, property, { timeMs: TIME_MS, runTimeoutMs: RUN_TIMEOUT_MS, file: import.meta.filename });
 
 let server: FakeApiServer;
 before(async () => {

@@ -8,25 +8,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import fc from 'fast-check';
+import { checkProperty, fuzzTimeMs } from '../core/testing/fuzz.js';
 import { ApiError } from './api-error.js';
 import { WatchDecoder, WatchDecodeError, toWatchEvent, type RawWatchEvent } from './watch-decoder.js';
 
-const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
-const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 2000);
+const TIME_MS = fuzzTimeMs(2000);
 const enc = new TextEncoder();
 
-async function check(name: string, property: fc.IRawProperty<unknown[]>): Promise<void> {
-  const details = await fc.check(property, { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: TIME_MS });
-  const runs = details.numRuns;
-  if (details.failed) {
-    console.log(`# ${name}: failed with FUZZ_SEED=${SEED} (replay: FUZZ_SEED=${SEED} node --import tsx --test ${path.relative(process.cwd(), import.meta.filename)})`);
-    throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
-  }
-  console.log(`# ${name}: ${runs} runs in ${TIME_MS} ms, seed ${SEED}`);
-  assert.ok(runs > 0);
-}
+const check = (name: string, property: fc.IRawProperty<unknown[]>): Promise<void> => checkProperty(name, property, { timeMs: TIME_MS, file: import.meta.filename });
 
 const text = fc.string({ unit: 'binary', maxLength: 12 });
 const eventArb = fc.record({
