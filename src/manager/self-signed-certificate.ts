@@ -35,7 +35,9 @@ export function createSelfSignedCertificate(options: SelfSignedCertificateOption
   const ecdsaWithSha256 = seq(oid('1.2.840.10045.4.3.2'));
   const name = seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(hosts[0] ?? 'operator-runtime', 'utf8')))));
   const serial = randomBytes(16);
-  serial[0]! &= 0x7f; // positive INTEGER
+  // A positive INTEGER in minimal DER: first byte 0x40–0x7f (0x00 followed by a byte < 0x80 would be
+  // padding OpenSSL refuses, 1 draw in 256 before this).
+  serial[0] = (serial[0]! & 0x3f) | 0x40;
   const sans = hosts.map((h) => (isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, 'ascii'))));
   const extensions = seq(
     seq(oid('2.5.29.17'), tlv(0x04, seq(...sans))), // subjectAltName
