@@ -515,6 +515,12 @@ export class TestEnv {
     await this.dispatcher.close().catch(() => {});
     this.dispatcher = new Agent({ connect: { ca: this.caPem } });
     await this.poll(`${apiserver.options.name} /readyz`, apiserver, async () => (await this.request('GET', '/readyz')).status === 200);
+    // kube-apiserver 1.20 is ready before its bootstrap controller has created the `default`
+    // namespace; a test's first write there would get 404 on a loaded machine. (The 1.36 CRD-only
+    // server has no namespaces.)
+    if (!this.modernBinaries) {
+      await this.poll(`${apiserver.options.name} to create the default namespace`, apiserver, async () => (await this.request('GET', '/api/v1/namespaces/default')).status === 200);
+    }
   }
 
   /** The 1.20 kube-apiserver a modern env delegates authentication and authorization to. */
