@@ -36,6 +36,14 @@ export interface ListPageOptions extends SignalOption {
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
   /** Ask for PartialObjectMetadata: items carry apiVersion, kind and metadata only (see `METADATA_ONLY_ACCEPT` in partial-object-metadata.ts). @defaultValue false */
   readonly metadataOnly?: boolean;
+  /**
+   * Server-side sharding (Kubernetes 1.36+, alpha feature gate `ShardedListAndWatch`): only objects
+   * whose 64-bit FNV-1a hash of `metadata.uid` or `metadata.namespace` lies in the given ranges,
+   * e.g. `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')` (build it
+   * with `formatShardSelector`). A server without the feature ignores it and returns everything:
+   * probe first (`probeShardSelectorSupport`).
+   */
+  readonly shardSelector?: string;
 }
 
 export interface ListPage<T> {
@@ -44,6 +52,11 @@ export interface ListPage<T> {
   continue?: string;
   /** The server's estimate of items after this page, when it gives one. */
   remainingItemCount?: number;
+  /**
+   * The shard selector the server applied, when it says so (the `shardInfo` of KEP-5866's list
+   * metadata). Its absence proves nothing: the 1.36.4 server leaves it out of custom resource lists.
+   */
+  shardInfo?: { selector: string };
 }
 
 export interface ListOptions extends Omit<ListPageOptions, 'continue'> {
@@ -74,6 +87,8 @@ export interface WatchOptions extends SignalOption {
   readonly resourceVersionMatch?: 'NotOlderThan';
   /** Watch PartialObjectMetadata: objects carry apiVersion, kind and metadata only. @defaultValue false */
   readonly metadataOnly?: boolean;
+  /** Only objects in these hash ranges (see `ListPageOptions.shardSelector`); ignored by servers without the feature. */
+  readonly shardSelector?: string;
 }
 
 export interface WriteOptions extends SignalOption {

@@ -170,6 +170,7 @@ export class KubeClient implements Client {
     const query = new URLSearchParams();
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
+    if (opts.shardSelector) query.set('shardSelector', opts.shardSelector);
     if (opts.limit !== undefined && opts.limit > 0) query.set('limit', String(opts.limit));
     if (opts.continue) query.set('continue', opts.continue);
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
@@ -194,6 +195,7 @@ export class KubeClient implements Client {
     const page: ListPage<T> = { items: items as T[], resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '' };
     if (typeof meta.continue === 'string' && meta.continue) page.continue = meta.continue;
     if (typeof meta.remainingItemCount === 'number') page.remainingItemCount = meta.remainingItemCount;
+    if (isObject(meta.shardInfo) && typeof meta.shardInfo.selector === 'string') page.shardInfo = { selector: meta.shardInfo.selector };
     return page;
   }
 
@@ -336,6 +338,7 @@ export class KubeClient implements Client {
     const query = new URLSearchParams({ watch: 'true' });
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
+    if (opts.shardSelector) query.set('shardSelector', opts.shardSelector);
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
     if (opts.allowWatchBookmarks) query.set('allowWatchBookmarks', 'true');
     if (opts.sendInitialEvents) query.set('sendInitialEvents', 'true');

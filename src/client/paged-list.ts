@@ -30,6 +30,8 @@ export async function* listPages<T>(listPage: ListPageFn, type: ResourceType, op
             namespace: opts.namespace,
             labelSelector: opts.labelSelector,
             fieldSelector: opts.fieldSelector,
+            // Like the label selector, the shard selector filters each page: the token does not carry it.
+            ...(opts.shardSelector ? { shardSelector: opts.shardSelector } : {}),
             signal: opts.signal,
             limit,
             continue: cont,

@@ -62,6 +62,7 @@ import { applyMergePatch, applyStrategicMergePatch } from './merge-patch.js';
 import { ObjectStore, RevisionCompactedError, type Change } from './object-store.js';
 import { matchesFilter, type FakeRequest, type FakeVerb, type Interceptor, type RequestFilter } from './requests.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.js';
+import { InvalidShardSelectorError, parseShardSelector, selectorMatches, type ShardSelector } from '../../sharding/hash-range.js';
 import { EventQueue, eventFor, type ObjectFilter } from './watch-stream.js';
 import { collectGarbageOnce } from './garbage-collector.js';
 import { asStrings, isNoop, metaOf, prepareCreate, prepareUpdate, regionFor, withManagedFields } from './write-rules.js';
@@ -89,6 +90,12 @@ export interface FakeClientOptions {
   readonly objects?: readonly object[];
   /** Field manager of writes that name none; the real client's user agent. @defaultValue 'operator-runtime' */
   readonly defaultFieldManager?: string;
+  /**
+   * Honour `shardSelector` on list and watch, as Kubernetes 1.36 with the `ShardedListAndWatch`
+   * feature gate does (an invalid selector is a 500 "invalid shard selector"). False: ignore it,
+   * as 1.20 and 1.36 without the gate do. @defaultValue true
+   */
+  readonly shardedListAndWatch?: boolean;
 }
 
 /** @defaultValue of `watchHistoryLimit`. */
@@ -115,6 +122,7 @@ export class FakeClient implements Client {
   private readonly clock: Clock;
   private readonly requireNamespaces: boolean;
   private readonly defaultFieldManager: string;
+  private readonly shardedListAndWatch: boolean;
   private readonly interceptors: Interceptor[] = [];
   private readonly log: FakeRequest[] = [];
   private readonly watches = new Set<ActiveWatch>();
@@ -140,6 +148,7 @@ export class FakeClient implements Client {
     this.clock = options.clock ?? realClock;
     this.requireNamespaces = options.requireNamespaces ?? false;
     this.defaultFieldManager = options.defaultFieldManager ?? 'operator-runtime';
+    this.shardedListAndWatch = options.shardedListAndWatch ?? true;
     for (const k of options.kinds ?? []) this.kinds.register(k);
     for (const crd of options.crds ?? []) this.kinds.registerCrd(crd);
     if (this.requireNamespaces) {
@@ -244,6 +253,7 @@ export class FakeClient implements Client {
     const query = new URLSearchParams();
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
+    if (opts.shardSelector) query.set('shardSelector', opts.shardSelector);
     if (opts.limit !== undefined && opts.limit > 0) query.set('limit', String(opts.limit));
     if (opts.continue) query.set('continue', opts.continue);
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
@@ -582,7 +592,7 @@ export class FakeClient implements Client {
     return (obj) => metaOf(obj).namespace === namespace;
   }
 
-  private filterFor(kind: KindInfo, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string }, where: RequestWhere): ObjectFilter {
+  private filterFor(kind: KindInfo, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; shardSelector?: string }, where: RequestWhere): ObjectFilter {
     let labels;
     let fields;
     try {
@@ -592,11 +602,23 @@ export class FakeClient implements Client {
       if (err instanceof SelectorError) throw badRequest(err.message, where);
       throw err;
     }
+    const shard = this.shardSelectorOf(opts.shardSelector, where);
     const scoped = this.scopeFilter(kind, opts.namespace);
     return (obj) => {
-      const meta = metaOf(obj) as { labels?: Record<string, string>; name?: string; namespace?: string };
-      return scoped(obj) && matchesLabels(labels, meta.labels) && matchesFields(fields, meta);
+      const meta = metaOf(obj) as { labels?: Record<string, string>; name?: string; namespace?: string; uid?: string };
+      return scoped(obj) && matchesLabels(labels, meta.labels) && matchesFields(fields, meta) && (shard === undefined || selectorMatches(shard, { metadata: meta }));
     };
+  }
+
+  /** The parsed selector when the fake honours it; the 1.36 server answers a bad one with 500, not 400. */
+  private shardSelectorOf(text: string | undefined, where: RequestWhere): ShardSelector | undefined {
+    if (!this.shardedListAndWatch || !text) return undefined;
+    try {
+      return parseShardSelector(text);
+    } catch (err) {
+      if (err instanceof InvalidShardSelectorError) throw internalError(`invalid shard selector: ${err.reason}`, where);
+      throw err;
+    }
   }
 
   private checkNamespace(kind: KindInfo, namespace: string | undefined, where: RequestWhere): void {
@@ -686,6 +708,7 @@ export class FakeClient implements Client {
     const query = new URLSearchParams({ watch: 'true' });
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
     if (opts.fieldSelector) query.set('fieldSelector', opts.fieldSelector);
+    if (opts.shardSelector) query.set('shardSelector', opts.shardSelector);
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
     if (opts.sendInitialEvents) query.set('sendInitialEvents', 'true');
     if (opts.resourceVersionMatch) query.set('resourceVersionMatch', opts.resourceVersionMatch);
