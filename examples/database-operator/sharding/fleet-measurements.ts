@@ -1,0 +1,169 @@
+/**
+ * The measurements the sharding runs share: waiting for the ring to form, a fleet of Databases
+ * created and timed to all-reconciled, each replica's cached share, the overlap count from the
+ * records, the etcd-history audit, and the machine's load at the moment of measuring.
+ */
+import { readFile } from 'node:fs/promises';
+import { auditConsistency, registryKey, type AuditReport, type RecordedWrite } from 'operator-runtime/testing/chaos';
+import { createDatabases, databaseNames, waitAllReconciled, type Expectation } from './database-fleet.js';
+import { describeOverlap, findOverlaps, reconcileIntervals, startsByReplica, type ReconcileRecord } from './reconcile-records.js';
+import { OPERATOR_NAMESPACE, RING, metricValue, type ShardBed } from './shard-bed.js';
+
+export const DATABASE_PREFIX = '/registry/example.com/databases/';
+const RING_LABEL = 'operator-runtime.io/ring';
+const MEMBER_LABEL = 'operator-runtime.io/member';
+
+interface MembershipLease {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
+}
+
+/** `uptime`'s load averages, for the report next to every figure. */
+export async function loadAverage(): Promise<string> {
+  const text = await readFile('/proc/loadavg', 'utf8').catch(() => '');
+  return text.split(' ').slice(0, 3).join(' ');
+}
+
+/** The ring's live members as their Leases say: identity → member id (the shard label's value). */
+export async function ringMembers(bed: ShardBed): Promise<Map<string, string>> {
+  const leases = await bed.admin.list<MembershipLease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, { namespace: OPERATOR_NAMESPACE, labelSelector: `${RING_LABEL}=${RING}` });
+  const members = new Map<string, string>();
+  for (const l of leases.items) {
+    const holder = l.spec?.holderIdentity;
+    const renewed = l.spec?.renewTime ? Date.parse(l.spec.renewTime) : 0;
+    if (holder && Date.now() - renewed < bed.leaseDurationMs) members.set(holder, l.metadata.labels?.[MEMBER_LABEL] ?? '');
+  }
+  return members;
+}
+
+/**
+ * Waits until exactly the running replicas hold fresh membership Leases, then two retry periods
+ * more so every member has seen the others.
+ */
+export async function waitForRing(bed: ShardBed, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const want = bed.running().sort();
+    const have = [...(await ringMembers(bed)).keys()].sort();
+    if (JSON.stringify(want) === JSON.stringify(have)) break;
+    if (Date.now() > deadline) throw new Error(`ring did not form: running ${want.join(',')}, fresh Leases ${have.join(',')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await new Promise((r) => setTimeout(r, 2 * bed.retryPeriodMs));
+}
+
+export interface FleetFigures {
+  readonly databases: number;
+  readonly replicas: readonly string[];
+  /** From the first create to the last one answered. */
+  readonly createMs: number;
+  /** From the first create until every Database was seen reconciled; null on timeout. */
+  readonly allReconciledMs: number | null;
+  /** Databases reconciled per second over `allReconciledMs`. */
+  readonly databasesPerSecond: number | null;
+  /** Reconciles started per second (all replicas) over the same window. */
+  readonly reconcilesPerSecond: number | null;
+  readonly reconcilesByReplica: Readonly<Record<string, number>>;
+  /** Write requests (non-GET) the replicas made per second over the window, from their rest_client metrics. */
+  readonly operatorWritesPerSecond: number | null;
+  readonly pending: readonly string[];
+  readonly load: string;
+}
+
+/**
+ * Creates `count` Databases in `namespace` while the bed's replicas run, and times them to
+ * all-reconciled. The rate is what the replicas sustain with objects arriving as fast as one
+ * client creates them.
+ */
+export async function measureFleet(bed: ShardBed, options: { readonly namespace: string; readonly count: number; readonly expect: Expectation; readonly timeoutMs: number }): Promise<FleetFigures> {
+  const { namespace, count } = options;
+  await bed.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  const load = await loadAverage();
+  const writesBefore = await replicaWrites(bed);
+  const t0 = Date.now();
+  await createDatabases(bed.admin, namespace, databaseNames('db', count), 16);
+  const createMs = Date.now() - t0;
+  const wait = await waitAllReconciled(bed.admin, namespace, count, { expect: options.expect, timeoutMs: options.timeoutMs, pollMs: 500 });
+  const window = wait.doneAt === undefined ? null : wait.doneAt - t0;
+  const writes = (await replicaWrites(bed)) - writesBefore;
+  const records = (await bed.records()).filter((r) => r.t >= t0 && r.t <= (wait.doneAt ?? Infinity) && r.key.startsWith(`${namespace}/`));
+  const byReplica = startsByReplica(records);
+  const starts = [...byReplica.values()].reduce((a, b) => a + b, 0);
+  return {
+    databases: count,
+    replicas: bed.running(),
+    createMs,
+    allReconciledMs: window,
+    databasesPerSecond: window === null ? null : round((count * 1000) / window),
+    reconcilesPerSecond: window === null ? null : round((starts * 1000) / window),
+    reconcilesByReplica: Object.fromEntries(byReplica),
+    operatorWritesPerSecond: window === null ? null : round((writes * 1000) / window),
+    pending: wait.pending.slice(0, 20),
+    load,
+  };
+}
+
+/** Write requests the running replicas made so far (a replica's own counter; one killed meanwhile is not counted). */
+async function replicaWrites(bed: ShardBed): Promise<number> {
+  let sum = 0;
+  for (const name of bed.running()) {
+    const text = await bed.metrics(name).catch(() => '');
+    sum += metricValue(text, 'rest_client_requests_total', (labels) => !/method="GET"/.test(labels)) ?? 0;
+  }
+  return sum;
+}
+
+export interface CacheSplit {
+  /** Databases in each running replica's cache. */
+  readonly cached: Readonly<Record<string, number | undefined>>;
+  /** Largest relative deviation from total/N, e.g. 0.04 for 4%. */
+  readonly maxDeviation: number;
+  readonly total: number;
+}
+
+/**
+ * Each running replica's cached Database count, once the caches add up to `expected` (every object
+ * cached by exactly one replica) or `timeoutMs` passed.
+ */
+export async function cacheSplit(bed: ShardBed, expected: number, timeoutMs = 60_000): Promise<CacheSplit> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const names = bed.running();
+    const cached: Record<string, number | undefined> = {};
+    for (const n of names) cached[n] = await bed.cachedDatabases(n).catch(() => undefined);
+    const values = Object.values(cached).map((v) => v ?? 0);
+    const total = values.reduce((a, b) => a + b, 0);
+    const share = expected / names.length;
+    const maxDeviation = round(Math.max(...values.map((v) => Math.abs(v - share) / share)), 3);
+    if (total === expected || Date.now() > deadline) return { cached, maxDeviation, total };
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+export interface OverlapFigures {
+  readonly reconciles: number;
+  readonly overlaps: number;
+  readonly examples: readonly string[];
+}
+
+export function overlapFigures(bed: ShardBed, records: readonly ReconcileRecord[]): OverlapFigures {
+  const intervals = reconcileIntervals(records, { killedAt: bed.killedAt });
+  const overlaps = findOverlaps(intervals);
+  return { reconciles: intervals.length, overlaps: overlaps.length, examples: overlaps.slice(0, 5).map(describeOverlap) };
+}
+
+/** The etcd-history audit of every Database write since `startRevision`, with the replicas' recorded status writes. */
+export async function auditDatabases(bed: ShardBed, startRevision: number, records: readonly ReconcileRecord[]): Promise<AuditReport> {
+  const writes: RecordedWrite[] = records
+    .filter((r) => r.phase === 'status-write' && r.read && r.written)
+    .map((r) => {
+      const [ns, name] = r.key.split('/') as [string, string];
+      return { key: registryKey(DATABASE_PREFIX, ns, name), readRevision: r.read!, writtenRevision: r.written!, writer: r.replica };
+    });
+  return auditConsistency({ etcd: bed.env, prefix: DATABASE_PREFIX, startRevision, writes, timeoutMs: 600_000 });
+}
+
+export function round(n: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
