@@ -25,6 +25,7 @@ import {
   type LeaseClient,
 } from './leader-elector-options.js';
 import { LeadershipLostError } from './leadership-lost-error.js';
+import type { PermissionRequirement } from '../rbac/permission.js';
 import {
   LEASE_TYPE,
   acquiredLease,
@@ -96,6 +97,18 @@ export class LeaderElector {
   isLeader(): boolean {
     const t = this.term;
     return t !== undefined && !t.leader.signal.aborted && this.clock.monotonicNow() < t.deadlineMs;
+  }
+
+  /**
+   * RBAC for its Lease, in its namespace only: `create` (no name can be given for a create), and
+   * `get`/`update` of this Lease by name — all the election calls.
+   */
+  requiredPermissions(): readonly PermissionRequirement[] {
+    const reason = `leader election: Lease ${this.namespace}/${this.name}`;
+    return [
+      { resource: LEASE_TYPE, verbs: ['create'], namespace: this.namespace, reason },
+      { resource: LEASE_TYPE, verbs: ['get', 'update'], namespace: this.namespace, resourceNames: [this.name], reason },
+    ];
   }
 
   /** The holder named by the last Lease record seen; undefined when none was seen or nobody holds it. */

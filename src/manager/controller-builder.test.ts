@@ -41,6 +41,7 @@ function fakeHost() {
     },
     isNamespaced: async () => true,
     add: (runnable, options) => void added.push({ runnable, options }),
+    requirePermissions: () => undefined,
   };
   const emit = (kind: string, obj: KubeObject): void => {
     for (const h of handlers.get(kind) ?? []) void h.add?.(obj);

@@ -8,6 +8,7 @@ import { Controller } from '../controller/controller.js';
 import { enqueueHandler, mapToControllingOwner, mapToSelf, type MapFunction } from '../controller/enqueue-handlers.js';
 import { DEFAULT_PRIMARY_PREDICATE, type Predicate } from '../controller/predicates.js';
 import type { ObjectReconcileContext, ObjectReconcileFunction, ObjectReconciler, ReconcileContext, Reconciler } from '../controller/reconciler.js';
+import type { PermissionRequirement, WriteVerb } from '../rbac/permission.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
 import { pumpTriggers, type TriggerKey } from './trigger-source.js';
@@ -29,8 +30,18 @@ export interface ControllerBuilderOptions {
   readonly cache?: ControllerCacheOptions;
 }
 
+/** What `writes()` may declare besides the verbs. */
+export interface WritesOptions {
+  /** The subresource written, e.g. `status` for `patchStatus`/`updateStatus`. @defaultValue the object itself */
+  readonly subresource?: string;
+}
+
+const WRITE_VERBS: readonly WriteVerb[] = ['create', 'update', 'patch', 'delete', 'deletecollection'];
+
 interface Source {
   readonly type: ResourceType;
+  /** Which builder method added it (for `Manager.permissions()` reasons). */
+  readonly declaredBy: 'for' | 'owns' | 'watches';
   readonly predicates: readonly Predicate[];
   /** Resolved at start, once discovery can say whether the primary kind is namespaced. */
   readonly map: (primaryNamespaced: boolean) => MapFunction<KubeObject>;
@@ -50,6 +61,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
   private readonly sources: Source[] = [];
   private readonly eventFilters: Predicate[] = [];
   private readonly triggers: AsyncIterable<TriggerKey>[] = [];
+  private readonly writeDeclarations: { readonly type: ResourceType; readonly verbs: readonly WriteVerb[]; readonly subresource?: string }[] = [];
   private options: ControllerBuilderOptions = {};
   private completed = false;
 
@@ -72,7 +84,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     if (this.primary) throw new InvalidOptionError('for', `controller ${this.name} already has a primary kind`);
     this.primary = type;
     // The informer of `type` only ever hands these predicates objects of that kind.
-    this.sources.push({ type, predicates: (options.predicates as readonly Predicate[] | undefined) ?? [DEFAULT_PRIMARY_PREDICATE], map: () => mapToSelf });
+    this.sources.push({ type, declaredBy: 'for', predicates: (options.predicates as readonly Predicate[] | undefined) ?? [DEFAULT_PRIMARY_PREDICATE], map: () => mapToSelf });
     // Same builder, now knowing its primary type (nothing else about it changes).
     return this as unknown as ControllerBuilder<P>;
   }
@@ -81,6 +93,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
   owns<O extends KubeObject = KubeObject>(type: Kind<O>, options: WatchOptions<O> = {}): this {
     this.sources.push({
       type,
+      declaredBy: 'owns',
       predicates: (options.predicates ?? []) as readonly Predicate[],
       map: (primaryNamespaced) => mapToControllingOwner({ ...this.requirePrimary('owns'), clusterScoped: !primaryNamespaced }),
     });
@@ -89,7 +102,24 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
 
   /** Another kind, mapped to keys by `map`; `map` and the predicates receive `W`. */
   watches<W extends KubeObject = KubeObject>(type: Kind<W>, map: MapFunction<W>, options: WatchOptions<W> = {}): this {
-    this.sources.push({ type, predicates: (options.predicates ?? []) as readonly Predicate[], map: () => map as MapFunction<KubeObject> });
+    this.sources.push({ type, declaredBy: 'watches', predicates: (options.predicates ?? []) as readonly Predicate[], map: () => map as MapFunction<KubeObject> });
+    return this;
+  }
+
+  /**
+   * Declares writes the reconciler makes, for RBAC (kubebuilder's `+kubebuilder:rbac` markers):
+   * `.writes(kinds.Secret, ['create'])`, `.writes(DATABASE, ['patch'], { subresource: 'status' })`.
+   * Reads need no declaration: `for`/`owns`/`watches` already give list and watch, and the
+   * manager's client answers reads of those kinds from the cache. Calls accumulate.
+   */
+  writes(type: ResourceType, verbs: readonly WriteVerb[], options: WritesOptions = {}): this {
+    if (verbs.length === 0) throw new InvalidOptionError('writes', `controller ${this.name}: no verbs for ${type.kind}`);
+    const unknown = verbs.filter((v) => !WRITE_VERBS.includes(v));
+    if (unknown.length > 0) throw new InvalidOptionError('writes', `controller ${this.name}: ${unknown.join(', ')} on ${type.kind} is not a write verb (one of ${WRITE_VERBS.join(', ')})`);
+    if (options.subresource !== undefined && !/^[a-z][a-z0-9]*$/.test(options.subresource)) {
+      throw new InvalidOptionError('writes', `controller ${this.name}: subresource ${JSON.stringify(options.subresource)} is not a name like "status"`);
+    }
+    this.writeDeclarations.push({ type, verbs: [...verbs], ...(options.subresource !== undefined ? { subresource: options.subresource } : {}) });
     return this;
   }
 
@@ -127,6 +157,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     if (this.completed) throw new InvalidOptionError('complete', `controller ${this.name} is already complete`);
     this.completed = true;
     const host = this.host;
+    host.requirePermissions(...this.permissions(primary));
     const consoleView = host.trackController(this.name);
     // Set at start: the primary kind's informers (one, or one per cached namespace), read by ctx.get().
     let primaryInformers: SharedInformer<KubeObject>[] = [];
@@ -179,6 +210,27 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
       { name: `controller/${this.name}`, needLeaderElection: this.options.needLeaderElection ?? true },
     );
     return controller;
+  }
+
+  /**
+   * What this controller needs RBAC to allow: list and watch on every kind it watches, what
+   * `writes` declares, and `update` on the primary's `finalizers` when it writes objects of a kind
+   * it owns (`setControllerReference` sets `blockOwnerDeletion`, which the
+   * OwnerReferencesPermissionEnforcement admission plugin allows only to whoever may update the
+   * owner's finalizers).
+   */
+  private permissions(primary: ResourceType): PermissionRequirement[] {
+    const who = `controller ${this.name}`;
+    const out: PermissionRequirement[] = this.sources.map((s) => ({ resource: s.type, verbs: ['list', 'watch'], reason: `${who}: ${s.declaredBy} ${s.type.kind}` }));
+    for (const w of this.writeDeclarations) {
+      out.push({ resource: w.type, verbs: w.verbs, ...(w.subresource !== undefined ? { subresource: w.subresource } : {}), reason: `${who}: writes ${w.type.kind}${w.subresource ? `/${w.subresource}` : ''}` });
+    }
+    const sameKind = (a: ResourceType, b: ResourceType): boolean => a.apiVersion === b.apiVersion && a.kind === b.kind;
+    const ownedWritten = this.sources.filter((s) => s.declaredBy === 'owns' && this.writeDeclarations.some((w) => w.subresource === undefined && sameKind(w.type, s.type) && w.verbs.some((v) => v === 'create' || v === 'update' || v === 'patch')));
+    if (ownedWritten.length > 0) {
+      out.push({ resource: primary, verbs: ['update'], subresource: 'finalizers', reason: `${who}: blocking ownerReferences to ${primary.kind} on ${ownedWritten.map((s) => s.type.kind).join(', ')}` });
+    }
+    return out;
   }
 
   private requirePrimary(what: string): ResourceType {

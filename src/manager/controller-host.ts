@@ -11,6 +11,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { ControllerView } from '../console/controller-view.js';
+import type { PermissionRequirement } from '../rbac/permission.js';
 import type { Runnable, RunnableOptions } from './runnable.js';
 
 /** Cache options of one controller's sources; they narrow what its informers hold, never widen the manager's. */
@@ -42,4 +43,6 @@ export interface ControllerHost {
   isNamespaced(type: ResourceType, signal: AbortSignal): Promise<boolean>;
   /** Runs the controller (leader-only unless `needLeaderElection: false`). */
   add(runnable: Runnable, options: RunnableOptions): void;
+  /** Records what the controller needs RBAC to allow (see `Manager.permissions()`). */
+  requirePermissions(...requirements: PermissionRequirement[]): void;
 }

@@ -23,6 +23,7 @@ import type { ConsoleOptions } from '../console/console-options.js';
 import { EndpointServer, type RouteHandler } from './http-server.js';
 import { DEFAULT_SECURE_METRICS_PORT, defaultBindHost, secureEndpointOptions, validateSecureMetricsOptions, type SecureMetricsOptions } from './secure-metrics.js';
 import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
+import type { PermissionRequirement } from '../rbac/permission.js';
 
 /** Listeners the manager's shared stop signals may carry before Node warns (one or two per informer). */
 const MAX_SIGNAL_LISTENERS = 10_000;
@@ -113,8 +114,13 @@ export class Manager {
   readonly gracefulShutdownMs: number;
   /** The console's data, when `console` is set (controllers built by `controller()` feed it). */
   readonly console: ConsoleState | undefined;
+  /** The namespaces the cache is restricted to (`namespaces` option); undefined: cluster-wide. */
+  readonly namespaces: readonly string[] | undefined;
+  /** Whether /metrics is served only to authorized scrapers (`secureMetrics`). */
+  readonly secureMetricsEnabled: boolean;
 
   private readonly entries: Entry[] = [];
+  private readonly requirements: PermissionRequirement[] = [];
   private readonly healthChecks = new Map<string, HealthCheck>();
   private readonly readyChecks = new Map<string, HealthCheck>();
   private readonly options: ManagerOptions;
@@ -135,6 +141,8 @@ export class Manager {
     this.logger = options.logger ?? silentLogger;
     this.registry = options.registry ?? createMetricsRegistry({ defaultMetrics: true });
     this.gracefulShutdownMs = options.gracefulShutdownMs ?? DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS;
+    this.namespaces = options.namespaces?.length ? [...options.namespaces] : undefined;
+    this.secureMetricsEnabled = options.secureMetrics !== undefined;
     for (const [name, value] of [['metricsPort', options.metricsPort], ['healthPort', options.healthPort], ['gracefulShutdownMs', options.gracefulShutdownMs], ['cacheSyncTimeoutMs', options.cacheSyncTimeoutMs]] as const) {
       if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new InvalidOptionError(name, 'must be a number >= 0');
     }
@@ -166,6 +174,29 @@ export class Manager {
       : undefined;
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
+    if (options.secureMetrics) {
+      const reason = 'secure metrics: authenticate and authorize scrapers';
+      this.requirePermissions(
+        { resource: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview' }, verbs: ['create'], reason },
+        { resource: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview' }, verbs: ['create'], reason },
+      );
+    }
+    const election = options.leaderElection?.requiredPermissions?.();
+    if (election) this.requirePermissions(...election);
+  }
+
+  /**
+   * Records what the operator needs RBAC to allow. Controllers, the event recorder, leader election
+   * and secure metrics record theirs; call it for anything else the operator does (a direct read
+   * through `apiClient`, a feature's own Leases). Never changes what the manager does.
+   */
+  requirePermissions(...requirements: PermissionRequirement[]): void {
+    this.requirements.push(...requirements);
+  }
+
+  /** Everything recorded so far: what `rbacManifests` (operator-runtime/rbac) turns into Roles. */
+  permissions(): readonly PermissionRequirement[] {
+    return [...this.requirements];
   }
 
   /** Starts building a controller whose runnable is added to this manager by `complete()`. */
@@ -175,6 +206,8 @@ export class Manager {
 
   /** An event recorder writing through this manager's client, as `component`. */
   eventRecorder(component: string): EventRecorder {
+    // Creates Events, and patches them to count repeats (EventRecorder.write).
+    this.requirePermissions({ resource: { apiVersion: 'v1', kind: 'Event' }, verbs: ['create', 'patch'], reason: `event recorder ${component}` });
     const consoleState = this.console;
     return new EventRecorder({ client: this.apiClient, component, clock: this.clock, logger: this.logger, ...(consoleState ? { onRecorded: (e) => consoleState.recordEvent(e) } : {}) });
   }
@@ -232,6 +265,7 @@ export class Manager {
       },
       isNamespaced: (type, signal) => this.isNamespaced(type, signal),
       add: (runnable, options) => this.add(runnable, options),
+      requirePermissions: (...requirements) => this.requirePermissions(...requirements),
     };
   }
 

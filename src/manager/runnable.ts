@@ -1,3 +1,5 @@
+import type { PermissionRequirement } from '../rbac/permission.js';
+
 /**
  * Anything the manager runs: `start(signal)` resolves once the signal aborted and the work has
  * stopped (rejecting means it failed, which stops the manager).
@@ -22,4 +24,6 @@ export interface RunnableOptions {
 export interface LeaderElection {
   run(signal: AbortSignal, onStartedLeading: (leaderSignal: AbortSignal) => void | Promise<void>): Promise<void>;
   isLeader(): boolean;
+  /** What the election needs RBAC to allow (its Lease); the manager records it. @defaultValue nothing */
+  requiredPermissions?(): readonly PermissionRequirement[];
 }

@@ -152,6 +152,7 @@ test('ctx.get() waits for the primary informer to sync before answering (a trigg
     informersFor: async () => [informer as unknown as SharedInformer<KubeObject>],
     isNamespaced: async () => true,
     add: (runnable) => void added.push(runnable),
+    requirePermissions: () => undefined,
   };
   let entered!: () => void;
   const inGet = new Promise<void>((resolve) => (entered = resolve));
