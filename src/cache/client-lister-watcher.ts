@@ -7,6 +7,7 @@
 import type { Client } from '../client/client.js';
 import { toPartialObjectMetadata } from '../client/partial-object-metadata.js';
 import type { KubeObject } from '../core/object-key.js';
+import { parseShardSelector, selectorMatches } from '../sharding/hash-range.js';
 import type { ListerWatcherFactory } from './informer-factory.js';
 import type { InformerSpec } from './informer-spec.js';
 import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
@@ -14,7 +15,11 @@ import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
 /**
  * A ListerWatcher over `client` for `spec`. A metadata-only spec asks the client for
  * PartialObjectMetadata and cuts down whatever comes back all the same, so a client that ignores
- * the option (a stub, an old fake) still never fills the cache with whole objects.
+ * the option (a stub, an old fake) still never fills the cache with whole objects. Likewise a
+ * spec with a shard selector sends it and drops whatever comes back outside its ranges, so a server
+ * that ignores the selector (1.20, or 1.36 without the feature gate) costs bandwidth, never a
+ * foreign key in the cache. An object never changes range (its uid and namespace are immutable),
+ * so dropping its events one by one is consistent.
  */
 export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean }, spec: InformerSpec): ListerWatcher<KubeObject> {
   const type = { apiVersion: spec.apiVersion, kind: spec.kind };
@@ -23,19 +28,23 @@ export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'> &
     ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
     ...(spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {}),
     ...(spec.metadataOnly ? { metadataOnly: true } : {}),
+    ...(spec.shardSelector ? { shardSelector: spec.shardSelector } : {}),
   };
   const cut = spec.metadataOnly ? (o: KubeObject): KubeObject => toPartialObjectMetadata(o, type) : undefined;
+  const shard = spec.shardSelector ? parseShardSelector(spec.shardSelector) : undefined;
+  const keep = shard ? (o: KubeObject): boolean => selectorMatches(shard, o) : undefined;
   return {
     // Only a client that passes sendInitialEvents on (a server too old for it answers 422 and the
     // watcher falls back); a stub that ignores it would leave a watch-list waiting forever.
     watchList: client.watchList === true,
     async list(opts) {
       const page = await client.listPage<KubeObject>(type, { ...scope, ...opts });
-      return { items: cut ? page.items.map(cut) : page.items, resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) };
+      const kept = keep ? page.items.filter(keep) : page.items;
+      return { items: cut ? kept.map(cut) : kept, resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) };
     },
     watch: (opts) => {
       const events = client.watch<KubeObject>(type, { ...scope, ...opts }) as AsyncIterable<WatchEvent<KubeObject>>;
-      return cut ? cutEvents(events, cut) : events;
+      return cut || keep ? shapeEvents(events, cut, keep) : events;
     },
   };
 }
@@ -45,6 +54,13 @@ export function clientListerWatcherFactory(client: Pick<Client, 'listPage' | 'wa
   return (spec) => clientListerWatcher(client, spec);
 }
 
-async function* cutEvents(events: AsyncIterable<WatchEvent<KubeObject>>, cut: (o: KubeObject) => KubeObject): AsyncGenerator<WatchEvent<KubeObject>, void, undefined> {
-  for await (const e of events) yield e.type === 'BOOKMARK' ? e : { type: e.type, object: cut(e.object) };
+async function* shapeEvents(
+  events: AsyncIterable<WatchEvent<KubeObject>>,
+  cut: ((o: KubeObject) => KubeObject) | undefined,
+  keep: ((o: KubeObject) => boolean) | undefined,
+): AsyncGenerator<WatchEvent<KubeObject>, void, undefined> {
+  for await (const e of events) {
+    if (e.type === 'BOOKMARK') yield e;
+    else if (!keep || keep(e.object)) yield cut ? { type: e.type, object: cut(e.object) } : e;
+  }
 }

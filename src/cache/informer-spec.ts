@@ -4,6 +4,7 @@
  * watch.
  */
 import { formatLabelSelector, parseLabelSelector } from './label-selector.js';
+import { formatHashBound, formatShardSelector, parseShardSelector } from '../sharding/hash-range.js';
 
 export interface InformerSpec {
   /** `v1`, `apps/v1`, `example.com/v1alpha1`… */
@@ -21,11 +22,24 @@ export interface InformerSpec {
    * for kinds where only metadata matters.
    */
   readonly metadataOnly?: boolean;
+  /**
+   * Only objects whose `metadata.uid` (or `namespace`) hash lies in these ranges, e.g.
+   * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')` (see
+   * `formatShardSelector` in sharding/hash-range.ts). Sent to the server (Kubernetes 1.36 with
+   * `ShardedListAndWatch` filters there, so the list, the watch and the cache hold only the range)
+   * and checked again on every object received, so a server that ignores it still leaves only the
+   * range in the cache.
+   */
+  readonly shardSelector?: string;
 }
 
-/** The spec with selectors in canonical form. Throws `InvalidLabelSelectorError` for a bad selector. */
+/**
+ * The spec with selectors in canonical form. Throws `InvalidLabelSelectorError` for a bad label
+ * selector, `InvalidShardSelectorError` for a bad shard selector.
+ */
 export function normalizeInformerSpec(spec: InformerSpec): InformerSpec {
   const labelSelector = spec.labelSelector ? formatLabelSelector(parseLabelSelector(spec.labelSelector)) : '';
+  const shardSelector = spec.shardSelector ? canonicalShardSelector(spec.shardSelector) : '';
   const fieldSelector = spec.fieldSelector
     ? [...new Set(spec.fieldSelector.split(',').map((p) => p.replace(/\s+/g, '')).filter((p) => p !== ''))].sort().join(',')
     : '';
@@ -36,13 +50,19 @@ export function normalizeInformerSpec(spec: InformerSpec): InformerSpec {
     ...(labelSelector ? { labelSelector } : {}),
     ...(fieldSelector ? { fieldSelector } : {}),
     ...(spec.metadataOnly ? { metadataOnly: true } : {}),
+    ...(shardSelector ? { shardSelector } : {}),
   };
+}
+
+function canonicalShardSelector(selector: string): string {
+  const parsed = parseShardSelector(selector);
+  return formatShardSelector(parsed.ranges, parsed.field);
 }
 
 /** A stable string naming the spec: equal for specs that select the same objects. */
 export function informerKey(spec: InformerSpec): string {
   const n = normalizeInformerSpec(spec);
-  return JSON.stringify([n.apiVersion, n.kind, n.namespace ?? '', n.labelSelector ?? '', n.fieldSelector ?? '', n.metadataOnly ?? false]);
+  return JSON.stringify([n.apiVersion, n.kind, n.namespace ?? '', n.labelSelector ?? '', n.fieldSelector ?? '', n.metadataOnly ?? false, n.shardSelector ?? '']);
 }
 
 /** A readable name for logs and metrics: `apps/v1 Deployment ns=x app=db`. */
@@ -55,7 +75,14 @@ export function informerName(spec: InformerSpec): string {
     n.labelSelector ? `labels=${n.labelSelector}` : '',
     n.fieldSelector ? `fields=${n.fieldSelector}` : '',
     n.metadataOnly ? 'metadata-only' : '',
+    n.shardSelector ? `shard=${shardName(n.shardSelector)}` : '',
   ]
     .filter(Boolean)
     .join(' ');
+}
+
+/** `uid[0x0000000000000000,0x8000000000000000)`: the ranges without the selector's boilerplate. */
+function shardName(selector: string): string {
+  const { field, ranges } = parseShardSelector(selector);
+  return `${field}${ranges.map((r) => `[${formatHashBound(r.start)},${formatHashBound(r.end)})`).join('')}`;
 }
