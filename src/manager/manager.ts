@@ -23,6 +23,8 @@ import type { ConsoleOptions } from '../console/console-options.js';
 import { EndpointServer, type RouteHandler } from './http-server.js';
 import { DEFAULT_SECURE_METRICS_PORT, defaultBindHost, secureEndpointOptions, validateSecureMetricsOptions, type SecureMetricsOptions } from './secure-metrics.js';
 import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
+import { Webhooks } from '../webhook/webhooks.js';
+import { WebhookServer, validateWebhookServerOptions, type WebhookServerOptions } from '../webhook/webhook-server.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
 
 /** Listeners the manager's shared stop signals may carry before Node warns (one or two per informer). */
@@ -84,6 +86,12 @@ export interface ManagerOptions {
    * loopback by default (`console.host`). Off when omitted. `{}` means port 8082 on 127.0.0.1.
    */
   readonly console?: ConsoleOptions;
+  /**
+   * Serves the handlers registered on `manager.webhooks` over HTTPS (certificate files reloaded
+   * when they change), started before the caches; /readyz fails until it listens. Needed once any
+   * handler is registered. @defaultValue no webhook server
+   */
+  readonly webhook?: WebhookServerOptions;
 }
 
 interface Entry {
@@ -114,6 +122,8 @@ export class Manager {
   readonly gracefulShutdownMs: number;
   /** The console's data, when `console` is set (controllers built by `controller()` feed it). */
   readonly console: ConsoleState | undefined;
+  /** Admission and conversion handlers (`validate`, `mutate`, `convert`), served with the `webhook` option. */
+  readonly webhooks = new Webhooks();
   /** The namespaces the cache is restricted to (`namespaces` option); undefined: cluster-wide. */
   readonly namespaces: readonly string[] | undefined;
   /** Whether /metrics is served only to authorized scrapers (`secureMetrics`). */
@@ -132,6 +142,7 @@ export class Manager {
   private metricsServer: EndpointServer | undefined;
   private healthServer: EndpointServer | undefined;
   private consoleServer: ConsoleServer | undefined;
+  private webhookServer: WebhookServer | undefined;
 
   constructor(options: ManagerOptions) {
     this.options = options;
@@ -174,6 +185,10 @@ export class Manager {
       : undefined;
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
+    if (options.webhook) {
+      validateWebhookServerOptions(options.webhook);
+      this.readyChecks.set('webhook', () => this.webhookServer?.serving ?? false);
+    }
     if (options.secureMetrics) {
       const reason = 'secure metrics: authenticate and authorize scrapers';
       this.requirePermissions(
@@ -283,6 +298,16 @@ export class Manager {
     return this.consoleServer?.url;
   }
 
+  /** The port the webhook server listens on (after start), if enabled. */
+  get webhookPort(): number | undefined {
+    return this.webhookServer?.port;
+  }
+
+  /** The certificate (PEM) the webhook server presents now: the `caBundle` when it is self-signed. */
+  get webhookCertificatePem(): string | undefined {
+    return this.webhookServer?.certificatePem;
+  }
+
   /**
    * Runs everything until `signal` aborts, then stops in reverse order within the graceful
    * shutdown period. Rejects if a runnable fails, caches do not sync in time, or leadership is lost
@@ -380,6 +405,12 @@ export class Manager {
 
   private async startServers(): Promise<void> {
     const host = this.options.bindHost ?? defaultBindHost();
+    if (this.webhooks.size > 0 && !this.options.webhook) throw new InvalidOptionError('webhook', 'webhook handlers are registered but the manager has no webhook server options (port, certDir or certFile/keyFile)');
+    if (this.options.webhook) {
+      // First: the API server may call admission or conversion webhooks as soon as our caches list.
+      this.webhookServer = new WebhookServer(this.webhooks, this.options.webhook, { registry: this.registry, logger: this.logger, clock: this.clock, defaultHost: host });
+      await this.webhookServer.listen();
+    }
     const secure = this.options.secureMetrics;
     const metricsPort = this.options.metricsPort ?? (secure ? DEFAULT_SECURE_METRICS_PORT : DEFAULT_METRICS_PORT);
     const healthPort = this.options.healthPort ?? DEFAULT_HEALTH_PORT;
@@ -415,5 +446,7 @@ export class Manager {
     await this.consoleServer?.close();
     await this.metricsServer?.close();
     if (this.healthServer !== this.metricsServer) await this.healthServer?.close();
+    // Last: writes (and conversions) keep being answered while everything else stops.
+    await this.webhookServer?.close();
   }
 }
