@@ -1,47 +1,42 @@
-/** The Database custom resource (databases.example.com/v1), as plain JSON. */
-import { kind, type Condition, type Kind } from 'operator-runtime';
+/**
+ * The Database custom resource (databases.example.com/v1): its kind and types, derived from the
+ * schema in database-schema.ts, so the TypeScript type and the CRD cannot drift apart.
+ */
+import { defineCustomKind, type Static } from 'operator-runtime/crd';
+import type { ObjectOf } from 'operator-runtime';
+import { DatabaseSpecSchema, DatabaseStatusSchema, type EngineSchema, type PhaseSchema } from './database-schema.js';
 
 /** The Database kind: `client.get(DATABASE, …)` is a `Database`, `.for(DATABASE)` types the reconciler's `ctx.get()`. */
-export const DATABASE: Kind<Database> = kind<Database>('example.com/v1', 'Database');
+export const DATABASE = defineCustomKind({
+  group: 'example.com',
+  names: { kind: 'Database', plural: 'databases', singular: 'database', shortNames: ['db'] },
+  scope: 'Namespaced',
+  versions: [
+    {
+      name: 'v1',
+      served: true,
+      storage: true,
+      schema: { spec: DatabaseSpecSchema, status: DatabaseStatusSchema },
+      subresources: { status: {} },
+      printerColumns: [
+        { name: 'Engine', type: 'string', jsonPath: '.spec.engine' },
+        { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+        { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' },
+        { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      ],
+    },
+  ],
+});
+
+export type Database = ObjectOf<typeof DATABASE>;
+export type DatabaseSpec = Database['spec'];
+export type DatabaseStatus = NonNullable<Database['status']>;
+export type Engine = Static<typeof EngineSchema>;
+export type Phase = Static<typeof PhaseSchema>;
+
 export const FINALIZER = 'example.com/backup-before-delete';
 export const FIELD_MANAGER = 'database-operator';
-
-export type Engine = 'postgres' | 'mysql';
-export type Phase = 'Provisioning' | 'Ready' | 'Degraded' | 'Deleting';
-
-export interface DatabaseSpec {
-  engine: Engine;
-  version: string;
-  replicas: number;
-  storage: string;
-  backup?: { enabled?: boolean; endpoint?: string };
-}
-
-export interface DatabaseStatus {
-  phase?: Phase;
-  readyReplicas?: number;
-  observedGeneration?: number;
-  endpoint?: string;
-  conditions?: Condition[];
-}
-
-export interface Database {
-  apiVersion: 'example.com/v1';
-  kind: 'Database';
-  metadata: {
-    name: string;
-    namespace: string;
-    uid: string;
-    generation: number;
-    resourceVersion: string;
-    finalizers?: string[];
-    deletionTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
-  spec: DatabaseSpec;
-  status?: DatabaseStatus;
-}
 
 /** Versions the operator knows how to run; the schema only checks the shape. */
 export const SUPPORTED_VERSIONS: Record<Engine, readonly string[]> = {

@@ -1,0 +1,15 @@
+/**
+ * A version's whole-object schema: its top-level fields (spec, status…) as one TypeBox object, with
+ * `status` optional. The CRD's `openAPIV3Schema` and run-time validation both start from it, so
+ * they cannot disagree.
+ */
+import { Type, type TObject, type TProperties } from 'typebox';
+import type { CustomKindSchema } from './custom-kind-definition.js';
+
+export function versionObjectSchema(schema: CustomKindSchema): TObject {
+  const properties: TProperties = {};
+  for (const [field, fieldSchema] of Object.entries(schema)) {
+    properties[field] = field === 'status' ? Type.Optional(fieldSchema) : fieldSchema;
+  }
+  return Type.Object(properties);
+}
