@@ -28,6 +28,11 @@ export interface ControllerBuilderOptions {
   readonly needLeaderElection?: boolean;
   /** What this controller's informers hold (e.g. only labelled owned objects). @defaultValue the manager's cache */
   readonly cache?: ControllerCacheOptions;
+  /**
+   * In a manager with `sharding`: reconcile only the keys this replica owns (on every replica), or,
+   * with false, all of them like an unsharded controller. @defaultValue true when the manager is sharded
+   */
+  readonly sharded?: boolean;
 }
 
 /** What `writes()` may declare besides the verbs. */
@@ -162,12 +167,14 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     // Set at start: the primary kind's informers (one, or one per cached namespace), read by ctx.get().
     let primaryInformers: SharedInformer<KubeObject>[] = [];
     const reconcile: ObjectReconcileFunction<T> = typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
+    // Sharded: the primary informer holds this replica's objects only, and the gate admits only keys it owns now.
+    const gate = host.sharding && (this.options.sharded ?? true) ? host.sharding.gateFor(primary) : undefined;
     const withObject: Reconciler = {
       reconcile: (request, ctx) => reconcile(request, objectContext<T>(ctx, request, () => primaryInformers)),
     };
     const controller = new Controller({
       name: this.name,
-      reconciler: withObject,
+      reconciler: gate ? gate.wrap(withObject) : withObject,
       clock: host.clock,
       logger: host.logger,
       registry: host.registry,
@@ -182,32 +189,38 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     const sources = this.sources.map((s) => ({ ...s, predicates: [...s.predicates, ...filters] }));
     const triggers = [...this.triggers];
     const cache = this.options.cache ?? {};
-    for (const source of sources) host.prepareInformers(source.type, cache);
+    const shardLabelSelector = gate ? host.sharding?.primaryLabelSelector() : undefined;
+    const primaryCache: ControllerCacheOptions = shardLabelSelector ? { ...cache, shardSelector: { apiVersion: primary.apiVersion, kind: primary.kind, labelSelector: shardLabelSelector } } : cache;
+    const cacheOf = (source: Source): ControllerCacheOptions => (source.type === primary ? primaryCache : cache);
+    for (const source of sources) host.prepareInformers(source.type, cacheOf(source));
     const log: Logger = host.logger.child({ controller: this.name });
 
     host.add(
       {
         async start(signal) {
           const registrations: HandlerRegistration[] = [];
+          let detachGate: (() => void) | undefined;
           try {
             const primaryNamespaced = sources.some((s) => s.type !== primary) ? await host.isNamespaced(primary, signal) : true;
             for (const source of sources) {
               const handler = enqueueHandler(controller.queue, source.map(primaryNamespaced), source.predicates);
-              const informers = await host.informersFor(source.type, cache, signal);
+              const informers = await host.informersFor(source.type, cacheOf(source), signal);
               if (source.type === primary) primaryInformers = informers;
               for (const informer of informers) {
                 registrations.push(informer.addEventHandler(handler, { name: `${controller.name}:${source.type.kind}` }));
               }
             }
+            if (gate) detachGate = gate.attach(primaryInformers, signal);
             const pumps = triggers.map((keys) => pumpTriggers(keys, controller.queue, signal, log));
             await controller.start(signal);
             await Promise.all(pumps);
           } finally {
             for (const r of registrations) r.remove();
+            detachGate?.();
           }
         },
       },
-      { name: `controller/${this.name}`, needLeaderElection: this.options.needLeaderElection ?? true },
+      { name: `controller/${this.name}`, needLeaderElection: this.options.needLeaderElection ?? true, sharded: gate !== undefined },
     );
     return controller;
   }

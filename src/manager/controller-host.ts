@@ -13,6 +13,7 @@ import type { KubeObject } from '../core/object-key.js';
 import type { ControllerView } from '../console/controller-view.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
 import type { Runnable, RunnableOptions } from './runnable.js';
+import type { ShardingHost } from '../sharding/sharding.js';
 
 /** Cache options of one controller's sources; they narrow what its informers hold, never widen the manager's. */
 export interface ControllerCacheOptions {
@@ -23,6 +24,11 @@ export interface ControllerCacheOptions {
    * when the manager's selector for it differs. @defaultValue the manager's selectors
    */
   readonly labelSelectorsByKind?: readonly KindLabelSelector[];
+  /**
+   * A label selector ANDed with whatever selector the kind has (the manager's or the controller's):
+   * a sharded controller's primary informer holds only this replica's objects. @defaultValue none
+   */
+  readonly shardSelector?: KindLabelSelector;
 }
 
 export interface ControllerHost {
@@ -45,4 +51,6 @@ export interface ControllerHost {
   add(runnable: Runnable, options: RunnableOptions): void;
   /** Records what the controller needs RBAC to allow (see `Manager.permissions()`). */
   requirePermissions(...requirements: PermissionRequirement[]): void;
+  /** Present in a sharded manager: controllers with `.for(kind)` reconcile only this replica's keys. */
+  readonly sharding?: ShardingHost;
 }

@@ -26,6 +26,8 @@ import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
 import { Webhooks } from '../webhook/webhooks.js';
 import { WebhookServer, validateWebhookServerOptions, type WebhookServerOptions } from '../webhook/webhook-server.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
+import { Sharding } from '../sharding/sharding.js';
+import type { ShardingOptions } from '../sharding/sharding-options.js';
 
 /** Listeners the manager's shared stop signals may carry before Node warns (one or two per informer). */
 const MAX_SIGNAL_LISTENERS = 10_000;
@@ -92,12 +94,21 @@ export interface ManagerOptions {
    * handler is registered. @defaultValue no webhook server
    */
   readonly webhook?: WebhookServerOptions;
+  /**
+   * Scale controllers out across replicas (docs/sharding.md): every replica joins the ring with a
+   * membership Lease, and each controller with `.for(kind)` reconciles only the objects assigned to
+   * this replica. The sharder that assigns them is leader-only: give the manager `leaderElection`
+   * too. @defaultValue not sharded
+   */
+  readonly sharding?: ShardingOptions;
 }
 
 interface Entry {
   readonly runnable: Runnable;
   readonly name: string;
   readonly needLeaderElection: boolean;
+  /** Runs on every replica while it holds its ring membership (sharded controllers). */
+  readonly sharded: boolean;
 }
 
 /**
@@ -128,6 +139,8 @@ export class Manager {
   readonly namespaces: readonly string[] | undefined;
   /** Whether /metrics is served only to authorized scrapers (`secureMetrics`). */
   readonly secureMetricsEnabled: boolean;
+  /** The ring membership and sharder, with the `sharding` option. */
+  readonly sharding: Sharding | undefined;
 
   private readonly entries: Entry[] = [];
   private readonly requirements: PermissionRequirement[] = [];
@@ -178,6 +191,9 @@ export class Manager {
     // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
     // knows it then; without, scope does not matter to the cache and reads skip discovery.
     this.client = createDelegatingClient(this.apiClient, this.cache, options.namespaces?.length ? { restMapper: this.restMapper } : {});
+    this.sharding = options.sharding
+      ? new Sharding(options.sharding, { client: this.apiClient, clock: this.clock, logger: this.logger, registry: this.registry, ...(this.namespaces ? { namespaces: this.namespaces } : {}) })
+      : undefined;
     this.host = this.controllerHost();
     // The console's server options (port, host) ride along unused: ConsoleState reads only its own.
     this.console = options.console
@@ -198,6 +214,7 @@ export class Manager {
     }
     const election = options.leaderElection?.requiredPermissions?.();
     if (election) this.requirePermissions(...election);
+    if (this.sharding) this.add(this.sharding.sharder(), { name: 'sharder', needLeaderElection: true });
   }
 
   /**
@@ -211,7 +228,8 @@ export class Manager {
 
   /** Everything recorded so far: what `rbacManifests` (operator-runtime/rbac) turns into Roles. */
   permissions(): readonly PermissionRequirement[] {
-    return [...this.requirements];
+    // Sharding's are read now: its primary kinds are known once the controllers are built.
+    return [...this.requirements, ...(this.sharding?.requiredPermissions() ?? [])];
   }
 
   /** Starts building a controller whose runnable is added to this manager by `complete()`. */
@@ -230,7 +248,7 @@ export class Manager {
   /** Adds a runnable; controllers are leader-only by default, like controller-runtime's. */
   add(runnable: Runnable, options: RunnableOptions = {}): void {
     if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'cannot add a runnable to a started manager');
-    this.entries.push({ runnable, name: options.name ?? `runnable-${this.entries.length + 1}`, needLeaderElection: options.needLeaderElection ?? true });
+    this.entries.push({ runnable, name: options.name ?? `runnable-${this.entries.length + 1}`, needLeaderElection: options.needLeaderElection ?? true, sharded: options.sharded ?? false });
   }
 
   addHealthCheck(name: string, check: HealthCheck): void {
@@ -256,11 +274,17 @@ export class Manager {
     // informers with the same spec are still shared, and the manager's cache stays as configured.
     const cacheFor = (options: ControllerCacheOptions): InformerCache => {
       const own = options.labelSelectorsByKind ?? [];
-      if (own.length === 0) return this.cache;
+      const shard = options.shardSelector;
+      if (own.length === 0 && !shard) return this.cache;
       const ownKinds = new Set(own.map((k) => `${k.apiVersion}/${k.kind}`));
+      const selectors = [...(this.options.labelSelectorsByKind ?? []).filter((k) => !ownKinds.has(`${k.apiVersion}/${k.kind}`)), ...own];
+      const shardKind = shard ? `${shard.apiVersion}/${shard.kind}` : '';
+      const base = selectors.find((k) => `${k.apiVersion}/${k.kind}` === shardKind)?.labelSelector;
       return new InformerCache(this.informers, {
         ...(this.options.namespaces ? { namespaces: this.options.namespaces } : {}),
-        labelSelectorsByKind: [...(this.options.labelSelectorsByKind ?? []).filter((k) => !ownKinds.has(`${k.apiVersion}/${k.kind}`)), ...own],
+        labelSelectorsByKind: shard
+          ? [...selectors.filter((k) => `${k.apiVersion}/${k.kind}` !== shardKind), { ...shard, labelSelector: base ? `${base},${shard.labelSelector}` : shard.labelSelector }]
+          : selectors,
         isNamespaced: (type) => this.scopeOf(type) ?? true,
       });
     };
@@ -281,6 +305,7 @@ export class Manager {
       isNamespaced: (type, signal) => this.isNamespaced(type, signal),
       add: (runnable, options) => this.add(runnable, options),
       requirePermissions: (...requirements) => this.requirePermissions(...requirements),
+      ...(this.sharding ? { sharding: this.sharding } : {}),
     };
   }
 
@@ -332,8 +357,13 @@ export class Manager {
     // Every informer (and every list page in flight) listens on these: many listeners, no leak.
     setMaxListeners(MAX_SIGNAL_LISTENERS, cacheStop.signal, stopAll.signal);
     const cacheRun = this.informers.start(cacheStop.signal);
-    const everyReplica = this.entries.filter((e) => !e.needLeaderElection);
-    const leaderOnly = this.entries.filter((e) => e.needLeaderElection);
+    const everyReplica = this.entries.filter((e) => !e.needLeaderElection && !e.sharded);
+    const leaderOnly = this.entries.filter((e) => e.needLeaderElection && !e.sharded);
+    const sharded = this.entries.filter((e) => e.sharded);
+    const shardedRuns: Promise<void>[] = [];
+    const shardedStop = new AbortController();
+    let memberRun: Promise<void> | undefined;
+    const memberStop = new AbortController();
     const runs: Promise<void>[] = [];
     const leaderRuns: Promise<void>[] = [];
     const leaderStop = new AbortController();
@@ -369,6 +399,24 @@ export class Manager {
         leaderRuns.push(...term);
         return Promise.all(term).then(() => undefined);
       };
+      if (this.sharding) {
+        // Sharded controllers run while this replica holds its membership Lease; losing it fences them like leadership.
+        const sharding = this.sharding;
+        const startShardedWork = (memberSignal: AbortSignal): Promise<void> => {
+          const { controller: shardWork } = linkedAbortController(memberSignal, stopAll.signal, shardedStop.signal);
+          memberSignal.addEventListener('abort', () => {
+            if (stopAll.signal.aborted) return;
+            log.error({ reason: String(memberSignal.reason) }, 'ring membership lost: stopping sharded controllers');
+            fail(memberSignal.reason);
+          }, { once: true });
+          log.info({ runnables: sharded.length, member: sharding.memberId }, 'starting sharded controllers');
+          const term: Promise<void>[] = [];
+          for (const e of sharded) run(e, shardWork.signal, term);
+          shardedRuns.push(...term);
+          return Promise.all(term).then(() => undefined);
+        };
+        memberRun = sharding.runMember(memberStop.signal, startShardedWork).catch((err: unknown) => fail(err));
+      }
       if (this.options.leaderElection) {
         electionRun = this.options.leaderElection.run(electionStop.signal, startLeaderWork).catch((err: unknown) => fail(err));
       } else {
@@ -383,6 +431,11 @@ export class Manager {
       if (!stopAll.signal.aborted || failure === undefined) fail(err);
     } finally {
       log.info({}, 'stopping');
+      // Sharded work first, then leave the ring (the sharder may hand our keys on only after that).
+      shardedStop.abort();
+      await Promise.all(shardedRuns);
+      memberStop.abort();
+      await memberRun;
       leaderStop.abort();
       // Leader-only work first, then release the lease (nobody else may lead while ours runs).
       await Promise.all(leaderRuns);

@@ -13,6 +13,11 @@ export interface RunnableOptions {
   readonly needLeaderElection?: boolean;
   /** For logs. */
   readonly name?: string;
+  /**
+   * Runs on every replica, but only while it holds its ring membership Lease (a sharded controller);
+   * needs the manager's `sharding` option. Overrides `needLeaderElection`. @defaultValue false
+   */
+  readonly sharded?: boolean;
 }
 
 /**

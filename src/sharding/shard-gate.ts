@@ -1,0 +1,222 @@
+/**
+ * The replica's side of the hand-over protocol for one primary kind, shared by every sharded
+ * controller of that kind:
+ * - admits a reconcile of a key only while the primary object in this replica's cache is labelled
+ *   with this member and not draining (checked when the reconcile starts, synchronously with
+ *   counting it as in flight);
+ * - when the sharder marks an object of ours as draining, waits until no reconcile of that key is in
+ *   flight (new ones are no longer admitted) and then acknowledges: removes the shard and drain
+ *   labels with a write conditioned on the resourceVersion it saw, so a late acknowledgement can
+ *   never strip a label the sharder wrote after it.
+ * A key whose object is gone is reconciled only if its object was ours when it went (the deletion
+ * reconcile); a key whose object this replica never held, or handed over, is not.
+ */
+import type { EventHandler } from '../cache/handler-dispatcher.js';
+import type { HandlerRegistration, SharedInformer } from '../cache/informer.js';
+import { deletedObject, type Tombstone } from '../cache/tombstone.js';
+import { isConflict, isNotFound } from '../client/api-error.js';
+import type { Writer } from '../client/contracts.js';
+import type { ResourceType } from '../client/discovery.js';
+import { sleep } from '../core/abort.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { keyOf, objectKey, type KubeObject } from '../core/object-key.js';
+import type { Reconciler } from '../controller/reconciler.js';
+
+/** How long to wait for the cache to catch up after an acknowledgement conflicted. @defaultValue 200 ms */
+export const ACK_CONFLICT_RETRY_MS = 200;
+
+export interface ShardGateOptions {
+  readonly type: ResourceType;
+  readonly memberId: string;
+  readonly shardLabel: string;
+  readonly drainLabel: string;
+  readonly client: Pick<Writer, 'patch'>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Between acknowledgements that failed for another reason than a conflict. */
+  readonly retryPeriodMs: number;
+}
+
+/** What the gate says of a key when its reconcile is about to start. */
+export type Admission = 'owned' | 'deleted-while-owned' | 'not-owned';
+
+export class ShardGate {
+  readonly type: ResourceType;
+  private informers: readonly SharedInformer<KubeObject>[] = [];
+  private readonly inFlight = new Map<string, number>();
+  private readonly idleWaiters = new Map<string, (() => void)[]>();
+  /** Keys whose object this replica held as its own and has not handed over (deleted ones stay until their reconcile). */
+  private readonly held = new Set<string>();
+  private readonly acknowledging = new Set<string>();
+  private attachments = 0;
+  private registrations: HandlerRegistration[] = [];
+  private signal: AbortSignal | undefined;
+  private readonly log: Logger;
+  private acknowledged = 0;
+
+  constructor(private readonly options: ShardGateOptions) {
+    this.type = options.type;
+    this.log = options.logger.child({ component: 'sharding', kind: options.type.kind, member: options.memberId });
+  }
+
+  /** Whether `obj` is assigned to this member and not being handed over. */
+  owns(obj: KubeObject): boolean {
+    const labels = obj.metadata?.labels;
+    return labels?.[this.options.shardLabel] === this.options.memberId && labels[this.options.drainLabel] === undefined;
+  }
+
+  /** Objects in the cache this member owns now (the `sharding_keys_owned` gauge). */
+  ownedCount(): number {
+    let n = 0;
+    for (const informer of this.informers) for (const obj of informer.reader.list()) if (this.owns(obj)) n++;
+    return n;
+  }
+
+  /** Acknowledged drains since start. */
+  get acknowledgedDrains(): number {
+    return this.acknowledged;
+  }
+
+  /**
+   * Starts watching the primary informers for drains (once, however many controllers attach).
+   * Returns the detach function; the last detach stops watching.
+   */
+  attach(informers: readonly SharedInformer<KubeObject>[], signal: AbortSignal): () => void {
+    if (this.attachments++ === 0) {
+      this.informers = informers;
+      this.signal = signal;
+      const handler = this.drainHandler();
+      this.registrations = informers.map((i) => i.addEventHandler(handler, { name: `shard-gate:${this.type.kind}` }));
+    }
+    let detached = false;
+    return () => {
+      if (detached) return;
+      detached = true;
+      if (--this.attachments > 0) return;
+      for (const r of this.registrations) r.remove();
+      this.registrations = [];
+    };
+  }
+
+  /** What a reconcile of `key` starting now may do. */
+  admit(key: string): Admission {
+    const obj = this.find(key);
+    if (obj) return this.owns(obj) ? 'owned' : 'not-owned';
+    return this.held.has(key) ? 'deleted-while-owned' : 'not-owned';
+  }
+
+  /** `reconciler` behind the gate: keys this member does not own now are skipped. */
+  wrap(reconciler: Reconciler): Reconciler {
+    return {
+      reconcile: async (request, ctx) => {
+        const key = objectKey(request);
+        const admission = this.admit(key);
+        if (admission === 'not-owned') {
+          ctx.log.debug({ key }, 'not this shard’s key: skipped');
+          return;
+        }
+        // Counted in the same tick as the admission: a drain seen later waits for this reconcile.
+        this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+        try {
+          return await reconciler.reconcile(request, ctx);
+        } finally {
+          const left = (this.inFlight.get(key) ?? 1) - 1;
+          if (left > 0) this.inFlight.set(key, left);
+          else {
+            this.inFlight.delete(key);
+            for (const wake of this.idleWaiters.get(key) ?? []) wake();
+            this.idleWaiters.delete(key);
+          }
+          if (admission === 'deleted-while-owned' && !this.find(key)) this.held.delete(key);
+        }
+      },
+    };
+  }
+
+  private find(key: string): KubeObject | undefined {
+    for (const informer of this.informers) {
+      const obj = informer.reader.get(key);
+      if (obj) return obj;
+    }
+    return undefined;
+  }
+
+  private drainHandler(): EventHandler<KubeObject> {
+    const seen = (obj: KubeObject): void => {
+      const key = keyOf(obj);
+      const labels = obj.metadata?.labels;
+      if (labels?.[this.options.shardLabel] !== this.options.memberId) {
+        this.held.delete(key);
+        return;
+      }
+      if (labels[this.options.drainLabel] === undefined) {
+        this.held.add(key);
+        return;
+      }
+      this.held.delete(key);
+      void this.acknowledge(key);
+    };
+    return {
+      add: seen,
+      update: (_old, obj) => seen(obj),
+      delete: (deleted: KubeObject | Tombstone<KubeObject>) => {
+        const obj = deletedObject(deleted);
+        // Gone while still ours: its deletion reconcile is ours. Otherwise it left our shard.
+        if (!this.owns(obj)) this.held.delete(keyOf(obj));
+      },
+    };
+  }
+
+  /** Waits until no reconcile of `key` is in flight, then removes our labels (once per key at a time). */
+  private async acknowledge(key: string): Promise<void> {
+    if (this.acknowledging.has(key)) return;
+    const signal = this.signal;
+    if (!signal || signal.aborted) return;
+    this.acknowledging.add(key);
+    const startedMs = this.options.clock.monotonicNow();
+    try {
+      await this.whenIdle(key, signal);
+      for (;;) {
+        const obj = this.find(key);
+        const labels = obj?.metadata?.labels;
+        if (!obj || labels?.[this.options.shardLabel] !== this.options.memberId || labels[this.options.drainLabel] === undefined) return;
+        try {
+          await this.options.client.patch(
+            { apiVersion: obj.apiVersion ?? this.type.apiVersion, kind: this.type.kind },
+            obj.metadata!.name!,
+            { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels: { [this.options.shardLabel]: null, [this.options.drainLabel]: null } } },
+            { type: 'merge', signal, ...(obj.metadata?.namespace ? { namespace: obj.metadata.namespace } : {}) },
+          );
+          this.acknowledged++;
+          this.log.info({ key, waitedMs: Math.round(this.options.clock.monotonicNow() - startedMs) }, 'handed over a key');
+          return;
+        } catch (err) {
+          if (isNotFound(err)) return;
+          if (signal.aborted) return;
+          // Changed since our cache saw it: wait for the cache, then decide again.
+          if (!isConflict(err)) this.log.warn({ err, key }, 'could not acknowledge a drain: retrying');
+          await sleep(this.options.clock, isConflict(err) ? ACK_CONFLICT_RETRY_MS : this.options.retryPeriodMs, signal);
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) this.log.error({ err, key }, 'acknowledging a drain failed');
+    } finally {
+      this.acknowledging.delete(key);
+    }
+  }
+
+  private whenIdle(key: string, signal: AbortSignal): Promise<void> {
+    if (!this.inFlight.has(key)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      const waiters = this.idleWaiters.get(key) ?? [];
+      waiters.push(done);
+      this.idleWaiters.set(key, waiters);
+    });
+  }
+}

@@ -1,0 +1,110 @@
+/** Options of a sharded manager, their defaults, the label names of the protocol, and their checks. */
+import { InvalidOptionError } from '../core/errors.js';
+import {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  defaultIdentity,
+} from '../leader-election/leader-elector-options.js';
+import { memberIdOf } from './member-id.js';
+
+/**
+ * How a replica's primary informers hold only its share:
+ * - `label`: each replica watches the objects labelled with its member id (every Kubernetes version);
+ * - `server`: the API server filters by hash range (`shardSelector`, Kubernetes 1.36 alpha);
+ * - `client`: every replica watches every object and drops the others' (memory does not divide);
+ * - `auto`: `server` when the server is probed to honour it, else `label`.
+ */
+export type ShardingMode = 'auto' | 'server' | 'label' | 'client';
+
+/** The mode a manager runs in once `auto` is resolved. */
+export type ResolvedShardingMode = Exclude<ShardingMode, 'auto'>;
+
+export interface ShardingOptions {
+  /** The ring's name: membership Leases are labelled `operator-runtime.io/ring=<ring>`; a DNS label. */
+  readonly ring: string;
+  /** Where the membership Leases live. */
+  readonly namespace: string;
+  /** This replica's identity, unique in the ring. @defaultValue `hostname_<uuid>` */
+  readonly identity?: string;
+  /**
+   * How long the sharder waits, on its own clock, after it last saw a member's Lease change before it
+   * takes the member's keys away. @defaultValue 15,000 ms
+   */
+  readonly leaseDurationMs?: number;
+  /**
+   * A member that could not renew its Lease for this long stops reconciling (in-flight reconciles are
+   * aborted). Below leaseDurationMs: the difference is the margin for that stop. @defaultValue 10,000 ms
+   */
+  readonly renewDeadlineMs?: number;
+  /** How often a member renews its Lease. @defaultValue 2,000 ms */
+  readonly retryPeriodMs?: number;
+  /** @defaultValue 'auto' */
+  readonly mode?: ShardingMode;
+}
+
+/** The options after defaults and checks. */
+export interface ResolvedShardingOptions {
+  readonly ring: string;
+  readonly namespace: string;
+  readonly identity: string;
+  /** A short, label-safe name of the identity: the value of the shard label and the Lease name's suffix. */
+  readonly memberId: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly mode: ShardingMode;
+}
+
+/** Label on every membership Lease; its value is the ring's name. */
+export const RING_LABEL = 'operator-runtime.io/ring';
+/** Label on membership Leases naming the member id (the identity itself may not be a valid label value). */
+export const MEMBER_LABEL = 'operator-runtime.io/member';
+
+/** The label carrying the member a primary object is assigned to: `shard.operator-runtime.io/<ring>`. */
+export function shardLabel(ring: string): string {
+  return `shard.operator-runtime.io/${ring}`;
+}
+
+/** The label the sharder sets to ask the owner to hand the object over: `drain.shard.operator-runtime.io/<ring>`. */
+export function drainLabel(ring: string): string {
+  return `drain.shard.operator-runtime.io/${ring}`;
+}
+
+/** The name of a member's Lease: `<ring>-<memberId>`. */
+export function memberLeaseName(ring: string, memberId: string): string {
+  return `${ring}-${memberId}`;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** Room left in a 63-character label name after `drain.` (the longer prefix is in the DNS part, which allows 253). */
+const MAX_RING_LENGTH = 63 - 17;
+
+/** Applies defaults and checks the options, throwing `InvalidOptionError` naming the bad one. */
+export function resolveShardingOptions(options: ShardingOptions): ResolvedShardingOptions {
+  if (typeof options.ring !== 'string' || !DNS_LABEL.test(options.ring) || options.ring.length > MAX_RING_LENGTH) {
+    throw new InvalidOptionError('sharding.ring', `must be a DNS label (lower-case letters, digits, '-') of at most ${MAX_RING_LENGTH} characters, got ${JSON.stringify(options.ring)}`);
+  }
+  if (typeof options.namespace !== 'string' || !DNS_LABEL.test(options.namespace)) {
+    throw new InvalidOptionError('sharding.namespace', `must be a namespace name, got ${JSON.stringify(options.namespace)}`);
+  }
+  if (options.identity !== undefined && (typeof options.identity !== 'string' || options.identity === '')) {
+    throw new InvalidOptionError('sharding.identity', 'must be a non-empty string');
+  }
+  const mode = options.mode ?? 'auto';
+  if (!['auto', 'server', 'label', 'client'].includes(mode)) {
+    throw new InvalidOptionError('sharding.mode', `must be 'auto', 'server', 'label' or 'client', got ${JSON.stringify(mode)}`);
+  }
+  const leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
+  const renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
+  const retryPeriodMs = options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
+  // The member's LeaderElector checks the timings again (same rules); checking here names the sharding option.
+  for (const [name, value] of [['leaseDurationMs', leaseDurationMs], ['renewDeadlineMs', renewDeadlineMs], ['retryPeriodMs', retryPeriodMs]] as const) {
+    if (!(Number.isFinite(value) && value > 0)) throw new InvalidOptionError(`sharding.${name}`, `must be a finite number of milliseconds > 0, got ${String(value)}`);
+  }
+  if (!(leaseDurationMs > renewDeadlineMs)) {
+    throw new InvalidOptionError('sharding.renewDeadlineMs', `must be less than leaseDurationMs (${leaseDurationMs}), got ${renewDeadlineMs}`);
+  }
+  const identity = options.identity ?? defaultIdentity();
+  return { ring: options.ring, namespace: options.namespace, identity, memberId: memberIdOf(identity), leaseDurationMs, renewDeadlineMs, retryPeriodMs, mode };
+}

@@ -1,0 +1,190 @@
+/**
+ * Sharding against a real kube-apiserver 1.20 (label mode): three managers in one process share a
+ * ring over 60 Widgets. Every reconcile is recorded (start, end, replica) and no two records of a
+ * key may overlap in time, while replicas join and leave under a steady stream of spec changes.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
+import { KubeClient } from '../client/kube-client.js';
+import type { Kubeconfig } from '../client/kubeconfig.js';
+import { createLogger } from '../logging/create-logger.js';
+import { TestEnv } from '../testing/test-env.js';
+import { readManifests } from '../testing/manifests.js';
+import { eventually } from '../testing/eventually.js';
+import { Manager } from '../manager/manager.js';
+import { LeaderElector } from '../leader-election/leader-elector.js';
+import type { KubeObject } from '../core/object-key.js';
+import { shardLabel } from './sharding-options.js';
+
+const crdFile = new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url);
+const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
+const RING = 'widgets';
+const NAMESPACE = 'default';
+const WIDGETS = 60;
+const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
+
+interface Widget extends KubeObject {
+  spec: { size: number };
+}
+
+interface ReconcileRecord {
+  readonly key: string;
+  readonly replica: string;
+  readonly startMs: number;
+  endMs: number;
+}
+
+/** Pairs of records of one key from different reconciles that overlap in time. */
+function overlaps(records: readonly ReconcileRecord[]): string[] {
+  const byKey = new Map<string, ReconcileRecord[]>();
+  for (const r of records) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
+  const found: string[] = [];
+  for (const [key, list] of byKey) {
+    const sorted = [...list].sort((a, b) => a.startMs - b.startMs);
+    for (let i = 1; i < sorted.length; i++) {
+      const prev = sorted[i - 1]!;
+      const next = sorted[i]!;
+      if (next.startMs < prev.endMs) found.push(`${key}: ${prev.replica} [${prev.startMs.toFixed(1)}, ${prev.endMs.toFixed(1)}] and ${next.replica} from ${next.startMs.toFixed(1)}`);
+    }
+  }
+  return found;
+}
+
+describe('sharding on a real API server (label mode)', () => {
+  let env: TestEnv;
+  let admin: KubeClient;
+  const records: ReconcileRecord[] = [];
+  const replicas = new Map<string, { manager: Manager; client: KubeClient; stop: AbortController; running: Promise<void> }>();
+
+  async function startReplica(name: string): Promise<Manager> {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
+    const logger = createLogger({ level: process.env.SHARDING_TEST_LOG ? 'info' : 'silent' }).child({ replica: name });
+    const manager = new Manager({
+      client,
+      metricsPort: 0,
+      healthPort: 0,
+      logger,
+      gracefulShutdownMs: 5_000,
+      leaderElection: new LeaderElector({ client, name: `${RING}-sharder`, namespace: NAMESPACE, identity: name, ...TIMINGS, logger }),
+      sharding: { ring: RING, namespace: NAMESPACE, identity: name, mode: 'label', ...TIMINGS },
+    });
+    manager
+      .controller('widget')
+      .for(WIDGET)
+      .withOptions({ maxConcurrentReconciles: 4 })
+      .complete(async (req, ctx) => {
+        const record: ReconcileRecord = { key: `${req.namespace}/${req.name}`, replica: name, startMs: performance.now(), endMs: Infinity };
+        records.push(record);
+        try {
+          await ctx.get();
+          // Long enough that a second replica starting on the key would overlap.
+          await delay(15, undefined, { signal: ctx.signal }).catch(() => undefined);
+        } finally {
+          record.endMs = performance.now();
+        }
+      });
+    const stop = new AbortController();
+    const running = manager.start(stop.signal);
+    replicas.set(name, { manager, client, stop, running });
+    return manager;
+  }
+
+  async function stopReplica(name: string): Promise<void> {
+    const r = replicas.get(name)!;
+    r.stop.abort();
+    await r.running;
+    await r.client.close();
+    replicas.delete(name);
+  }
+
+  /** Objects in the replica's sharded Widget informer. */
+  function cachedWidgets(manager: Manager): number {
+    const informer = manager.informers.list().find((i) => i.name.includes('Widget') && i.name.includes(shardLabel(RING)));
+    return informer?.reader.list().length ?? 0;
+  }
+
+  async function assignment(): Promise<Map<string, string>> {
+    const list = await admin.list<Widget>(WIDGET, { namespace: NAMESPACE });
+    return new Map(list.items.map((w) => [w.metadata!.name!, w.metadata?.labels?.[shardLabel(RING)] ?? '']));
+  }
+
+  /** Every Widget labelled with one of `members`, none draining, and each replica's cache exactly its share. */
+  async function settled(members: readonly Manager[]): Promise<Map<string, number> | false> {
+    const ids = new Map(members.map((m) => [m.sharding!.memberId, m]));
+    const labels = await assignment();
+    if (labels.size !== WIDGETS) return false;
+    const counts = new Map<string, number>();
+    for (const owner of labels.values()) {
+      if (!ids.has(owner)) return false;
+      counts.set(owner, (counts.get(owner) ?? 0) + 1);
+    }
+    for (const [id, m] of ids) if (cachedWidgets(m) !== (counts.get(id) ?? 0)) return false;
+    return counts;
+  }
+
+  /** Changes every Widget's spec, so each is reconciled again by its owner. */
+  async function touchAll(round: number): Promise<void> {
+    await Promise.all(
+      Array.from({ length: WIDGETS }, (_, i) => admin.patch(WIDGET, `w-${i}`, { spec: { size: 1 + ((round + i) % 10) } }, { type: 'merge', namespace: NAMESPACE })),
+    );
+  }
+
+  before(async () => {
+    env = await TestEnv.start({ crds: await readManifests(crdFile) });
+    admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
+    await Promise.all(Array.from({ length: WIDGETS }, (_, i) => admin.create<Widget>({ ...WIDGET, metadata: { name: `w-${i}`, namespace: NAMESPACE }, spec: { size: 1 + (i % 10) } })));
+  });
+
+  after(async () => {
+    for (const name of [...replicas.keys()]) await stopReplica(name);
+    await admin?.close();
+    await env?.stop();
+  });
+
+  test('three replicas: every Widget assigned, reconciled by its owner only, each cache holding its share', async () => {
+    const managers = await Promise.all(['r1', 'r2', 'r3'].map((n) => startReplica(n)));
+    const counts = await eventually('every Widget assigned to one of the three, caches matching', () => settled(managers), { timeoutMs: 60_000 });
+    assert.equal([...counts.values()].reduce((a, b) => a + b, 0), WIDGETS);
+    for (const n of counts.values()) assert.ok(n > 0, `every replica owns some Widgets: ${JSON.stringify([...counts])}`);
+    await eventually('every Widget reconciled', () => new Set(records.map((r) => r.key)).size === WIDGETS, { timeoutMs: 30_000 });
+    const owners = await assignment();
+    const byMember = new Map(managers.map((m, i) => [m.sharding!.memberId, `r${i + 1}`]));
+    const since = performance.now();
+    await touchAll(1);
+    await eventually('every Widget reconciled after a spec change', () => new Set(records.filter((r) => r.startMs >= since).map((r) => r.key)).size === WIDGETS, { timeoutMs: 30_000 });
+    for (const r of records.filter((x) => x.startMs >= since)) {
+      assert.equal(r.replica, byMember.get(owners.get(r.key.split('/')[1]!)!), `${r.key} reconciled by its owner`);
+    }
+    assert.deepEqual(overlaps(records), []);
+  });
+
+  test('a replica leaving and one joining move keys with no overlapping reconciles', async () => {
+    let round = 2;
+    let churning = true;
+    const churn = (async () => {
+      while (churning) {
+        await touchAll(round++);
+        await delay(100);
+      }
+    })();
+    try {
+      await stopReplica('r1');
+      const two = ['r2', 'r3'].map((n) => replicas.get(n)!.manager);
+      await eventually('r1’s Widgets moved to r2 and r3', () => settled(two), { timeoutMs: 60_000 });
+      const r4 = await startReplica('r4');
+      const three = [...two, r4];
+      const counts = await eventually('some Widgets handed over to r4', async () => {
+        const c = await settled(three);
+        return c && (c.get(r4.sharding!.memberId) ?? 0) > 0 ? c : false;
+      }, { timeoutMs: 60_000 });
+      assert.equal([...counts.values()].reduce((a, b) => a + b, 0), WIDGETS);
+      const since = performance.now();
+      await eventually('r4 reconciles its Widgets', () => records.some((r) => r.replica === 'r4' && r.startMs >= since), { timeoutMs: 30_000 });
+    } finally {
+      churning = false;
+      await churn;
+    }
+    assert.deepEqual(overlaps(records), []);
+  });
+});
