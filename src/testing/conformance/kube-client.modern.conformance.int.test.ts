@@ -4,10 +4,11 @@ import { describeClientConformance, conformanceCrds } from './client-conformance
 
 // The same suite against the current CRD-only API server (Kubernetes 1.36): generic tests run on
 // the Note custom resource in place of ConfigMaps; tests of built-in kinds are skipped by name.
+// Started with the alpha ShardedListAndWatch gate, so the shardSelector test runs here too.
 describeClientConformance(
   'KubeClient against the Kubernetes 1.36 CRD-only API server conforms',
   async () => {
-    const env = await TestEnv.start({ server: 'modern', crds: await conformanceCrds() });
+    const env = await TestEnv.start({ server: 'modern', featureGates: { ShardedListAndWatch: true }, crds: await conformanceCrds() });
     try {
       const client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
       return {
@@ -25,5 +26,5 @@ describeClientConformance(
       throw err;
     }
   },
-  { coreKinds: false, server: 'the Kubernetes 1.36 CRD-only API server', continueAfterCompaction: 'snapshot' },
+  { coreKinds: false, server: 'the Kubernetes 1.36 CRD-only API server', continueAfterCompaction: 'snapshot', shardedListAndWatch: true },
 );
