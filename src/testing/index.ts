@@ -21,3 +21,5 @@ export { freePort } from './free-port.js';
 export * from './fake-client/index.js';
 export { eventually, EventuallyTimeoutError, DEFAULT_EVENTUALLY_TIMEOUT_MS, DEFAULT_EVENTUALLY_INTERVAL_MS } from './eventually.js';
 export type { EventuallyOptions } from './eventually.js';
+export { webhookServingCertificate } from './webhook-certificate.js';
+export type { WebhookServingCertificate, WebhookServingCertificateOptions } from './webhook-certificate.js';
