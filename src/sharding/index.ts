@@ -16,3 +16,23 @@ export { memberIdOf } from './member-id.js';
 export { RingMembership } from './ring-membership.js';
 export type { MembershipChange, RingMembershipOptions } from './ring-membership.js';
 export { DRAIN_VALUE } from './sharder.js';
+export {
+  FULL_HASH_RANGE,
+  HASH_SPACE_END,
+  InvalidShardSelectorError,
+  fnv1a64,
+  formatHashBound,
+  formatShardSelector,
+  hashInRange,
+  hashRange,
+  mergeRanges,
+  objectInRange,
+  parseShardSelector,
+  rangeFraction,
+  selectorMatches,
+  shardHash,
+  splitHashSpace,
+} from './hash-range.js';
+export type { HashRange, ShardKeyField, ShardSelector } from './hash-range.js';
+export { INVALID_PROBE_SELECTOR, probeShardSelectorSupport } from './server-support.js';
+export type { ShardSelectorSupport, ShardSupportProbeOptions } from './server-support.js';
