@@ -1,0 +1,136 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { clientListerWatcher } from '../cache/client-lister-watcher.js';
+import { SharedInformer } from '../cache/informer.js';
+import { FakeClock, flushMicrotasks } from '../core/fake-clock.js';
+import { silentLogger } from '../core/logger.js';
+import type { KubeObject } from '../core/object-key.js';
+import type { ReconcileContext } from '../controller/reconciler.js';
+import { FakeClient } from '../testing/fake-client/fake-client.js';
+import { conflictFor } from '../testing/fake-client/requests.js';
+import { ShardGate } from './shard-gate.js';
+
+const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+const SHARD = 'shard.operator-runtime.io/db';
+const DRAIN = 'drain.shard.operator-runtime.io/db';
+const ME = 'aaaaaaaaaaaaaaaa';
+const OTHER = 'bbbbbbbbbbbbbbbb';
+
+function configMap(name: string, labels: Record<string, string>): KubeObject {
+  return { ...CONFIGMAP, metadata: { name, namespace: 'default', labels } };
+}
+
+async function setup(objects: KubeObject[]) {
+  const clock = new FakeClock();
+  const client = new FakeClient({ clock, objects });
+  const informer = new SharedInformer<KubeObject>(clientListerWatcher(client, CONFIGMAP), { clock });
+  const stop = new AbortController();
+  const run = informer.start(stop.signal);
+  await informer.waitForSync(stop.signal);
+  const gate = new ShardGate({ type: CONFIGMAP, memberId: ME, shardLabel: SHARD, drainLabel: DRAIN, client, clock, logger: silentLogger, retryPeriodMs: 500 });
+  const detach = gate.attach([informer], stop.signal);
+  await flushMicrotasks();
+  const reconciled: string[] = [];
+  let release: (() => void) | undefined;
+  const reconciler = gate.wrap({
+    reconcile: async (req) => {
+      reconciled.push(req.name);
+      if (req.name === 'slow') await new Promise<void>((r) => (release = r));
+    },
+  });
+  const ctx: ReconcileContext = { signal: stop.signal, log: silentLogger, reconcileID: 'r' };
+  const labelsOf = async (name: string): Promise<Record<string, string>> => (await client.get<KubeObject>(CONFIGMAP, name, { namespace: 'default' })).metadata?.labels ?? {};
+  return {
+    clock,
+    client,
+    gate,
+    reconciled,
+    reconcile: (name: string) => reconciler.reconcile({ namespace: 'default', name }, ctx),
+    release: () => release?.(),
+    labelsOf,
+    stop: async () => {
+      detach();
+      stop.abort();
+      await run;
+    },
+  };
+}
+
+test('only keys labelled with this member and not draining are reconciled', async () => {
+  const s = await setup([configMap('mine', { [SHARD]: ME }), configMap('theirs', { [SHARD]: OTHER }), configMap('draining', { [SHARD]: ME, [DRAIN]: 'true' }), configMap('unassigned', {})]);
+  try {
+    for (const name of ['mine', 'theirs', 'draining', 'unassigned', 'never-existed']) await s.reconcile(name);
+    assert.deepEqual(s.reconciled, ['mine']);
+    assert.equal(s.gate.ownedCount(), 1);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('a drain is acknowledged only after the in-flight reconcile of the key ended, and no reconcile starts meanwhile', async () => {
+  const s = await setup([configMap('slow', { [SHARD]: ME })]);
+  try {
+    const inFlight = s.reconcile('slow');
+    await flushMicrotasks();
+    assert.deepEqual(s.reconciled, ['slow']);
+    // The sharder asks for the key.
+    await s.client.patch(CONFIGMAP, 'slow', { metadata: { labels: { [DRAIN]: 'true' } } }, { type: 'merge', namespace: 'default' });
+    await flushMicrotasks();
+    await s.clock.advance(1_000);
+    assert.deepEqual(await s.labelsOf('slow'), { [SHARD]: ME, [DRAIN]: 'true' }, 'not acknowledged while the reconcile runs');
+    await s.reconcile('slow');
+    assert.deepEqual(s.reconciled, ['slow'], 'a draining key is not admitted');
+    s.release();
+    await inFlight;
+    await flushMicrotasks();
+    assert.deepEqual(await s.labelsOf('slow'), {}, 'acknowledged: both labels removed');
+    assert.equal(s.gate.acknowledgedDrains, 1);
+    await s.reconcile('slow');
+    assert.deepEqual(s.reconciled, ['slow'], 'a handed-over key is never reconciled again here');
+  } finally {
+    await s.stop();
+  }
+});
+
+test('the acknowledgement is conditioned on the resourceVersion seen: a conflict re-reads and never strips a newer assignment', async () => {
+  const s = await setup([configMap('k', { [SHARD]: ME })]);
+  try {
+    const patches: unknown[] = [];
+    let failNext = true;
+    s.client.intercept((req) => {
+      // Only the gate's acknowledgements carry a resourceVersion.
+      if (req.verb !== 'patch' || !JSON.stringify(req.body).includes('"resourceVersion"')) return undefined;
+      patches.push(req.body);
+      if (!failNext) return undefined;
+      failNext = false;
+      return conflictFor(req);
+    });
+    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [DRAIN]: 'true' } } }, { type: 'merge', namespace: 'default' });
+    const drainedRv = (await s.client.get<KubeObject>(CONFIGMAP, 'k', { namespace: 'default' })).metadata?.resourceVersion;
+    await flushMicrotasks();
+    // The first acknowledgement conflicted; meanwhile the key went to another member directly.
+    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [SHARD]: OTHER, [DRAIN]: null } } }, { type: 'merge', namespace: 'default' });
+    await s.clock.advance(1_000);
+    await flushMicrotasks();
+    assert.deepEqual(await s.labelsOf('k'), { [SHARD]: OTHER }, 'the newer assignment stands');
+    const acks = patches;
+    assert.equal(acks.length, 1, 'one acknowledgement was tried, none after the key left');
+    assert.equal((acks[0] as { metadata: { resourceVersion: string } }).metadata.resourceVersion, drainedRv);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('a key whose object was deleted while owned gets its deletion reconcile here, once', async () => {
+  const s = await setup([configMap('gone', { [SHARD]: ME })]);
+  try {
+    await s.client.delete(CONFIGMAP, 'gone', { namespace: 'default' });
+    await flushMicrotasks();
+    assert.equal(s.gate.admit('default/gone'), 'deleted-while-owned');
+    await s.reconcile('gone');
+    assert.deepEqual(s.reconciled, ['gone']);
+    assert.equal(s.gate.admit('default/gone'), 'not-owned');
+  } finally {
+    await s.stop();
+  }
+});
