@@ -1,0 +1,114 @@
+/**
+ * `operator-runtime init` as a new user meets it: the packed tarball is installed into a tool
+ * folder outside the repository and its `operator-runtime` bin scaffolds a project into another
+ * temporary folder; the project installs the tarball (offline-first from the npm cache), its own
+ * `npm test` passes against a real TestEnv, it type-checks and builds, and `npm run generate`
+ * rewrites config/ byte for byte (the manifests `init` wrote agree with the scaffold's own code).
+ * Prints the time from `init` to the green scaffold test. The bin also runs on Node 24.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO, pack, userEnv, withDist, type PackResult } from './packaging/dist.js';
+
+const run = promisify(execFile);
+const NPM_INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+
+/** The environment of a user's shell: no repo-only condition, and not inside this test runner (else the scaffold's `node --test` would skip its files). */
+function shellEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = userEnv(extra);
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
+
+/** Runs a command; its stdout (and stderr with `stderr: true`); fails with the output when it fails. */
+async function sh(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number; stderr?: false }): Promise<string> {
+  try {
+    const { stdout, stderr } = await run(command, [...args], { cwd: options.cwd, env: options.env ?? shellEnv(), timeout: options.timeout ?? 300_000, maxBuffer: 64 << 20 });
+    return options.stderr === false ? stdout : `${stdout}${stderr}`;
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(' ')} failed in ${options.cwd}: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`.slice(0, 20_000), { cause: error });
+  }
+}
+
+async function readTree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile())) {
+    const path = join(name.parentPath, name.name);
+    out[path.slice(dir.length + 1)] = await readFile(path, 'utf8');
+  }
+  return out;
+}
+
+describe('operator-runtime init, from the packed tarball', { timeout: 900_000 }, () => {
+  let dir: string;
+  let packed: PackResult;
+  let bin: string;
+  let project: string;
+  let initToGreenMs: number;
+  let configAfterInit: Record<string, string>;
+
+  before(async () => {
+    assert.ok(process.env.OPERATOR_RUNTIME_ASSETS, 'OPERATOR_RUNTIME_ASSETS names the control-plane binaries (scripts/test.sh sets it)');
+    dir = await mkdtemp(join(tmpdir(), 'operator-runtime-scaffold-'));
+    packed = await withDist(() => pack(dir));
+    // The CLI as a user gets it: the tarball installed, its bin linked by npm.
+    const tools = join(dir, 'tools');
+    await mkdir(tools);
+    await writeFile(join(tools, 'package.json'), JSON.stringify({ name: 'tools', private: true }));
+    await sh('npm', [...NPM_INSTALL, packed.tarball], { cwd: tools });
+    bin = join(tools, 'node_modules/.bin/operator-runtime');
+    project = join(dir, 'my-operator');
+  });
+
+  after(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('init scaffolds a project whose own integration test passes against a real TestEnv', async (t) => {
+    const started = performance.now();
+    const initOutput = await sh(bin, ['init', project, '--group', 'demo.example.com', '--kind', 'Greeting'], { cwd: dir });
+    assert.match(initOutput, /created .*my-operator/);
+    configAfterInit = await readTree(join(project, 'config'));
+    // The scaffold depends on a version range; here it gets the tarball under test instead.
+    const manifestPath = join(project, 'package.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { dependencies: Record<string, string> };
+    assert.match(manifest.dependencies['operator-runtime']!, /^\^\d+\.\d+\.\d+/);
+    manifest.dependencies['operator-runtime'] = `file:${packed.tarball}`;
+    await writeFile(manifestPath, JSON.stringify(manifest, null, 2));
+    await sh('npm', NPM_INSTALL, { cwd: project });
+    const output = await sh('npm', ['test'], { cwd: project, env: shellEnv({ OPERATOR_RUNTIME_ASSETS: process.env.OPERATOR_RUNTIME_ASSETS! }) });
+    initToGreenMs = performance.now() - started;
+    assert.match(output, /# pass 2\n# fail 0/, output);
+    t.diagnostic(`init → green scaffold test (init, npm install, npm test): ${(initToGreenMs / 1000).toFixed(1)} s`);
+  });
+
+  test('the scaffold type-checks strictly and builds to dist/', async () => {
+    assert.ok(configAfterInit, 'the scaffold exists');
+    await sh('npm', ['run', '--silent', 'typecheck'], { cwd: project });
+    await sh('npm', ['run', '--silent', 'build'], { cwd: project });
+    assert.ok((await readdir(join(project, 'dist'))).includes('main.js'));
+  });
+
+  test('npm run generate rewrites config/ byte for byte: what init wrote matches the scaffold’s own schema and controller', async () => {
+    assert.ok(configAfterInit, 'the scaffold exists');
+    const output = await sh('npm', ['run', '--silent', 'generate'], { cwd: project });
+    assert.match(output, /wrote config\/crd\.yaml/);
+    assert.deepEqual(Object.keys(configAfterInit).sort(), ['crd.yaml', 'deployment.yaml', 'kustomization.yaml', 'rbac.yaml']);
+    assert.deepEqual(await readTree(join(project, 'config')), configAfterInit);
+  });
+
+  test('the bin runs on Node 24 too: --version and generate manifests give the same files', async () => {
+    assert.ok(configAfterInit, 'the scaffold exists');
+    const node24 = (await sh(join(REPO, 'scripts/install-node24.sh'), [], { cwd: REPO, stderr: false })).trim().split('\n').pop()!;
+    const version = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
+    assert.equal((await sh(node24, [bin, '--version'], { cwd: project, stderr: false })).trim(), version.version);
+    await sh(node24, [bin, 'generate', 'manifests', '--out', 'config-node24'], { cwd: project });
+    assert.deepEqual(await readTree(join(project, 'config-node24')), configAfterInit);
+  });
+});

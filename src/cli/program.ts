@@ -1,0 +1,92 @@
+/**
+ * The `operator-runtime` command line: `generate crds|rbac|manifests`, `init <dir>`, `--help` on
+ * every command and `--version`. Bad input prints one line naming what is wrong and exits 2.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { CliUsageError, USAGE_EXIT_CODE } from './cli-error.js';
+import { GENERATE_TARGETS, runGenerate, type GenerateTarget } from './generate-command.js';
+import { runInit } from './init-command.js';
+import { runtimePackage } from './runtime-package.js';
+
+/** Where the CLI writes; tests pass their own. */
+export interface CliIo {
+  readonly cwd: string;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+/** The version of the installed operator-runtime. */
+export function cliVersion(): string {
+  return runtimePackage().version;
+}
+
+const GENERATE_HELP: Record<GenerateTarget, string> = {
+  crds: 'write crd.yaml: one CustomResourceDefinition per kind in the config',
+  rbac: "write rbac.yaml: the roles the manager's controllers declare, bound to the operator's ServiceAccount",
+  manifests: 'write the whole Kustomize base: CRDs, RBAC, Namespace, ServiceAccount, Deployment, metrics Service, NetworkPolicy, kustomization.yaml',
+};
+
+function buildProgram(io: CliIo): Command {
+  const program = new Command()
+    .name('operator-runtime')
+    .description('Generate the manifests of an operator built on operator-runtime, or scaffold a new one.')
+    .version(cliVersion(), '-v, --version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: io.stderr,
+      // One line per error: commander puts its "(Did you mean …?)" on a line of its own.
+      outputError: (text, write) => write(text.replace(/\n(?=\(Did you mean)/, ' ')),
+    })
+    .showSuggestionAfterError(true);
+
+  const generate = program.command('generate').description('write manifests from operator-runtime.config.ts').usage('<crds|rbac|manifests> [options]');
+  for (const target of GENERATE_TARGETS) {
+    generate
+      .command(target)
+      .description(GENERATE_HELP[target])
+      .option('-c, --config <file>', 'the project config (default: operator-runtime.config.{ts,mts,js,mjs} in the current folder)')
+      .option('-o, --out <dir>', "output folder (default: the config's outDir, else config/ beside the config)")
+      .action(async (options: { config?: string; out?: string }) => {
+        const written = await runGenerate(target, { cwd: io.cwd, ...options });
+        for (const path of written) io.stdout(`wrote ${path}\n`);
+      });
+  }
+
+  program
+    .command('init')
+    .description('scaffold a new operator project in <dir> (which must not exist, or be empty)')
+    .argument('<dir>', 'the folder to create')
+    .addOption(new Option('--group <group>', 'API group of the custom kind').default('example.com'))
+    .addOption(new Option('--kind <kind>', 'the custom kind, PascalCase').default('Widget'))
+    .addOption(new Option('--name <name>', 'the operator name, a DNS label (default: <kind>-operator)'))
+    .action(async (dir: string, options: { group: string; kind: string; name?: string }) => {
+      const result = await runInit({ cwd: io.cwd, dir, ...options });
+      io.stdout(`created ${result.dir} (${result.files.length} files)\nnext: cd ${result.dir} && npm install && npm test\n`);
+    });
+  return program;
+}
+
+/** Runs the CLI on `argv` (without node and script); resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return USAGE_EXIT_CODE;
+    }
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through exitOverride too, with exit code 0.
+      return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
+    }
+    if (error instanceof CliUsageError) {
+      io.stderr(`error: ${error.message}\n`);
+      return USAGE_EXIT_CODE;
+    }
+    io.stderr(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The project files of a scaffolded operator: package.json (depending on this operator-runtime's
+ * version; its own dependency ranges for prom-client and the TypeScript tooling), the
+ * TypeScript configs, a two-stage Dockerfile running compiled JS as uid 65532, and a README.
+ */
+import type { FileToWrite } from '../write-files.js';
+import { runtimePackage, runtimeRange } from '../runtime-package.js';
+import type { ScaffoldNames } from './scaffold-names.js';
+
+/** Node 24 LTS, the version the runtime's tests run (scripts/install-node24.sh); pin its digest when you build. */
+export const SCAFFOLD_NODE_IMAGE = 'node:24.22.3-bookworm-slim';
+
+const range = (dependency: string, fallback: string) => runtimeRange(dependency) ?? fallback;
+
+export function packageJson(n: ScaffoldNames): string {
+  const runtime = runtimePackage();
+  const manifest = {
+    name: n.name,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    engines: { node: runtime.engines?.node ?? '>=20' },
+    scripts: {
+      build: 'tsc -p tsconfig.build.json',
+      start: 'node dist/main.js',
+      typecheck: 'tsc --noEmit',
+      test: 'node --import tsx --test src/*.test.ts',
+      generate: 'operator-runtime generate manifests',
+    },
+    dependencies: {
+      [runtime.name]: `^${runtime.version}`,
+      'prom-client': range('prom-client', '^15.1.3'),
+    },
+    devDependencies: {
+      '@types/node': range('@types/node', '^20.19.0'),
+      tsx: range('tsx', '^4.19.0'),
+      typescript: range('typescript', '~6.0.3'),
+    },
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+const TSCONFIG = `{
+  "compilerOptions": {
+    "target": "ES2023",
+    "lib": ["ES2023"],
+    "module": "NodeNext",
+    "moduleResolution": "NodeNext",
+    "types": ["node"],
+    "strict": true,
+    "noUncheckedIndexedAccess": true,
+    "verbatimModuleSyntax": true,
+    "skipLibCheck": true,
+    "noEmit": true
+  },
+  "include": ["src", "operator-runtime.config.ts"]
+}
+`;
+
+const TSCONFIG_BUILD = `{
+  // npm run build: the operator as compiled JS in dist/ (tests and the generator config stay out).
+  "extends": "./tsconfig.json",
+  "compilerOptions": { "noEmit": false, "rootDir": "src", "outDir": "dist", "sourceMap": true },
+  "include": ["src"],
+  "exclude": ["src/**/*.test.ts"]
+}
+`;
+
+export function dockerfile(n: ScaffoldNames): string {
+  return `# The ${n.name} image: docker build -t example.com/${n.name}:0.1.0 .
+# The build stage compiles; the runtime stage holds only dist/ and production dependencies, runs as
+# uid 65532 and writes nothing, so the Deployment's readOnlyRootFilesystem needs no volume.
+# Exact Node 24 LTS tag; for reproducible builds pin its digest too (docker buildx imagetools inspect).
+ARG NODE_IMAGE=${SCAFFOLD_NODE_IMAGE}
+
+FROM \${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src src
+# The build type-checks: a broken operator never becomes an image.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM \${NODE_IMAGE}
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and read-only to the process: it only reads its code.
+COPY --from=build /src/package.json ./
+COPY --from=build /src/node_modules node_modules
+COPY --from=build /src/dist dist
+USER 65532:65532
+EXPOSE 8080 8081
+ENTRYPOINT ["node", "dist/main.js"]
+`;
+}
+
+export function readme(n: ScaffoldNames): string {
+  return `# ${n.name}
+
+A Kubernetes operator for the \`${n.kind}\` kind (\`${n.group}/v1\`), built on operator-runtime.
+For each ${n.kind} it keeps a ConfigMap \`<name>-message\` with the ${n.kind}'s message, and
+records the ConfigMap in the ${n.kind}'s status.
+
+| File | What it is |
+| --- | --- |
+| \`src/${n.file}.ts\` | the ${n.kind} schema (TypeBox): its type and its CRD |
+| \`src/${n.file}-reconciler.ts\` | the controller: \`.for(${n.constant})\`, reads with \`ctx.get()\`, declares its writes |
+| \`src/operator.ts\`, \`src/main.ts\` | the Manager, and the process that runs it |
+| \`src/operator.int.test.ts\` | an integration test against a real API server (TestEnv) |
+| \`operator-runtime.config.ts\` | what \`npm run generate\` reads |
+| \`config/\` | the generated Kustomize base: CRD, RBAC, Namespace, ServiceAccount, Deployment, metrics Service, NetworkPolicy |
+| \`Dockerfile\` | the image: compiled JS, production dependencies, uid 65532, read-only |
+
+## Commands
+
+\`\`\`sh
+npm install
+OPERATOR_RUNTIME_ASSETS=/path/to/kube-apiserver-and-etcd npm test   # TestEnv needs these binaries
+npm run generate         # rewrite config/ after changing the schema or the controller's declarations
+npm run build && KUBECONFIG=~/.kube/config npm start
+kubectl apply -k config  # deploy (build and push the image first)
+\`\`\`
+
+Files in \`config/\` are generated: change the schema, the controller's \`writes\` or
+\`operator-runtime.config.ts\` and run \`npm run generate\`; put environment-specific changes in a
+Kustomize overlay.
+`;
+}
+
+export function projectFiles(n: ScaffoldNames): FileToWrite[] {
+  return [
+    { path: 'package.json', content: packageJson(n) },
+    { path: 'tsconfig.json', content: TSCONFIG },
+    { path: 'tsconfig.build.json', content: TSCONFIG_BUILD },
+    { path: 'Dockerfile', content: dockerfile(n) },
+    { path: '.dockerignore', content: 'node_modules\ndist\n' },
+    { path: '.gitignore', content: 'node_modules\ndist\n' },
+    { path: 'README.md', content: readme(n) },
+  ];
+}

@@ -1,0 +1,235 @@
+/**
+ * The TypeScript sources of a scaffolded operator: its custom kind (a TypeBox schema through
+ * `defineCustomKind`), a reconciler on `.for(kind)` reading with `ctx.get()`, the operator's
+ * assembly, its process entry, `operator-runtime.config.ts`, and a TestEnv integration test.
+ * `scaffold-config.ts` builds the same kind and declarations in-process so `init` can write the
+ * generated manifests before anything is installed; scripts/scaffold.int.test.ts checks the two
+ * agree (`npm run generate` in the scaffold changes nothing).
+ */
+import type { FileToWrite } from '../write-files.js';
+import type { ScaffoldNames } from './scaffold-names.js';
+
+/** Spec fields of the scaffolded kind (kept in step with scaffold-config.ts). */
+export const SCAFFOLD_MESSAGE_MAX_LENGTH = 256;
+
+export function kindSource(n: ScaffoldNames): string {
+  return `/**
+ * The ${n.kind} custom resource, written once as a schema: its TypeScript type and its CRD both come
+ * from here (\`npm run generate\` writes config/crd.yaml).
+ */
+import type { ObjectOf } from 'operator-runtime';
+import { Type, defineCustomKind } from 'operator-runtime/crd';
+
+export const ${n.kind}Spec = Type.Object({
+  /** What the operator publishes in the ${n.kind}'s ConfigMap. */
+  message: Type.String({ minLength: 1, maxLength: ${SCAFFOLD_MESSAGE_MAX_LENGTH} }),
+});
+
+export const ${n.kind}Status = Type.Object({
+  /** The generation this status describes. */
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** The ConfigMap holding the message. */
+  configMap: Type.Optional(Type.String()),
+});
+
+export const ${n.constant} = defineCustomKind({
+  group: '${n.group}',
+  names: { kind: '${n.kind}', plural: '${n.plural}', singular: '${n.singular}' },
+  scope: 'Namespaced',
+  versions: [
+    {
+      name: 'v1',
+      served: true,
+      storage: true,
+      schema: { spec: ${n.kind}Spec, status: ${n.kind}Status },
+      subresources: { status: {} },
+    },
+  ],
+});
+
+export type ${n.kind} = ObjectOf<typeof ${n.constant}>;
+`;
+}
+
+export function reconcilerSource(n: ScaffoldNames): string {
+  return `/**
+ * The ${n.kind} controller: for each ${n.kind}, a ConfigMap \`<name>-message\` holding its message, owned
+ * by it (deleted with it), and the ConfigMap's name in its status. The \`writes\` declarations are
+ * what the generated RBAC grants (\`npm run generate\` writes config/rbac.yaml).
+ */
+import { createOrPatch, kinds, patchStatus, setControllerReference, type Manager, type ObjectOf } from 'operator-runtime';
+import { ${n.constant} } from './${n.file}.js';
+
+export const CONTROLLER_NAME = '${n.controller}';
+
+type ConfigMap = ObjectOf<typeof kinds.ConfigMap>;
+
+export function register${n.kind}Controller(manager: Manager): void {
+  manager
+    .controller(CONTROLLER_NAME)
+    .for(${n.constant})
+    .owns(kinds.ConfigMap)
+    .writes(kinds.ConfigMap, ['create', 'patch'])
+    .writes(${n.constant}, ['patch'], { subresource: 'status' })
+    .complete(async (_request, { get, signal }) => {
+      // The ${n.kind} as the cache has it now, typed by .for(); undefined once it is deleted.
+      const ${n.singular} = await get();
+      if (!${n.singular}) return;
+      const name = \`\${${n.singular}.metadata.name}-message\`;
+      const configMap: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ${n.singular}.metadata.namespace } };
+      await createOrPatch(manager.client, setControllerReference(${n.singular}, configMap), (cm) => void (cm.data = { ...cm.data, message: ${n.singular}.spec.message }), { signal });
+      // Sends nothing when the status already says so; sets observedGeneration.
+      await patchStatus(manager.client, ${n.singular}, { configMap: name }, { signal });
+    });
+}
+`;
+}
+
+export function operatorSource(n: ScaffoldNames): string {
+  return `/**
+ * The operator: a Manager with the ${n.kind} controller registered. main.ts runs it; the tests and
+ * operator-runtime.config.ts build it too.
+ */
+import { Manager, type Client, type Logger } from 'operator-runtime';
+import type { Registry } from 'prom-client';
+import { register${n.kind}Controller } from './${n.file}-reconciler.js';
+
+export interface OperatorOptions {
+  readonly client: Client;
+  readonly registry?: Registry;
+  readonly logger?: Logger;
+  /** 0 picks a free port. @defaultValue 8080 */
+  readonly metricsPort?: number;
+  /** 0 picks a free port. @defaultValue 8081 */
+  readonly healthPort?: number;
+}
+
+export function createOperator(options: OperatorOptions): Manager {
+  const manager = new Manager(options);
+  register${n.kind}Controller(manager);
+  return manager;
+}
+`;
+}
+
+export function mainSource(n: ScaffoldNames): string {
+  return `/**
+ * The ${n.name} process: connects with KUBECONFIG (or in-cluster), runs until SIGTERM, then drains.
+ */
+import { KubeClient, createLogger, createMetricsRegistry, runUntilSignal } from 'operator-runtime';
+import { createOperator } from './operator.js';
+
+const logger = createLogger({ name: '${n.name}' });
+const registry = createMetricsRegistry({ defaultMetrics: true });
+const client = await KubeClient.fromDefault({ registry, logger });
+const manager = createOperator({ client, registry, logger });
+const code = await runUntilSignal(manager, { logger });
+await client.close();
+process.exit(code);
+`;
+}
+
+export function configSource(n: ScaffoldNames): string {
+  return `/**
+ * What \`npx operator-runtime generate manifests\` reads to write config/: the CRD from the kind's
+ * schema, RBAC from the controller's declarations, and the Deployment that runs the image.
+ */
+import { defineConfig } from 'operator-runtime/codegen';
+import { offlineClient } from 'operator-runtime/rbac';
+import { ${n.constant} } from './src/${n.file}.js';
+import { createOperator } from './src/operator.js';
+
+export default defineConfig({
+  name: '${n.name}',
+  namespace: '${n.namespace}',
+  image: 'example.com/${n.name}:0.1.0',
+  kinds: [${n.constant}],
+  // Built, never started: offlineClient() makes no request.
+  manager: () => createOperator({ client: offlineClient() }),
+  outDir: 'config',
+});
+`;
+}
+
+export function integrationTestSource(n: ScaffoldNames): string {
+  return `/**
+ * The operator against a real kube-apiserver and etcd (operator-runtime/testing's TestEnv; set
+ * OPERATOR_RUNTIME_ASSETS to the folder holding etcd and kube-apiserver): a ${n.kind} gets its
+ * ConfigMap and its status, and a change of message reaches the ConfigMap.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeClient, kinds, type Manager } from 'operator-runtime';
+import { customResourceDefinition } from 'operator-runtime/crd';
+import { TestEnv } from 'operator-runtime/testing';
+import { Registry } from 'prom-client';
+import { ${n.constant} } from './${n.file}.js';
+import { createOperator } from './operator.js';
+
+let env: TestEnv;
+let client: KubeClient;
+let manager: Manager;
+const stop = new AbortController();
+let running: Promise<void>;
+
+/** Polls \`check\` until it returns a value (not undefined), for at most 20 s. */
+async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(\`timed out waiting for \${what}\`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+before(async () => {
+  env = await TestEnv.start({ crds: [customResourceDefinition(${n.constant})] });
+  const registry = new Registry();
+  client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig, registry });
+  manager = createOperator({ client, registry, metricsPort: 0, healthPort: 0 });
+  running = manager.start(stop.signal);
+});
+
+after(async () => {
+  stop.abort();
+  await running?.catch(() => undefined);
+  await client?.close();
+  await env?.stop();
+});
+
+test('a ${n.kind} gets a ConfigMap with its message, and its status names it', async () => {
+  await client.create({ apiVersion: '${n.group}/v1', kind: '${n.kind}', metadata: { name: 'hello', namespace: 'default' }, spec: { message: 'hello, world' } });
+  const configMap = await eventually('the ConfigMap', async () => {
+    const cm = await client.get(kinds.ConfigMap, 'hello-message', { namespace: 'default' });
+    return cm.data?.message === 'hello, world' ? cm : undefined;
+  });
+  assert.equal(configMap.metadata?.ownerReferences?.[0]?.kind, '${n.kind}');
+  const ${n.singular} = await eventually('the status', async () => {
+    const current = await client.get(${n.constant}, 'hello', { namespace: 'default' });
+    return current.status?.configMap ? current : undefined;
+  });
+  assert.equal(${n.singular}.status?.configMap, 'hello-message');
+  assert.equal(${n.singular}.status?.observedGeneration, ${n.singular}.metadata.generation);
+});
+
+test('a changed message reaches the ConfigMap', async () => {
+  await client.patch(${n.constant}, 'hello', { spec: { message: 'changed' } }, { namespace: 'default', type: 'merge' });
+  await eventually('the new message', async () => {
+    const cm = await client.get(kinds.ConfigMap, 'hello-message', { namespace: 'default' });
+    return cm.data?.message === 'changed' ? true : undefined;
+  });
+});
+`;
+}
+
+export function sourceFiles(n: ScaffoldNames): FileToWrite[] {
+  return [
+    { path: `src/${n.file}.ts`, content: kindSource(n) },
+    { path: `src/${n.file}-reconciler.ts`, content: reconcilerSource(n) },
+    { path: 'src/operator.ts', content: operatorSource(n) },
+    { path: 'src/main.ts', content: mainSource(n) },
+    { path: 'src/operator.int.test.ts', content: integrationTestSource(n) },
+    { path: 'operator-runtime.config.ts', content: configSource(n) },
+  ];
+}

@@ -1,0 +1,49 @@
+/**
+ * The project config an operator keeps at its root as `operator-runtime.config.ts`: what
+ * `operator-runtime generate` needs to write the operator's CRDs, RBAC and Kustomize base. It
+ * describes the operator (kinds, manager, image); the generators read it and never start anything.
+ */
+import type { EnvVar, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import type { Manager } from '../manager/manager.js';
+import type { AnyCustomKind } from '../crd/custom-kind.js';
+
+/** How the operator's Deployment runs; everything not set here has a hardened default. */
+export interface DeploymentConfig {
+  /** @defaultValue 1 */
+  readonly replicas?: number;
+  /** Environment of the operator container, in this order. */
+  readonly env?: readonly EnvVar[];
+  /** @defaultValue {@link DEFAULT_RESOURCES} */
+  readonly resources?: ResourceRequirements;
+  /** Seconds Kubernetes waits after SIGTERM; keep it above the manager's graceful shutdown. @defaultValue 45 */
+  readonly terminationGracePeriodSeconds?: number;
+  /** The manager's plain-HTTP /metrics port (a Service exposes it). @defaultValue 8080 */
+  readonly metricsPort?: number;
+  /** The manager's /healthz and /readyz port (the probes use it). @defaultValue 8081 */
+  readonly healthPort?: number;
+}
+
+/** An operator project, as `operator-runtime generate` reads it. */
+export interface OperatorProjectConfig {
+  /** The operator's name (a DNS label): names its ServiceAccount, Deployment, roles and Service. */
+  readonly name: string;
+  /** The namespace the operator runs in. */
+  readonly namespace: string;
+  /** The container image, with a version tag (never `:latest`). */
+  readonly image: string;
+  /** The custom kinds the operator defines (`defineCustomKind`); one CRD each. */
+  readonly kinds: readonly AnyCustomKind[];
+  /**
+   * Builds the operator's Manager with its controllers registered, NOT started, on a client that
+   * never connects (`offlineClient()`); RBAC comes from what the controllers declare.
+   */
+  readonly manager: () => Manager | Promise<Manager>;
+  /** Where the Kustomize base goes, relative to the config file. @defaultValue 'config' */
+  readonly outDir?: string;
+  readonly deployment?: DeploymentConfig;
+}
+
+/** Identity function that types an `operator-runtime.config.ts` default export. */
+export function defineConfig(config: OperatorProjectConfig): OperatorProjectConfig {
+  return config;
+}

@@ -1,0 +1,80 @@
+/**
+ * `generate crds|rbac|manifests` as functions: a project config in, file contents out (paths
+ * relative to the output folder). Nothing touches the disk or an API server here, so every file is
+ * built before the CLI writes any of them.
+ */
+import type { AnyCustomKind } from '../crd/custom-kind.js';
+import { InvalidOptionError } from '../core/errors.js';
+import type { Manager } from '../manager/manager.js';
+import type { OperatorProjectConfig } from './config.js';
+import { customResourceDefinition, manifestYaml, rbacManifests } from './generators.js';
+import { operatorManifests, operatorManifestsComment } from './operator-manifests.js';
+
+/** One generated file: `path` is relative to the output folder. */
+export interface GeneratedFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+export const CRD_FILE = 'crd.yaml';
+export const RBAC_FILE = 'rbac.yaml';
+export const DEPLOYMENT_FILE = 'deployment.yaml';
+export const KUSTOMIZATION_FILE = 'kustomization.yaml';
+/** Every generated file names the one command that rewrites them all, whichever wrote it. */
+export const REGENERATE_COMMAND = 'npx operator-runtime generate manifests';
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+const isCustomKind = (kind: unknown): kind is AnyCustomKind =>
+  typeof kind === 'object' && kind !== null && ['apiVersion', 'kind', 'group', 'plural', 'scope'].every((key) => typeof (kind as Record<string, unknown>)[key] === 'string');
+
+/** Checks the config's fields a user writes by hand; names the first wrong one. */
+export function validateProjectConfig(config: OperatorProjectConfig): void {
+  const field = (name: string, ok: boolean, why: string) => {
+    if (!ok) throw new InvalidOptionError(`config.${name}`, why);
+  };
+  field('name', typeof config.name === 'string' && DNS_LABEL.test(config.name), `must be a DNS label (lowercase letters, digits and '-', at most 63), got ${JSON.stringify(config.name)}`);
+  field('namespace', typeof config.namespace === 'string' && DNS_LABEL.test(config.namespace), `must be a DNS label, got ${JSON.stringify(config.namespace)}`);
+  const lastPart = typeof config.image === 'string' ? (config.image.split('/').pop() ?? '') : '';
+  field('image', /^\S+$/.test(String(config.image)) && /^[^:@]+(:\w[\w.-]*|@sha256:[0-9a-f]{64})$/.test(lastPart), `must name a tag or digest (e.g. example.com/op:0.1.0), got ${JSON.stringify(config.image)}`);
+  field('image', !config.image.endsWith(':latest'), 'must not use :latest (a Deployment must say which version it runs)');
+  field('kinds', Array.isArray(config.kinds), 'must be an array of custom kinds (defineCustomKind)');
+  config.kinds.forEach((kind, i) => field(`kinds[${i}]`, isCustomKind(kind), 'is not a custom kind (defineCustomKind from operator-runtime/crd)'));
+  field('manager', typeof config.manager === 'function', 'must be a function that builds the Manager');
+  field('outDir', config.outDir === undefined || (typeof config.outDir === 'string' && config.outDir.length > 0), 'must be a non-empty path');
+}
+
+async function buildManager(config: OperatorProjectConfig): Promise<Manager> {
+  const manager: unknown = await config.manager();
+  if (typeof manager !== 'object' || manager === null || typeof (manager as { permissions?: unknown }).permissions !== 'function') {
+    throw new InvalidOptionError('config.manager', 'must return a Manager (new Manager({ … }) with its controllers registered)');
+  }
+  return manager as Manager;
+}
+
+const yaml = (objects: readonly object[], comment?: readonly string[]) => manifestYaml(objects, { regenerate: REGENERATE_COMMAND, ...(comment ? { comment } : {}) });
+
+export async function generateCrds(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
+  validateProjectConfig(config);
+  if (config.kinds.length === 0) return [];
+  // By resource name, so reordering `kinds` in the config changes nothing.
+  const kinds = [...config.kinds].sort((a, b) => `${a.plural}.${a.group}`.localeCompare(`${b.plural}.${b.group}`));
+  return [{ path: CRD_FILE, content: yaml(kinds.map((kind) => customResourceDefinition(kind))) }];
+}
+
+export async function generateRbac(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
+  validateProjectConfig(config);
+  const manager = await buildManager(config);
+  const objects = rbacManifests(manager, { name: config.name, serviceAccount: { name: config.name, namespace: config.namespace } });
+  return [{ path: RBAC_FILE, content: yaml(objects) }];
+}
+
+/** The whole Kustomize base: CRDs, RBAC, the operator's Namespace/ServiceAccount/Deployment/Service/NetworkPolicy, kustomization.yaml. */
+export async function generateManifests(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
+  const crds = await generateCrds(config);
+  const rbac = await generateRbac(config);
+  const deployment: GeneratedFile = { path: DEPLOYMENT_FILE, content: yaml(operatorManifests(config), operatorManifestsComment(config)) };
+  const resources = [...crds, ...rbac, deployment].map((f) => f.path);
+  const kustomization: GeneratedFile = { path: KUSTOMIZATION_FILE, content: yaml([{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }]) };
+  return [...crds, ...rbac, deployment, kustomization];
+}

@@ -1,0 +1,8 @@
+/**
+ * Where the generated files come from: `customResourceDefinition` (operator-runtime/crd) per kind,
+ * `rbacManifests` (src/rbac) from the manager's declarations, and the shared YAML writer of
+ * operator-runtime/crd, so every generated file has the same header and formatting.
+ */
+export { customResourceDefinition } from '../crd/custom-resource-definition.js';
+export { manifestYaml } from '../crd/manifest-yaml.js';
+export { rbacManifests } from '../rbac/rbac-manifests.js';

@@ -1,0 +1,18 @@
+/**
+ * operator-runtime/codegen: the project config (`defineConfig`) read by `operator-runtime generate`,
+ * and the generators themselves as functions (config in, file contents out) for scripts and tests.
+ */
+export { defineConfig } from './config.js';
+export type { OperatorProjectConfig, DeploymentConfig } from './config.js';
+export { generateCrds, generateRbac, generateManifests, validateProjectConfig, CRD_FILE, RBAC_FILE, DEPLOYMENT_FILE, KUSTOMIZATION_FILE, REGENERATE_COMMAND } from './generate.js';
+export type { GeneratedFile } from './generate.js';
+export {
+  operatorManifests,
+  NONROOT_UID,
+  DEFAULT_RESOURCES,
+  DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
+  DEFAULT_REPLICAS,
+  DEFAULT_METRICS_PORT,
+  DEFAULT_HEALTH_PORT,
+  METRICS_NAMESPACE_LABEL,
+} from './operator-manifests.js';
