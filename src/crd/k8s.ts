@@ -92,15 +92,10 @@ function anyObject(options?: TSchemaOptions): TUnsafe<Record<string, unknown>> {
  * its `apiVersion`, `kind` and `metadata` as it would a top-level object's, and keeps its other fields.
  */
 function embeddedResource(options?: TSchemaOptions): TUnsafe<EmbeddedObject> {
+  // As controller-gen writes it: the server itself requires and checks apiVersion, kind and metadata.
   return Type.Unsafe<EmbeddedObject>({
     ...options,
     type: 'object',
-    required: ['apiVersion', 'kind'],
-    properties: {
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
-      metadata: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-    },
     'x-kubernetes-embedded-resource': true,
     'x-kubernetes-preserve-unknown-fields': true,
   });
