@@ -17,6 +17,7 @@ import type { KubeObject } from '../core/object-key.js';
 import { TestEnv } from '../testing/test-env.js';
 import { NOTE_CRD } from '../testing/conformance/client-conformance.js';
 import { formatShardSelector, objectInRange, splitHashSpace, type HashRange, type ShardKeyField } from './hash-range.js';
+import { assignHashRanges } from './range-assignment.js';
 
 const NOTE = { apiVersion: 'example.com/v1', kind: 'Note' } as const;
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
@@ -62,7 +63,7 @@ describe('server-side sharded list and watch on Kubernetes 1.36 (ShardedListAndW
     assert.deepEqual(uidsOf(upperList.items), expectedIn(notes, upper));
   });
 
-  test('200 objects, 4 uid ranges and 8 namespace-hash ranges: the server range answers equal ours; paged lists carry the selector to every page', async () => {
+  test('200 objects, 4 uid ranges, 8 namespace-hash ranges and 3 members\' multi-range selectors: the server range answers equal ours; paged lists carry the selector to every page', async () => {
     const namespaces = Array.from({ length: 8 }, (_, i) => `two-hundred-${run}-${i}`);
     const notes = await createNotes(namespaces, 25, 'n');
     const mine = (list: { items: KubeObject[] }): KubeObject[] => list.items.filter((o) => namespaces.includes(o.metadata!.namespace!));
@@ -85,6 +86,14 @@ describe('server-side sharded list and watch on Kubernetes 1.36 (ShardedListAndW
       byNamespace += answered.length;
     }
     assert.equal(byNamespace, 200);
+    // Three members' assignments: selectors of many ranges joined by ||, one request each.
+    let byMember = 0;
+    for (const [member, ranges] of assignHashRanges(['replica-a', 'replica-b', 'replica-c'])) {
+      const answered = mine(await client.list(NOTE, { shardSelector: formatShardSelector(ranges) }));
+      assert.deepEqual(uidsOf(answered), uidsOf(notes.filter((o) => objectInRange(o, ranges))), `${member}: ${ranges.length} ranges`);
+      byMember += answered.length;
+    }
+    assert.equal(byMember, 200);
   });
 
   test('a watch-list with the selector streams only the range: initial events, then later creates', async () => {
