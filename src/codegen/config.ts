@@ -21,6 +21,13 @@ export interface DeploymentConfig {
   readonly metricsPort?: number;
   /** The manager's /healthz and /readyz port (the probes use it). @defaultValue 8081 */
   readonly healthPort?: number;
+  /** The manager's webhook port (`webhook.port`), when it has webhooks. @defaultValue 9443 */
+  readonly webhookPort?: number;
+  /**
+   * Where the webhook serving certificate (the cert-manager Secret) is mounted: the manager's
+   * `webhook.certDir`. @defaultValue {@link DEFAULT_WEBHOOK_CERT_DIR}
+   */
+  readonly webhookCertDir?: string;
 }
 
 /** An operator project, as `operator-runtime generate` reads it. */
@@ -41,7 +48,21 @@ export interface OperatorProjectConfig {
   /** Where the Kustomize base goes, relative to the config file. @defaultValue 'config' */
   readonly outDir?: string;
   readonly deployment?: DeploymentConfig;
+  /** Comment lines under a generated file's header (what it holds, where its source is). */
+  readonly comments?: GeneratedFileComments;
+  /** The command the generated files name for regenerating them. @defaultValue 'npx operator-runtime generate manifests' */
+  readonly regenerate?: string;
 }
+
+export interface GeneratedFileComments {
+  readonly crds?: readonly string[];
+  readonly rbac?: readonly string[];
+  readonly deployment?: readonly string[];
+  readonly webhooks?: readonly string[];
+}
+
+/** kubebuilder's mount point for the webhook serving certificate, which a manager's `webhook.certDir` names. */
+export const DEFAULT_WEBHOOK_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs';
 
 /** Identity function that types an `operator-runtime.config.ts` default export. */
 export function defineConfig(config: OperatorProjectConfig): OperatorProjectConfig {

@@ -7,8 +7,9 @@ import type { AnyCustomKind } from '../crd/custom-kind.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorProjectConfig } from './config.js';
-import { customResourceDefinition, manifestYaml, rbacManifests } from './generators.js';
-import { operatorManifests, operatorManifestsComment } from './operator-manifests.js';
+import { CERT_MANAGER_INJECT_CA_ANNOTATION, customResourceDefinition, manifestYaml, rbacManifests, webhookConversion, webhookManifests } from './generators.js';
+import { operatorManifests, operatorManifestsComment, type OperatorFeatures } from './operator-manifests.js';
+import { servingCertificateManifests, webhookClientOptions, webhookServiceManifest } from './webhook-serving-manifests.js';
 
 /** One generated file: `path` is relative to the output folder. */
 export interface GeneratedFile {
@@ -20,6 +21,7 @@ export const CRD_FILE = 'crd.yaml';
 export const RBAC_FILE = 'rbac.yaml';
 export const DEPLOYMENT_FILE = 'deployment.yaml';
 export const KUSTOMIZATION_FILE = 'kustomization.yaml';
+export const WEBHOOKS_FILE = 'webhooks.yaml';
 /** Every generated file names the one command that rewrites them all, whichever wrote it. */
 export const REGENERATE_COMMAND = 'npx operator-runtime generate manifests';
 
@@ -41,6 +43,7 @@ export function validateProjectConfig(config: OperatorProjectConfig): void {
   field('kinds', Array.isArray(config.kinds), 'must be an array of custom kinds (defineCustomKind)');
   config.kinds.forEach((kind, i) => field(`kinds[${i}]`, isCustomKind(kind), 'is not a custom kind (defineCustomKind from operator-runtime/crd)'));
   field('manager', typeof config.manager === 'function', 'must be a function that builds the Manager');
+  field('regenerate', config.regenerate === undefined || (typeof config.regenerate === 'string' && !config.regenerate.includes('\n')), 'must be one line');
   field('outDir', config.outDir === undefined || (typeof config.outDir === 'string' && config.outDir.length > 0), 'must be a non-empty path');
 }
 
@@ -52,29 +55,66 @@ async function buildManager(config: OperatorProjectConfig): Promise<Manager> {
   return manager as Manager;
 }
 
-const yaml = (objects: readonly object[], comment?: readonly string[]) => manifestYaml(objects, { regenerate: REGENERATE_COMMAND, ...(comment ? { comment } : {}) });
+const featuresOf = (manager: Manager): OperatorFeatures => ({ webhooks: manager.webhooks.size > 0 });
 
-export async function generateCrds(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
-  validateProjectConfig(config);
+function yaml(config: OperatorProjectConfig, objects: readonly object[], comment?: readonly string[]): string {
+  return manifestYaml(objects, { regenerate: config.regenerate ?? REGENERATE_COMMAND, ...(comment?.length ? { comment } : {}) });
+}
+
+/** A kind's CRD; with a conversion webhook registered for it, its `conversion` stanza and cert-manager's CA annotation. */
+function crdOf(config: OperatorProjectConfig, manager: Manager, kind: AnyCustomKind): object {
+  const conversion = webhookConversion(manager, kind, webhookClientOptions(config));
+  if (!conversion) return customResourceDefinition(kind);
+  const crd = customResourceDefinition(kind, { conversion });
+  const annotations = { ...crd.metadata.annotations, [CERT_MANAGER_INJECT_CA_ANNOTATION]: webhookClientOptions(config).certManagerCertificate };
+  return { ...crd, metadata: { ...crd.metadata, annotations } };
+}
+
+function crdFiles(config: OperatorProjectConfig, manager: Manager): GeneratedFile[] {
   if (config.kinds.length === 0) return [];
   // By resource name, so reordering `kinds` in the config changes nothing.
   const kinds = [...config.kinds].sort((a, b) => `${a.plural}.${a.group}`.localeCompare(`${b.plural}.${b.group}`));
-  return [{ path: CRD_FILE, content: yaml(kinds.map((kind) => customResourceDefinition(kind))) }];
+  return [{ path: CRD_FILE, content: yaml(config, kinds.map((kind) => crdOf(config, manager, kind)), config.comments?.crds) }];
 }
 
+function rbacFile(config: OperatorProjectConfig, manager: Manager): GeneratedFile {
+  const objects = rbacManifests(manager, { name: config.name, serviceAccount: { name: config.name, namespace: config.namespace } });
+  return { path: RBAC_FILE, content: yaml(config, objects, config.comments?.rbac) };
+}
+
+/** crd.yaml: one CRD per kind (none without kinds). */
+export async function generateCrds(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
+  validateProjectConfig(config);
+  if (config.kinds.length === 0) return [];
+  return crdFiles(config, await buildManager(config));
+}
+
+/** rbac.yaml: the roles and bindings the manager's declarations need. */
 export async function generateRbac(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
   validateProjectConfig(config);
-  const manager = await buildManager(config);
-  const objects = rbacManifests(manager, { name: config.name, serviceAccount: { name: config.name, namespace: config.namespace } });
-  return [{ path: RBAC_FILE, content: yaml(objects) }];
+  return [rbacFile(config, await buildManager(config))];
 }
 
-/** The whole Kustomize base: CRDs, RBAC, the operator's Namespace/ServiceAccount/Deployment/Service/NetworkPolicy, kustomization.yaml. */
+/**
+ * The whole Kustomize base: CRDs, RBAC, the operator's Namespace/ServiceAccount/Deployment/metrics
+ * Service/NetworkPolicy, and when the manager has webhooks their configurations, Service and
+ * cert-manager serving certificate; kustomization.yaml lists them.
+ */
 export async function generateManifests(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
-  const crds = await generateCrds(config);
-  const rbac = await generateRbac(config);
-  const deployment: GeneratedFile = { path: DEPLOYMENT_FILE, content: yaml(operatorManifests(config), operatorManifestsComment(config)) };
-  const resources = [...crds, ...rbac, deployment].map((f) => f.path);
-  const kustomization: GeneratedFile = { path: KUSTOMIZATION_FILE, content: yaml([{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }]) };
-  return [...crds, ...rbac, deployment, kustomization];
+  validateProjectConfig(config);
+  const manager = await buildManager(config);
+  const features = featuresOf(manager);
+  const files = [...crdFiles(config, manager), rbacFile(config, manager)];
+  files.push({ path: DEPLOYMENT_FILE, content: yaml(config, operatorManifests(config, features), config.comments?.deployment ?? operatorManifestsComment(config, features)) });
+  if (features.webhooks) {
+    const configurations = webhookManifests(manager, { name: config.name, ...webhookClientOptions(config) });
+    const comment = config.comments?.webhooks ?? [
+      "The webhooks' configurations, their Service and a serving certificate from cert-manager (which must be",
+      'installed): its CA injector fills every caBundle from the Certificate named in the annotations.',
+    ];
+    files.push({ path: WEBHOOKS_FILE, content: yaml(config, [...configurations, webhookServiceManifest(config), ...servingCertificateManifests(config)], comment) });
+  }
+  const resources = files.map((f) => f.path);
+  files.push({ path: KUSTOMIZATION_FILE, content: yaml(config, [{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }]) });
+  return files;
 }

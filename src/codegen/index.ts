@@ -2,9 +2,9 @@
  * operator-runtime/codegen: the project config (`defineConfig`) read by `operator-runtime generate`,
  * and the generators themselves as functions (config in, file contents out) for scripts and tests.
  */
-export { defineConfig } from './config.js';
-export type { OperatorProjectConfig, DeploymentConfig } from './config.js';
-export { generateCrds, generateRbac, generateManifests, validateProjectConfig, CRD_FILE, RBAC_FILE, DEPLOYMENT_FILE, KUSTOMIZATION_FILE, REGENERATE_COMMAND } from './generate.js';
+export { defineConfig, DEFAULT_WEBHOOK_CERT_DIR } from './config.js';
+export type { OperatorProjectConfig, DeploymentConfig, GeneratedFileComments } from './config.js';
+export { generateCrds, generateRbac, generateManifests, validateProjectConfig, CRD_FILE, RBAC_FILE, DEPLOYMENT_FILE, KUSTOMIZATION_FILE, WEBHOOKS_FILE, REGENERATE_COMMAND } from './generate.js';
 export type { GeneratedFile } from './generate.js';
 export {
   operatorManifests,
@@ -14,5 +14,7 @@ export {
   DEFAULT_REPLICAS,
   DEFAULT_METRICS_PORT,
   DEFAULT_HEALTH_PORT,
+  DEFAULT_WEBHOOK_PORT,
   METRICS_NAMESPACE_LABEL,
 } from './operator-manifests.js';
+export { WEBHOOK_SERVICE_PORT } from './webhook-serving-manifests.js';

@@ -7,12 +7,13 @@
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Namespace, ResourceRequirements, Service, ServiceAccount } from 'kubernetes-types/core/v1.js';
 import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
-import type { OperatorProjectConfig } from './config.js';
+import { DEFAULT_WEBHOOK_CERT_DIR, type OperatorProjectConfig } from './config.js';
 
 /** The uid/gid the operator runs as (distroless "nonroot"); the Dockerfile's USER is the same. */
 export const NONROOT_UID = 65532;
 export const DEFAULT_METRICS_PORT = 8080;
 export const DEFAULT_HEALTH_PORT = 8081;
+export const DEFAULT_WEBHOOK_PORT = 9443;
 export const DEFAULT_REPLICAS = 1;
 /** Above the manager's 30 s graceful shutdown, so in-flight reconciles drain before SIGKILL. */
 export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 45;
@@ -20,7 +21,17 @@ export const DEFAULT_RESOURCES: ResourceRequirements = { requests: { cpu: '50m',
 /** Namespaces with this label may scrape the operator's metrics (as kubebuilder's default policy). */
 export const METRICS_NAMESPACE_LABEL = 'metrics';
 
+/** What the manager serves besides metrics and health, as the generators found it. */
+export interface OperatorFeatures {
+  /** Admission or conversion webhooks are registered: the Deployment serves them with the cert-manager Secret. */
+  readonly webhooks: boolean;
+}
+
 const nameLabel = (config: OperatorProjectConfig) => ({ 'app.kubernetes.io/name': config.name });
+
+/** The Secret cert-manager writes the webhook serving certificate to. */
+export const webhookCertSecretName = (config: OperatorProjectConfig) => `${config.name}-webhook-server-cert`;
+const webhookPort = (config: OperatorProjectConfig) => config.deployment?.webhookPort ?? DEFAULT_WEBHOOK_PORT;
 
 export function namespaceManifest(config: OperatorProjectConfig): Namespace {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: config.namespace, labels: nameLabel(config) } };
@@ -30,9 +41,10 @@ export function serviceAccountManifest(config: OperatorProjectConfig): ServiceAc
   return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: config.name, namespace: config.namespace, labels: nameLabel(config) } };
 }
 
-export function deploymentManifest(config: OperatorProjectConfig): Deployment {
+export function deploymentManifest(config: OperatorProjectConfig, features: OperatorFeatures): Deployment {
   const d = config.deployment ?? {};
   const labels = nameLabel(config);
+  const webhookVolume = 'webhook-certs';
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -54,13 +66,16 @@ export function deploymentManifest(config: OperatorProjectConfig): Deployment {
               ports: [
                 { name: 'metrics', containerPort: d.metricsPort ?? DEFAULT_METRICS_PORT },
                 { name: 'health', containerPort: d.healthPort ?? DEFAULT_HEALTH_PORT },
+                ...(features.webhooks ? [{ name: 'webhook', containerPort: webhookPort(config) }] : []),
               ],
               livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 5, periodSeconds: 10 },
               readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 5 },
               resources: d.resources ?? DEFAULT_RESOURCES,
               securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+              ...(features.webhooks ? { volumeMounts: [{ name: webhookVolume, mountPath: d.webhookCertDir ?? DEFAULT_WEBHOOK_CERT_DIR, readOnly: true }] } : {}),
             },
           ],
+          ...(features.webhooks ? { volumes: [{ name: webhookVolume, secret: { secretName: webhookCertSecretName(config) } }] } : {}),
         },
       },
     },
@@ -76,7 +91,7 @@ export function metricsServiceManifest(config: OperatorProjectConfig): Service {
   };
 }
 
-export function networkPolicyManifest(config: OperatorProjectConfig): NetworkPolicy {
+export function networkPolicyManifest(config: OperatorProjectConfig, features: OperatorFeatures): NetworkPolicy {
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
@@ -89,23 +104,26 @@ export function networkPolicyManifest(config: OperatorProjectConfig): NetworkPol
           from: [{ namespaceSelector: { matchLabels: { [METRICS_NAMESPACE_LABEL]: 'enabled' } } }],
           ports: [{ port: config.deployment?.metricsPort ?? DEFAULT_METRICS_PORT, protocol: 'TCP' }],
         },
+        // The API server calls webhooks from an address no selector can name (often the host network).
+        ...(features.webhooks ? [{ ports: [{ port: webhookPort(config), protocol: 'TCP' }] }] : []),
       ],
     },
   };
 }
 
 /** Everything `deployment.yaml` holds, in apply order. */
-export function operatorManifests(config: OperatorProjectConfig): object[] {
-  return [namespaceManifest(config), serviceAccountManifest(config), deploymentManifest(config), metricsServiceManifest(config), networkPolicyManifest(config)];
+export function operatorManifests(config: OperatorProjectConfig, features: OperatorFeatures): object[] {
+  return [namespaceManifest(config), serviceAccountManifest(config), deploymentManifest(config, features), metricsServiceManifest(config), networkPolicyManifest(config, features)];
 }
 
 /** What deployment.yaml says about itself, under the generated-file header. */
-export function operatorManifestsComment(config: OperatorProjectConfig): string[] {
+export function operatorManifestsComment(config: OperatorProjectConfig, features: OperatorFeatures): string[] {
   const metricsPort = config.deployment?.metricsPort ?? DEFAULT_METRICS_PORT;
   return [
     `The operator's Namespace, ServiceAccount and Deployment (uid ${NONROOT_UID}, read-only root filesystem, no`,
     'capabilities, RuntimeDefault seccomp, probes on /healthz and /readyz), a Service for /metrics on port',
     `${metricsPort}, and a NetworkPolicy that admits only that port, from namespaces labelled ${METRICS_NAMESPACE_LABEL}=enabled`,
+    ...(features.webhooks ? [`(and the webhook port ${webhookPort(config)}, from anywhere: the API server calls it),`] : []),
     "(traffic from the pod's own node, such as kubelet probes, is always allowed).",
   ];
 }
