@@ -9,6 +9,7 @@ import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import { parseAllDocuments } from 'yaml';
 import { kinds } from '../client/kinds.js';
+import type { ObjectOf } from '../client/kind.js';
 import { defineCustomKind, Type } from '../crd/index.js';
 import { Manager } from '../manager/manager.js';
 import { offlineClient } from '../rbac/offline-client.js';
@@ -25,6 +26,11 @@ const GADGET = defineCustomKind({
     { name: 'v1alpha1', served: true, storage: false, schema: { spec: Type.Object({ size: Type.String() }) } },
   ],
 });
+type GadgetV1 = ObjectOf<typeof GADGET>;
+const GADGET_V1ALPHA1 = GADGET.version('v1alpha1');
+type GadgetV1alpha1 = ObjectOf<typeof GADGET_V1ALPHA1>;
+const toHub = (o: GadgetV1alpha1): GadgetV1 => ({ ...o, apiVersion: 'example.com/v1', spec: { size: Number(o.spec.size) } });
+const fromHub = (h: GadgetV1): GadgetV1alpha1 => ({ ...h, apiVersion: 'example.com/v1alpha1', spec: { size: String(h.spec.size) } });
 const WIDGET = defineCustomKind({ group: 'example.com', names: { kind: 'Widget', plural: 'widgets' }, scope: 'Cluster', versions: [{ name: 'v1', served: true, storage: true, schema: { spec: Type.Object({}) } }] });
 
 function project(options: { webhooks?: boolean; kinds?: OperatorProjectConfig['kinds'] } = {}): OperatorProjectConfig {
@@ -38,7 +44,7 @@ function project(options: { webhooks?: boolean; kinds?: OperatorProjectConfig['k
       manager.controller('gadget').for(GADGET).owns(kinds.ConfigMap).writes(kinds.ConfigMap, ['create']).complete(async () => undefined);
       if (options.webhooks) {
         manager.webhooks.validate(GADGET, () => ({ allowed: true }));
-        manager.webhooks.convert(GADGET, { hub: GADGET, spokes: [spoke(GADGET.version('v1alpha1'), { toHub: (o) => ({ ...o, apiVersion: 'example.com/v1', spec: { size: Number(o.spec.size) } }), fromHub: (h) => ({ ...h, apiVersion: 'example.com/v1alpha1', spec: { size: String(h.spec.size) } }) })] });
+        manager.webhooks.convert(GADGET, { hub: GADGET, spokes: [spoke<GadgetV1, GadgetV1alpha1>(GADGET_V1ALPHA1, { toHub, fromHub })] });
       }
       return manager;
     },
