@@ -14,6 +14,7 @@ import type { Kind } from '../client/kind.js';
 import type { GetOptions, ListOptions } from '../client/client-options.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { InformerCache } from './informer-cache.js';
+import { parseShardSelector, selectorMatches } from '../sharding/hash-range.js';
 
 export interface DelegatingClientOptions {
   /**
@@ -53,8 +54,11 @@ export class DelegatingClient implements Client {
 
   async list<T = KubeObject>(type: Kind<T>, opts: ListOptions = {}): Promise<{ items: T[]; resourceVersion: string }> {
     if (!this.fromCache(type) || opts.resourceVersion !== undefined) return this.client.list<T>(type, opts);
+    // The cache keeps no hash ranges: a shard selector filters what it holds, as the server would.
+    const shard = opts.shardSelector ? parseShardSelector(opts.shardSelector) : undefined;
     await this.mapped(type, opts.signal);
-    const items = await this.cache.list<KubeObject>(type, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, signal: opts.signal });
+    const cached = await this.cache.list<KubeObject>(type, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, signal: opts.signal });
+    const items = shard ? cached.filter((o) => selectorMatches(shard, o)) : cached;
     // One informer has one meaningful resourceVersion; merged namespaces have none.
     const informers = this.cache.informersFor(type);
     const resourceVersion = informers.length === 1 ? (informers[0]!.health().resourceVersion ?? '') : '';

@@ -1,4 +1,5 @@
 import { describe, test } from 'node:test';
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../core/fake-clock.js';
 import type { KubeObject } from '../core/object-key.js';
@@ -9,6 +10,9 @@ import { clientListerWatcher } from './client-lister-watcher.js';
 import { SharedInformer } from './informer.js';
 import { InformerFactory } from './informer-factory.js';
 import { informerKey, informerName, normalizeInformerSpec } from './informer-spec.js';
+import { createDelegatingClient } from './delegating-client.js';
+import { InformerCache } from './informer-cache.js';
+import { FakeListerWatcher } from './testing/fake-lister-watcher.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const [LOWER, UPPER] = splitHashSpace(2) as [HashRange, HashRange];
@@ -103,5 +107,30 @@ describe('an informer with a shard selector', () => {
     assert.deepEqual(r.cached, [...namesInLowerHalf(r.before), ...namesInLowerHalf(r.after)].sort());
     const upper = [...r.before, ...r.after].filter((o) => objectInRange(o, UPPER)).map((o) => o.metadata!.name!);
     assert.ok(upper.length > 0 && upper.every((name) => !r.cached.includes(name) && !r.added.includes(name)), 'nothing from the other half reached the cache or a handler');
+  });
+});
+
+describe('the cache-backed client with a shard selector', () => {
+  test('list filters what the cache holds by the ranges, as the server would; a malformed selector is refused', async () => {
+    const objects = Array.from({ length: 40 }, (_, i): KubeObject => ({ ...CONFIGMAP, metadata: { name: `cm-${i}`, namespace: 'ns', uid: randomUUID() } }));
+    const clock = new FakeClock(0);
+    const factory = new InformerFactory(() => new FakeListerWatcher(objects), { clock });
+    const server = new FakeClient();
+    const client = createDelegatingClient(server, new InformerCache(factory));
+    const ac = new AbortController();
+    const run = factory.start(ac.signal);
+    try {
+      const listed = client.list(CONFIGMAP, { namespace: 'ns', shardSelector: formatShardSelector(UPPER) });
+      await clock.advance(0);
+      const names = (await listed).items.map((o) => o.metadata!.name!);
+      const expected = objects.filter((o) => objectInRange(o, UPPER)).map((o) => o.metadata!.name!);
+      assert.ok(expected.length > 0 && expected.length < objects.length);
+      assert.deepEqual(names.sort(), expected.sort());
+      await assert.rejects(client.list(CONFIGMAP, { shardSelector: 'shardRange(object.metadata.name)' }), InvalidShardSelectorError);
+      assert.equal(server.requests.length, 0, 'answered from the cache');
+    } finally {
+      ac.abort();
+      await run;
+    }
   });
 });
