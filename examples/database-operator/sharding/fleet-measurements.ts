@@ -66,6 +66,8 @@ export interface FleetFigures {
   readonly reconcilesByReplica: Readonly<Record<string, number>>;
   /** Write requests (non-GET) the replicas made per second over the window, from their rest_client metrics. */
   readonly operatorWritesPerSecond: number | null;
+  /** Requests answered 409 Conflict per running replica so far (a write raced another writer). */
+  readonly conflictsByReplica: Readonly<Record<string, number>>;
   readonly pending: readonly string[];
   readonly load: string;
 }
@@ -98,6 +100,7 @@ export async function measureFleet(bed: ShardBed, options: { readonly namespace:
     reconcilesPerSecond: window === null ? null : round((starts * 1000) / window),
     reconcilesByReplica: Object.fromEntries(byReplica),
     operatorWritesPerSecond: window === null ? null : round((writes * 1000) / window),
+    conflictsByReplica: await replicaConflicts(bed),
     pending: wait.pending.slice(0, 20),
     load,
   };
@@ -113,29 +116,53 @@ async function replicaWrites(bed: ShardBed): Promise<number> {
   return sum;
 }
 
+async function replicaConflicts(bed: ShardBed): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const name of bed.running()) {
+    const text = await bed.metrics(name).catch(() => '');
+    out[name] = metricValue(text, 'rest_client_requests_total', (labels) => /code="409"/.test(labels)) ?? 0;
+  }
+  return out;
+}
+
 export interface CacheSplit {
-  /** Databases in each running replica's cache. */
-  readonly cached: Readonly<Record<string, number | undefined>>;
-  /** Largest relative deviation from total/N, e.g. 0.04 for 4%. */
+  /** Databases in each running replica's caches, all its Database informers together. */
+  readonly cached: Readonly<Record<string, number>>;
+  /** Of those, the ones in its shard informer (label selector on the shard label). */
+  readonly inShard: Readonly<Record<string, number>>;
+  /** Of those, the ones in any other Database informer (an unfiltered one holds every Database). */
+  readonly outsideShard: Readonly<Record<string, number>>;
+  /** Largest relative deviation of `cached` from expected/N, e.g. 0.04 for 4%. */
   readonly maxDeviation: number;
-  readonly total: number;
+  /** The same for `inShard`. */
+  readonly maxShardDeviation: number;
+  /** Sum of `inShard` over the replicas: `expected` when each Database is in exactly one shard. */
+  readonly shardTotal: number;
 }
 
 /**
- * Each running replica's cached Database count, once the caches add up to `expected` (every object
- * cached by exactly one replica) or `timeoutMs` passed.
+ * Each running replica's cached Database counts, once the shard informers add up to `expected`
+ * (every object in exactly one replica's shard) or `timeoutMs` passed.
  */
 export async function cacheSplit(bed: ShardBed, expected: number, timeoutMs = 60_000): Promise<CacheSplit> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const names = bed.running();
-    const cached: Record<string, number | undefined> = {};
-    for (const n of names) cached[n] = await bed.cachedDatabases(n).catch(() => undefined);
-    const values = Object.values(cached).map((v) => v ?? 0);
-    const total = values.reduce((a, b) => a + b, 0);
+    const cached: Record<string, number> = {};
+    const inShard: Record<string, number> = {};
+    const outsideShard: Record<string, number> = {};
+    for (const n of names) {
+      const c = await bed.cachedDatabases(n).catch(() => ({ shard: 0, other: 0 }));
+      cached[n] = c.shard + c.other;
+      inShard[n] = c.shard;
+      outsideShard[n] = c.other;
+    }
     const share = expected / names.length;
-    const maxDeviation = round(Math.max(...values.map((v) => Math.abs(v - share) / share)), 3);
-    if (total === expected || Date.now() > deadline) return { cached, maxDeviation, total };
+    const deviation = (values: number[]): number => round(Math.max(...values.map((v) => Math.abs(v - share) / share)), 3);
+    const shardTotal = Object.values(inShard).reduce((a, b) => a + b, 0);
+    if (shardTotal === expected || Date.now() > deadline) {
+      return { cached, inShard, outsideShard, maxDeviation: deviation(Object.values(cached)), maxShardDeviation: deviation(Object.values(inShard)), shardTotal };
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
 }

@@ -18,6 +18,8 @@ import { readRecords, type ReconcileRecord } from './reconcile-records.js';
 
 export const OPERATOR_NAMESPACE = 'database-operator-system';
 export const RING = 'database-operator';
+/** The leader-election Lease of src/operator.ts (the sharder is leader-only). */
+const LEADER_LEASE = 'database-operator';
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const CRD = new URL('../config/crd.yaml', import.meta.url);
 
@@ -143,7 +145,8 @@ export class ShardBed {
         LEASE_DURATION_MS: String(this.leaseDurationMs),
         RENEW_DEADLINE_MS: String(o.renewDeadlineMs ?? DEFAULT_BED_RENEW_DEADLINE_MS),
         RETRY_PERIOD_MS: String(this.retryPeriodMs),
-        ...(o.sharding === false ? {} : { SHARDING_RING: RING, SHARDING_NAMESPACE: OPERATOR_NAMESPACE }),
+        // The sharder that assigns keys is leader-only, so a sharded replica also runs leader election.
+        ...(o.sharding === false ? {} : { SHARDING_RING: RING, SHARDING_NAMESPACE: OPERATOR_NAMESPACE, LEADER_ELECTION_NAMESPACE: OPERATOR_NAMESPACE }),
         ...o.replicaEnv,
       },
     });
@@ -168,6 +171,16 @@ export class ShardBed {
     return at;
   }
 
+  /** The identity the leader-election Lease names (the replica running the sharder), if any. */
+  async leader(): Promise<string | undefined> {
+    try {
+      const lease = await this.admin.get<{ spec?: { holderIdentity?: string } }>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, LEADER_LEASE, { namespace: OPERATOR_NAMESPACE });
+      return lease.spec?.holderIdentity || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Cuts the replica off from kube-apiserver (it keeps running). */
   partition(name: string): void {
     this.replica(name).link.partition();
@@ -186,9 +199,16 @@ export class ShardBed {
     return res.text();
   }
 
-  /** Databases the replica's cache holds (the Database informer's `cache_objects` gauge). */
-  async cachedDatabases(name: string): Promise<number | undefined> {
-    return metricValue(await this.metrics(name), 'cache_objects', (labels) => /Database/.test(labels));
+  /**
+   * Databases the replica's caches hold (`cache_objects` of its Database informers): in its shard's
+   * informer (the one whose label selector names the shard label), and in any other Database informer.
+   */
+  async cachedDatabases(name: string): Promise<{ shard: number; other: number }> {
+    const text = await this.metrics(name);
+    const database = (labels: string): boolean => /informer="[^"]* Database\b/.test(labels);
+    const shard = metricValue(text, 'cache_objects', (labels) => database(labels) && labels.includes('shard.operator-runtime.io/')) ?? 0;
+    const other = metricValue(text, 'cache_objects', (labels) => database(labels) && !labels.includes('shard.operator-runtime.io/')) ?? 0;
+    return { shard, other };
   }
 
   /** The replica's `sharding_keys_owned` gauge (summed over its series). */

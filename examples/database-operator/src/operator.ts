@@ -3,7 +3,7 @@
  * recorder, the backup client, and (optionally) leader election. `main.ts` runs it as a process;
  * tests build it in-process.
  */
-import { EventRecorder, LeaderElector, Manager, type Client, type Logger } from 'operator-runtime';
+import { EventRecorder, LeaderElector, Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
 import type { Controller } from 'operator-runtime/controller';
 import type { SecureMetricsOptions } from 'operator-runtime/manager';
 import type { Registry } from 'prom-client';
@@ -37,6 +37,11 @@ export interface DatabaseOperatorOptions {
   readonly maxConcurrentReconciles?: number;
   readonly backupPollMs?: number;
   readonly gracefulShutdownMs?: number;
+  /**
+   * Scale out across replicas (the manager's `sharding`): each replica reconciles only the Databases
+   * assigned to it. The assigning sharder is leader-only, so give `leaderElectionNamespace` too.
+   */
+  readonly sharding?: ManagerOptions['sharding'];
   /** Called at reconcile start/end (for tests that check overlap). */
   readonly onReconcile?: (phase: 'start' | 'end', key: string) => void;
   /** Called after each status write (for the consistency audit). */
@@ -80,6 +85,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     ...(options.secureMetrics ? { secureMetrics: options.secureMetrics } : {}),
     ...(options.consolePort !== undefined ? { console: { port: options.consolePort } } : {}),
     ...(options.gracefulShutdownMs !== undefined ? { gracefulShutdownMs: options.gracefulShutdownMs } : {}),
+    ...(options.sharding ? { sharding: options.sharding } : {}),
   });
   const endpointPolicy = { defaultEndpoint: options.backupEndpoint, allowedEndpoints: options.allowedBackupEndpoints ?? [] };
   // Only allowed endpoints are ever called, so their hosts bound the metrics' `host` label.
