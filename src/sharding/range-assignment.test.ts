@@ -2,7 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../core/errors.js';
-import { HASH_SPACE_END, formatShardSelector, objectInRange, splitHashSpace, type HashRange } from './hash-range.js';
+import { HASH_SPACE_END, formatShardSelector, objectInRange, rangeFraction, splitHashSpace, type HashRange } from './hash-range.js';
+import { ownerOf } from './rendezvous.js';
 import { DEFAULT_HASH_SEGMENTS, assignHashRanges } from './range-assignment.js';
 
 const members = (n: number, offset = 0): string[] => Array.from({ length: n }, (_, i) => `database-operator-6f7c9d-${String.fromCharCode(97 + i + offset)}${i + offset}`);
@@ -54,6 +55,26 @@ describe('assignHashRanges', () => {
       console.log(`${from}->${to}: mean moved ${(sum / 20).toFixed(3)} of the space, ideal ${ideal.toFixed(3)}`);
       assert.ok(sum / 20 <= ideal * meanBound, `${from}->${to}: mean moved ${(sum / 20).toFixed(3)}, ideal ${ideal.toFixed(3)}`);
     }
+  });
+
+  test('why bounded loads: plain rendezvous over the same 64 slices leaves a member >15% off its third for most sets of 3 members; bounded loads stay within one slice', () => {
+    let plainOff = 0;
+    let worstBounded = 0;
+    const sets = 100;
+    for (let set = 0; set < sets; set++) {
+      const names = [0, 1, 2].map((i) => `database-operator-${(set * 7919 + i * 104729).toString(36)}-${i}`);
+      const plain = new Map<string, number>();
+      for (let slice = 0; slice < DEFAULT_HASH_SEGMENTS; slice++) {
+        const o = ownerOf(`bucket/${slice}`, names)!;
+        plain.set(o, (plain.get(o) ?? 0) + 1);
+      }
+      if (names.some((n) => Math.abs((plain.get(n) ?? 0) / DEFAULT_HASH_SEGMENTS - 1 / 3) * 3 > 0.15)) plainOff++;
+      const bounded = assignHashRanges(names);
+      for (const n of names) worstBounded = Math.max(worstBounded, Math.abs(rangeFraction(bounded.get(n)!) - 1 / 3) * 3);
+    }
+    console.log(`3 members, ${sets} name sets: plain rendezvous leaves a member >15% off its third in ${plainOff}; bounded loads at worst ${(worstBounded * 100).toFixed(1)}% off`);
+    assert.ok(plainOff > sets / 2, `plain rendezvous was off in ${plainOff}/${sets} sets`);
+    assert.ok(worstBounded <= (1 / DEFAULT_HASH_SEGMENTS) * 3 + 1e-9, `bounded loads at worst ${worstBounded}`);
   });
 
   test('objects: each uid is in exactly one member’s selector ranges, about 1/N each', () => {
