@@ -1,7 +1,7 @@
 /**
  * `operator-runtime generate crds|rbac|manifests`: loads the project config, builds every file in
  * memory, then writes them all at once into the output folder (`--out`, else the config's `outDir`
- * beside the config file, else `config/`).
+ * beside the config file, else a `config` folder there).
  */
 import { dirname, relative, resolve } from 'node:path';
 import { generateCrds, generateManifests, generateRbac, type GeneratedFile } from '../codegen/generate.js';

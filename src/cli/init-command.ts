@@ -1,7 +1,7 @@
 /**
  * `operator-runtime init <dir>`: a new operator project — package.json, TypeScript configs, one
  * custom kind, its reconciler, a TestEnv integration test, a Dockerfile, README and the generated
- * Kustomize base in config/. Everything is built in memory, written beside the target and renamed
+ * Kustomize base in its `config` folder. Everything is built in memory, written beside the target and renamed
  * into place, so a failure leaves no half-made project.
  */
 import { readdir } from 'node:fs/promises';

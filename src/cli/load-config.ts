@@ -79,7 +79,7 @@ export async function loadConfig(path: string): Promise<LoadedConfig> {
   return { path, config: typed };
 }
 
-/** True when this process already runs under tsx (`node --import tsx`, `tsx cli.ts`): its hooks load the config. */
+/** True when this process already runs under tsx (`node --import tsx`, the tsx command): its hooks load the config. */
 function alreadyLoadsTypeScript(): boolean {
   const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].join(' ');
   return /(^|[\s=])tsx(\/esm)?(\s|$)/.test(flags) || /--(import|loader)[= ]\S*tsx/.test(flags);

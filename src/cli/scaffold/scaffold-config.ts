@@ -1,8 +1,8 @@
 /**
  * The scaffold's project config, built in-process: the same kind (schema) and controller
- * declarations that source-files.ts writes as TypeScript. `init` generates config/ from it before
+ * declarations that source-files.ts writes as TypeScript. `init` generates the `config` folder from it before
  * the new project has any dependency installed; scripts/scaffold.int.test.ts proves the two agree
- * (`npm run generate` in the scaffold rewrites config/ byte for byte).
+ * (`npm run generate` in the scaffold rewrites that folder byte for byte).
  */
 import { Type } from 'typebox';
 import { kinds } from '../../client/kinds.js';
