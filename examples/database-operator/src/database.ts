@@ -5,6 +5,7 @@
 import { defineCustomKind, type Static } from 'operator-runtime/crd';
 import type { ObjectOf } from 'operator-runtime';
 import { DatabaseSpecSchema, DatabaseStatusSchema, type EngineSchema, type PhaseSchema } from './database-schema.js';
+import { DatabaseV1alpha1SpecSchema } from './database-v1alpha1-schema.js';
 
 /** The Database kind: `client.get(DATABASE, …)` is a `Database`, `.for(DATABASE)` types the reconciler's `ctx.get()`. */
 export const DATABASE = defineCustomKind({
@@ -25,6 +26,16 @@ export const DATABASE = defineCustomKind({
         { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
         { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
       ],
+    },
+    {
+      // Still served, converted to and from v1 by the operator's conversion webhook (webhooks.ts).
+      name: 'v1alpha1',
+      served: true,
+      storage: false,
+      deprecated: true,
+      deprecationWarning: 'example.com/v1alpha1 Database is deprecated; use example.com/v1',
+      schema: { spec: DatabaseV1alpha1SpecSchema, status: DatabaseStatusSchema },
+      subresources: { status: {} },
     },
   ],
 });

@@ -7,6 +7,8 @@
  *   POD_NAME                         identity for leader election (default hostname_<random>)
  *   METRICS_PORT / HEALTH_PORT       8080 / 8081 (0 disables); BIND_HOST (default 0.0.0.0 in a pod, else 127.0.0.1)
  *   CONSOLE_PORT                     serves the operator console on 127.0.0.1:<port> (off when unset)
+ *   WEBHOOK_CERT_DIR                 serves the admission and conversion webhooks over HTTPS with tls.crt/tls.key from
+ *                                    this directory (reloaded when they change); WEBHOOK_PORT (default 9443)
  *   SECURE_METRICS=true              /metrics over HTTPS (default port 8443) for tokens RBAC allows to get it;
  *   METRICS_CERT_FILE / METRICS_KEY_FILE   its certificate (default: self-signed at start)
  *   LEASE_DURATION_MS, RENEW_DEADLINE_MS, RETRY_PERIOD_MS   leader-election timings
@@ -54,6 +56,7 @@ const operator = createDatabaseOperator({
     ? { secureMetrics: env.METRICS_CERT_FILE && env.METRICS_KEY_FILE ? { certFile: env.METRICS_CERT_FILE, keyFile: env.METRICS_KEY_FILE } : {} }
     : {}),
   ...(num('CONSOLE_PORT') !== undefined ? { consolePort: num('CONSOLE_PORT')! } : {}),
+  ...(env.WEBHOOK_CERT_DIR ? { webhook: { certDir: env.WEBHOOK_CERT_DIR, ...(num('WEBHOOK_PORT') !== undefined ? { port: num('WEBHOOK_PORT')! } : {}) } } : {}),
   ...(env.SHARDING_RING ? { sharding: shardingFromEnv(env.SHARDING_RING) } : {}),
   ...(reconcileLog
     ? {

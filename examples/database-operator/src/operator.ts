@@ -6,12 +6,14 @@
 import { EventRecorder, LeaderElector, Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
 import type { Controller } from 'operator-runtime/controller';
 import type { SecureMetricsOptions } from 'operator-runtime/manager';
+import type { WebhookServerOptions } from 'operator-runtime/webhook';
 import type { Registry } from 'prom-client';
 import { BackupClient } from './backup-client.js';
 import { allowedOrigins } from './backup-endpoints.js';
 import { DATABASE } from './database.js';
 import { CONTROLLER_NAME, DatabaseReconciler } from './database-reconciler.js';
 import { CONFIG_MAP, MANAGED_BY_SELECTOR, SECRET, SERVICE, STATEFUL_SET } from './resources.js';
+import { registerDatabaseWebhooks } from './webhooks.js';
 
 export interface DatabaseOperatorOptions {
   readonly client: Client;
@@ -37,6 +39,11 @@ export interface DatabaseOperatorOptions {
   readonly maxConcurrentReconciles?: number;
   readonly backupPollMs?: number;
   readonly gracefulShutdownMs?: number;
+  /**
+   * Serves the Database's admission and conversion webhooks (webhooks.ts) with these options (the
+   * manager's `webhook`); the cluster side comes from `webhookManifests(manager, …)`. Off when omitted.
+   */
+  readonly webhook?: WebhookServerOptions;
   /**
    * Scale out across replicas (the manager's `sharding`): each replica reconciles only the Databases
    * assigned to it. The assigning sharder is leader-only, so give `leaderElectionNamespace` too.
@@ -85,9 +92,11 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     ...(options.secureMetrics ? { secureMetrics: options.secureMetrics } : {}),
     ...(options.consolePort !== undefined ? { console: { port: options.consolePort } } : {}),
     ...(options.gracefulShutdownMs !== undefined ? { gracefulShutdownMs: options.gracefulShutdownMs } : {}),
+    ...(options.webhook ? { webhook: options.webhook } : {}),
     ...(options.sharding ? { sharding: options.sharding } : {}),
   });
   const endpointPolicy = { defaultEndpoint: options.backupEndpoint, allowedEndpoints: options.allowedBackupEndpoints ?? [] };
+  if (options.webhook) registerDatabaseWebhooks(manager.webhooks, endpointPolicy);
   // Only allowed endpoints are ever called, so their hosts bound the metrics' `host` label.
   const backups = new BackupClient({ registry, metricHosts: allowedOrigins(endpointPolicy).map((u) => u.host) });
   const recorder: EventRecorder = manager.eventRecorder('database-operator');
