@@ -34,10 +34,10 @@ export function lineDiff(before: string, after: string): string {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       i++;
       j++;
-    } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
-      out.push(`+${b[j++]}  (line ${j})`);
-    } else {
+    } else if (i < a.length && (j === b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
       out.push(`-${a[i++]}  (line ${i})`);
+    } else {
+      out.push(`+${b[j++]}  (line ${j})`);
     }
   }
   return out.join('\n');

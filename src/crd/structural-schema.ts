@@ -70,6 +70,7 @@ function convert(node: unknown, path: string): SchemaProps {
     if (key === '$ref' || key === '$defs' || key === 'definitions') {
       throw new UnsupportedSchemaError(path, `${key}: CRD schemas cannot reference or define other schemas (no recursion); inline the type (Type.Ref, Type.Cyclic and Type.Module are not supported)`);
     }
+    if (key === 'prefixItems' || key === 'additionalItems') throw new UnsupportedSchemaError(path, 'tuples (Type.Tuple, prefixItems) are not supported; use an object');
     if (!KNOWN.has(key)) throw new UnsupportedSchemaError(path, `keyword ${JSON.stringify(key)} has no CRD equivalent`);
   }
   if ('anyOf' in node || 'oneOf' in node) return convertUnion(node, path);
