@@ -846,7 +846,7 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
     });
 
     test(
-      'shardSelector: list, paged list and watch return exactly the objects whose uid hash (FNV-1a 64) is in the range; a malformed selector is a 500',
+      'shardSelector: list, paged list and watch (adds and deletes) return exactly the objects whose uid hash (FNV-1a 64) is in the range, ANDed with a label selector; a malformed selector is a 500',
       options.shardedListAndWatch ? {} : { skip: `${options.server ?? 'this server'} ignores shardSelector (needs Kubernetes 1.36 with the ShardedListAndWatch feature gate)` },
       async () => {
         const ns = await namespace();
@@ -855,7 +855,7 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
         const created: ConfigMap[] = [];
         // At least 12, and the last one in the lower half, so the watch below knows when it has seen everything.
         for (let i = 0; created.length < 12 || !objectInRange(created[created.length - 1]!, lower); i++) {
-          created.push(await client.create<ConfigMap>({ ...plain, metadata: { name: `s${i}`, namespace: ns } }));
+          created.push(await client.create<ConfigMap>({ ...plain, metadata: { name: `s${i}`, namespace: ns, labels: { tier: i % 2 ? 'odd' : 'even' } } }));
         }
         const names = (objects: readonly ConfigMap[]): string[] => objects.map((o) => o.metadata!.name!).sort();
         const inLower = names(created.filter((o) => objectInRange(o, lower)));
@@ -863,11 +863,18 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
         assert.ok(inLower.length > 0 && inUpper.length > 0);
         assert.deepEqual(names((await client.list<ConfigMap>(plain, { namespace: ns, shardSelector: formatShardSelector(lower) })).items), inLower);
         assert.deepEqual(names((await client.list<ConfigMap>(plain, { namespace: ns, shardSelector: formatShardSelector(upper), limit: 2 })).items), inUpper, 'every page is filtered');
+        assert.deepEqual(
+          names((await client.list<ConfigMap>(plain, { namespace: ns, shardSelector: formatShardSelector(upper), labelSelector: 'tier=even' })).items),
+          names(created.filter((o) => objectInRange(o, upper) && o.metadata?.labels?.tier === 'even')),
+        );
+        // Deleted in creation order, so the last deletion (of the last object) is in the lower half too.
+        for (const o of created) await client.delete(plain, o.metadata!.name!, { namespace: ns });
         const last = created[created.length - 1]!.metadata!.name!;
         const events = await readWatch(client.watch<ConfigMap>(plain, { namespace: ns, resourceVersion: from, shardSelector: formatShardSelector(lower) }), (seen) =>
-          seen.some((e) => e.type === 'ADDED' && e.object.metadata?.name === last),
+          seen.some((e) => e.type === 'DELETED' && e.object.metadata?.name === last),
         );
-        assert.deepEqual(summary(events).sort(), inLower.map((n) => `ADDED ${n}`).sort());
+        const lowerInOrder = created.filter((o) => objectInRange(o, lower)).map((o) => o.metadata!.name!);
+        assert.deepEqual(summary(events), [...lowerInOrder.map((n) => `ADDED ${n}`), ...lowerInOrder.map((n) => `DELETED ${n}`)], 'in order, and nothing from the upper half');
         await assert.rejects(client.listPage(plain, { namespace: ns, shardSelector: "shardRange(object.metadata.uid, '0x0', '0x8000000000000000')" }), (e: unknown) => {
           assert.ok(apiStatus(500, 'InternalError')(e), String(e));
           assert.match(String(e), /invalid shard selector: .*16/);
