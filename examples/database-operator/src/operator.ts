@@ -119,6 +119,14 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     .owns(CONFIG_MAP)
     .owns(SERVICE)
     .owns(STATEFUL_SET)
+    // Every write the reconciler makes; with the kinds above, config/rbac.yaml is generated from
+    // these (docs/rbac.md), and rbac-minimal.int.test.ts shows each resulting rule is needed.
+    .writes(DATABASE, ['patch']) // the finalizer: handleFinalizer merge-patches metadata.finalizers
+    .writes(DATABASE, ['patch'], { subresource: 'status' }) // patchStatus
+    .writes(SECRET, ['create']) // created once, never patched: its password is never regenerated
+    .writes(CONFIG_MAP, ['create', 'patch']) // createOrPatch
+    .writes(SERVICE, ['create', 'patch'])
+    .writes(STATEFUL_SET, ['create', 'patch'])
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4, reconcileTimeoutMs: 60_000 })
     .complete(onReconcile
       ? async (req, ctx) => {
