@@ -17,6 +17,8 @@ import { FakeListerWatcher } from './testing/fake-lister-watcher.js';
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const [LOWER, UPPER] = splitHashSpace(2) as [HashRange, HashRange];
 const LOWER_SELECTOR = formatShardSelector(LOWER);
+/** Fails a test whose awaited event never comes instead of hanging the run (never reached when things work). */
+const HANG_GUARD_MS = 30_000;
 
 describe('informer specs with a shard selector', () => {
   test('are keyed by their canonical ranges: merged, ordered, spaced as the server writes them', () => {
@@ -91,7 +93,7 @@ function namesInLowerHalf(objects: readonly KubeObject[]): string[] {
 }
 
 describe('an informer with a shard selector', () => {
-  test('over a server that honours it: caches exactly its range, from the sync and from later creates', async () => {
+  test('over a server that honours it: caches exactly its range, from the sync and from later creates', { timeout: HANG_GUARD_MS }, async () => {
     const fake = new FakeClient();
     const r = await cacheOfLowerHalf(fake);
     const expected = [...namesInLowerHalf(r.before), ...namesInLowerHalf(r.after)].sort();
@@ -101,7 +103,7 @@ describe('an informer with a shard selector', () => {
     assert.ok(r.sentSelectors.length > 0 && r.sentSelectors.every((s) => s === LOWER_SELECTOR), 'every list and watch sends the selector');
   });
 
-  test('over a server that ignores it (1.20, or 1.36 without the gate): the same cache, filtered on arrival', async () => {
+  test('over a server that ignores it (1.20, or 1.36 without the gate): the same cache, filtered on arrival', { timeout: HANG_GUARD_MS }, async () => {
     const fake = new FakeClient({ shardedListAndWatch: false });
     const r = await cacheOfLowerHalf(fake);
     assert.deepEqual(r.cached, [...namesInLowerHalf(r.before), ...namesInLowerHalf(r.after)].sort());
@@ -111,7 +113,7 @@ describe('an informer with a shard selector', () => {
 });
 
 describe('the cache-backed client with a shard selector', () => {
-  test('list filters what the cache holds by the ranges, as the server would; a malformed selector is refused', async () => {
+  test('list filters what the cache holds by the ranges, as the server would; a malformed selector is refused', { timeout: HANG_GUARD_MS }, async () => {
     const objects = Array.from({ length: 40 }, (_, i): KubeObject => ({ ...CONFIGMAP, metadata: { name: `cm-${i}`, namespace: 'ns', uid: randomUUID() } }));
     const clock = new FakeClock(0);
     const factory = new InformerFactory(() => new FakeListerWatcher(objects), { clock });

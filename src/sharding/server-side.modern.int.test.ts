@@ -21,6 +21,8 @@ import { assignHashRanges } from './range-assignment.js';
 
 const NOTE = { apiVersion: 'example.com/v1', kind: 'Note' } as const;
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+/** Bounds the tests that wait for an event, so a server that never sends it fails the test instead of hanging the run. */
+const WAIT_FOR_EVENTS_MS = 120_000;
 
 describe('server-side sharded list and watch on Kubernetes 1.36 (ShardedListAndWatch)', () => {
   let env: TestEnv;
@@ -96,7 +98,7 @@ describe('server-side sharded list and watch on Kubernetes 1.36 (ShardedListAndW
     assert.equal(byMember, 200);
   });
 
-  test('a watch-list with the selector streams only the range: initial events, then later creates', async () => {
+  test('a watch-list with the selector streams only the range: initial events, then later creates', { timeout: WAIT_FOR_EVENTS_MS }, async () => {
     const namespace = `watch-${run}`;
     const initial = await createNotes([namespace], 20, 'w');
     const [lower] = splitHashSpace(2) as [HashRange, HashRange];
@@ -137,7 +139,7 @@ describe('server-side sharded list and watch on Kubernetes 1.36 (ShardedListAndW
     assert.ok(expectedIn(later, lower).length < later.length, 'some later objects were outside the range and never streamed');
   });
 
-  test('an informer with a shard selector (watch-list sync) caches only its range, including objects created after start', async () => {
+  test('an informer with a shard selector (watch-list sync) caches only its range, including objects created after start', { timeout: WAIT_FOR_EVENTS_MS }, async () => {
     const namespace = `informer-${run}`;
     const initial = await createNotes([namespace], 20, 'i');
     const [, upper] = splitHashSpace(2) as [HashRange, HashRange];
