@@ -20,7 +20,7 @@ import { apiErrorStatus, isGone } from '../client/api-error.js';
 import type { Reader } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { KubeObject } from '../core/object-key.js';
-import { formatShardSelector, hashInRange, objectInRange, shardHash, splitHashSpace, type HashRange, type ShardKeyField } from './hash-range.js';
+import { HASH_SPACE_END, formatShardSelector, hashRange, objectInRange, shardHash, type ShardKeyField } from './hash-range.js';
 
 /** How the probe decided; `honoured` is the answer. */
 export type ShardSelectorSupport =
@@ -60,8 +60,8 @@ export async function probeShardSelectorSupport(client: Pick<Reader, 'listPage'>
   const first = await client.listPage<KubeObject>(type, { ...scope, limit: 1 });
   const item = first.items[0];
   if (item && first.resourceVersion) {
-    const [lower, upper] = splitHashSpace(2) as [HashRange, HashRange];
-    const outside = hashInRange(shardHash(item, field), lower) ? upper : lower;
+    const half = HASH_SPACE_END / 2n;
+    const outside = shardHash(item, field) < half ? hashRange(half, HASH_SPACE_END) : hashRange(0n, half);
     const shardSelector = formatShardSelector(outside, field);
     try {
       const page = await client.listPage<KubeObject>(type, { ...scope, limit: 1, shardSelector, resourceVersion: first.resourceVersion, resourceVersionMatch: 'Exact' });
