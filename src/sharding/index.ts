@@ -36,5 +36,5 @@ export {
 export type { HashRange, ShardKeyField, ShardSelector } from './hash-range.js';
 export { INVALID_PROBE_SELECTOR, probeShardSelectorSupport } from './server-support.js';
 export type { ShardSelectorSupport, ShardSupportProbeOptions } from './server-support.js';
-export { assignHashRanges, DEFAULT_HASH_SEGMENTS } from './range-assignment.js';
+export { assignHashRanges, assignHashSlices, DEFAULT_HASH_SEGMENTS } from './range-assignment.js';
 export type { RangeAssignmentOptions } from './range-assignment.js';

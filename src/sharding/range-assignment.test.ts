@@ -2,9 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../core/errors.js';
-import { HASH_SPACE_END, formatShardSelector, objectInRange, rangeFraction, splitHashSpace, type HashRange } from './hash-range.js';
+import { HASH_SPACE_END, formatShardSelector, objectInRange, rangeFraction, shardHash, splitHashSpace, type HashRange } from './hash-range.js';
 import { ownerOf } from './rendezvous.js';
-import { DEFAULT_HASH_SEGMENTS, assignHashRanges } from './range-assignment.js';
+import { DEFAULT_HASH_SEGMENTS, assignHashRanges, assignHashSlices } from './range-assignment.js';
 
 const members = (n: number, offset = 0): string[] => Array.from({ length: n }, (_, i) => `database-operator-6f7c9d-${String.fromCharCode(97 + i + offset)}${i + offset}`);
 
@@ -88,6 +88,21 @@ describe('assignHashRanges', () => {
     }
     for (const c of counts.values()) assert.ok(Math.abs(c - 1000) < 150, `counts ${[...counts.values()].join(',')}`);
     for (const ranges of assignment.values()) assert.ok(formatShardSelector(ranges).length < 2000, 'a selector of a few kilobytes at most');
+  });
+
+  test('assignHashSlices gives the same assignment as slice numbers: with 64 slices, an object is in slice (hash >> 58)', () => {
+    const names = members(5);
+    const slices = assignHashSlices(names);
+    const ranges = assignHashRanges(names);
+    for (let i = 0; i < 1000; i++) {
+      const obj = { metadata: { uid: randomUUID() } };
+      const slice = Number(shardHash(obj) >> 58n);
+      const bySlice = names.filter((n) => slices.get(n)!.includes(slice));
+      const byRange = names.filter((n) => objectInRange(obj, ranges.get(n)!));
+      assert.deepEqual(bySlice, byRange);
+      assert.equal(bySlice.length, 1);
+    }
+    for (const list of slices.values()) assert.deepEqual(list, [...list].sort((a, b) => a - b), 'ascending');
   });
 
   test('no members: an empty map; a bad segment count is an InvalidArgumentError', () => {

@@ -26,12 +26,21 @@ export interface RangeAssignmentOptions {
  * `InvalidArgumentError` for a segment count that is not an integer in 1–65,536.
  */
 export function assignHashRanges(members: Iterable<string>, options: RangeAssignmentOptions = {}): Map<string, HashRange[]> {
+  const slicesOf = assignHashSlices(members, options);
+  const ranges = splitHashSpace(options.segments ?? DEFAULT_HASH_SEGMENTS);
+  return new Map([...slicesOf].map(([member, slices]) => [member, mergeRanges(slices.map((i) => ranges[i]!))]));
+}
+
+/**
+ * The same assignment as slice numbers, ascending: slice `i` is `splitHashSpace(segments)[i]`, i.e.
+ * with the default 64 slices the hashes whose top 6 bits are `i`.
+ */
+export function assignHashSlices(members: Iterable<string>, options: RangeAssignmentOptions = {}): Map<string, number[]> {
   const segments = options.segments ?? DEFAULT_HASH_SEGMENTS;
   if (!Number.isSafeInteger(segments) || segments < 1 || segments > 65_536) throw new InvalidArgumentError(`segments must be an integer in 1–65,536, got ${segments}`);
   const ids = [...new Set(members)].sort();
-  const assignment = new Map<string, HashRange[]>();
+  const assignment = new Map<string, number[]>();
   if (ids.length === 0) return assignment;
-  const slices = splitHashSpace(segments);
   // Each member takes `base` slices, and the first `extra` to want one more take base + 1: exact shares.
   const base = Math.floor(segments / ids.length);
   let extra = segments % ids.length;
@@ -54,9 +63,8 @@ export function assignHashRanges(members: Iterable<string>, options: RangeAssign
     load[p.member]!++;
     left--;
   }
-  const owned = ids.map((): HashRange[] => []);
-  for (let segment = 0; segment < segments; segment++) owned[owner[segment]!]!.push(slices[segment]!);
-  ids.forEach((id, i) => assignment.set(id, mergeRanges(owned[i]!)));
+  for (const id of ids) assignment.set(id, []);
+  for (let segment = 0; segment < segments; segment++) assignment.get(ids[owner[segment]!]!)!.push(segment);
   return assignment;
 }
 
