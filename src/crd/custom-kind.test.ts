@@ -129,3 +129,13 @@ test('a schema without a structural form fails when the kind is defined, naming 
     (e: unknown) => e instanceof UnsupportedSchemaError && e.path === 'versions[v1].schema.properties.spec.properties.pair',
   );
 });
+
+test('a schema the server would reject for a rule beyond the conversion fails when the kind is defined: a list-map key that is optional', () => {
+  const Item = Type.Object({ name: Type.Optional(Type.String()), value: Type.String() });
+  assert.throws(
+    () => defineCustomKind({ ...base, versions: [{ ...v1, schema: { spec: Type.Object({ items: Type.Array(Item, k8s.listMap(['name'])) }) } }] }),
+    (e: unknown) => e instanceof UnsupportedSchemaError && /spec\.properties\.items: list-map key name must be required or have a default/.test(e.message),
+  );
+  const Defaulted = Type.Object({ name: Type.Optional(Type.String({ default: 'main' })), value: Type.String() });
+  assert.doesNotThrow(() => defineCustomKind({ ...base, versions: [{ ...v1, schema: { spec: Type.Object({ items: Type.Array(Defaulted, k8s.listMap(['name'])) }) } }] }));
+});

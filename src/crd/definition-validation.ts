@@ -6,6 +6,8 @@
 import { IsSchema } from 'typebox';
 import { InvalidOptionError } from '../core/errors.js';
 import type { CustomKindDefinition, CustomKindVersionDefinition, PrinterColumn } from './custom-kind-definition.js';
+import { UnsupportedSchemaError } from './errors.js';
+import { structuralViolations } from './structural-check.js';
 import { toStructuralSchema } from './structural-schema.js';
 import { versionObjectSchema } from './version-schema.js';
 
@@ -67,8 +69,11 @@ function validateVersion(v: CustomKindVersionDefinition, at: string): void {
     if (RESERVED_FIELDS.has(field)) throw new InvalidOptionError(`${at}.schema.${field}`, `${field} is defined by Kubernetes, not by the schema`);
     if (!IsSchema(schema)) throw new InvalidOptionError(`${at}.schema.${field}`, 'must be a TypeBox schema (Type.Object(…))');
   }
-  // Converting now reports an unsupported schema when the kind is defined, naming the version.
-  toStructuralSchema(versionObjectSchema(v.schema), `${at}.schema`);
+  // Converting and checking now report a schema the server would reject when the kind is
+  // defined, naming the version: e.g. a list-map key that is neither required nor defaulted.
+  const structural = toStructuralSchema(versionObjectSchema(v.schema), `${at}.schema`);
+  const violations = structuralViolations(structural, `${at}.schema`);
+  if (violations.length > 0) throw new UnsupportedSchemaError(`${at}.schema`, violations.join('; '));
   const scale = v.subresources?.scale;
   if (scale) {
     jsonPathUnder(`${at}.subresources.scale.specReplicasPath`, scale.specReplicasPath, ['.spec.']);

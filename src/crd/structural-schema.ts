@@ -340,7 +340,7 @@ function convertUnion(node: Json, path: string): SchemaProps {
       const example = exampleOf(node, path);
       if (example !== undefined) out.example = example;
     } else {
-      // The union's own annotations win over its members'; each is re-checked by convertSingle's rules below.
+      // The union's own annotations (description, default, extensions) win over its members'.
       Object.assign(out, convertAnnotation(key, node, path));
     }
   }
