@@ -138,6 +138,8 @@ export interface CacheSplit {
   readonly maxShardDeviation: number;
   /** Sum of `inShard` over the replicas: `expected` when each Database is in exactly one shard. */
   readonly shardTotal: number;
+  /** Every informer's object count per replica (the owned kinds' informers are not divided). */
+  readonly informers: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 /**
@@ -161,10 +163,19 @@ export async function cacheSplit(bed: ShardBed, expected: number, timeoutMs = 60
     const deviation = (values: number[]): number => round(Math.max(...values.map((v) => Math.abs(v - share) / share)), 3);
     const shardTotal = Object.values(inShard).reduce((a, b) => a + b, 0);
     if (shardTotal === expected || Date.now() > deadline) {
-      return { cached, inShard, outsideShard, maxDeviation: deviation(Object.values(cached)), maxShardDeviation: deviation(Object.values(inShard)), shardTotal };
+      const informers: Record<string, Record<string, number>> = {};
+      for (const n of names) informers[n] = informerSizes(await bed.metrics(n).catch(() => ''));
+      return { cached, inShard, outsideShard, maxDeviation: deviation(Object.values(cached)), maxShardDeviation: deviation(Object.values(inShard)), shardTotal, informers };
     }
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/** `cache_objects` per informer name. */
+function informerSizes(metricsText: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of metricsText.matchAll(/^cache_objects\{informer="([^"]*)"\}\s+(\S+)$/gm)) out[m[1]!] = Number(m[2]);
+  return out;
 }
 
 export interface OverlapFigures {
