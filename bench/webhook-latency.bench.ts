@@ -2,13 +2,18 @@
  * Admission webhook latency through the real kube-apiserver 1.20: 50 workers create ConfigMaps,
  * each worker alternating one create in a namespace our validating + mutating webhooks apply to
  * (namespaceSelector) and one in a namespace they do not, so both sides see the same API server,
- * etcd and machine load at the same moment. Figures: client-observed p50/p99 create latency of
- * each side, the difference (what two webhook calls add), and the webhook server's own mean time
- * per review from `controller_runtime_webhook_latency_seconds`.
+ * etcd and machine load at the same moment. The load comes from a child process (as a cluster's
+ * clients are other processes), so the webhook server's event loop serves only reviews. Figures:
+ * client-observed p50/p99 create latency of each side, the difference (what two webhook calls
+ * add), the webhook server's own mean time per review from `controller_runtime_webhook_latency_seconds`,
+ * and the webhook process's event-loop delay.
  *
  *   node --import tsx bench/webhook-latency.bench.ts [requestsPerSide] [concurrency]
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { KubeClient } from '../src/client/kube-client.js';
 import type { Kubeconfig } from '../src/client/kubeconfig.js';
@@ -22,8 +27,10 @@ import { webhookServingCertificate } from '../src/testing/webhook-certificate.js
 import { deny } from '../src/webhook/handlers.js';
 import { webhookManifests } from '../src/webhook/webhook-manifests.js';
 
-const REQUESTS = Number(process.argv[2] ?? 1000);
-const CONCURRENCY = Number(process.argv[3] ?? 50);
+const LOAD = process.argv[2] === '--load';
+const args = LOAD ? process.argv.slice(4) : process.argv.slice(2);
+const REQUESTS = Number(args[0] ?? 1000);
+const CONCURRENCY = Number(args[1] ?? 50);
 const HOOKED = 'bench-hooked';
 const PLAIN = 'bench-plain';
 
@@ -32,33 +39,12 @@ function percentile(sorted: number[], p: number): number {
 }
 const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
 
-const env = await TestEnv.start();
-const cert = await webhookServingCertificate();
-const client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, rateLimit: { qps: 10_000, burst: 10_000 }, connections: 128 });
-try {
-  for (const name of [HOOKED, PLAIN]) await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'bench-webhooks': name === HOOKED ? 'on' : 'off' } } });
-  const registry = createMetricsRegistry();
-  const manager = new Manager({ client, registry, metricsPort: 0, healthPort: 0, webhook: { port: 0, certDir: cert.dir } });
-  manager.webhooks.validate(kinds.ConfigMap, (cm) => (Object.keys(cm.data ?? {}).length > 100 ? deny('at most 100 keys') : undefined));
-  manager.webhooks.mutate(kinds.ConfigMap, (cm) => {
-    cm.metadata = { ...cm.metadata, annotations: { ...cm.metadata?.annotations, 'bench.operator-runtime.dev/checked': 'true' } };
-    return cm;
-  });
-  const stop = new AbortController();
-  const running = manager.start(stop.signal);
-  await eventually('webhook server', () => manager.webhookPort);
-  const objects = webhookManifests(manager, { name: 'bench', url: `https://127.0.0.1:${manager.webhookPort}`, caBundle: cert.caPem, namespaceSelector: { matchLabels: { 'bench-webhooks': 'on' } } });
-  await kubectl(env.kubeconfigPath, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+/** The load generator (child process): creates, alternating sides, and prints each side's latencies as JSON. */
+async function generateLoad(kubeconfigPath: string): Promise<void> {
+  const client = await KubeClient.fromKubeconfig({ path: kubeconfigPath, rateLimit: { qps: 10_000, burst: 10_000 }, connections: 128 });
   const create = (ns: string, name: string): Promise<ConfigMap> => client.create<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { k: 'v' } });
-  await eventually('the mutating webhook to be active', async () => {
-    const cm = await create(HOOKED, `probe-${randomBytes(3).toString('hex')}`);
-    return cm.metadata?.annotations?.['bench.operator-runtime.dev/checked'] === 'true';
-  });
-
   // Warm-up: connections, the API server's webhook client, JIT.
   await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => Promise.all([create(HOOKED, `warm-${i}`), create(PLAIN, `warm-${i}`)])));
-  const before = await registry.getSingleMetric('controller_runtime_webhook_latency_seconds')!.get();
-
   const latencies: Record<string, number[]> = { [HOOKED]: [], [PLAIN]: [] };
   let next = 0;
   const startedAt = performance.now();
@@ -74,8 +60,45 @@ try {
       }
     }
   }));
-  const wallMs = performance.now() - startedAt;
-  const after = await registry.getSingleMetric('controller_runtime_webhook_latency_seconds')!.get();
+  process.stdout.write(JSON.stringify({ latencies, wallMs: performance.now() - startedAt }));
+  await client.close();
+}
+
+if (LOAD) {
+  await generateLoad(process.argv[3]!);
+  process.exit(0);
+}
+
+const env = await TestEnv.start();
+const cert = await webhookServingCertificate();
+const client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
+try {
+  for (const name of [HOOKED, PLAIN]) await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'bench-webhooks': name === HOOKED ? 'on' : 'off' } } });
+  const registry = createMetricsRegistry();
+  const manager = new Manager({ client, registry, metricsPort: 0, healthPort: 0, webhook: { port: 0, certDir: cert.dir } });
+  manager.webhooks.validate(kinds.ConfigMap, (cm) => (Object.keys(cm.data ?? {}).length > 100 ? deny('at most 100 keys') : undefined));
+  manager.webhooks.mutate(kinds.ConfigMap, (cm) => {
+    cm.metadata = { ...cm.metadata, annotations: { ...cm.metadata?.annotations, 'bench.operator-runtime.dev/checked': 'true' } };
+    return cm;
+  });
+  const stop = new AbortController();
+  const running = manager.start(stop.signal);
+  await eventually('webhook server', () => manager.webhookPort);
+  const objects = webhookManifests(manager, { name: 'bench', url: `https://127.0.0.1:${manager.webhookPort}`, caBundle: cert.caPem, namespaceSelector: { matchLabels: { 'bench-webhooks': 'on' } } });
+  await kubectl(env.kubeconfigPath, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+  await eventually('the mutating webhook to be active', async () => {
+    const cm = await client.create<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${randomBytes(3).toString('hex')}`, namespace: HOOKED } });
+    return cm.metadata?.annotations?.['bench.operator-runtime.dev/checked'] === 'true';
+  });
+
+  const histogram = () => registry.getSingleMetric('controller_runtime_webhook_latency_seconds')!.get();
+  const before = await histogram();
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const { stdout } = await promisify(execFile)(process.execPath, [...process.execArgv, import.meta.filename, '--load', env.kubeconfigPath, String(REQUESTS), String(CONCURRENCY)], { maxBuffer: 64 * 1024 * 1024 });
+  loopDelay.disable();
+  const { latencies, wallMs } = JSON.parse(stdout) as { latencies: Record<string, number[]>; wallMs: number };
+  const after = await histogram();
   const sumCount = (m: typeof after, path: string) => {
     const value = (suffix: string): number => m.values.find((v: { metricName?: string; labels: Record<string, unknown> }) => v.metricName?.endsWith(suffix) && v.labels.webhook === path)?.value ?? 0;
     return { sum: value('_sum'), count: value('_count') };
@@ -83,7 +106,7 @@ try {
 
   const hooked = latencies[HOOKED]!.sort((a, b) => a - b);
   const plain = latencies[PLAIN]!.sort((a, b) => a - b);
-  console.log(`# webhook latency: ${REQUESTS} ConfigMap creates per side, ${CONCURRENCY} concurrent workers, kube-apiserver 1.20 (TestEnv), ${wallMs.toFixed(0)} ms wall`);
+  console.log(`# webhook latency: ${REQUESTS} ConfigMap creates per side, ${CONCURRENCY} concurrent workers (another process), kube-apiserver 1.20 (TestEnv), ${wallMs.toFixed(0)} ms wall`);
   console.log(`with validating + mutating webhook: p50 ${fmt(percentile(hooked, 50))}  p90 ${fmt(percentile(hooked, 90))}  p99 ${fmt(percentile(hooked, 99))}  max ${fmt(hooked.at(-1)!)}`);
   console.log(`without webhooks:                   p50 ${fmt(percentile(plain, 50))}  p90 ${fmt(percentile(plain, 90))}  p99 ${fmt(percentile(plain, 99))}  max ${fmt(plain.at(-1)!)}`);
   console.log(`added by the two webhook calls:     p50 ${fmt(percentile(hooked, 50) - percentile(plain, 50))}  p99 ${fmt(percentile(hooked, 99) - percentile(plain, 99))}`);
@@ -93,6 +116,7 @@ try {
     const n = a.count - b.count;
     console.log(`server time per review ${path}: mean ${fmt(((a.sum - b.sum) / n) * 1000)} over ${n} reviews`);
   }
+  console.log(`webhook process event-loop delay: p50 ${fmt(loopDelay.percentile(50) / 1e6)}  p99 ${fmt(loopDelay.percentile(99) / 1e6)}  max ${fmt(loopDelay.max / 1e6)}`);
   stop.abort();
   await running;
 } finally {
