@@ -1,24 +1,25 @@
 /**
  * Writes the reference operator's CRD (examples/database-operator/config/crd.yaml) from its schema
- * (examples/database-operator/src/database.ts). `--check` writes nothing and exits 1 with a diff
- * when the committed file differs; scripts/generate-example-crd.test.ts runs the same comparison.
+ * (examples/database-operator/src/database.ts), as `operator-runtime generate crds` does from
+ * examples/database-operator/operator-runtime.config.ts (the same function, so the two agree).
+ * `--check` writes nothing and exits 1 with a diff when the committed file differs;
+ * scripts/generate-example-crd.test.ts runs the same comparison.
  *
  *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx scripts/generate-example-crd.ts [--check]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { customResourceDefinition, manifestYaml } from 'operator-runtime/crd';
-import { DATABASE } from '../examples/database-operator/src/database.js';
+import { generateCrds } from 'operator-runtime/codegen';
+import exampleConfig from '../examples/database-operator/operator-runtime.config.js';
 
 export const EXAMPLE_CRD_PATH = fileURLToPath(new URL('../examples/database-operator/config/crd.yaml', import.meta.url));
-export const REGENERATE_EXAMPLE_CRD = 'NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx scripts/generate-example-crd.ts';
+/** The command the generated files name (package.json: the CLI on the example's config). */
+export const REGENERATE_EXAMPLE_CRD = 'npm run generate:example';
 
 /** The YAML the committed crd.yaml must hold, byte for byte. */
-export function exampleCrdYaml(): string {
-  return manifestYaml([customResourceDefinition(DATABASE)], {
-    regenerate: REGENERATE_EXAMPLE_CRD,
-    comment: ['Database: the reference operator\'s custom resource (databases.example.com/v1),', 'from its schema in examples/database-operator/src/database-schema.ts.'],
-  });
+export async function exampleCrdYaml(): Promise<string> {
+  const [crd] = await generateCrds(exampleConfig);
+  return crd!.content;
 }
 
 /** A line diff of two texts: `-` lines only in `before`, `+` lines only in `after`, in order (an LCS diff). */
@@ -44,7 +45,7 @@ export function lineDiff(before: string, after: string): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const generated = exampleCrdYaml();
+  const generated = await exampleCrdYaml();
   if (process.argv.includes('--check')) {
     const committed = readFileSync(EXAMPLE_CRD_PATH, 'utf8');
     if (committed !== generated) {

@@ -3,7 +3,7 @@
  * folder outside the repository and its `operator-runtime` bin scaffolds a project into another
  * temporary folder; the project installs the tarball (offline-first from the npm cache), its own
  * `npm test` passes against a real TestEnv, it type-checks and builds, and `npm run generate`
- * rewrites config/ byte for byte (the manifests `init` wrote agree with the scaffold's own code).
+ * rewrites its config folder byte for byte (the manifests `init` wrote agree with the scaffold's own code).
  * Prints the time from `init` to the green scaffold test. The bin also runs on Node 24.
  */
 import { after, before, describe, test } from 'node:test';

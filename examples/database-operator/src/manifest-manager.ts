@@ -1,9 +1,12 @@
 /**
- * The operator's manager as deployed — leader election in its own namespace, secure metrics — on a
- * client that never connects, built only to read what it declares: its RBAC
- * (config/rbac.yaml, scripts/generate-example-rbac.ts) comes from here. Nothing is started.
+ * The operator's manager as deployed — leader election in its own namespace, secure metrics,
+ * webhooks served with the certificate the Deployment mounts — on a client that never connects,
+ * built only to read what it declares: its RBAC, webhook configurations and CRD conversion stanza
+ * (config/, written by `npm run generate:example` from operator-runtime.config.ts) come from here.
+ * Nothing is started.
  */
 import { createLogger, createMetricsRegistry, type Manager } from 'operator-runtime';
+import { DEFAULT_WEBHOOK_CERT_DIR } from 'operator-runtime/codegen';
 import { offlineClient } from 'operator-runtime/rbac';
 import { createDatabaseOperator } from './operator.js';
 
@@ -21,5 +24,7 @@ export function manifestManager(): Manager {
     backupEndpoint: 'http://backup-service.database-operator-system.svc:8090',
     leaderElectionNamespace: OPERATOR_NAMESPACE,
     secureMetrics: {},
+    // Where the Deployment mounts cert-manager's serving certificate (WEBHOOK_CERT_DIR in main.ts).
+    webhook: { certDir: DEFAULT_WEBHOOK_CERT_DIR },
   }).manager;
 }
