@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Type } from 'typebox';
 import type { ObjectOf } from '../client/kind.js';
 import { InvalidOptionError } from '../core/errors.js';
-import { defineCustomKind } from './custom-kind.js';
+import { defineCustomKind, type NewObjectOf } from './custom-kind.js';
 import type { CustomKindDefinition, CustomKindVersionDefinition } from './custom-kind-definition.js';
 import { UnsupportedSchemaError } from './errors.js';
 import { k8s } from './k8s.js';
@@ -58,6 +58,11 @@ test('the object type comes from the schema: literal apiVersion and kind, server
   // @ts-expect-error: spec is required (not wrapped in Type.Optional)
   const noSpec: Widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: w.metadata };
   void [badMode, badVersion, noNamespace, noSpec];
+  // What a client writes: metadata without the server's fields, the rest as typed as ever.
+  const draft: NewObjectOf<typeof WIDGET> = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { generateName: 'w-' }, spec: { size: 2, mode: 'b' } };
+  // @ts-expect-error: a draft's spec is still checked
+  const badDraft: NewObjectOf<typeof WIDGET> = { ...draft, spec: { size: 'two', mode: 'b' } };
+  void badDraft;
 });
 
 test('a cluster-scoped kind\'s metadata has no required namespace; each version has its own type', () => {

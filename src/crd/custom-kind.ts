@@ -46,6 +46,13 @@ export type CustomObject<D extends CustomKindDefinition, V extends string> = Sim
   } & FieldsOf<VersionNamed<D, V>['schema']>
 >;
 
+/**
+ * An object of kind `K` as a client writes it (create, apply): the same fields as `ObjectOf<K>`, but
+ * only what the writer sets in `metadata` (name or generateName; uid, resourceVersion and
+ * generation come from the server).
+ */
+export type NewObjectOf<K> = K extends Kind<infer T> ? Simplify<Omit<T, 'metadata'> & { metadata: ObjectMeta }> : never;
+
 /** What every custom kind carries at run time, whatever its definition: what generators (CRD, RBAC) read. */
 export interface AnyCustomKind extends ResourceType {
   readonly apiVersion: string;

@@ -5,7 +5,7 @@
  * `validateAgainstSchema` checks an object at run time. See docs/custom-kinds.md.
  */
 export { defineCustomKind } from './custom-kind.js';
-export type { CustomKind, AnyCustomKind, CustomObject, CustomObjectMeta, NamespacedObjectMeta, StorageVersionOf } from './custom-kind.js';
+export type { CustomKind, AnyCustomKind, CustomObject, CustomObjectMeta, NamespacedObjectMeta, NewObjectOf, StorageVersionOf } from './custom-kind.js';
 export type {
   CustomKindDefinition,
   CustomKindVersionDefinition,
