@@ -49,6 +49,7 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
   let dir: string;
   let packed: PackResult;
   let bin: string;
+  let tools: string;
   let project: string;
   let initToGreenMs: number;
   let configAfterInit: Record<string, string>;
@@ -58,7 +59,7 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
     dir = await mkdtemp(join(tmpdir(), 'operator-runtime-scaffold-'));
     packed = await withDist(() => pack(dir));
     // The CLI as a user gets it: the tarball installed, its bin linked by npm.
-    const tools = join(dir, 'tools');
+    tools = join(dir, 'tools');
     await mkdir(tools);
     await writeFile(join(tools, 'package.json'), JSON.stringify({ name: 'tools', private: true }));
     await sh('npm', [...NPM_INSTALL, packed.tarball], { cwd: tools });
@@ -101,6 +102,33 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
     assert.match(output, /wrote config\/crd\.yaml/);
     assert.deepEqual(Object.keys(configAfterInit).sort(), ['crd.yaml', 'deployment.yaml', 'kustomization.yaml', 'rbac.yaml']);
     assert.deepEqual(await readTree(join(project, 'config')), configAfterInit);
+  });
+
+  test('without tsx a TypeScript config is refused with the fix (exit 2); a plain .mjs config needs nothing', async () => {
+    // tsx is an optional peer: the tool folder has operator-runtime only.
+    const project = join(dir, 'plain');
+    await mkdir(project);
+    await writeFile(join(project, 'operator-runtime.config.ts'), 'export default {};\n');
+    const refused = await run(bin, ['generate', 'crds'], { cwd: project, env: shellEnv(), timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+    );
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /^error: loading .*operator-runtime\.config\.ts needs tsx: npm install --save-dev tsx \(or write the config as \.mjs\)\n$/);
+    assert.deepEqual(await readdir(project), ['operator-runtime.config.ts'], 'nothing written');
+    // The same project as plain JavaScript, importing the installed package.
+    await rm(join(project, 'operator-runtime.config.ts'));
+    await writeFile(join(tools, 'operator-runtime.config.mjs'), `import { Manager } from 'operator-runtime';
+import { defineConfig } from 'operator-runtime/codegen';
+import { Type, defineCustomKind } from 'operator-runtime/crd';
+import { offlineClient } from 'operator-runtime/rbac';
+const NOTE = defineCustomKind({ group: 'plain.example.com', names: { kind: 'Note', plural: 'notes' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { spec: Type.Object({ text: Type.String() }) } }] });
+export default defineConfig({ name: 'note-operator', namespace: 'notes', image: 'example.com/note-operator:1.0.0', kinds: [NOTE], manager: () => { const m = new Manager({ client: offlineClient() }); m.controller('note').for(NOTE).complete(async () => undefined); return m; } });
+`);
+    const output = await sh(bin, ['generate', 'manifests', '--out', project], { cwd: tools });
+    assert.match(output, /wrote .*crd\.yaml/);
+    assert.deepEqual((await readdir(project)).sort(), ['crd.yaml', 'deployment.yaml', 'kustomization.yaml', 'rbac.yaml']);
+    assert.match(await readFile(join(project, 'crd.yaml'), 'utf8'), /name: notes\.plain\.example\.com/);
   });
 
   test('the bin runs on Node 24 too: --version and generate manifests give the same files', async () => {
