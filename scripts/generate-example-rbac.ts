@@ -1,36 +1,31 @@
 /**
- * Writes the reference operator's RBAC (examples/database-operator/config/rbac.yaml) from what its
- * manager declares (examples/database-operator/src/manifest-manager.ts). `--check` writes nothing
- * and exits 1 with a diff when the committed file differs; scripts/generate-example-rbac.test.ts
- * runs the same comparison.
+ * Writes the reference operator's RBAC (examples/database-operator/config/rbac.yaml) alone, exactly
+ * as the CLI does from examples/database-operator/operator-runtime.config.ts (`npm run
+ * generate:example` writes it with the rest of the Kustomize base). `--check` writes nothing and exits 1 with a
+ * diff when the committed file differs; scripts/generate-example-rbac.test.ts runs the same
+ * comparison without a control plane.
  *
  *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx scripts/generate-example-rbac.ts [--check]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { manifestYaml } from 'operator-runtime/crd';
-import { rbacManifests } from 'operator-runtime/rbac';
-import { OPERATOR_NAME, OPERATOR_NAMESPACE, manifestManager } from '../examples/database-operator/src/manifest-manager.js';
+import { generateRbac } from 'operator-runtime/codegen';
+import config from '../examples/database-operator/operator-runtime.config.js';
 import { lineDiff } from './generate-example-crd.js';
 
 export const EXAMPLE_RBAC_PATH = fileURLToPath(new URL('../examples/database-operator/config/rbac.yaml', import.meta.url));
-export const REGENERATE_EXAMPLE_RBAC = 'NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx scripts/generate-example-rbac.ts';
+export const REGENERATE_EXAMPLE_RBAC = 'NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx scripts/generate-example-rbac.ts (or npm run generate:example for all of config/)';
 
-/** The YAML the committed rbac.yaml must hold, byte for byte. */
-export function exampleRbacYaml(): string {
-  const objects = rbacManifests(manifestManager(), { name: OPERATOR_NAME, serviceAccount: { name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE } });
-  return manifestYaml(objects, {
-    regenerate: REGENERATE_EXAMPLE_RBAC,
-    comment: [
-      'The Database operator\'s roles: exactly what its controllers, event recorder, leader election',
-      'and secure metrics declare (examples/database-operator/src/operator.ts). The ServiceAccount',
-      `${OPERATOR_NAMESPACE}/${OPERATOR_NAME} is not created here.`,
-    ],
-  });
+/** The YAML the committed rbac.yaml must hold, byte for byte: the roles the operator's manager declares. */
+export async function exampleRbacYaml(): Promise<string> {
+  const files = await generateRbac(config);
+  const rbac = files.find((f) => f.path === 'rbac.yaml');
+  if (!rbac) throw new Error(`generateRbac wrote no rbac.yaml (got ${files.map((f) => f.path).join(', ')})`);
+  return rbac.content;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const generated = exampleRbacYaml();
+  const generated = await exampleRbacYaml();
   if (process.argv.includes('--check')) {
     const committed = readFileSync(EXAMPLE_RBAC_PATH, 'utf8');
     if (committed !== generated) {
