@@ -5,11 +5,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { cliVersion, runCli } from './program.js';
 
 /** The config imports the runtime from source by path (a temp folder cannot resolve 'operator-runtime'). */
@@ -173,6 +175,21 @@ describe('operator-runtime CLI', () => {
       'NetworkPolicy/pizza-order-operator-system/pizza-order-operator-allow-metrics',
     ]);
     assert.deepEqual((await readdir(root)).filter((n) => n.includes('operator-runtime-')), [], 'no temporary folder left');
+  });
+
+  test('the executable (main.ts, as the bin runs it) exits 0 on success and 2 on bad input, one line on stderr', async () => {
+    const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+    // From the repository, where --import tsx resolves.
+    const exec = (...argv: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...argv], { cwd: fileURLToPath(new URL('../..', import.meta.url)), timeout: 60_000 }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+      );
+    assert.deepEqual(await exec('--version'), { code: 0, stdout: `${cliVersion()}\n`, stderr: '' });
+    const bad = await exec('generate', 'everything');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^error: unknown command 'everything'\n$/);
+    assert.match(await readFile(main, 'utf8'), /^#!\/usr\/bin\/env node\n/, 'a shebang: npm links the built file as the bin');
   });
 
   describe('bad input: one line naming what is wrong, exit code 2, nothing written', () => {
