@@ -43,6 +43,14 @@ describe('CEL rules from the schema on the Kubernetes 1.36 API server', () => {
     await assert.rejects(client.create(gadget({ mode: 'fast', replicas: 5 })), invalid('spec', 'fast gadgets run at most 3 replicas'));
   });
 
+  test('a rule on the whole object (the version\'s validations) can read metadata.name', async () => {
+    await assert.rejects(
+      client.create({ ...gadget({}), metadata: { name: 'a-gadget-name-longer-than-thirty', namespace: NS } }),
+      // A root rule has no field path; the server writes the cause's field as "<nil>".
+      invalid('<nil>', 'a gadget name is at most 30 characters'),
+    );
+  });
+
   test('a transition rule (self == oldSelf) makes a field immutable on update', async () => {
     const created = await client.create(gadget({ immutableName: 'first' }));
     await assert.rejects(

@@ -4,6 +4,7 @@
  * the same names here.
  */
 import type { TSchema } from 'typebox';
+import type { ValidationRule } from './schema-props.js';
 
 export type Scope = 'Namespaced' | 'Cluster';
 
@@ -71,6 +72,12 @@ export interface CustomKindVersionDefinition {
   readonly schema: CustomKindSchema;
   readonly subresources?: Subresources;
   readonly printerColumns?: readonly PrinterColumn[];
+  /**
+   * CEL rules on the whole object (`x-kubernetes-validations` at the schema's root), for rules that
+   * span spec and status or read `metadata.name`; a string is a rule without a message.
+   * Kubernetes 1.25+; older servers ignore them.
+   */
+  readonly validations?: readonly (ValidationRule | string)[];
 }
 
 export interface CustomKindDefinition {

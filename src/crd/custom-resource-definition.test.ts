@@ -21,6 +21,11 @@ test('the CRD carries names, scope, every version with its subresources, columns
   assert.equal(v1beta1?.subresources, undefined);
   assert.deepEqual(v1?.additionalPrinterColumns?.map((c) => [c.name, c.priority ?? 0]), [['Mode', 0], ['Replicas', 0], ['Size', 1]]);
   assert.deepEqual(v1?.schema.openAPIV3Schema.required, ['spec'], 'spec is required; status never is');
+  assert.deepEqual(v1?.schema.openAPIV3Schema['x-kubernetes-validations'], [
+    { rule: 'self.metadata.name.size() <= 30', message: 'a gadget name is at most 30 characters' },
+    { rule: '!has(self.status) || !has(self.status.replicas) || self.status.replicas <= 100' },
+  ], 'the version\'s root rules');
+  assert.equal(v1beta1?.schema.openAPIV3Schema['x-kubernetes-validations'], undefined);
   assert.deepEqual(Object.keys(v1?.schema.openAPIV3Schema.properties ?? {}), ['spec', 'status']);
   assert.deepEqual(Object.keys(v1beta1?.schema.openAPIV3Schema.properties?.spec?.properties ?? {}), ['mode', 'size'], 'each version has its own schema');
 });

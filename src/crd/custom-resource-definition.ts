@@ -94,7 +94,7 @@ function crdVersion(v: CustomKindVersionDefinition): CustomResourceDefinitionVer
     ...(v.deprecationWarning ? { deprecationWarning: v.deprecationWarning } : {}),
     ...(subresources ? { subresources } : {}),
     ...(v.printerColumns?.length ? { additionalPrinterColumns: v.printerColumns.map(column) } : {}),
-    schema: { openAPIV3Schema: toStructuralSchema(versionObjectSchema(v.schema), `versions[${v.name}].schema`) },
+    schema: { openAPIV3Schema: toStructuralSchema(versionObjectSchema(v), `versions[${v.name}].schema`) },
   };
 }
 

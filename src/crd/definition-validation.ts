@@ -71,7 +71,7 @@ function validateVersion(v: CustomKindVersionDefinition, at: string): void {
   }
   // Converting and checking now report a schema the server would reject when the kind is
   // defined, naming the version: e.g. a list-map key that is neither required nor defaulted.
-  const structural = toStructuralSchema(versionObjectSchema(v.schema), `${at}.schema`);
+  const structural = toStructuralSchema(versionObjectSchema(v), `${at}.schema`);
   const violations = structuralViolations(structural, `${at}.schema`);
   if (violations.length > 0) throw new UnsupportedSchemaError(`${at}.schema`, violations.join('; '));
   const scale = v.subresources?.scale;

@@ -64,7 +64,7 @@ function schemaOf(kind: AnyCustomKind, version: string): ReturnType<typeof versi
   if (!byVersion) schemas.set(kind.definition, (byVersion = new Map()));
   let schema = byVersion.get(version);
   if (!schema) {
-    schema = versionObjectSchema(kind.definition.versions.find((v) => v.name === version)!.schema);
+    schema = versionObjectSchema(kind.definition.versions.find((v) => v.name === version)!);
     byVersion.set(version, schema);
   }
   return schema;

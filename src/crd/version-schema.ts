@@ -4,12 +4,13 @@
  * they cannot disagree.
  */
 import { Type, type TObject, type TProperties } from 'typebox';
-import type { CustomKindSchema } from './custom-kind-definition.js';
+import type { CustomKindVersionDefinition } from './custom-kind-definition.js';
+import { k8s } from './k8s.js';
 
-export function versionObjectSchema(schema: CustomKindSchema): TObject {
+export function versionObjectSchema(version: Pick<CustomKindVersionDefinition, 'schema' | 'validations'>): TObject {
   const properties: TProperties = {};
-  for (const [field, fieldSchema] of Object.entries(schema)) {
+  for (const [field, fieldSchema] of Object.entries(version.schema)) {
     properties[field] = field === 'status' ? Type.Optional(fieldSchema) : fieldSchema;
   }
-  return Type.Object(properties);
+  return Type.Object(properties, version.validations?.length ? k8s.validations(...version.validations) : {});
 }

@@ -56,6 +56,7 @@ export const GADGET = defineCustomKind({
       storage: true,
       schema: { spec: GadgetSpec, status: GadgetStatus },
       subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+      validations: [k8s.rule('self.metadata.name.size() <= 30', 'a gadget name is at most 30 characters'), "!has(self.status) || !has(self.status.replicas) || self.status.replicas <= 100"],
       printerColumns: [
         { name: 'Mode', type: 'string', jsonPath: '.spec.mode' },
         { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', description: 'Desired replicas' },
