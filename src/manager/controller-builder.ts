@@ -189,10 +189,13 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     const sources = this.sources.map((s) => ({ ...s, predicates: [...s.predicates, ...filters] }));
     const triggers = [...this.triggers];
     const cache = this.options.cache ?? {};
-    const shardLabelSelector = gate ? host.sharding?.primaryLabelSelector() : undefined;
-    const primaryCache: ControllerCacheOptions = shardLabelSelector ? { ...cache, shardSelector: { apiVersion: primary.apiVersion, kind: primary.kind, labelSelector: shardLabelSelector } } : cache;
-    const cacheOf = (source: Source): ControllerCacheOptions => (source.type === primary ? primaryCache : cache);
-    for (const source of sources) host.prepareInformers(source.type, cacheOf(source));
+    // A sharded primary kind's informers come at start, once the ring's mode is known (label, server or client).
+    for (const source of sources) if (!(gate && source.type === primary)) host.prepareInformers(source.type, cache);
+    const sharding = host.sharding;
+    const informersOf = (source: Source, signal: AbortSignal): Promise<SharedInformer<KubeObject>[]> =>
+      gate && sharding && source.type === primary
+        ? sharding.primaryInformers(primary, (labelSelector) => host.informersFor(primary, labelSelector ? { ...cache, shardSelector: { apiVersion: primary.apiVersion, kind: primary.kind, labelSelector } } : cache, signal))
+        : host.informersFor(source.type, cache, signal);
     const log: Logger = host.logger.child({ controller: this.name });
 
     host.add(
@@ -204,13 +207,13 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
             const primaryNamespaced = sources.some((s) => s.type !== primary) ? await host.isNamespaced(primary, signal) : true;
             for (const source of sources) {
               const handler = enqueueHandler(controller.queue, source.map(primaryNamespaced), source.predicates);
-              const informers = await host.informersFor(source.type, cacheOf(source), signal);
+              const informers = await informersOf(source, signal);
               if (source.type === primary) primaryInformers = informers;
               for (const informer of informers) {
                 registrations.push(informer.addEventHandler(handler, { name: `${controller.name}:${source.type.kind}` }));
               }
             }
-            if (gate) detachGate = gate.attach(primaryInformers, signal);
+            if (gate) detachGate = gate.attach(primaryInformers, signal, (key) => controller.queue.add(key));
             const pumps = triggers.map((keys) => pumpTriggers(keys, controller.queue, signal, log));
             await controller.start(signal);
             await Promise.all(pumps);

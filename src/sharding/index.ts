@@ -16,6 +16,9 @@ export { memberIdOf } from './member-id.js';
 export { RingMembership } from './ring-membership.js';
 export type { MembershipChange, RingMembershipOptions } from './ring-membership.js';
 export { DRAIN_VALUE } from './sharder.js';
+export { HASH_BUCKETS, bucketOf, bucketOwner, bucketsOf, bucketSelector } from './buckets.js';
+export { RangeListerWatcher } from './range-lister-watcher.js';
+export type { CacheInformers, ShardingPermission } from './sharding.js';
 export {
   FULL_HASH_RANGE,
   HASH_SPACE_END,

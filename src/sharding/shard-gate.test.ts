@@ -28,7 +28,8 @@ async function setup(objects: KubeObject[]) {
   const run = informer.start(stop.signal);
   await informer.waitForSync(stop.signal);
   const gate = new ShardGate({ type: CONFIGMAP, memberId: ME, shardLabel: SHARD, drainLabel: DRAIN, client, clock, logger: silentLogger, retryPeriodMs: 500 });
-  const detach = gate.attach([informer], stop.signal);
+  const enqueued: string[] = [];
+  const detach = gate.attach([informer], stop.signal, (key) => enqueued.push(key));
   await flushMicrotasks();
   const reconciled: string[] = [];
   let release: (() => void) | undefined;
@@ -44,6 +45,7 @@ async function setup(objects: KubeObject[]) {
     clock,
     client,
     gate,
+    enqueued,
     reconciled,
     reconcile: (name: string) => reconciler.reconcile({ namespace: 'default', name }, ctx),
     release: () => release?.(),
@@ -130,6 +132,21 @@ test('a key whose object was deleted while owned gets its deletion reconcile her
     await s.reconcile('gone');
     assert.deepEqual(s.reconciled, ['gone']);
     assert.equal(s.gate.admit('default/gone'), 'not-owned');
+  } finally {
+    await s.stop();
+  }
+});
+
+test('a key that becomes this member’s by a label-only update is enqueued (the primary’s default predicate would drop that update)', async () => {
+  const s = await setup([configMap('k', {})]);
+  try {
+    assert.deepEqual(s.enqueued, []);
+    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [SHARD]: ME } } }, { type: 'merge', namespace: 'default' });
+    await flushMicrotasks();
+    assert.deepEqual(s.enqueued, ['default/k']);
+    await s.client.patch(CONFIGMAP, 'k', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: 'default' });
+    await flushMicrotasks();
+    assert.deepEqual(s.enqueued, ['default/k'], 'only the transition to ours enqueues');
   } finally {
     await s.stop();
   }

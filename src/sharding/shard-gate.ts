@@ -22,6 +22,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { keyOf, objectKey, type KubeObject } from '../core/object-key.js';
 import type { Reconciler } from '../controller/reconciler.js';
+import { requeueAfter } from '../core/result.js';
 
 /** How long to wait for the cache to catch up after an acknowledgement conflicted. @defaultValue 200 ms */
 export const ACK_CONFLICT_RETRY_MS = 200;
@@ -50,14 +51,26 @@ export class ShardGate {
   private readonly held = new Set<string>();
   private readonly acknowledging = new Set<string>();
   private attachments = 0;
+  /** The queues of the controllers attached: a key that becomes ours is enqueued in each. */
+  private readonly enqueuers = new Set<(key: string) => void>();
   private registrations: HandlerRegistration[] = [];
   private signal: AbortSignal | undefined;
   private readonly log: Logger;
   private acknowledged = 0;
+  private existsElsewhere: ((key: string) => boolean) | undefined;
 
   constructor(private readonly options: ShardGateOptions) {
     this.type = options.type;
     this.log = options.logger.child({ component: 'sharding', kind: options.type.kind, member: options.memberId });
+  }
+
+  /**
+   * Server-side mode: the primary informers hold this member's hash ranges, and an object can leave
+   * them (ranges narrowed) before it is handed over. `exists` says whether it still exists labelled
+   * with this member, so its absence is not taken for a deletion.
+   */
+  setExistsElsewhere(exists: (key: string) => boolean): void {
+    this.existsElsewhere = exists;
   }
 
   /** Whether `obj` is assigned to this member and not being handed over. */
@@ -79,10 +92,14 @@ export class ShardGate {
   }
 
   /**
-   * Starts watching the primary informers for drains (once, however many controllers attach).
-   * Returns the detach function; the last detach stops watching.
+   * Starts watching the primary informers for drains (once, however many controllers attach), and
+   * enqueues keys into `enqueue` when they become this member's: an assignment may be a label-only
+   * update, which the primary's default predicate filters out. Returns the detach function; the
+   * last detach stops watching.
    */
-  attach(informers: readonly SharedInformer<KubeObject>[], signal: AbortSignal): () => void {
+  attach(informers: readonly SharedInformer<KubeObject>[], signal: AbortSignal, enqueue: (key: string) => void): () => void {
+    const own = (key: string): void => enqueue(key);
+    this.enqueuers.add(own);
     if (this.attachments++ === 0) {
       this.informers = informers;
       this.signal = signal;
@@ -93,6 +110,7 @@ export class ShardGate {
     return () => {
       if (detached) return;
       detached = true;
+      this.enqueuers.delete(own);
       if (--this.attachments > 0) return;
       for (const r of this.registrations) r.remove();
       this.registrations = [];
@@ -116,6 +134,8 @@ export class ShardGate {
           ctx.log.debug({ key }, 'not this shard’s key: skipped');
           return;
         }
+        // Out of our cache for now but not deleted (server-side ranges moving): look again later.
+        if (admission === 'deleted-while-owned' && this.existsElsewhere?.(key)) return requeueAfter(this.options.retryPeriodMs);
         // Counted in the same tick as the admission: a drain seen later waits for this reconcile.
         this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
         try {
@@ -151,7 +171,10 @@ export class ShardGate {
         return;
       }
       if (labels[this.options.drainLabel] === undefined) {
-        this.held.add(key);
+        if (!this.held.has(key)) {
+          this.held.add(key);
+          for (const enqueue of this.enqueuers) enqueue(key);
+        }
         return;
       }
       this.held.delete(key);

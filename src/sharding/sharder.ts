@@ -28,15 +28,18 @@ import { requeueAfter, type Result } from '../core/result.js';
 import { Controller } from '../controller/controller.js';
 import type { Registry } from 'prom-client';
 import { ownerOf } from './rendezvous.js';
+import { bucketOf, bucketOwner } from './buckets.js';
 import { RingMembership } from './ring-membership.js';
 import type { ShardingMetrics } from './sharding-metrics.js';
-import { drainLabel, shardLabel, type ResolvedShardingOptions } from './sharding-options.js';
+import { drainLabel, shardLabel, type ResolvedShardingMode, type ResolvedShardingOptions } from './sharding-options.js';
 
 /** Value of the drain label (its presence is what counts). */
 export const DRAIN_VALUE = 'true';
 
 export interface SharderOptions {
   readonly client: Pick<Client, 'get' | 'listPage' | 'watch' | 'patch'>;
+  /** Where the membership Leases are read. */
+  readonly leaseClient: Pick<Client, 'get' | 'listPage' | 'watch'>;
   readonly sharding: ResolvedShardingOptions;
   /** The sharded primary kinds (read at start: controllers register theirs while the manager is built). */
   readonly kinds: () => readonly ResourceType[];
@@ -46,6 +49,11 @@ export interface SharderOptions {
   readonly logger: Logger;
   readonly registry?: Registry;
   readonly metrics: ShardingMetrics;
+  /**
+   * The ring's mode: `server` assigns by hash bucket of the uid (what the replicas' range informers
+   * select), the others object by object. Awaited at start.
+   */
+  readonly mode: (signal: AbortSignal) => Promise<ResolvedShardingMode>;
 }
 
 interface KindLoop {
@@ -67,11 +75,21 @@ export class Sharder {
     this.log = options.logger.child({ component: 'sharder', ring: options.sharding.ring });
   }
 
+  private desiredOwner: (key: string, obj: KubeObject, live: readonly string[]) => string | undefined = (key, _obj, live) => ownerOf(key, live);
+
   async start(signal: AbortSignal): Promise<void> {
-    const { client, sharding, clock } = this.options;
+    const { sharding, clock } = this.options;
+    let mode: ResolvedShardingMode;
+    try {
+      mode = await this.options.mode(signal);
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    }
+    if (mode === 'server') this.desiredOwner = (_key, obj, live) => bucketOwner(bucketOf(obj), live);
     const loops: KindLoop[] = [];
     const membership = new RingMembership({
-      client,
+      client: this.options.leaseClient,
       ring: sharding.ring,
       namespace: sharding.namespace,
       leaseDurationMs: sharding.leaseDurationMs,
@@ -83,7 +101,7 @@ export class Sharder {
       },
     });
     for (const type of this.options.kinds()) loops.push(this.kindLoop(type, membership));
-    this.log.info({ kinds: loops.map((l) => l.type.kind) }, 'sharder starting');
+    this.log.info({ kinds: loops.map((l) => l.type.kind), mode }, 'sharder starting');
     const runs: Promise<void>[] = [membership.start(signal)];
     for (const loop of loops) for (const informer of loop.informers) runs.push(informer.start(signal));
     try {
@@ -138,7 +156,7 @@ export class Sharder {
   /** One step of the table above for one object. */
   private async assign(type: ResourceType, key: string, obj: KubeObject, membership: RingMembership, signal: AbortSignal): Promise<Result | void> {
     const live = membership.liveMembers();
-    const desired = ownerOf(key, live);
+    const desired = this.desiredOwner(key, obj, live);
     if (desired === undefined) return; // no live member: a join enqueues every key again
     const labels = obj.metadata?.labels ?? {};
     const current = labels[this.shard];

@@ -21,7 +21,8 @@ export interface ShardingMetrics {
 /** What the scrape-time gauges read. */
 export interface ShardingMetricsState {
   readonly ring: string;
-  mode(): ResolvedShardingMode;
+  /** undefined until `auto` is resolved. */
+  mode(): ResolvedShardingMode | undefined;
   /** Owned key counts by kind. */
   ownedByKind(): ReadonlyMap<string, number>;
 }
@@ -38,7 +39,10 @@ export function registerShardingMetrics(registry: Registry, state: ShardingMetri
   const detachMode = registerGaugeCollector(
     registry,
     { name: 'sharding_mode', help: 'The informer mode of sharding in use (1)', labelNames: ['ring', 'mode'] as const },
-    (g) => g.inc({ ring: state.ring, mode: state.mode() }, 1),
+    (g) => {
+      const mode = state.mode();
+      if (mode) g.inc({ ring: state.ring, mode }, 1);
+    },
   );
   const metrics: ShardingMetrics = {
     rebalances: getOrCreateCounter(registry, { name: 'sharding_rebalances_total', help: 'Changes of the live members the sharder rebalanced for', labelNames: ['ring'] as const }),

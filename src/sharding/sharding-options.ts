@@ -1,4 +1,5 @@
 /** Options of a sharded manager, their defaults, the label names of the protocol, and their checks. */
+import type { Client } from '../client/contracts.js';
 import { InvalidOptionError } from '../core/errors.js';
 import {
   DEFAULT_LEASE_DURATION_MS,
@@ -11,13 +12,14 @@ import { memberIdOf } from './member-id.js';
 /**
  * How a replica's primary informers hold only its share:
  * - `label`: each replica watches the objects labelled with its member id (every Kubernetes version);
- * - `server`: the API server filters by hash range (`shardSelector`, Kubernetes 1.36 alpha);
+ * - `server`: each replica's informers select its hash ranges of `metadata.uid` (`shardSelector`,
+ *   Kubernetes 1.36 alpha `ShardedListAndWatch`); objects are still labelled for the hand-over;
  * - `client`: every replica watches every object and drops the others' (memory does not divide);
  * - `auto`: `server` when the server is probed to honour it, else `label`.
  */
 export type ShardingMode = 'auto' | 'server' | 'label' | 'client';
 
-/** The mode a manager runs in once `auto` is resolved. */
+/** The mode a ring runs in once `auto` is resolved. */
 export type ResolvedShardingMode = Exclude<ShardingMode, 'auto'>;
 
 export interface ShardingOptions {
@@ -41,6 +43,11 @@ export interface ShardingOptions {
   readonly retryPeriodMs?: number;
   /** @defaultValue 'auto' */
   readonly mode?: ShardingMode;
+  /**
+   * The client for the membership Leases when they live on another API server than the sharded
+   * objects (a CRD-only API server serves no Leases). @defaultValue the manager's client
+   */
+  readonly leaseClient?: Client;
 }
 
 /** The options after defaults and checks. */
