@@ -23,7 +23,7 @@ export function cliVersion(): string {
 const GENERATE_HELP: Record<GenerateTarget, string> = {
   crds: 'write crd.yaml: one CustomResourceDefinition per kind in the config',
   rbac: "write rbac.yaml: the roles the manager's controllers declare, bound to the operator's ServiceAccount",
-  manifests: 'write the whole Kustomize base: CRDs, RBAC, Namespace, ServiceAccount, Deployment, metrics Service, NetworkPolicy, kustomization.yaml',
+  manifests: 'write the whole Kustomize base: CRDs, RBAC, Namespace, ServiceAccount, Deployment, metrics Service, NetworkPolicy, webhooks (when registered), kustomization.yaml',
 };
 
 function buildProgram(io: CliIo): Command {
