@@ -29,6 +29,7 @@ test('Type.Enum, which has no type, gets the type its values share; integers and
   assert.deepEqual(convert(Type.Enum([1, 2])), { type: 'integer', enum: [1, 2] });
   assert.deepEqual(convert({ enum: [1, 2.5] }), { type: 'number', enum: [1, 2.5] });
   rejects({ enum: ['a', 1] }, 'spec', /enum values of mixed types \(string, integer\)/);
+  rejects({ enum: [null] }, 'spec', /enum value null cannot be stored/);
 });
 
 test('a single literal becomes a one-value enum: CRDs have no const', () => {

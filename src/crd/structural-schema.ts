@@ -85,7 +85,7 @@ function convertSingle(node: Json, path: string): SchemaProps {
   copyStrings(node, out, path);
   const values = enumValues(node, path);
   if (values) {
-    for (const v of values) if (!matchesType(v, type)) throw new UnsupportedSchemaError(path, `enum value ${JSON.stringify(v)} is not of type ${type ?? '(none)'}`);
+    for (const v of values) if (!matchesType(v, type, path)) throw new UnsupportedSchemaError(path, `enum value ${JSON.stringify(v)} is not of type ${type ?? '(none)'}`);
     out.enum = values;
   }
   if ('default' in node) out.default = node.default;
@@ -140,7 +140,7 @@ function typeOf(node: Json, path: string): SchemaType | undefined {
 function inferredType(node: Json, path: string): SchemaType | undefined {
   const values = enumValues(node, path);
   if (!values) return undefined;
-  const types = new Set(values.map(jsonTypeOf));
+  const types = new Set(values.map((v) => jsonTypeOf(v, path)));
   if (types.size === 1) return [...types][0];
   if (types.size === 2 && types.has('integer') && types.has('number')) return 'number';
   throw new UnsupportedSchemaError(path, `enum values of mixed types (${[...types].join(', ')}); a CRD enum has one type`);
@@ -156,18 +156,18 @@ function enumValues(node: Json, path: string): unknown[] | undefined {
   return [...(node.enum as unknown[])];
 }
 
-function jsonTypeOf(v: unknown): SchemaType {
+function jsonTypeOf(v: unknown, path: string): SchemaType {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'boolean';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
   if (Array.isArray(v)) return 'array';
   if (isJson(v)) return 'object';
-  throw new UnsupportedSchemaError('(enum)', `value ${describe(v)} cannot be stored in a custom resource`);
+  throw new UnsupportedSchemaError(path, `enum value ${describe(v)} cannot be stored in a custom resource`);
 }
 
-function matchesType(v: unknown, type: SchemaType | undefined): boolean {
+function matchesType(v: unknown, type: SchemaType | undefined, path: string): boolean {
   if (type === undefined) return true;
-  const actual = jsonTypeOf(v);
+  const actual = jsonTypeOf(v, path);
   return actual === type || (type === 'number' && actual === 'integer');
 }
 
