@@ -75,6 +75,9 @@ export class ShardBed {
   static async start(options: ShardBedOptions = {}): Promise<ShardBed> {
     const env = await TestEnv.start({
       crds: await readManifests(CRD),
+      // No periodic etcd compaction (kube-apiserver's default is every 5 min): the audit replays the
+      // whole history of a run that takes longer.
+      apiServerFlags: ['--etcd-compaction-interval=0'],
       ...(options.etcdMembers ? { etcdMembers: options.etcdMembers } : {}),
       ...(options.controllerManager ? { controllerManager: true, simulatePods: { readyDelayMs: 200 } } : {}),
     });
