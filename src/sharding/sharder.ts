@@ -21,6 +21,7 @@ import { SharedInformer } from '../cache/informer.js';
 import { isConflict, isNotFound } from '../client/api-error.js';
 import type { Client } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
+import { sleep } from '../core/abort.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { keyOf, type KubeObject } from '../core/object-key.js';
@@ -107,6 +108,9 @@ export class Sharder {
     try {
       await membership.waitForSync(signal);
       await Promise.all(loops.flatMap((l) => l.informers.map((i) => i.waitForSync(signal))));
+      // Replicas started together join within a renew period of each other: assigning at the first
+      // member seen would hand everything to it only to drain most of it again.
+      await sleep(clock, sharding.retryPeriodMs, signal);
     } catch {
       // Aborted before the first sync: fall through and wait for everything to stop.
     }

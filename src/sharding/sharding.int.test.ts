@@ -1,7 +1,8 @@
 /**
- * Sharding against a real kube-apiserver 1.20 (label mode): three managers in one process share a
- * ring over 60 Widgets. Every reconcile is recorded (start, end, replica) and no two records of a
- * key may overlap in time, while replicas join and leave under a steady stream of spec changes.
+ * Sharding against a real kube-apiserver 1.20 (label mode): managers in one process share a ring
+ * over 60 Widgets. Every reconcile is recorded (start, end, replica) and no two records of a key may
+ * overlap in time, while replicas join, leave, and one is cut off from the API server (it must fence
+ * itself before its Widgets are taken over), under a steady stream of spec changes.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,8 @@ import { eventually } from '../testing/eventually.js';
 import { Manager } from '../manager/manager.js';
 import { LeaderElector } from '../leader-election/leader-elector.js';
 import type { KubeObject } from '../core/object-key.js';
-import { shardLabel } from './sharding-options.js';
+import { FaultProxy } from '../testing/fault-proxy.js';
+import { drainLabel, shardLabel } from './sharding-options.js';
 import { openInterval, overlappingIntervals, type ReconcileInterval } from './testing/reconcile-intervals.js';
 
 const crdFile = new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url);
@@ -36,8 +38,8 @@ describe('sharding on a real API server (label mode)', () => {
   const records: ReconcileInterval[] = [];
   const replicas = new Map<string, { manager: Manager; client: KubeClient; stop: AbortController; running: Promise<void> }>();
 
-  async function startReplica(name: string): Promise<Manager> {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
+  async function startReplica(name: string, via?: FaultProxy): Promise<Manager> {
+    const client = await KubeClient.fromKubeconfig({ kubeconfig: (via?.kubeconfig ?? env.kubeconfig) as unknown as Kubeconfig, backoff: { maxAttempts: 1 } });
     const logger = createLogger({ level: process.env.SHARDING_TEST_LOG === 'debug' ? 'debug' : process.env.SHARDING_TEST_LOG ? 'info' : 'silent' }).child({ replica: name });
     const manager = new Manager({
       client,
@@ -64,6 +66,8 @@ describe('sharding on a real API server (label mode)', () => {
       });
     const stop = new AbortController();
     const running = manager.start(stop.signal);
+    // A replica that fences itself rejects on its own; the test that partitions it looks at why.
+    running.catch(() => undefined);
     replicas.set(name, { manager, client, stop, running });
     return manager;
   }
@@ -82,9 +86,10 @@ describe('sharding on a real API server (label mode)', () => {
     return informer?.reader.list().length ?? 0;
   }
 
+  /** Each Widget's owner; a Widget being handed over (drain label set) counts as unassigned. */
   async function assignment(): Promise<Map<string, string>> {
     const list = await admin.list<Widget>(WIDGET, { namespace: NAMESPACE });
-    return new Map(list.items.map((w) => [w.metadata!.name!, w.metadata?.labels?.[shardLabel(RING)] ?? '']));
+    return new Map(list.items.map((w) => [w.metadata!.name!, w.metadata?.labels?.[drainLabel(RING)] === undefined ? (w.metadata?.labels?.[shardLabel(RING)] ?? '') : '']));
   }
 
   /** Every Widget labelled with one of `members`, none draining, and each replica's cache exactly its share. */
@@ -162,6 +167,57 @@ describe('sharding on a real API server (label mode)', () => {
     } finally {
       churning = false;
       await churn;
+    }
+    assert.deepEqual(overlappingIntervals(records), []);
+  });
+
+  test('a partitioned replica fences itself; its Widgets go to the others once its Lease expired, with no overlapping reconciles', async (t) => {
+    const proxy = await FaultProxy.start({ upstream: env });
+    let round = 100;
+    let churning = true;
+    let churn: Promise<void> | undefined;
+    try {
+      const r5 = await startReplica('r5', proxy);
+      const before = ['r2', 'r3', 'r4'].map((n) => replicas.get(n)!.manager);
+      await eventually('r5 owns some Widgets', async () => {
+        const c = await settled([...before, r5]);
+        return c && (c.get(r5.sharding!.memberId) ?? 0) > 0;
+      }, { timeoutMs: 60_000 });
+      churn = (async () => {
+        while (churning) {
+          await touchAll(round++);
+          await delay(100);
+        }
+      })();
+      // Every request of r5 from now on is dropped: it cannot renew its membership Lease.
+      const partitionedAt = performance.now();
+      proxy.inject({ kind: 'drop' });
+      const outcome = await replicas.get('r5')!.running.then(
+        () => 'resolved',
+        (err: { code?: string }) => err.code,
+      );
+      const fencedAfterMs = performance.now() - partitionedAt;
+      assert.equal(outcome, 'ERR_LEADERSHIP_LOST', 'r5 stopped because it lost its ring membership');
+      const ofR5 = records.filter((r) => r.replica === 'r5');
+      const keysOfR5 = new Set(ofR5.map((r) => r.key));
+      const lastOfR5 = Math.max(...ofR5.map((r) => r.endMs));
+      await eventually('r5’s Widgets moved to the three others', () => settled(before), { timeoutMs: 60_000 });
+      await eventually('r5’s Widgets reconciled elsewhere', () => records.some((r) => r.replica !== 'r5' && keysOfR5.has(r.key) && r.startMs > lastOfR5), { timeoutMs: 30_000 });
+      const takenOverAfterMs = Math.min(...records.filter((r) => r.replica !== 'r5' && keysOfR5.has(r.key) && r.startMs > lastOfR5).map((r) => r.startMs)) - partitionedAt;
+      t.diagnostic(`partitioned r5 stopped ${Math.round(fencedAfterMs)} ms after the partition (renewDeadline ${TIMINGS.renewDeadlineMs} ms); first reconcile of one of its Widgets elsewhere ${Math.round(takenOverAfterMs)} ms after it (leaseDuration ${TIMINGS.leaseDurationMs} ms)`);
+      assert.ok(takenOverAfterMs > fencedAfterMs, 'taken over only after r5 stopped');
+      assert.ok(records.some((r) => r.replica === 'r5'), 'r5 reconciled Widgets before the partition');
+    } finally {
+      churning = false;
+      await churn;
+      const r5 = replicas.get('r5');
+      if (r5) {
+        r5.stop.abort();
+        await r5.running.catch(() => undefined);
+        await r5.client.close();
+        replicas.delete('r5');
+      }
+      await proxy.close();
     }
     assert.deepEqual(overlappingIntervals(records), []);
   });
