@@ -34,6 +34,7 @@ const NOT_BACKOFF_KNOBS: ReadonlyMap<string, string> = new Map([
   ['HttpRequestOptions.retryUnsafe', 'whether a non-idempotent request may be repeated: a safety switch, not a delay'],
   ['FinalizerWriteOptions.retry', 'the retryOnConflict options (which carry `backoff`)'],
   ['LeaderElectorOptions.retryPeriodMs', "the fixed interval between a candidate's tries for the Lease (client-go's RetryPeriod), validated against the lease timings: not a growing backoff"],
+  ['ShardingOptions.retryPeriodMs', "the fixed interval between renewals of a ring member's Lease (leader election's RetryPeriod): not a growing backoff"],
 ]);
 
 export interface Finding {

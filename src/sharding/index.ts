@@ -10,7 +10,7 @@ export type { ShardingHost, ShardingDependencies } from './sharding.js';
 export { ShardGate, ACK_CONFLICT_RETRY_MS } from './shard-gate.js';
 export type { Admission, ShardGateOptions } from './shard-gate.js';
 export { RING_LABEL, MEMBER_LABEL, shardLabel, drainLabel, memberLeaseName, resolveShardingOptions } from './sharding-options.js';
-export type { ShardingMode, ResolvedShardingMode, ShardingOptions, ResolvedShardingOptions } from './sharding-options.js';
+export type { ShardingMode, ResolvedShardingMode, ShardingOptions, ResolvedSharding } from './sharding-options.js';
 export { ownerOf, rendezvousWeight, fnv1a64Hex } from './rendezvous.js';
 export { memberIdOf } from './member-id.js';
 export { RingMembership } from './ring-membership.js';

@@ -14,11 +14,11 @@ import type { Logger } from '../core/logger.js';
 import { LeaderElector, type LeaderWork } from '../leader-election/leader-elector.js';
 import { LEASE_TYPE, leaseDurationSeconds, type Lease } from '../leader-election/lease-record.js';
 import type { Registry } from 'prom-client';
-import { MEMBER_LABEL, RING_LABEL, memberLeaseName, type ResolvedShardingOptions } from './sharding-options.js';
+import { MEMBER_LABEL, RING_LABEL, memberLeaseName, type ResolvedSharding } from './sharding-options.js';
 
 export interface MemberLeaseOptions {
   readonly client: Pick<Client, 'get' | 'create' | 'update' | 'patch'>;
-  readonly sharding: ResolvedShardingOptions;
+  readonly sharding: ResolvedSharding;
   readonly clock: Clock;
   readonly logger: Logger;
   /** For the elector's `leader_election_master_status{name="<ring>-<memberId>"}`. */

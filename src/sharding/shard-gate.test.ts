@@ -27,7 +27,7 @@ async function setup(objects: KubeObject[]) {
   const stop = new AbortController();
   const run = informer.start(stop.signal);
   await informer.waitForSync(stop.signal);
-  const gate = new ShardGate({ type: CONFIGMAP, memberId: ME, shardLabel: SHARD, drainLabel: DRAIN, client, clock, logger: silentLogger, retryPeriodMs: 500 });
+  const gate = new ShardGate({ type: CONFIGMAP, memberId: ME, shardLabel: SHARD, drainLabel: DRAIN, client, clock, logger: silentLogger, failedAckWaitMs: 500 });
   const enqueued: string[] = [];
   const detach = gate.attach([informer], stop.signal, (key) => enqueued.push(key));
   await flushMicrotasks();

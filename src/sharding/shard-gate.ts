@@ -35,8 +35,8 @@ export interface ShardGateOptions {
   readonly client: Pick<Writer, 'patch'>;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Between acknowledgements that failed for another reason than a conflict. */
-  readonly retryPeriodMs: number;
+  /** Wait after an acknowledgement that failed for another reason than a conflict (the ring's renew period). */
+  readonly failedAckWaitMs: number;
 }
 
 /** What the gate says of a key when its reconcile is about to start. */
@@ -135,7 +135,7 @@ export class ShardGate {
           return;
         }
         // Out of our cache for now but not deleted (server-side ranges moving): look again later.
-        if (admission === 'deleted-while-owned' && this.existsElsewhere?.(key)) return requeueAfter(this.options.retryPeriodMs);
+        if (admission === 'deleted-while-owned' && this.existsElsewhere?.(key)) return requeueAfter(this.options.failedAckWaitMs);
         // Counted in the same tick as the admission: a drain seen later waits for this reconcile.
         this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
         try {
@@ -219,7 +219,7 @@ export class ShardGate {
           if (signal.aborted) return;
           // Changed since our cache saw it: wait for the cache, then decide again.
           if (!isConflict(err)) this.log.warn({ err, key }, 'could not acknowledge a drain: retrying');
-          await sleep(this.options.clock, isConflict(err) ? ACK_CONFLICT_RETRY_MS : this.options.retryPeriodMs, signal);
+          await sleep(this.options.clock, isConflict(err) ? ACK_CONFLICT_RETRY_MS : this.options.failedAckWaitMs, signal);
         }
       }
     } catch (err) {

@@ -32,7 +32,7 @@ import { ownerOf } from './rendezvous.js';
 import { bucketOf, bucketOwner } from './buckets.js';
 import { RingMembership } from './ring-membership.js';
 import type { ShardingMetrics } from './sharding-metrics.js';
-import { drainLabel, shardLabel, type ResolvedShardingMode, type ResolvedShardingOptions } from './sharding-options.js';
+import { drainLabel, shardLabel, type ResolvedShardingMode, type ResolvedSharding } from './sharding-options.js';
 
 /** Value of the drain label (its presence is what counts). */
 export const DRAIN_VALUE = 'true';
@@ -41,7 +41,7 @@ export interface SharderOptions {
   readonly client: Pick<Client, 'get' | 'listPage' | 'watch' | 'patch'>;
   /** Where the membership Leases are read. */
   readonly leaseClient: Pick<Client, 'get' | 'listPage' | 'watch'>;
-  readonly sharding: ResolvedShardingOptions;
+  readonly sharding: ResolvedSharding;
   /** The sharded primary kinds (read at start: controllers register theirs while the manager is built). */
   readonly kinds: () => readonly ResourceType[];
   /** Watch only these namespaces (the manager's); all when omitted. */

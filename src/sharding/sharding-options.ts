@@ -31,15 +31,16 @@ export interface ShardingOptions {
   readonly identity?: string;
   /**
    * How long the sharder waits, on its own clock, after it last saw a member's Lease change before it
-   * takes the member's keys away. @defaultValue 15,000 ms
+   * takes the member's keys away. @defaultValue {@link DEFAULT_LEASE_DURATION_MS} (leader election's)
    */
   readonly leaseDurationMs?: number;
   /**
    * A member that could not renew its Lease for this long stops reconciling (in-flight reconciles are
-   * aborted). Below leaseDurationMs: the difference is the margin for that stop. @defaultValue 10,000 ms
+   * aborted). Below leaseDurationMs: the difference is the margin for that stop.
+   * @defaultValue {@link DEFAULT_RENEW_DEADLINE_MS} (leader election's)
    */
   readonly renewDeadlineMs?: number;
-  /** How often a member renews its Lease. @defaultValue 2,000 ms */
+  /** How often a member renews its Lease. @defaultValue {@link DEFAULT_RETRY_PERIOD_MS} (leader election's) */
   readonly retryPeriodMs?: number;
   /** @defaultValue 'auto' */
   readonly mode?: ShardingMode;
@@ -51,7 +52,7 @@ export interface ShardingOptions {
 }
 
 /** The options after defaults and checks. */
-export interface ResolvedShardingOptions {
+export interface ResolvedSharding {
   readonly ring: string;
   readonly namespace: string;
   readonly identity: string;
@@ -88,7 +89,7 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const MAX_RING_LENGTH = 63 - 17;
 
 /** Applies defaults and checks the options, throwing `InvalidOptionError` naming the bad one. */
-export function resolveShardingOptions(options: ShardingOptions): ResolvedShardingOptions {
+export function resolveShardingOptions(options: ShardingOptions): ResolvedSharding {
   if (typeof options.ring !== 'string' || !DNS_LABEL.test(options.ring) || options.ring.length > MAX_RING_LENGTH) {
     throw new InvalidOptionError('sharding.ring', `must be a DNS label (lower-case letters, digits, '-') of at most ${MAX_RING_LENGTH} characters, got ${JSON.stringify(options.ring)}`);
   }

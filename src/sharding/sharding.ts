@@ -19,7 +19,7 @@ import { probeShardSelectorSupport } from './server-support.js';
 import { ShardGate } from './shard-gate.js';
 import { Sharder } from './sharder.js';
 import { registerShardingMetrics, type ShardingMetrics } from './sharding-metrics.js';
-import { drainLabel, resolveShardingOptions, shardLabel, type ResolvedShardingMode, type ResolvedShardingOptions, type ShardingOptions } from './sharding-options.js';
+import { drainLabel, resolveShardingOptions, shardLabel, type ResolvedShardingMode, type ResolvedSharding, type ShardingOptions } from './sharding-options.js';
 
 /** An RBAC need of sharding, in the shape of the manager's `PermissionRequirement`. */
 export interface ShardingPermission {
@@ -55,7 +55,7 @@ export interface ShardingDependencies {
 }
 
 export class Sharding implements ShardingHost {
-  readonly options: ResolvedShardingOptions;
+  readonly options: ResolvedSharding;
   private readonly gates = new Map<string, ShardGate>();
   private readonly rangeCaches = new Map<string, RangeCache>();
   private readonly metrics: ShardingMetrics;
@@ -101,7 +101,7 @@ export class Sharding implements ShardingHost {
         client: this.deps.client,
         clock: this.deps.clock,
         logger: this.deps.logger,
-        retryPeriodMs: this.options.retryPeriodMs,
+        failedAckWaitMs: this.options.retryPeriodMs,
       });
       this.gates.set(id, gate);
     }
