@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { auditConsistency, registryKey, type AuditReport, type RecordedWrite } from 'operator-runtime/testing/chaos';
-import { createDatabases, databaseNames, waitAllReconciled, type Expectation } from './database-fleet.js';
+import { createDatabases, databaseNames, setReplicas, waitAllReconciled, type Expectation } from './database-fleet.js';
 import { describeOverlap, findOverlaps, reconcileIntervals, startsByReplica, type ReconcileRecord } from './reconcile-records.js';
 import { OPERATOR_NAMESPACE, RING, metricValue, type ShardBed } from './shard-bed.js';
 
@@ -55,9 +55,9 @@ export async function waitForRing(bed: ShardBed, timeoutMs = 60_000): Promise<vo
 export interface FleetFigures {
   readonly databases: number;
   readonly replicas: readonly string[];
-  /** From the first create to the last one answered. */
+  /** From the first write (create or spec change) to the last one answered. */
   readonly createMs: number;
-  /** From the first create until every Database was seen reconciled; null on timeout. */
+  /** From the first write until every Database was seen reconciled; null on timeout. */
   readonly allReconciledMs: number | null;
   /** Databases reconciled per second over `allReconciledMs`. */
   readonly databasesPerSecond: number | null;
@@ -78,12 +78,25 @@ export interface FleetFigures {
  * client creates them.
  */
 export async function measureFleet(bed: ShardBed, options: { readonly namespace: string; readonly count: number; readonly expect: Expectation; readonly timeoutMs: number }): Promise<FleetFigures> {
+  await bed.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: options.namespace } });
+  return measureWave(bed, { ...options, write: () => createDatabases(bed.admin, options.namespace, databaseNames('db', options.count), 16) });
+}
+
+/**
+ * A spec change to every one of the `count` Databases already reconciled in `namespace` (a new
+ * generation each), timed to all-reconciled: the replicas' rate on objects already assigned, with no
+ * assignment in the way.
+ */
+export async function measureSpecWave(bed: ShardBed, options: { readonly namespace: string; readonly count: number; readonly replicas: number; readonly expect: Expectation; readonly timeoutMs: number }): Promise<FleetFigures> {
+  return measureWave(bed, { ...options, write: () => setReplicas(bed.admin, options.namespace, databaseNames('db', options.count), options.replicas, 16) });
+}
+
+async function measureWave(bed: ShardBed, options: { readonly namespace: string; readonly count: number; readonly expect: Expectation; readonly timeoutMs: number; readonly write: () => Promise<void> }): Promise<FleetFigures> {
   const { namespace, count } = options;
-  await bed.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   const load = await loadAverage();
   const writesBefore = await replicaWrites(bed);
   const t0 = Date.now();
-  await createDatabases(bed.admin, namespace, databaseNames('db', count), 16);
+  await options.write();
   const createMs = Date.now() - t0;
   const wait = await waitAllReconciled(bed.admin, namespace, count, { expect: options.expect, timeoutMs: options.timeoutMs, pollMs: 500 });
   const window = wait.doneAt === undefined ? null : wait.doneAt - t0;

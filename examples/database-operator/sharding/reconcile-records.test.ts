@@ -42,3 +42,17 @@ test('pick-up after a kill: the first start of each key by another replica, none
   assert.deepEqual([...lastReconcilerByKey(records, 10)], [['k1', 'a'], ['k2', 'a']]);
   assert.deepEqual([...startsByReplica(records)], [['a', 2], ['b', 1], ['c', 1]]);
 });
+
+test('a replica restarted under the same name after a kill: the dead process\'s open start is not paired with the new process\'s end', () => {
+  const records = [
+    rec(0, 'a', 'start', 'k'), // a is killed at 10 with this reconcile open
+    rec(20, 'b', 'start', 'k'),
+    rec(30, 'b', 'end', 'k'),
+    rec(40, 'a', 'start', 'k'), // the restarted a
+    rec(50, 'a', 'end', 'k'),
+  ];
+  const intervals = reconcileIntervals(records, { killedAt: new Map([['a', [10]]]) });
+  assert.deepEqual(intervals.map((i) => [i.replica, i.start, i.end, i.open]), [['a', 0, 10, true], ['b', 20, 30, false], ['a', 40, 50, false]]);
+  assert.equal(findOverlaps(intervals).length, 0);
+  assert.equal(findOverlaps(reconcileIntervals(records)).length, 2, 'without the kill time the dead start pairs with the new end and spans b');
+});

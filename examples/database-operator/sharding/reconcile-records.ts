@@ -49,14 +49,31 @@ export async function readRecords(files: readonly string[]): Promise<ReconcileRe
 }
 
 /**
- * Pairs each start with the next end of the same replica and key. A start left open ends at the
- * replica's kill time when it was killed, else at `openUntil` (counted as running until then).
+ * Pairs each start with the next end of the same replica and key. A kill of a replica ends every
+ * reconcile it had open at the kill instant (a replica restarted under the same name must not have
+ * its new ends paired with the dead process's starts). A start still open at the end of the log
+ * counts as running until `openUntil` (default: the last record).
  */
 export function reconcileIntervals(records: readonly ReconcileRecord[], options: { readonly killedAt?: ReadonlyMap<string, readonly number[]>; readonly openUntil?: number } = {}): ReconcileInterval[] {
   const open = new Map<string, number[]>();
   const out: ReconcileInterval[] = [];
+  const kills = [...(options.killedAt ?? new Map<string, readonly number[]>())].flatMap(([replica, times]) => times.map((t) => ({ replica, t }))).sort((a, b) => a.t - b.t);
+  let nextKill = 0;
+  const killUpTo = (t: number): void => {
+    // A kill at the same millisecond as a record comes first only if the record is later: ties go to the record.
+    while (nextKill < kills.length && kills[nextKill]!.t < t) {
+      const kill = kills[nextKill++]!;
+      for (const [id, starts] of open) {
+        const [replica, key] = id.split('\u0000') as [string, string];
+        if (replica !== kill.replica) continue;
+        for (const start of starts) out.push({ replica, key, start, end: kill.t, open: true });
+        open.delete(id);
+      }
+    }
+  };
   for (const r of records) {
     if (r.phase === 'status-write') continue;
+    killUpTo(r.t);
     const id = `${r.replica}\u0000${r.key}`;
     const starts = open.get(id) ?? [];
     if (r.phase === 'start') {
@@ -67,14 +84,11 @@ export function reconcileIntervals(records: readonly ReconcileRecord[], options:
       if (start !== undefined) out.push({ replica: r.replica, key: r.key, start, end: r.t, open: false });
     }
   }
+  killUpTo(Infinity);
   const lastT = records.at(-1)?.t ?? 0;
   for (const [id, starts] of open) {
     const [replica, key] = id.split('\u0000') as [string, string];
-    for (const start of starts) {
-      // The first kill of that replica after the reconcile began ended it.
-      const kill = options.killedAt?.get(replica)?.find((k) => k >= start);
-      out.push({ replica, key, start, end: kill ?? options.openUntil ?? lastT, open: true });
-    }
+    for (const start of starts) out.push({ replica, key, start, end: options.openUntil ?? lastT, open: true });
   }
   return out.sort((a, b) => a.start - b.start);
 }

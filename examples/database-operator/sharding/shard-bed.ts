@@ -58,7 +58,11 @@ interface Replica {
 
 export class ShardBed {
   private readonly replicas = new Map<string, Replica>();
-  /** Kill instants per replica (a reconcile it left open ended at the first kill after its start). */
+  /**
+   * When each replica's process ended — killed (the instant of the kill), or exited on its own or
+   * stopped (when its exit was seen). A reconcile it left open ended there, so the records of a
+   * replica restarted under the same name are never paired across processes.
+   */
   readonly killedAt = new Map<string, number[]>();
   /** Restarts of replicas that exited on their own (e.g. after losing their Lease, by design). */
   supervisorRestarts = 0;
@@ -268,6 +272,7 @@ export class ShardBed {
   private run(replica: Replica): void {
     replica.process.start();
     void replica.process.waitForExit().then(async () => {
+      this.killedAt.set(replica.name, [...(this.killedAt.get(replica.name) ?? []), Date.now()]);
       await new Promise((r) => setTimeout(r, 1_000));
       if (this.stopping || replica.held || replica.process.running) return;
       this.supervisorRestarts++;

@@ -4,8 +4,9 @@
  *
  *  1. Baselines, on a fresh control plane: the API server's status-write ceiling, then ONE unsharded
  *     replica reconciling the fleet (K Databases created while it runs).
- *  2. On a second fresh control plane: the ceiling again, then N sharded replicas on the same fleet:
- *     time to all-reconciled, rate, each replica's cached share.
+ *     Then a spec change to every Database (a wave on objects already there), timed the same way.
+ *  2. On a second fresh control plane: the ceiling again, then N sharded replicas on the same fleet
+ *     and the same wave: time to all-reconciled, rate, each replica's cached share.
  *  3. kill -9 of one replica: its keys (by their shard label) picked up by the others, and a spec
  *     change to a sample of them reconciled, timed against leaseDuration + retryPeriod.
  *  4. Scale N → 5 → 2 while every Database's spec changes: all reconciled again, caches split.
@@ -20,7 +21,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DATABASE, type Database } from '../src/database.js';
 import { setReplicas, waitAllReconciled } from './database-fleet.js';
-import { auditDatabases, cacheSplit, loadAverage, measureFleet, overlapFigures, ringMembers, round, waitForRing, type CacheSplit, type FleetFigures } from './fleet-measurements.js';
+import { auditDatabases, cacheSplit, loadAverage, measureFleet, measureSpecWave, overlapFigures, ringMembers, round, waitForRing, type CacheSplit, type FleetFigures } from './fleet-measurements.js';
 import { firstPickUp } from './reconcile-records.js';
 import { ShardBed } from './shard-bed.js';
 import { measureStatusWriteCeiling, type WriteCeiling } from './write-ceiling.js';
@@ -38,8 +39,8 @@ interface Results {
   startedAt: string;
   databases: number;
   replicas: number;
-  baseline?: { ceiling: WriteCeiling; load: string; oneReplica: FleetFigures };
-  sharded?: { ceiling: WriteCeiling; load: string; fleet: FleetFigures; split: CacheSplit; speedUp: number | null; ceilingShare: number | null };
+  baseline?: { ceiling: WriteCeiling; load: string; oneReplica: FleetFigures; oneReplicaSpecWave: FleetFigures };
+  sharded?: { ceiling: WriteCeiling; load: string; fleet: FleetFigures; split: CacheSplit; speedUp: number | null; specWave: FleetFigures; specWaveSpeedUp: number | null; ceilingShare: number | null; specWaveCeilingShare: number | null };
   kill?: Record<string, unknown>;
   scale?: Record<string, unknown>[];
   overlaps?: { reconciles: number; overlaps: number; examples: readonly string[] };
@@ -60,7 +61,8 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
       const ceiling = await measureStatusWriteCeiling(bed.admin, { namespace: 'ceiling' });
       await bed.addReplica('single');
       const oneReplica = await measureFleet(bed, { namespace: NS, count: K, expect: 'provisioned', timeoutMs: TIMEOUT_MS });
-      results.baseline = { ceiling, load: await loadAverage(), oneReplica };
+      const oneReplicaSpecWave = await measureSpecWave(bed, { namespace: NS, count: K, replicas: 2, expect: 'provisioned', timeoutMs: TIMEOUT_MS });
+      results.baseline = { ceiling, load: await loadAverage(), oneReplica, oneReplicaSpecWave };
       log('baseline', results.baseline);
       await save();
     } finally {
@@ -76,15 +78,20 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     await waitForRing(bed);
     const fleet = await measureFleet(bed, { namespace: NS, count: K, expect: 'provisioned', timeoutMs: TIMEOUT_MS });
     const split = await cacheSplit(bed, K);
+    const specWave = await measureSpecWave(bed, { namespace: NS, count: K, replicas: 2, expect: 'provisioned', timeoutMs: TIMEOUT_MS });
     const one = results.baseline?.oneReplica.databasesPerSecond ?? null;
+    const oneWave = results.baseline?.oneReplicaSpecWave.databasesPerSecond ?? null;
     results.sharded = {
       ceiling,
       load: await loadAverage(),
       fleet,
       split,
       speedUp: one && fleet.databasesPerSecond ? round(fleet.databasesPerSecond / one, 2) : null,
+      specWave,
+      specWaveSpeedUp: oneWave && specWave.databasesPerSecond ? round(specWave.databasesPerSecond / oneWave, 2) : null,
       // The replicas' writes plus the fleet's creates, against what one client got through.
       ceilingShare: fleet.operatorWritesPerSecond === null || fleet.allReconciledMs === null ? null : round((fleet.operatorWritesPerSecond + (K * 1000) / fleet.allReconciledMs) / ceiling.writesPerSecond, 2),
+      specWaveCeilingShare: specWave.operatorWritesPerSecond === null || specWave.allReconciledMs === null ? null : round((specWave.operatorWritesPerSecond + (K * 1000) / specWave.allReconciledMs) / ceiling.writesPerSecond, 2),
     };
     log('sharded', results.sharded);
     await save();
@@ -99,7 +106,7 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     const killedAt = await bed.kill(victim, 'SIGKILL');
     // A spec change to a sample of its keys right after the kill: only a new owner can reconcile it.
     const sample = victimKeys.slice(0, 100).map((k) => k.split('/')[1]!);
-    await setReplicas(bed.admin, NS, sample, 2);
+    await setReplicas(bed.admin, NS, sample, 3);
     const bound = bed.leaseDurationMs + bed.retryPeriodMs;
     const picked = await waitFor(async () => {
       const p = firstPickUp(await bed.records(), victimKeys, killedAt, victim);
@@ -128,7 +135,7 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     await bed.addReplica(victim);
     await waitForRing(bed);
     const names = all.map((d) => d.metadata.name);
-    const steps: { to: number; replicas: number }[] = [{ to: 5, replicas: 3 }, { to: 2, replicas: 1 }];
+    const steps: { to: number; replicas: number }[] = [{ to: 5, replicas: 4 }, { to: 2, replicas: 1 }];
     for (const step of steps) {
       const t0 = Date.now();
       const patching = setReplicas(bed.admin, NS, names, step.replicas, 16);
