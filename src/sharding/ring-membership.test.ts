@@ -133,3 +133,26 @@ test('the confirming read sees a renewal the watch has not delivered, so a live 
   await clock.advance(LEASE_MS);
   assert.equal((await membership.confirmExpired('a', new AbortController().signal)).expired, true);
 });
+
+test('stale Leases: only dead ones unchanged for the given time are offered for deletion, with the resourceVersion seen', async () => {
+  const { clock, client, membership, stop } = await setup();
+  try {
+    await client.create(lease('gone', 'id-gone', clock.now()));
+    await client.create(lease('alive', 'id-alive', clock.now()));
+    await flushMicrotasks();
+    await renew(client, clock, 'gone', ''); // released
+    for (let i = 0; i < 10; i++) {
+      await clock.advance(1_000);
+      await renew(client, clock, 'alive');
+    }
+    assert.deepEqual(membership.staleLeases(30_000), [], 'released 10 s ago: not stale yet');
+    for (let i = 0; i < 20; i++) {
+      await clock.advance(1_000);
+      await renew(client, clock, 'alive');
+    }
+    const rv = (await client.get<Lease>(LEASE_TYPE, memberLeaseName(RING, 'gone'), { namespace: NAMESPACE })).metadata?.resourceVersion;
+    assert.deepEqual(membership.staleLeases(30_000), [{ memberId: 'gone', name: memberLeaseName(RING, 'gone'), resourceVersion: rv }]);
+  } finally {
+    await stop();
+  }
+});

@@ -34,7 +34,16 @@ export interface MembershipChange {
   readonly left: readonly string[];
 }
 
+/** A membership Lease nobody has renewed for long: the sharder deletes it. */
+export interface StaleLease {
+  readonly memberId: string;
+  readonly name: string;
+  readonly resourceVersion: string;
+}
+
 interface Observation {
+  /** The Lease's name, once seen. */
+  name: string;
   /** resourceVersion of the Lease when last seen; '' when it does not exist. */
   rv: string;
   /** Our monotonic time when `rv` last changed (or when we first looked for a missing Lease). */
@@ -98,7 +107,7 @@ export class RingMembership {
     let o = this.observations.get(memberId);
     if (!o) {
       // A member named by a label whose Lease we never saw: start its clock now.
-      o = { rv: '', atMs: now, holder: '', exists: false, durationMs: this.options.leaseDurationMs };
+      o = { name: '', rv: '', atMs: now, holder: '', exists: false, durationMs: this.options.leaseDurationMs };
       this.observations.set(memberId, o);
     }
     if (o.exists && o.holder === '') return { expired: true, remainingMs: 0 };
@@ -120,6 +129,20 @@ export class RingMembership {
     return this.expiry(memberId);
   }
 
+  /**
+   * Leases of members that are dead and have not changed for `unchangedForMs` on our clock: restarted
+   * pods get new identities, so without deleting these the ring's Leases would only ever grow.
+   */
+  staleLeases(unchangedForMs: number): StaleLease[] {
+    const now = this.options.clock.monotonicNow();
+    const out: StaleLease[] = [];
+    for (const [memberId, o] of this.observations) {
+      if (!o.exists || !o.name || now - o.atMs < unchangedForMs || !this.expiry(memberId).expired) continue;
+      out.push({ memberId, name: o.name, resourceVersion: o.rv });
+    }
+    return out;
+  }
+
   private memberOf(lease: Lease): string | undefined {
     return lease.metadata?.labels?.[MEMBER_LABEL];
   }
@@ -131,7 +154,7 @@ export class RingMembership {
     const durationMs = Math.max(this.options.leaseDurationMs, (lease.spec?.leaseDurationSeconds ?? 0) * 1000);
     const o = this.observations.get(memberId);
     if (!o || o.rv !== rv) {
-      this.observations.set(memberId, { rv, atMs: this.options.clock.monotonicNow(), holder: holderOf(lease), exists: true, durationMs });
+      this.observations.set(memberId, { name: lease.metadata?.name ?? '', rv, atMs: this.options.clock.monotonicNow(), holder: holderOf(lease), exists: true, durationMs });
     } else {
       o.exists = true;
     }

@@ -19,6 +19,7 @@
 import { clientListerWatcher } from '../cache/client-lister-watcher.js';
 import { SharedInformer } from '../cache/informer.js';
 import { isConflict, isNotFound } from '../client/api-error.js';
+import { LEASE_TYPE } from '../leader-election/lease-record.js';
 import type { Client } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import { sleep } from '../core/abort.js';
@@ -37,10 +38,13 @@ import { drainLabel, shardLabel, type ResolvedShardingMode, type ResolvedShardin
 /** Value of the drain label (its presence is what counts). */
 export const DRAIN_VALUE = 'true';
 
+/** A dead member's Lease is deleted once unchanged for this many lease durations. @defaultValue 10 */
+export const STALE_LEASE_FACTOR = 10;
+
 export interface SharderOptions {
   readonly client: Pick<Client, 'get' | 'listPage' | 'watch' | 'patch'>;
-  /** Where the membership Leases are read. */
-  readonly leaseClient: Pick<Client, 'get' | 'listPage' | 'watch'>;
+  /** Where the membership Leases are read (and stale ones deleted). */
+  readonly leaseClient: Pick<Client, 'get' | 'listPage' | 'watch' | 'delete'>;
   readonly sharding: ResolvedSharding;
   /** The sharded primary kinds (read at start: controllers register theirs while the manager is built). */
   readonly kinds: () => readonly ResourceType[];
@@ -114,7 +118,10 @@ export class Sharder {
     } catch {
       // Aborted before the first sync: fall through and wait for everything to stop.
     }
-    if (!signal.aborted) for (const loop of loops) runs.push(loop.controller.start(signal));
+    if (!signal.aborted) {
+      for (const loop of loops) runs.push(loop.controller.start(signal));
+      runs.push(this.sweepStaleLeases(membership, signal));
+    }
     await Promise.all(runs);
   }
 
@@ -155,6 +162,30 @@ export class Sharder {
     const enqueue = (obj: KubeObject): void => controller.queue.add(keyOf(obj));
     for (const informer of informers) informer.addEventHandler({ add: enqueue, update: (_old, obj) => enqueue(obj) }, { name: 'sharder' });
     return { type, informers, controller };
+  }
+
+  /**
+   * Deletes membership Leases dead and unchanged for {@link STALE_LEASE_FACTOR} lease durations, each
+   * conditioned on the resourceVersion seen (a member that came back and renewed keeps its Lease).
+   * A member whose Lease is gone counts as dead, so this never hands anyone's keys on early.
+   */
+  private async sweepStaleLeases(membership: RingMembership, signal: AbortSignal): Promise<void> {
+    const { sharding, clock } = this.options;
+    for (;;) {
+      try {
+        await sleep(clock, sharding.leaseDurationMs, signal);
+      } catch {
+        return;
+      }
+      for (const stale of membership.staleLeases(STALE_LEASE_FACTOR * sharding.leaseDurationMs)) {
+        try {
+          await this.options.leaseClient.delete(LEASE_TYPE, stale.name, { namespace: sharding.namespace, preconditions: { resourceVersion: stale.resourceVersion }, signal });
+          this.log.info({ lease: stale.name, member: stale.memberId }, 'deleted the membership Lease of a long-gone member');
+        } catch (err) {
+          if (!isNotFound(err) && !isConflict(err) && !signal.aborted) this.log.warn({ err, lease: stale.name }, 'could not delete a stale membership Lease');
+        }
+      }
+    }
   }
 
   /** One step of the table above for one object. */

@@ -24,7 +24,7 @@ import { drainLabel, resolveShardingOptions, shardLabel, type ResolvedShardingMo
 /** An RBAC need of sharding, in the shape of the manager's `PermissionRequirement`. */
 export interface ShardingPermission {
   readonly resource: ResourceType;
-  readonly verbs: readonly ('get' | 'list' | 'watch' | 'create' | 'update' | 'patch')[];
+  readonly verbs: readonly ('get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete')[];
   readonly namespace?: string;
   readonly reason: string;
 }
@@ -127,7 +127,7 @@ export class Sharding implements ShardingHost {
   requiredPermissions(): readonly ShardingPermission[] {
     const ring = `sharding ring ${this.options.ring}`;
     return [
-      { resource: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'], namespace: this.options.namespace, reason: `${ring}: membership Leases` },
+      { resource: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], namespace: this.options.namespace, reason: `${ring}: membership Leases (the sharder deletes long-dead members')` },
       ...[...this.gates.values()].map((g): ShardingPermission => ({ resource: g.type, verbs: ['patch'], reason: `${ring}: assignment labels on ${g.type.kind}` })),
     ];
   }
