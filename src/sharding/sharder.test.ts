@@ -1,0 +1,111 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock, flushMicrotasks } from '../core/fake-clock.js';
+import { silentLogger } from '../core/logger.js';
+import type { KubeObject } from '../core/object-key.js';
+import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
+import { FakeClient } from '../testing/fake-client/fake-client.js';
+import { LEASE_TYPE, formatMicroTime, type Lease } from '../leader-election/lease-record.js';
+import { ownerOf } from './rendezvous.js';
+import { Sharder } from './sharder.js';
+import { registerShardingMetrics } from './sharding-metrics.js';
+import { MEMBER_LABEL, RING_LABEL, drainLabel, memberLeaseName, resolveShardingOptions, shardLabel } from './sharding-options.js';
+
+const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+const RING = 'db';
+const SHARD = shardLabel(RING);
+const DRAIN = drainLabel(RING);
+const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
+const KEYS = Array.from({ length: 30 }, (_, i) => `k${i}`);
+
+async function setup(members: string[]) {
+  const clock = new FakeClock();
+  const client = new FakeClient({ clock, objects: KEYS.map((name) => ({ ...CONFIGMAP, metadata: { name, namespace: 'default' } })) });
+  const registry = createMetricsRegistry();
+  const sharding = resolveShardingOptions({ ring: RING, namespace: 'ops', identity: 'sharder', mode: 'label', ...TIMINGS });
+  const { metrics } = registerShardingMetrics(registry, { ring: RING, mode: () => 'label', ownedByKind: () => new Map() });
+  const sharder = new Sharder({ client, leaseClient: client, sharding, kinds: () => [CONFIGMAP], clock, logger: silentLogger, registry, metrics, mode: async () => 'label' });
+  const join = async (member: string): Promise<void> => {
+    await client.create<Lease>({ ...LEASE_TYPE, metadata: { name: memberLeaseName(RING, member), namespace: 'ops', labels: { [RING_LABEL]: RING, [MEMBER_LABEL]: member } }, spec: { holderIdentity: `id-${member}`, renewTime: formatMicroTime(clock.now()) } });
+  };
+  const renew = async (member: string): Promise<void> => {
+    await client.patch(LEASE_TYPE, memberLeaseName(RING, member), { spec: { renewTime: formatMicroTime(clock.now()) } }, { type: 'merge', namespace: 'ops' });
+  };
+  /** Advances time in renew-period steps, renewing `renewing` each step. */
+  const run = async (ms: number, renewing: readonly string[]): Promise<void> => {
+    for (let t = 0; t < ms; t += TIMINGS.retryPeriodMs) {
+      for (const m of renewing) await renew(m);
+      await clock.advance(TIMINGS.retryPeriodMs);
+      await flushMicrotasks();
+    }
+  };
+  const labels = async (): Promise<Map<string, Record<string, string>>> =>
+    new Map((await client.list<KubeObject>(CONFIGMAP, { namespace: 'default' })).items.map((o) => [o.metadata!.name!, o.metadata?.labels ?? {}]));
+  for (const m of members) await join(m);
+  const stop = new AbortController();
+  const running = sharder.start(stop.signal);
+  return {
+    client,
+    registry,
+    join,
+    run,
+    labels,
+    stop: async () => {
+      stop.abort();
+      await running;
+    },
+  };
+}
+
+test('unassigned objects go to their rendezvous owner among the live members, after one renew period of looking at the ring', async () => {
+  const s = await setup(['aaa', 'bbb']);
+  try {
+    await s.run(TIMINGS.retryPeriodMs * 2, ['aaa', 'bbb']);
+    for (const [name, l] of await s.labels()) assert.deepEqual(l, { [SHARD]: ownerOf(`default/${name}`, ['aaa', 'bbb']) }, name);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('a join: keys of live owners are drained, not moved; the acknowledgement (labels removed) lets the sharder assign the joiner', async () => {
+  const s = await setup(['aaa', 'bbb']);
+  try {
+    await s.run(TIMINGS.retryPeriodMs * 2, ['aaa', 'bbb']);
+    await s.join('ccc');
+    await s.run(TIMINGS.retryPeriodMs * 2, ['aaa', 'bbb', 'ccc']);
+    const after = await s.labels();
+    const moving = KEYS.filter((k) => ownerOf(`default/${k}`, ['aaa', 'bbb', 'ccc']) === 'ccc');
+    assert.ok(moving.length > 0);
+    for (const k of KEYS) {
+      const l = after.get(k)!;
+      assert.notEqual(l[SHARD], 'ccc', `${k}: never assigned to the joiner before its owner acknowledged`);
+      assert.equal(l[DRAIN] !== undefined, moving.includes(k), `${k}: drained iff it moves`);
+    }
+    // The owner of one moving key acknowledges.
+    const acked = moving[0]!;
+    await s.client.patch(CONFIGMAP, acked, { metadata: { labels: { [SHARD]: null, [DRAIN]: null } } }, { type: 'merge', namespace: 'default' });
+    await s.run(TIMINGS.retryPeriodMs, ['aaa', 'bbb', 'ccc']);
+    assert.deepEqual((await s.labels()).get(acked), { [SHARD]: 'ccc' });
+    const handover = (await s.registry.getSingleMetricAsString('sharding_handover_duration_seconds')).match(/sharding_handover_duration_seconds_count\{ring="db"\} (\d+)/);
+    assert.equal(handover?.[1], '1');
+  } finally {
+    await s.stop();
+  }
+});
+
+test('a member that stops renewing keeps its keys until its Lease is expired on the sharder’s clock, then loses them without a drain', async () => {
+  const s = await setup(['aaa', 'bbb']);
+  try {
+    await s.run(TIMINGS.retryPeriodMs * 2, ['aaa', 'bbb']);
+    const ofBbb = KEYS.filter((k) => ownerOf(`default/${k}`, ['aaa', 'bbb']) === 'bbb');
+    // bbb goes silent (kill -9): a renew period short of leaseDuration since its last renew, nothing moves.
+    await s.run(TIMINGS.leaseDurationMs - 2 * TIMINGS.retryPeriodMs, ['aaa']);
+    for (const k of ofBbb) assert.deepEqual((await s.labels()).get(k), { [SHARD]: 'bbb' }, k);
+    await s.run(TIMINGS.retryPeriodMs * 4, ['aaa']);
+    for (const k of ofBbb) assert.deepEqual((await s.labels()).get(k), { [SHARD]: 'aaa' }, `${k}: reassigned directly, no drain`);
+    const moves = await s.registry.getSingleMetricAsString('sharding_key_moves_total');
+    assert.match(moves, new RegExp(`sharding_key_moves_total\\{ring="db",reason="owner-dead"\\} ${ofBbb.length}`));
+  } finally {
+    await s.stop();
+  }
+});
