@@ -35,6 +35,8 @@ describe('the Database webhooks against kube-apiserver 1.20, driven by kubectl',
     backups = new BackupService({ backupDurationMs: 4000 });
     await backups.start();
     cert = await webhookServingCertificate();
+    env = await TestEnv.start({ controllerManager: true, simulatePods: { readyDelayMs: 100 } });
+    // After the env's components bound theirs, so no component of it can be handed the same port.
     const port = await freePort();
     const url = `https://127.0.0.1:${port}`;
     const registry = createMetricsRegistry();
@@ -53,7 +55,7 @@ describe('the Database webhooks against kube-apiserver 1.20, driven by kubectl',
     registerDatabaseWebhooks(registrations, { defaultEndpoint: backups.url });
     const conversion = webhookConversion({ webhooks: registrations }, DATABASE, { url, caBundle: cert.caPem });
     assert.ok(conversion, 'a conversion is registered for Database');
-    env = await TestEnv.start({ crds: [customResourceDefinition(DATABASE, { conversion })], controllerManager: true, simulatePods: { readyDelayMs: 100 } });
+    await env.installCrds([customResourceDefinition(DATABASE, { conversion })]);
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
     operator = build(client);
     running = operator.manager.start(stop.signal);
@@ -70,7 +72,8 @@ describe('the Database webhooks against kube-apiserver 1.20, driven by kubectl',
 
   after(async () => {
     stop.abort();
-    await running;
+    // A manager that failed to start must not keep the env (and this process) alive.
+    await running?.catch(() => undefined);
     await operator?.close();
     await client?.close();
     await backups?.stop();
