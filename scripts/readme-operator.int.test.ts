@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { KubeClient, isNotFound, type Condition } from 'operator-runtime';
@@ -25,34 +26,17 @@ interface Website {
   status?: { observedGeneration?: number; conditions?: Condition[] };
 }
 
-/** The CRD the sample's Website needs (the README leaves the CRD to its reader). */
-const WEBSITE_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'websites.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'websites', singular: 'website', kind: 'Website' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', required: ['html'], properties: { html: { type: 'string' } } },
-              status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+/**
+ * The sample's CRD, generated from the sample's own `defineCustomKind` (the README writes the schema
+ * once; this is what `operator-runtime generate crds` would write for it).
+ */
+async function sampleCrd(sample: string, dir: string): Promise<Record<string, unknown>> {
+  const definition = /^const WEBSITE = defineCustomKind\(\{\n[\s\S]*?^\}\);$/m.exec(sample)?.[0];
+  if (!definition) assert.fail('the sample defines WEBSITE with defineCustomKind');
+  const file = join(dir, 'website-crd.ts');
+  writeFileSync(file, `import { Type, customResourceDefinition, defineCustomKind, k8s } from 'operator-runtime/crd';\n${definition}\nexport default customResourceDefinition(WEBSITE);\n`);
+  return ((await import(pathToFileURL(file).href)) as { default: Record<string, unknown> }).default;
+}
 
 /** The first ts sample after the README's "## Writing an operator" heading. */
 function readmeOperatorSample(): string {
@@ -73,13 +57,14 @@ describe('the README operator sample, run against a TestEnv', () => {
   let exited: Promise<number | null>;
 
   before(async () => {
-    env = await TestEnv.start({ crds: [WEBSITE_CRD] });
-    client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
-    for (const name of ['ops', 'web']) await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     mkdirSync(join(REPO_ROOT, '.tmp'), { recursive: true });
     // Inside the repository, so 'operator-runtime' resolves to src/ by the package's self-reference.
     dir = mkdtempSync(join(REPO_ROOT, '.tmp', 'readme-operator-'));
-    writeFileSync(join(dir, 'operator.ts'), readmeOperatorSample());
+    const sample = readmeOperatorSample();
+    writeFileSync(join(dir, 'operator.ts'), sample);
+    env = await TestEnv.start({ crds: [await sampleCrd(sample, dir)] });
+    client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
+    for (const name of ['ops', 'web']) await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     operator = spawn(process.execPath, ['--conditions=operator-runtime-source', '--import', 'tsx', join(dir, 'operator.ts')], {
       cwd: REPO_ROOT,
       env: { ...process.env, KUBECONFIG: env.kubeconfigPath },
