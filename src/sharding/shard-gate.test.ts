@@ -20,10 +20,11 @@ function configMap(name: string, labels: Record<string, string>): KubeObject {
   return { ...CONFIGMAP, metadata: { name, namespace: 'default', labels } };
 }
 
-async function setup(objects: KubeObject[]) {
+/** `labelSelector`: the primary informer is filtered by it, as in label mode. */
+async function setup(objects: KubeObject[], labelSelector?: string) {
   const clock = new FakeClock();
   const client = new FakeClient({ clock, objects });
-  const informer = new SharedInformer<KubeObject>(clientListerWatcher(client, CONFIGMAP), { clock });
+  const informer = new SharedInformer<KubeObject>(clientListerWatcher(client, { ...CONFIGMAP, ...(labelSelector ? { labelSelector } : {}) }), { clock });
   const stop = new AbortController();
   const run = informer.start(stop.signal);
   await informer.waitForSync(stop.signal);
@@ -147,6 +148,25 @@ test('a key that becomes this member’s by a label-only update is enqueued (the
     await s.client.patch(CONFIGMAP, 'k', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: 'default' });
     await flushMicrotasks();
     assert.deepEqual(s.enqueued, ['default/k'], 'only the transition to ours enqueues');
+  } finally {
+    await s.stop();
+  }
+});
+
+test('an object whose label someone else took off is not taken for deleted: the server is asked, and nothing runs', async () => {
+  const s = await setup([configMap('stripped', { [SHARD]: ME }), configMap('deleted', { [SHARD]: ME })], `${SHARD}=${ME}`);
+  try {
+    await s.client.patch(CONFIGMAP, 'stripped', { metadata: { labels: { [SHARD]: null } } }, { type: 'merge', namespace: 'default' });
+    await s.client.delete(CONFIGMAP, 'deleted', { namespace: 'default' });
+    await flushMicrotasks();
+    // Both left the label-filtered cache while ours (the watch's DELETED carries the labelled object).
+    assert.equal(s.gate.admit('default/stripped'), 'deleted-while-owned');
+    assert.equal(s.gate.admit('default/deleted'), 'deleted-while-owned');
+    await s.reconcile('stripped');
+    await s.reconcile('deleted');
+    assert.deepEqual(s.reconciled, ['deleted'], 'only the real deletion is reconciled');
+    assert.equal(s.gate.admit('default/stripped'), 'not-owned');
+    assert.equal(s.gate.admit('default/deleted'), 'not-owned', 'a deletion is reconciled once');
   } finally {
     await s.stop();
   }

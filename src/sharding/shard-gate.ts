@@ -14,8 +14,8 @@
 import type { EventHandler } from '../cache/handler-dispatcher.js';
 import type { HandlerRegistration, SharedInformer } from '../cache/informer.js';
 import { deletedObject, type Tombstone } from '../cache/tombstone.js';
-import { isConflict, isNotFound } from '../client/api-error.js';
-import type { Writer } from '../client/contracts.js';
+import { ignoreNotFound, isConflict, isNotFound } from '../client/api-error.js';
+import type { Reader, Writer } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import { sleep } from '../core/abort.js';
 import type { Clock } from '../core/clock.js';
@@ -32,7 +32,7 @@ export interface ShardGateOptions {
   readonly memberId: string;
   readonly shardLabel: string;
   readonly drainLabel: string;
-  readonly client: Pick<Writer, 'patch'>;
+  readonly client: Pick<Reader, 'get'> & Pick<Writer, 'patch'>;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Wait after an acknowledgement that failed for another reason than a conflict (the ring's renew period). */
@@ -129,13 +129,24 @@ export class ShardGate {
     return {
       reconcile: async (request, ctx) => {
         const key = objectKey(request);
-        const admission = this.admit(key);
+        let admission = this.admit(key);
+        if (admission === 'deleted-while-owned') {
+          // Out of our cache for now but not deleted (server-side ranges moving): look again later.
+          if (this.existsElsewhere?.(key)) return requeueAfter(this.options.failedAckWaitMs);
+          // Gone from the cache while ours: deleted, or its label taken off by someone else. Only a
+          // deletion is ours to reconcile; the server knows which.
+          const current = await ignoreNotFound(this.options.client.get(this.type, request.name, { ...(request.namespace ? { namespace: request.namespace } : {}), signal: ctx.signal }));
+          if (current !== undefined) {
+            if (!this.find(key)) this.held.delete(key);
+            ctx.log.info({ key }, 'left this shard’s cache without being deleted or handed over: not reconciled here');
+            return;
+          }
+          admission = this.admit(key);
+        }
         if (admission === 'not-owned') {
           ctx.log.debug({ key }, 'not this shard’s key: skipped');
           return;
         }
-        // Out of our cache for now but not deleted (server-side ranges moving): look again later.
-        if (admission === 'deleted-while-owned' && this.existsElsewhere?.(key)) return requeueAfter(this.options.failedAckWaitMs);
         // Counted in the same tick as the admission: a drain seen later waits for this reconcile.
         this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
         try {
