@@ -93,13 +93,26 @@ try {
   });
 
   const histogram = () => registry.getSingleMetric('controller_runtime_webhook_latency_seconds')!.get();
+  /** The API server's own view of each webhook call (apiserver_admission_webhook_admission_duration_seconds): sum and count by webhook name. */
+  const apiServerView = async (): Promise<Map<string, { sum: number; count: number }>> => {
+    const text = (await env.request<string>('GET', '/metrics', undefined, { accept: 'text/plain' })).body;
+    const out = new Map<string, { sum: number; count: number }>();
+    for (const m of text.matchAll(/^apiserver_admission_webhook_admission_duration_seconds_(sum|count)\{[^}]*name="([^"]+)"[^}]*\} ([0-9.e+-]+)$/gm)) {
+      const entry = out.get(m[2]!) ?? { sum: 0, count: 0 };
+      entry[m[1] as 'sum' | 'count'] += Number(m[3]);
+      out.set(m[2]!, entry);
+    }
+    return out;
+  };
   const before = await histogram();
+  const apiBefore = await apiServerView();
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loopDelay.enable();
   const { stdout } = await promisify(execFile)(process.execPath, [...process.execArgv, import.meta.filename, '--load', env.kubeconfigPath, String(REQUESTS), String(CONCURRENCY)], { maxBuffer: 64 * 1024 * 1024 });
   loopDelay.disable();
   const { latencies, wallMs } = JSON.parse(stdout) as { latencies: Record<string, number[]>; wallMs: number };
   const after = await histogram();
+  const apiAfter = await apiServerView();
   const sumCount = (m: typeof after, path: string) => {
     const value = (suffix: string): number => m.values.find((v: { metricName?: string; labels: Record<string, unknown> }) => v.metricName?.endsWith(suffix) && v.labels.webhook === path)?.value ?? 0;
     return { sum: value('_sum'), count: value('_count') };
@@ -116,6 +129,10 @@ try {
     const b = sumCount(before, path);
     const n = a.count - b.count;
     console.log(`server time per review ${path}: mean ${fmt(((a.sum - b.sum) / n) * 1000)} over ${n} reviews`);
+  }
+  for (const [name, a] of apiAfter) {
+    const b = apiBefore.get(name) ?? { sum: 0, count: 0 };
+    console.log(`API server's time per call to ${name}: mean ${fmt(((a.sum - b.sum) / (a.count - b.count)) * 1000)} over ${a.count - b.count} calls`);
   }
   // The histogram records whole sampling intervals: the delay is what exceeds the resolution.
   const lag = (ns: number): string => fmt(Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS));
