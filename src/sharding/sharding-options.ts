@@ -1,4 +1,5 @@
 /** Options of a sharded manager, their defaults, the label names of the protocol, and their checks. */
+import { randomUUID } from 'node:crypto';
 import type { Client } from '../client/contracts.js';
 import { InvalidOptionError } from '../core/errors.js';
 import {
@@ -56,7 +57,11 @@ export interface ResolvedSharding {
   readonly ring: string;
   readonly namespace: string;
   readonly identity: string;
-  /** A short, label-safe name of the identity: the value of the shard label and the Lease name's suffix. */
+  /**
+   * This incarnation's name in the ring: the value of the shard label and the Lease name's suffix,
+   * label-safe, and new for every `Sharding` (process start) even with the same identity. See
+   * {@link resolveShardingOptions}.
+   */
   readonly memberId: string;
   readonly leaseDurationMs: number;
   readonly renewDeadlineMs: number;
@@ -88,7 +93,12 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Room left in a 63-character label name after `drain.` (the longer prefix is in the DNS part, which allows 253). */
 const MAX_RING_LENGTH = 63 - 17;
 
-/** Applies defaults and checks the options, throwing `InvalidOptionError` naming the bad one. */
+/**
+ * Applies defaults and checks the options, throwing `InvalidOptionError` naming the bad one. The member
+ * id hashes the identity with a random incarnation: objects labelled for a member that released its
+ * Lease are handed on at once, which is safe only if no later process (a restarted pod with the same
+ * name) can take that label for its own.
+ */
 export function resolveShardingOptions(options: ShardingOptions): ResolvedSharding {
   if (typeof options.ring !== 'string' || !DNS_LABEL.test(options.ring) || options.ring.length > MAX_RING_LENGTH) {
     throw new InvalidOptionError('sharding.ring', `must be a DNS label (lower-case letters, digits, '-') of at most ${MAX_RING_LENGTH} characters, got ${JSON.stringify(options.ring)}`);
@@ -114,5 +124,5 @@ export function resolveShardingOptions(options: ShardingOptions): ResolvedShardi
     throw new InvalidOptionError('sharding.renewDeadlineMs', `must be less than leaseDurationMs (${leaseDurationMs}), got ${renewDeadlineMs}`);
   }
   const identity = options.identity ?? defaultIdentity();
-  return { ring: options.ring, namespace: options.namespace, identity, memberId: memberIdOf(identity), leaseDurationMs, renewDeadlineMs, retryPeriodMs, mode };
+  return { ring: options.ring, namespace: options.namespace, identity, memberId: memberIdOf(`${identity}#${randomUUID()}`), leaseDurationMs, renewDeadlineMs, retryPeriodMs, mode };
 }
