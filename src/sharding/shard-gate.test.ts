@@ -21,14 +21,14 @@ function configMap(name: string, labels: Record<string, string>): KubeObject {
 }
 
 /** `labelSelector`: the primary informer is filtered by it, as in label mode. */
-async function setup(objects: KubeObject[], labelSelector?: string) {
+async function setup(objects: KubeObject[], labelSelector?: string, isMember?: () => boolean) {
   const clock = new FakeClock();
   const client = new FakeClient({ clock, objects });
   const informer = new SharedInformer<KubeObject>(clientListerWatcher(client, { ...CONFIGMAP, ...(labelSelector ? { labelSelector } : {}) }), { clock });
   const stop = new AbortController();
   const run = informer.start(stop.signal);
   await informer.waitForSync(stop.signal);
-  const gate = new ShardGate({ type: CONFIGMAP, memberId: ME, shardLabel: SHARD, drainLabel: DRAIN, client, clock, logger: silentLogger, failedAckWaitMs: 500 });
+  const gate = new ShardGate({ type: CONFIGMAP, memberId: ME, shardLabel: SHARD, drainLabel: DRAIN, client, clock, logger: silentLogger, failedAckWaitMs: 500, ...(isMember ? { isMember } : {}) });
   const enqueued: string[] = [];
   const detach = gate.attach([informer], stop.signal, (key) => enqueued.push(key));
   await flushMicrotasks();
@@ -167,6 +167,19 @@ test('an object whose label someone else took off is not taken for deleted: the 
     assert.deepEqual(s.reconciled, ['deleted'], 'only the real deletion is reconciled');
     assert.equal(s.gate.admit('default/stripped'), 'not-owned');
     assert.equal(s.gate.admit('default/deleted'), 'not-owned', 'a deletion is reconciled once');
+  } finally {
+    await s.stop();
+  }
+});
+
+test('once the membership Lease is no longer held (renew deadline passed), nothing is admitted, even before the controllers were told to stop', async () => {
+  let member = true;
+  const s = await setup([configMap('mine', { [SHARD]: ME })], undefined, () => member);
+  try {
+    await s.reconcile('mine');
+    member = false;
+    await s.reconcile('mine');
+    assert.deepEqual(s.reconciled, ['mine']);
   } finally {
     await s.stop();
   }

@@ -37,6 +37,12 @@ export interface ShardGateOptions {
   readonly logger: Logger;
   /** Wait after an acknowledgement that failed for another reason than a conflict (the ring's renew period). */
   readonly failedAckWaitMs: number;
+  /**
+   * Whether this member still holds its membership Lease: false as soon as the renew deadline passed,
+   * even if the timer that aborts the sharded controllers has not run yet (a blocked event loop).
+   * @defaultValue always true
+   */
+  readonly isMember?: () => boolean;
 }
 
 /** What the gate says of a key when its reconcile is about to start. */
@@ -119,6 +125,7 @@ export class ShardGate {
 
   /** What a reconcile of `key` starting now may do. */
   admit(key: string): Admission {
+    if (this.options.isMember && !this.options.isMember()) return 'not-owned';
     const obj = this.find(key);
     if (obj) return this.owns(obj) ? 'owned' : 'not-owned';
     return this.held.has(key) ? 'deleted-while-owned' : 'not-owned';

@@ -102,6 +102,7 @@ export class Sharding implements ShardingHost {
         clock: this.deps.clock,
         logger: this.deps.logger,
         failedAckWaitMs: this.options.retryPeriodMs,
+        isMember: () => this.memberLease.isHeld(),
       });
       this.gates.set(id, gate);
     }
