@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kind } from '../client/kind.js';
 import { realClock } from '../core/clock.js';
-import { silentLogger } from '../core/logger.js';
+import { recordingLogger } from '../logging/recording-logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import { createSelfSignedCertificate } from '../manager/self-signed-certificate.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
@@ -47,6 +47,7 @@ describe('webhook server (HTTPS, real sockets)', () => {
   let server: WebhookServer;
   let ca: string;
   const registry = createMetricsRegistry();
+  const log = recordingLogger();
   let release: (() => void) | undefined;
   let entered: (() => void) | undefined;
 
@@ -66,7 +67,7 @@ describe('webhook server (HTTPS, real sockets)', () => {
       return obj.spec.size > 10 ? deny('size must be at most 10') : undefined;
     });
     webhooks.convert(WIDGET, { hub: WIDGET, spokes: [spoke(kind<KubeObject & { spec: { size: number } }>('example.com/v0', 'Widget'), { toHub: (o) => o, fromHub: (h) => h })] });
-    server = new WebhookServer(webhooks, { port: 0, certDir: dir, maxRequestBytes: 64 * 1024, certPollIntervalMs: 200, drainMs: 5_000 }, { registry, logger: silentLogger, clock: realClock, defaultHost: '127.0.0.1' });
+    server = new WebhookServer(webhooks, { port: 0, certDir: dir, maxRequestBytes: 64 * 1024, certPollIntervalMs: 200, drainMs: 5_000 }, { registry, logger: log, clock: realClock, defaultHost: '127.0.0.1' });
     await server.listen();
   });
 
@@ -118,8 +119,9 @@ describe('webhook server (HTTPS, real sockets)', () => {
     const next = createSelfSignedCertificate({ hosts: ['127.0.0.1'] });
     // A key that does not match: kept out, the old pair still serves.
     await writeFile(join(dir, 'tls.crt'), next.cert);
-    await eventually('the mismatched pair to be read', async () => (await post(server.port!, ca, '/validate-example-com-v1-widget', review(1))).status === 200);
+    await eventually('the mismatched pair to be read and refused', () => log.entries.some((e) => e.msg === 'serving certificate does not load; keeping the previous one'));
     assert.equal(server.certificatePem, ca);
+    assert.equal((await post(server.port!, ca, '/validate-example-com-v1-widget', review(1))).status, 200, 'the previous pair still serves');
     // Atomic replace of the key, as a Secret volume's symlink swap is.
     await writeFile(join(dir, 'tls.key.tmp'), next.key);
     await rename(join(dir, 'tls.key.tmp'), join(dir, 'tls.key'));
