@@ -41,6 +41,13 @@ export const DRAIN_VALUE = 'true';
 /** A dead member's Lease is deleted once unchanged for this many lease durations. @defaultValue 10 */
 export const STALE_LEASE_FACTOR = 10;
 
+/**
+ * Keys the sharder decides at once per kind: a burst of new objects (or a join) is one label patch
+ * each, and they must not queue behind each other. Each key is still decided by one worker at a time.
+ * @defaultValue 4
+ */
+export const SHARDER_WORKERS = 4;
+
 export interface SharderOptions {
   readonly client: Pick<Client, 'get' | 'listPage' | 'watch' | 'patch'>;
   /** Where the membership Leases are read (and stale ones deleted). */
@@ -144,6 +151,7 @@ export class Sharder {
     };
     const controller = new Controller({
       name: `sharder-${type.kind.toLowerCase()}`,
+      maxConcurrentReconciles: SHARDER_WORKERS,
       clock: this.options.clock,
       logger: this.log,
       ...(this.options.registry ? { registry: this.options.registry } : {}),
