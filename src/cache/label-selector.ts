@@ -25,9 +25,10 @@ export interface LabelSelector {
 }
 
 /** metav1.LabelSelector, the object form used in specs (Deployment.spec.selector, …). */
+/** The metav1.LabelSelector object form (`matchLabels`, `matchExpressions`), as manifests and watches carry it. */
 export interface LabelSelectorObject {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
 }
 
 export const MATCH_ALL_LABELS: LabelSelector = Object.freeze({ requirements: Object.freeze([]) as readonly LabelRequirement[] });

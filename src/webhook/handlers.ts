@@ -6,6 +6,7 @@
 import type { Kind } from '../client/kind.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { AdmissionRequest } from './review-types.js';
+import type { LabelSelectorObject } from '../cache/label-selector.js';
 
 /** The admission request a handler sees, with a signal that aborts when the server's per-request timeout runs out. */
 export interface WebhookRequest extends AdmissionRequest {
@@ -53,11 +54,6 @@ export type AdmissionWebhookOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 /** What the cluster does when the webhook cannot be reached or times out. */
 export type FailurePolicy = 'Fail' | 'Ignore';
 
-/** metav1.LabelSelector */
-export interface LabelSelector {
-  readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly { readonly key: string; readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; readonly values?: readonly string[] }[];
-}
 
 /** Per-webhook settings; the manifest options give defaults for the ones left out. */
 export interface AdmissionWebhookOptions {
@@ -72,8 +68,8 @@ export interface AdmissionWebhookOptions {
   /** @defaultValue the manifest option, else {@link DEFAULT_WEBHOOK_TIMEOUT_SECONDS} */
   readonly timeoutSeconds?: number;
   /** @defaultValue the manifest option, else every namespace */
-  readonly namespaceSelector?: LabelSelector;
-  readonly objectSelector?: LabelSelector;
+  readonly namespaceSelector?: LabelSelectorObject;
+  readonly objectSelector?: LabelSelectorObject;
   /** Plural resource name for the rule. @defaultValue the kind's `plural`, else guessed from its name */
   readonly resource?: string;
 }

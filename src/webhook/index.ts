@@ -7,6 +7,7 @@
 export { Webhooks, CONVERSION_PATH } from './webhooks.js';
 export type { AdmissionRegistration, ConversionRegistration } from './webhooks.js';
 export { allow, deny, spoke, DEFAULT_WEBHOOK_TIMEOUT_SECONDS } from './handlers.js';
+export type { LabelSelectorObject } from '../cache/label-selector.js';
 export type {
   ValidationResult,
   ValidateFunction,
@@ -15,7 +16,6 @@ export type {
   AdmissionWebhookOptions,
   AdmissionWebhookOperation,
   FailurePolicy,
-  LabelSelector,
   Spoke,
   ConversionOptions,
 } from './handlers.js';

@@ -10,7 +10,8 @@ import type { MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations,
 import type { CustomResourceConversion } from 'kubernetes-types/apiextensions/v1.js';
 import type { ResourceType } from '../client/discovery.js';
 import { InvalidOptionError } from '../core/errors.js';
-import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, type FailurePolicy, type LabelSelector } from './handlers.js';
+import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, type FailurePolicy } from './handlers.js';
+import type { LabelSelectorObject } from '../cache/label-selector.js';
 import { splitApiVersion } from './kind-resource.js';
 import { CONVERSION_PATH, type AdmissionRegistration, type Webhooks } from './webhooks.js';
 
@@ -51,7 +52,7 @@ export interface WebhookManifestOptions extends WebhookClientOptions {
   /** For webhooks that do not set their own. @defaultValue {@link DEFAULT_WEBHOOK_TIMEOUT_SECONDS} */
   readonly timeoutSeconds?: number;
   /** For webhooks that do not set their own. @defaultValue every namespace */
-  readonly namespaceSelector?: LabelSelector;
+  readonly namespaceSelector?: LabelSelectorObject;
   /** Labels on the generated objects. */
   readonly labels?: Readonly<Record<string, string>>;
 }
