@@ -55,3 +55,37 @@ export async function measureStatusWriteCeiling(admin: KubeClient, options: Writ
   });
   return { writesPerSecond: (writes * 1000) / elapsed, writes, failed, durationMs: elapsed, concurrency };
 }
+
+/**
+ * The same measurement with ConfigMap patches, for a bed whose operators are running: they do not
+ * watch these ConfigMaps (no managed-by label), so the loop measures the API server alone.
+ */
+export async function measureConfigMapWriteCeiling(admin: KubeClient, options: WriteCeilingOptions): Promise<WriteCeiling> {
+  const { namespace } = options;
+  const concurrency = options.concurrency ?? 32;
+  const durationMs = options.durationMs ?? 10_000;
+  const names = databaseNames('ceiling', options.objects ?? 64);
+  const type = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }).catch(() => undefined);
+  await forEachConcurrently(names, 16, async (name) => {
+    await admin.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { n: '0' } }).catch(() => undefined);
+  });
+  let writes = 0;
+  let failed = 0;
+  let next = 0;
+  const start = Date.now();
+  const end = start + durationMs;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (Date.now() < end) {
+      const name = names[next++ % names.length]!;
+      try {
+        await admin.patch(type, name, { data: { n: String(next) } }, { namespace, type: 'merge' });
+        writes++;
+      } catch {
+        failed++;
+      }
+    }
+  }));
+  const elapsed = Date.now() - start;
+  return { writesPerSecond: (writes * 1000) / elapsed, writes, failed, durationMs: elapsed, concurrency };
+}
