@@ -7,7 +7,7 @@ import type { CustomResourceConversion } from 'kubernetes-types/apiextensions/v1
 import type { AnyCustomKind } from './custom-kind.js';
 import type { CustomKindVersionDefinition, PrinterColumn, Scope, Subresources } from './custom-kind-definition.js';
 import { NonStructuralSchemaError } from './errors.js';
-import type { SchemaProps } from './schema-props.js';
+import type { JSONSchemaProps } from './schema-props.js';
 import { structuralViolations } from './structural-check.js';
 import { toStructuralSchema } from './structural-schema.js';
 import { versionObjectSchema } from './version-schema.js';
@@ -27,7 +27,7 @@ export interface CustomResourceDefinitionVersion {
   deprecationWarning?: string;
   subresources?: Subresources;
   additionalPrinterColumns?: PrinterColumn[];
-  schema: { openAPIV3Schema: SchemaProps };
+  schema: { openAPIV3Schema: JSONSchemaProps };
 }
 
 /** An apiextensions.k8s.io/v1 CustomResourceDefinition, with the schema extensions typed. */

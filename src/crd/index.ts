@@ -20,7 +20,7 @@ export { k8s } from './k8s.js';
 export type { AnyValue, EmbeddedObject, ConditionSchema } from './k8s.js';
 export { customResourceDefinition } from './custom-resource-definition.js';
 export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceDefinitionOptions } from './custom-resource-definition.js';
-export type { SchemaProps, SchemaType, ValidationRule } from './schema-props.js';
+export type { JSONSchemaProps, SchemaType, ValidationRule } from './schema-props.js';
 export { structuralViolations } from './structural-check.js';
 export { toStructuralSchema } from './structural-schema.js';
 export { manifestYaml, GENERATED_HEADER } from './manifest-yaml.js';

@@ -22,7 +22,7 @@ export interface ValidationRule {
 export type SchemaType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
 
 /** A structural schema node as it is written into the CRD. */
-export interface SchemaProps {
+export interface JSONSchemaProps {
   type?: SchemaType;
   format?: string;
   title?: string;
@@ -44,13 +44,13 @@ export interface SchemaProps {
   maxProperties?: number;
   nullable?: boolean;
   required?: string[];
-  properties?: Record<string, SchemaProps>;
-  additionalProperties?: SchemaProps;
-  items?: SchemaProps;
-  anyOf?: SchemaProps[];
-  allOf?: SchemaProps[];
-  oneOf?: SchemaProps[];
-  not?: SchemaProps;
+  properties?: Record<string, JSONSchemaProps>;
+  additionalProperties?: JSONSchemaProps;
+  items?: JSONSchemaProps;
+  anyOf?: JSONSchemaProps[];
+  allOf?: JSONSchemaProps[];
+  oneOf?: JSONSchemaProps[];
+  not?: JSONSchemaProps;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-embedded-resource'?: boolean;

@@ -4,7 +4,7 @@
  * backs `customResourceDefinition` (a generator bug fails loudly instead of a CRD the server
  * rejects or, worse, accepts and prunes) and the unit tests that walk every generated schema.
  */
-import type { SchemaProps } from './schema-props.js';
+import type { JSONSchemaProps } from './schema-props.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,7 +27,7 @@ const JUNCTORS = ['anyOf', 'allOf', 'oneOf'] as const;
  * Every rule a schema breaks, as `path: what is wrong`; empty when the schema is structural.
  * `path` names the root in the messages.
  */
-export function structuralViolations(schema: SchemaProps | unknown, path = 'openAPIV3Schema'): string[] {
+export function structuralViolations(schema: JSONSchemaProps | unknown, path = 'openAPIV3Schema'): string[] {
   const out: string[] = [];
   checkNode(schema, path, out, { root: true });
   return out;

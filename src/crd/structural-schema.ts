@@ -7,7 +7,7 @@
  * instead, never dropping a constraint silently.
  */
 import { UnsupportedSchemaError } from './errors.js';
-import type { SchemaProps, SchemaType, ValidationRule } from './schema-props.js';
+import type { JSONSchemaProps, SchemaType, ValidationRule } from './schema-props.js';
 
 type Json = Record<string, unknown>;
 
@@ -60,11 +60,11 @@ const ANNOTATIONS = ['title', 'description', 'default', 'example', 'examples', '
  * `path` names the schema in error messages.
  * @throws UnsupportedSchemaError naming the path of the first node without a structural equivalent
  */
-export function toStructuralSchema(schema: unknown, path: string): SchemaProps {
+export function toStructuralSchema(schema: unknown, path: string): JSONSchemaProps {
   return convert(schema, path);
 }
 
-function convert(node: unknown, path: string): SchemaProps {
+function convert(node: unknown, path: string): JSONSchemaProps {
   if (!isJson(node)) throw new UnsupportedSchemaError(path, `expected a schema object, got ${describe(node)}`);
   for (const key of Object.keys(node)) {
     if (key === '$ref' || key === '$defs' || key === 'definitions') {
@@ -78,9 +78,9 @@ function convert(node: unknown, path: string): SchemaProps {
   return convertSingle(node, path);
 }
 
-function convertSingle(node: Json, path: string): SchemaProps {
+function convertSingle(node: Json, path: string): JSONSchemaProps {
   const type = typeOf(node, path);
-  const out: SchemaProps = {};
+  const out: JSONSchemaProps = {};
   if (type) out.type = type;
   copyStrings(node, out, path);
   const values = enumValues(node, path);
@@ -171,7 +171,7 @@ function matchesType(v: unknown, type: SchemaType | undefined, path: string): bo
   return actual === type || (type === 'number' && actual === 'integer');
 }
 
-function copyStrings(node: Json, out: SchemaProps, path: string): void {
+function copyStrings(node: Json, out: JSONSchemaProps, path: string): void {
   for (const key of STRING_KEYWORDS) {
     const v = node[key];
     if (v === undefined) continue;
@@ -192,7 +192,7 @@ function exampleOf(node: Json, path: string): unknown {
  * JSON Schema 2020 writes an exclusive bound as a number (`exclusiveMinimum: 0`); OpenAPI v3.0,
  * which CRDs speak, as a flag beside `minimum`.
  */
-function applyBounds(node: Json, out: SchemaProps, path: string): void {
+function applyBounds(node: Json, out: JSONSchemaProps, path: string): void {
   for (const [bound, exclusive] of [['minimum', 'exclusiveMinimum'], ['maximum', 'exclusiveMaximum']] as const) {
     const inclusiveValue = node[bound];
     const exclusiveValue = node[exclusive];
@@ -212,7 +212,7 @@ function applyBounds(node: Json, out: SchemaProps, path: string): void {
   }
 }
 
-function convertObjectKeywords(node: Json, out: SchemaProps, path: string): void {
+function convertObjectKeywords(node: Json, out: JSONSchemaProps, path: string): void {
   const properties = node.properties;
   if (properties !== undefined) {
     if (!isJson(properties)) throw new UnsupportedSchemaError(path, 'properties must be an object');
@@ -263,7 +263,7 @@ function additionalPropertiesOf(node: Json, path: string): Json | 'preserve' | u
 /** The key patterns `Type.Record(Type.String(), …)` writes: any key. */
 const ANY_KEY = new Set(['^.*$', '^(.*)$', '.*']);
 
-function copyExtensions(node: Json, out: SchemaProps, path: string): void {
+function copyExtensions(node: Json, out: JSONSchemaProps, path: string): void {
   for (const flag of ['x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource'] as const) {
     const v = node[flag];
     if (v === undefined) continue;
@@ -308,7 +308,7 @@ function validationRules(rules: unknown, path: string): ValidationRule[] {
  * Unions with a structural form: literals of one type (→ `enum`), `T | null` (→ `nullable`),
  * `integer | string` (→ `x-kubernetes-int-or-string`), and combinations of those with `null`.
  */
-function convertUnion(node: Json, path: string): SchemaProps {
+function convertUnion(node: Json, path: string): JSONSchemaProps {
   const keyword = 'anyOf' in node ? 'anyOf' : 'oneOf';
   if ('anyOf' in node && 'oneOf' in node) throw new UnsupportedSchemaError(path, 'both anyOf and oneOf');
   const members = node[keyword];
@@ -318,7 +318,7 @@ function convertUnion(node: Json, path: string): SchemaProps {
   const flat = members.flatMap((m: unknown) => (isJson(m) && Array.isArray(m.anyOf) && Object.keys(m).length === 1 ? (m.anyOf as unknown[]) : [m]));
   const nonNull = flat.filter((m) => !(isJson(m) && m.type === 'null' && Object.keys(m).length === 1));
   const nullable = nonNull.length < flat.length;
-  let out: SchemaProps;
+  let out: JSONSchemaProps;
   if (nonNull.length === 0) {
     throw new UnsupportedSchemaError(path, 'a union of only null');
   } else if (nonNull.length === 1) {
@@ -348,8 +348,8 @@ function convertUnion(node: Json, path: string): SchemaProps {
   return ordered(out);
 }
 
-function convertAnnotation(key: (typeof ANNOTATIONS)[number], node: Json, path: string): SchemaProps {
-  const probe: SchemaProps = {};
+function convertAnnotation(key: (typeof ANNOTATIONS)[number], node: Json, path: string): JSONSchemaProps {
+  const probe: JSONSchemaProps = {};
   if (key === 'title' || key === 'description') copyStrings({ [key]: node[key] }, probe, path);
   else if (key === 'default') probe.default = node.default;
   else if (key === 'example') probe.example = node.example;
@@ -373,7 +373,7 @@ function isIntOrString(members: unknown[]): boolean {
 }
 
 /** `Type.Intersect` of objects: one object with every member's properties. */
-function convertIntersect(node: Json, path: string): SchemaProps {
+function convertIntersect(node: Json, path: string): JSONSchemaProps {
   const members = node.allOf;
   if (!Array.isArray(members) || members.length === 0) throw new UnsupportedSchemaError(path, 'allOf must be a non-empty list');
   const merged: Json = { type: 'object', properties: {}, required: [] };
@@ -397,7 +397,7 @@ function convertIntersect(node: Json, path: string): SchemaProps {
 }
 
 /** Keys in one fixed order, so generated YAML reads the same way everywhere and diffs stay small. */
-const KEY_ORDER: readonly (keyof SchemaProps)[] = [
+const KEY_ORDER: readonly (keyof JSONSchemaProps)[] = [
   'type',
   'format',
   'title',
@@ -431,11 +431,11 @@ const KEY_ORDER: readonly (keyof SchemaProps)[] = [
   'x-kubernetes-validations',
 ];
 
-function ordered(props: SchemaProps): SchemaProps {
+function ordered(props: JSONSchemaProps): JSONSchemaProps {
   const out: Record<string, unknown> = {};
   for (const key of KEY_ORDER) if (props[key] !== undefined) out[key] = props[key];
-  // Same keys, reordered: a SchemaProps.
-  return out as SchemaProps;
+  // Same keys, reordered: a JSONSchemaProps.
+  return out as JSONSchemaProps;
 }
 
 function isJson(v: unknown): v is Json {
