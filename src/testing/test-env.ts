@@ -305,8 +305,11 @@ export class TestEnv {
       if (modern) await env.startAuthDelegate(coreKubeconfigPath);
       await env.startApiServer();
       await writeFile(env.kubeconfigPath, toYaml(env.kubeconfig), { mode: 0o600 });
-      if (kcm) await env.startControllerManager();
+      // CRDs before kube-controller-manager: its garbage collector discovers resources when it starts
+      // and then only every 30 s, so a CRD established after that start left owned objects of its
+      // kind uncollected for up to 30 s (a loaded fresh clone timed out waiting for a StatefulSet).
       if (options.crds?.length) await env.installCrds(options.crds);
+      if (kcm) await env.startControllerManager();
       if (options.simulatePods) await env.startPodSimulator(options.simulatePods === true ? {} : options.simulatePods);
       if (options.signal?.aborted) throw new TestEnvError('TestEnv.start aborted');
       return env;
@@ -452,7 +455,12 @@ export class TestEnv {
     return { status: res.statusCode, body: parsed as T };
   }
 
-  /** Creates (or replaces the spec of) CRDs and waits until each is Established and served. */
+  /**
+   * Creates (or replaces the spec of) CRDs and waits until each is Established and served. With
+   * `controllerManager`, prefer `start({ crds })`: kube-controller-manager's garbage collector
+   * rediscovers resources only every 30 s, so owned objects of a kind installed later may wait that
+   * long to be collected.
+   */
   async installCrds(crds: readonly object[]): Promise<void> {
     for (const crd of crds) {
       const name = (crd as { metadata?: { name?: string } }).metadata?.name;
