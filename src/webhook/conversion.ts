@@ -13,6 +13,7 @@ import { splitApiVersion } from './kind-resource.js';
 import type { ConversionRequest, ConversionResponse } from './review-types.js';
 import type { Webhooks } from './webhooks.js';
 import { withTimeout } from './admission.js';
+import { cloneJson } from './json-values.js';
 
 /** Converts one object to `desiredAPIVersion` with the registered conversion of its kind. */
 export function convertObject(webhooks: Webhooks, obj: KubeObject, desiredAPIVersion: string): KubeObject {
@@ -29,7 +30,8 @@ export function convertObject(webhooks: Webhooks, obj: KubeObject, desiredAPIVer
   for (const v of [from.version, to.version]) {
     if (!known(v)) throw new InvalidReviewError(`the conversion of ${obj.kind}.${from.group} knows versions ${[reg.hubVersion, ...reg.spokes.keys()].join(', ')}, not ${v}`);
   }
-  const input = structuredClone(obj);
+  // Not structuredClone: it would turn a big number (LosslessNumber) into a plain object.
+  const input = cloneJson(obj);
   const hub = from.version === reg.hubVersion ? input : reg.spokes.get(from.version)!.toHub(input);
   const out = to.version === reg.hubVersion ? hub : reg.spokes.get(to.version)!.fromHub(hub);
   if (!out || typeof out !== 'object') throw new InvalidReviewError(`the conversion of ${obj.kind}.${from.group} to ${to.version} returned no object`);
@@ -38,7 +40,7 @@ export function convertObject(webhooks: Webhooks, obj: KubeObject, desiredAPIVer
 
 /** The input's metadata with the converter's labels and annotations (the input's when it returned no metadata). */
 function keptMetadata(input: ObjectMeta | undefined, output: ObjectMeta | undefined): ObjectMeta {
-  const meta: ObjectMeta = { ...structuredClone(input ?? {}) };
+  const meta: ObjectMeta = { ...cloneJson(input ?? {}) };
   delete meta.labels;
   delete meta.annotations;
   const source = output ?? input;
@@ -50,11 +52,24 @@ function keptMetadata(input: ObjectMeta | undefined, output: ObjectMeta | undefi
 }
 
 /** The ConversionResponse for `request`; a failure of any object fails the review. */
-export async function reviewConversion(webhooks: Webhooks, request: ConversionRequest, deps: { readonly clock: Clock; readonly timeoutMs: number; readonly signal: AbortSignal; readonly path: string }): Promise<ConversionResponse> {
+export async function reviewConversion(
+  webhooks: Webhooks,
+  request: ConversionRequest,
+  deps: { readonly clock: Clock; readonly timeoutMs: number; readonly signal: AbortSignal; readonly path: string; /** When the review arrived (decoding counts). @defaultValue now */ readonly startedAtMs?: number },
+): Promise<ConversionResponse> {
   const uid = request.uid;
+  const deadline = (deps.startedAtMs ?? deps.clock.monotonicNow()) + deps.timeoutMs;
+  const checkDeadline = (): void => {
+    if (deps.clock.monotonicNow() >= deadline) throw new WebhookTimeoutError(deps.path, deps.timeoutMs);
+  };
   try {
     if (typeof request.desiredAPIVersion !== 'string' || !Array.isArray(request.objects)) throw new InvalidReviewError('the ConversionReview has no desiredAPIVersion or objects');
-    const convertedObjects = await withTimeout(deps.clock, deps.path, deps.timeoutMs, deps.signal, () => request.objects.map((o) => convertObject(webhooks, o, request.desiredAPIVersion)));
+    checkDeadline();
+    // Converters are synchronous: the deadline is checked between objects, and the timer catches the rest.
+    const convertedObjects = await withTimeout(deps.clock, deps.path, deadline - deps.clock.monotonicNow(), deps.signal, () => request.objects.map((o) => {
+      checkDeadline();
+      return convertObject(webhooks, o, request.desiredAPIVersion);
+    }));
     return { uid, convertedObjects, result: { status: 'Success' } };
   } catch (err) {
     const reason = err instanceof WebhookTimeoutError || err instanceof InvalidReviewError ? err.message : `conversion failed: ${err instanceof Error ? err.message : String(err)}`;

@@ -1,9 +1,13 @@
 /**
  * The HTTPS server kube-apiserver calls: admission webhooks at their paths, conversion at
  * `/convert`. Serves a certificate from files and swaps it in when they change (new TLS
- * connections get the new one; no restart), bounds each request body and each handler's time,
- * and on stop lets in-flight reviews finish (bounded) before it closes the connections.
+ * connections get the new one; no restart), optionally accepts only clients with a certificate
+ * from a given CA (the API server's), and admits a review only while it fits: a bounded number
+ * in flight, a bounded body read within the review's time, and a bounded estimate of what
+ * decoding it takes (one 7 MiB `[{},{},…]` decodes to ~240 MiB). Numbers beyond 2^53 are kept
+ * byte for byte. On stop it lets in-flight reviews finish (bounded) before it closes the connections.
  */
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,9 +18,11 @@ import { InvalidOptionError } from '../core/errors.js';
 import { listenOn } from '../core/http-server-lifecycle.js';
 import type { Logger } from '../core/logger.js';
 import { createSelfSignedCertificate } from '../manager/self-signed-certificate.js';
-import { reviewAdmission } from './admission.js';
+import { admissionTimeoutMs, reviewAdmission } from './admission.js';
 import { CertificateReloader, type ServingCertificate } from './certificate-reloader.js';
 import { reviewConversion } from './conversion.js';
+import { ReviewBudget } from './review-budget.js';
+import { decodedBytesEstimate, decodeJson, encodeJson, scanJson } from './review-json.js';
 import type { AdmissionReview, ConversionReview } from './review-types.js';
 import { webhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
 import { CONVERSION_PATH, type Webhooks } from './webhooks.js';
@@ -24,10 +30,27 @@ import { CONVERSION_PATH, type Webhooks } from './webhooks.js';
 /** controller-runtime's webhook port. @defaultValue 9443 */
 export const DEFAULT_WEBHOOK_PORT = 9443;
 /**
- * A handler's time; below kube-apiserver's default 10 s call timeout, so the writer reads the
- * handler's denial rather than "context deadline exceeded". @defaultValue 9,000 ms
+ * A conversion review's time (a CRD's conversion webhook has no `timeoutSeconds`); an admission
+ * review gets its webhook's `timeoutSeconds` less a margin (see `admissionTimeoutMs`), which is
+ * this for the default 10 s. Below kube-apiserver's call timeout, so the writer reads the
+ * handler's answer rather than "context deadline exceeded". @defaultValue 9,000 ms
  */
 export const DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS = 9_000;
+/** Reviews served at once; more are answered 429. @defaultValue 32 */
+export const DEFAULT_WEBHOOK_MAX_CONCURRENT_REVIEWS = 32;
+/**
+ * Bytes all reviews in flight may hold: their bodies, then the estimate of their decoded form.
+ * Sized for the generated Deployment's 256Mi limit. @defaultValue 64 MiB
+ */
+export const DEFAULT_WEBHOOK_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
+/**
+ * Nesting a review may have (kube-apiserver's decoder allows 10,000; real objects stay under a
+ * hundred): deeper bodies get 400 before they are decoded, so nothing downstream can overflow
+ * the stack. @defaultValue 1,000
+ */
+export const WEBHOOK_MAX_REVIEW_DEPTH = 1_000;
+/** How often Node checks its header timeout (its default is 30 s). */
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 /**
  * A review carries the object and the old object (each up to etcd's 1.5 MiB) plus request
  * metadata. @defaultValue 7 MiB
@@ -52,10 +75,31 @@ export interface WebhookServerOptions {
    * @defaultValue ['localhost', '127.0.0.1', '::1']
    */
   readonly selfSignedHosts?: readonly string[];
-  /** @defaultValue {@link DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS} */
+  /**
+   * The time of a conversion review, and a cap on an admission review's (which is otherwise its
+   * webhook's `timeoutSeconds` less {@link DEFAULT_WEBHOOK_TIMEOUT_MARGIN_MS}). It runs from the
+   * request's arrival: reading the body, decoding, the handler, the patch and encoding all count;
+   * a body still arriving when it runs out is cut (408).
+   * @defaultValue {@link DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS} for conversion; none for admission
+   */
   readonly requestTimeoutMs?: number;
   /** Bigger bodies get 413 unread. @defaultValue {@link DEFAULT_WEBHOOK_MAX_REQUEST_BYTES} */
   readonly maxRequestBytes?: number;
+  /** Reviews in flight at once; beyond it, 429. @defaultValue {@link DEFAULT_WEBHOOK_MAX_CONCURRENT_REVIEWS} */
+  readonly maxConcurrentReviews?: number;
+  /**
+   * Bytes the reviews in flight may hold (bodies, then their estimated decoded size); a review
+   * that does not fit now gets 429, one that could never fit 413.
+   * @defaultValue {@link DEFAULT_WEBHOOK_MAX_IN_FLIGHT_BYTES}
+   */
+  readonly maxInFlightBytes?: number;
+  /**
+   * PEM file of the CA that signs the API server's client certificate (controller-runtime's
+   * `ClientCAName`). When set, a connection without a certificate from it is refused in the TLS
+   * handshake. Read at start. The API server sends one only when configured to (its admission
+   * `kubeConfigFile` for webhooks, docs/webhooks.md).
+   */
+  readonly clientCAFile?: string;
   /** How often the certificate files are re-read besides the file watch. @defaultValue DEFAULT_CERT_POLL_INTERVAL_MS */
   readonly certPollIntervalMs?: number;
   /** @defaultValue {@link DEFAULT_WEBHOOK_DRAIN_MS} */
@@ -65,6 +109,9 @@ export interface WebhookServerOptions {
 export function validateWebhookServerOptions(options: WebhookServerOptions): void {
   for (const [name, value] of [['port', options.port], ['requestTimeoutMs', options.requestTimeoutMs], ['maxRequestBytes', options.maxRequestBytes], ['certPollIntervalMs', options.certPollIntervalMs], ['drainMs', options.drainMs]] as const) {
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new InvalidOptionError(`webhook.${name}`, 'must be a number >= 0');
+  }
+  for (const [name, value] of [['maxConcurrentReviews', options.maxConcurrentReviews], ['maxInFlightBytes', options.maxInFlightBytes]] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new InvalidOptionError(`webhook.${name}`, 'must be an integer >= 1');
   }
   if (Boolean(options.certFile) !== Boolean(options.keyFile)) throw new InvalidOptionError('webhook', 'certFile and keyFile go together');
   if (options.certDir && options.certFile) throw new InvalidOptionError('webhook', 'give certDir or certFile/keyFile, not both');
@@ -82,6 +129,22 @@ class RequestTooLarge {
   constructor(readonly limit: number) {}
 }
 
+/** The body did not fit the in-flight budget as it arrived. */
+class OverBudget {}
+
+/** The body was still arriving when the review's time ran out. */
+class BodyTimedOut {
+  constructor(readonly timeoutMs: number) {}
+}
+
+/** A reply the server gives before any handler runs. */
+interface EarlyReply {
+  readonly status: number;
+  readonly message: string;
+  /** The rest of the body is unread: drop the connection after answering. */
+  readonly drop?: boolean;
+}
+
 export class WebhookServer {
   private server: Server | undefined;
   private reloader: CertificateReloader | undefined;
@@ -91,6 +154,8 @@ export class WebhookServer {
   private readonly inFlight = new Set<AbortController>();
   private drained: (() => void) | undefined;
   private listening = false;
+  private readonly budget: ReviewBudget;
+  private clientCa: string | undefined;
 
   constructor(
     private readonly webhooks: Webhooks,
@@ -100,6 +165,7 @@ export class WebhookServer {
     validateWebhookServerOptions(options);
     this.metrics = webhookMetrics(deps.registry);
     this.log = deps.logger.child({ component: 'webhook' });
+    this.budget = new ReviewBudget(options.maxConcurrentReviews ?? DEFAULT_WEBHOOK_MAX_CONCURRENT_REVIEWS, options.maxInFlightBytes ?? DEFAULT_WEBHOOK_MAX_IN_FLIGHT_BYTES);
   }
 
   /** True from listening until stop begins: the manager's /readyz check. */
@@ -122,22 +188,32 @@ export class WebhookServer {
       ? { certFile: join(this.options.certDir, 'tls.crt'), keyFile: join(this.options.certDir, 'tls.key') }
       : this.options.certFile && this.options.keyFile ? { certFile: this.options.certFile, keyFile: this.options.keyFile } : undefined;
     let pair: ServingCertificate;
+    if (this.options.clientCAFile) {
+      const ca = await readFile(this.options.clientCAFile, 'utf8');
+      if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new InvalidOptionError('webhook.clientCAFile', `${this.options.clientCAFile} holds no PEM certificate`);
+      this.clientCa = ca;
+    }
     if (files) {
       this.reloader = new CertificateReloader({
         ...files,
         clock: this.deps.clock,
         logger: this.log,
         ...(this.options.certPollIntervalMs !== undefined ? { pollIntervalMs: this.options.certPollIntervalMs } : {}),
-        onChange: (next) => this.server?.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2' }),
+        onChange: (next) => this.server?.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2', ...(this.clientCa ? { ca: this.clientCa } : {}) }),
       });
       pair = await this.reloader.start();
     } else {
       pair = this.selfSigned = createSelfSignedCertificate(this.options.selfSignedHosts ? { hosts: this.options.selfSignedHosts } : {});
     }
-    const server = createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, (req, res) => void this.handle(req, res));
-    // Slow senders are bounded too: a body must arrive within the request timeout.
-    server.requestTimeout = (this.options.requestTimeoutMs ?? DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS) + 1_000;
-    server.headersTimeout = Math.min(server.requestTimeout, 10_000);
+    const clientAuth = this.clientCa ? { ca: this.clientCa, requestCert: true, rejectUnauthorized: true } : {};
+    const server = createServer(
+      // Node checks its header timeout only this often (30 s by default): a slow sender would be held that long.
+      { cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2', ...clientAuth, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS },
+      (req, res) => void this.handle(req, res),
+    );
+    // A backstop only: each review cuts its own body at its own time (readBody).
+    server.requestTimeout = 31_000;
+    server.headersTimeout = 10_000;
     this.server = server;
     try {
       await listenOn(server, this.options.port ?? DEFAULT_WEBHOOK_PORT, this.options.host ?? this.deps.defaultHost);
@@ -185,28 +261,49 @@ export class WebhookServer {
     // Keep-alive connections are closed once this answer is sent when stopping.
     if (!this.listening) res.setHeader('connection', 'close');
     const started = this.deps.clock.monotonicNow();
+    const timeoutMs = admission ? admissionTimeoutMs(admission, this.options.requestTimeoutMs) : (this.options.requestTimeoutMs ?? DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS);
     const control = new AbortController();
-    this.inFlight.add(control);
-    this.metrics.inFlight.inc({ webhook: path });
     let code = 500;
+    let reserved = 0;
+    let admitted = false;
     try {
       if (req.method !== 'POST') return void (code = this.reply(res, 405, 'text/plain', 'POST a review\n'));
       if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return void (code = this.reply(res, 415, 'text/plain', 'content-type must be application/json\n'));
+      const limit = this.options.maxRequestBytes ?? DEFAULT_WEBHOOK_MAX_REQUEST_BYTES;
+      const declared = Number(req.headers['content-length']);
+      if (Number.isFinite(declared) && declared > limit) return void (code = this.early(req, res, { status: 413, message: `request body exceeds ${limit} bytes`, drop: true }));
+      // Admitted on what the body declares (a streamed one grows its reservation as it arrives).
+      reserved = Number.isFinite(declared) && declared > 0 ? declared : 0;
+      if (!this.budget.tryAdmit(reserved)) {
+        return void (code = this.early(req, res, { status: 429, message: 'too many reviews in flight; retry', drop: true }));
+      }
+      admitted = true;
+      this.inFlight.add(control);
+      this.metrics.inFlight.inc({ webhook: path });
       let body: unknown;
+      let lossless: boolean;
       try {
-        body = JSON.parse(await this.readBody(req));
+        const raw = await this.readBody(req, limit, started + timeoutMs - this.deps.clock.monotonicNow(), timeoutMs, (total) => {
+          if (total <= reserved) return true;
+          if (!this.budget.tryGrow(total - reserved, total)) return false;
+          reserved = total;
+          return true;
+        });
+        const shape = scanJson(raw);
+        if (shape.maxDepth > WEBHOOK_MAX_REVIEW_DEPTH) return void (code = this.early(req, res, { status: 400, message: `request body is nested deeper than ${WEBHOOK_MAX_REVIEW_DEPTH} levels` }));
+        // A mutator's copy costs as much again.
+        const estimate = decodedBytesEstimate(raw.length, shape) * (admission?.type === 'mutating' ? 2 : 1);
+        if (!this.budget.couldEverFit(estimate)) return void (code = this.early(req, res, { status: 413, message: `request body would take about ${Math.ceil(estimate / 2 ** 20)} MiB to decode, over the server's budget` }));
+        if (!this.budget.tryGrow(estimate - reserved, estimate)) return void (code = this.early(req, res, { status: 429, message: 'too many bytes of reviews in flight; retry' }));
+        reserved = Math.max(reserved, estimate);
+        ({ value: body, lossless } = decodeJson(raw.toString('utf8'), shape));
       } catch (err) {
-        if (err instanceof RequestTooLarge) {
-          // The rest is never read: answer, then drop the connection it would arrive on.
-          res.setHeader('connection', 'close');
-          res.once('finish', () => req.destroy());
-          code = this.reply(res, 413, 'text/plain', `request body exceeds ${err.limit} bytes\n`);
-          return;
-        }
+        if (err instanceof RequestTooLarge) return void (code = this.early(req, res, { status: 413, message: `request body exceeds ${err.limit} bytes`, drop: true }));
+        if (err instanceof OverBudget) return void (code = this.early(req, res, { status: 429, message: 'too many bytes of reviews in flight; retry', drop: true }));
+        if (err instanceof BodyTimedOut) return void (code = this.early(req, res, { status: 408, message: `request body did not arrive within ${err.timeoutMs} ms`, drop: true }));
         return void (code = this.reply(res, 400, 'text/plain', 'request body is not JSON\n'));
       }
-      const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS;
-      const deps = { clock: this.deps.clock, timeoutMs, signal: control.signal };
+      const deps = { clock: this.deps.clock, timeoutMs, signal: control.signal, startedAtMs: started };
       if (conversion) {
         const review = body as Partial<ConversionReview> | null;
         if (review?.apiVersion !== 'apiextensions.k8s.io/v1' || review.kind !== 'ConversionReview' || typeof review.request?.uid !== 'string') {
@@ -214,13 +311,13 @@ export class WebhookServer {
         }
         const response = await reviewConversion(this.webhooks, review.request, { ...deps, path });
         if (response.result.status === 'Failure') this.log.warn({ webhook: path, uid: response.uid, message: response.result.message }, 'conversion failed');
-        code = this.reply(res, 200, 'application/json', JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response } satisfies ConversionReview));
+        code = this.reply(res, 200, 'application/json', encodeJson({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response } satisfies ConversionReview, lossless));
       } else {
         const review = body as Partial<AdmissionReview> | null;
         if (review?.apiVersion !== 'admission.k8s.io/v1' || review.kind !== 'AdmissionReview' || typeof review.request?.uid !== 'string') {
           return void (code = this.reply(res, 400, 'text/plain', 'expected an admission.k8s.io/v1 AdmissionReview with a request\n'));
         }
-        const response = await reviewAdmission(admission!, review.request, deps);
+        const response = await reviewAdmission(admission!, review.request, { ...deps, lossless });
         if (!response.allowed && (response.status?.code ?? 0) >= 500) this.log.warn({ webhook: path, uid: response.uid, message: response.status?.message }, 'webhook handler failed: request denied');
         code = this.reply(res, 200, 'application/json', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response } satisfies AdmissionReview));
       }
@@ -228,12 +325,25 @@ export class WebhookServer {
       this.log.error({ err, webhook: path }, 'webhook request failed');
       if (!res.headersSent) code = this.reply(res, 500, 'text/plain', 'internal error\n');
     } finally {
-      this.inFlight.delete(control);
-      this.metrics.inFlight.dec({ webhook: path });
+      if (admitted) {
+        this.budget.release(reserved);
+        this.inFlight.delete(control);
+        this.metrics.inFlight.dec({ webhook: path });
+      }
       this.metrics.requests.inc({ webhook: path, code: String(code) });
       this.metrics.latency.observe({ webhook: path }, (this.deps.clock.monotonicNow() - started) / 1000);
       if (this.inFlight.size === 0) this.drained?.();
     }
+  }
+
+  /** Answers before any handler ran; with `drop`, the unread rest of the body is not waited for. */
+  private early(req: IncomingMessage, res: ServerResponse, reply: EarlyReply): number {
+    if (reply.drop) {
+      res.setHeader('connection', 'close');
+      res.once('finish', () => req.destroy());
+    }
+    if (reply.status === 429) res.setHeader('retry-after', '1');
+    return this.reply(res, reply.status, 'text/plain', `${reply.message}\n`);
   }
 
   private reply(res: ServerResponse, status: number, contentType: string, body: string): number {
@@ -241,27 +351,37 @@ export class WebhookServer {
     return status;
   }
 
-  /** The body as text, or `RequestTooLarge` as soon as it passes the limit (a declared length over it is refused unread). */
-  private readBody(req: IncomingMessage): Promise<string> {
-    const limit = this.options.maxRequestBytes ?? DEFAULT_WEBHOOK_MAX_REQUEST_BYTES;
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return Promise.reject(new RequestTooLarge(limit));
-    return new Promise<string>((resolve, reject) => {
+  /**
+   * The body, or a rejection as soon as it passes `limit` (`RequestTooLarge`), stops fitting the
+   * budget (`OverBudget`, when `admit(total so far)` says no) or is still arriving after
+   * `remainingMs` (`BodyTimedOut`: Node itself would only notice at its next connections check).
+   */
+  private readBody(req: IncomingMessage, limit: number, remainingMs: number, timeoutMs: number, admit: (total: number) => boolean): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let total = 0;
+      const stop = (err: unknown): void => {
+        timer.cancel();
+        req.off('data', onData);
+        req.pause();
+        reject(err);
+      };
+      const timer = this.deps.clock.setTimer(Math.max(0, remainingMs), () => stop(new BodyTimedOut(timeoutMs)));
       const onData = (chunk: Buffer): void => {
         total += chunk.length;
-        if (total > limit) {
-          req.off('data', onData);
-          req.pause();
-          reject(new RequestTooLarge(limit));
-          return;
-        }
+        if (total > limit) return stop(new RequestTooLarge(limit));
+        if (!admit(total)) return stop(new OverBudget());
         chunks.push(chunk);
       };
       req.on('data', onData);
-      req.once('end', () => resolve(Buffer.concat(chunks, total).toString('utf8')));
-      req.once('error', reject);
+      req.once('end', () => {
+        timer.cancel();
+        resolve(Buffer.concat(chunks, total));
+      });
+      req.once('error', (err) => {
+        timer.cancel();
+        reject(err);
+      });
     });
   }
 }
