@@ -272,8 +272,9 @@ export class WebhookServer {
       const limit = this.options.maxRequestBytes ?? DEFAULT_WEBHOOK_MAX_REQUEST_BYTES;
       const declared = Number(req.headers['content-length']);
       if (Number.isFinite(declared) && declared > limit) return void (code = this.early(req, res, { status: 413, message: `request body exceeds ${limit} bytes`, drop: true }));
-      // Admitted on what the body declares (a streamed one grows its reservation as it arrives).
-      reserved = Number.isFinite(declared) && declared > 0 ? declared : 0;
+      // Admitted on what the body declares (a streamed one grows its reservation as it arrives),
+      // twice over: its chunks and the buffer they are joined into are both alive for a moment.
+      reserved = Number.isFinite(declared) && declared > 0 ? 2 * declared : 0;
       if (!this.budget.tryAdmit(reserved)) {
         return void (code = this.early(req, res, { status: 429, message: 'too many reviews in flight; retry', drop: true }));
       }
@@ -284,9 +285,9 @@ export class WebhookServer {
       let lossless: boolean;
       try {
         const raw = await this.readBody(req, limit, started + timeoutMs - this.deps.clock.monotonicNow(), timeoutMs, (total) => {
-          if (total <= reserved) return true;
-          if (!this.budget.tryGrow(total - reserved, total)) return false;
-          reserved = total;
+          if (2 * total <= reserved) return true;
+          if (!this.budget.tryGrow(2 * total - reserved, 2 * total)) return false;
+          reserved = 2 * total;
           return true;
         });
         const shape = scanJson(raw);
