@@ -4,6 +4,7 @@
  * describes the operator (kinds, manager, image); the generators read it and never start anything.
  */
 import type { EnvVar, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import type { NetworkPolicyPeer } from 'kubernetes-types/networking/v1.js';
 import type { Manager } from '../manager/manager.js';
 import type { AnyCustomKind } from '../crd/custom-kind.js';
 
@@ -23,6 +24,13 @@ export interface DeploymentConfig {
   readonly healthPort?: number;
   /** The manager's webhook port (`webhook.port`), when it has webhooks. @defaultValue 9443 */
   readonly webhookPort?: number;
+  /**
+   * Who may reach the webhook port (the generated NetworkPolicy's `from`): the API server's
+   * addresses (an `ipBlock` of the control plane's CIDR) or, where it reaches pods through an
+   * agent (konnectivity), that agent's namespace and pod selector. docs/webhooks.md explains the
+   * choice. @defaultValue {@link DEFAULT_WEBHOOK_INGRESS_FROM}: the private address ranges
+   */
+  readonly webhookIngressFrom?: readonly NetworkPolicyPeer[];
   /**
    * Where the webhook serving certificate (the cert-manager Secret) is mounted: the manager's
    * `webhook.certDir`. @defaultValue {@link DEFAULT_WEBHOOK_CERT_DIR}

@@ -16,6 +16,7 @@ import { offlineClient } from '../rbac/offline-client.js';
 import { spoke } from '../webhook/handlers.js';
 import { defineConfig, type OperatorProjectConfig } from './config.js';
 import { generateCrds, generateManifests, generateRbac, validateProjectConfig, type GeneratedFile } from './generate.js';
+import { DEFAULT_WEBHOOK_INGRESS_FROM } from './webhook-serving-manifests.js';
 
 const GADGET = defineCustomKind({
   group: 'example.com',
@@ -100,6 +101,7 @@ describe('generateManifests', () => {
     assert.deepEqual(webhooks.map((o) => `${o.kind}/${o.metadata.name}`), [
       'ValidatingWebhookConfiguration/gadget-operator-validating',
       'Service/gadget-operator-webhook',
+      'NetworkPolicy/gadget-operator-allow-webhook',
       'Issuer/gadget-operator-selfsigned',
       'Certificate/gadget-operator-serving-cert',
     ]);
@@ -118,7 +120,15 @@ describe('generateManifests', () => {
     assert.deepEqual(pod.containers[0]!.volumeMounts, [{ name: 'webhook-certs', mountPath: '/tmp/k8s-webhook-server/serving-certs', readOnly: true }]);
     assert.deepEqual(pod.containers[0]!.ports?.map((p) => `${p.name}:${p.containerPort}`), ['metrics:8080', 'health:8081', 'webhook:9443']);
     const policy = docs(byPath(files, 'deployment.yaml')).find((o) => o.kind === 'NetworkPolicy') as unknown as NetworkPolicy;
-    assert.deepEqual(policy.spec?.ingress?.[1], { ports: [{ port: 9443, protocol: 'TCP' }] });
+    assert.equal(policy.spec?.ingress?.length, 1, 'the metrics policy no longer opens the webhook port to every source');
+    const webhookPolicy = webhooks.find((o) => o.kind === 'NetworkPolicy') as unknown as NetworkPolicy;
+    assert.deepEqual(webhookPolicy.spec?.podSelector, { matchLabels: { 'app.kubernetes.io/name': 'gadget-operator' } });
+    assert.deepEqual(webhookPolicy.spec?.ingress, [{ from: DEFAULT_WEBHOOK_INGRESS_FROM, ports: [{ port: 9443, protocol: 'TCP' }] }]);
+    assert.ok(webhookPolicy.spec!.ingress!.every((rule) => rule.from?.length), 'every rule names its sources (an empty from admits all)');
+    const narrowed = await generateManifests({ ...project({ webhooks: true }), deployment: { webhookIngressFrom: [{ ipBlock: { cidr: '172.18.0.0/16' } }] } });
+    const narrowedPolicy = docs(byPath(narrowed, 'webhooks.yaml')).find((o) => o.kind === 'NetworkPolicy') as unknown as NetworkPolicy;
+    assert.deepEqual(narrowedPolicy.spec?.ingress?.[0]?.from, [{ ipBlock: { cidr: '172.18.0.0/16' } }]);
+    await assert.rejects(generateManifests({ ...project({ webhooks: true }), deployment: { webhookIngressFrom: [] } }), /webhookIngressFrom: must name at least one source/);
   });
 
   test('comments and the regenerate command come from the config', async () => {

@@ -9,7 +9,7 @@ import type { Manager } from '../manager/manager.js';
 import type { OperatorProjectConfig } from './config.js';
 import { CERT_MANAGER_INJECT_CA_ANNOTATION, customResourceDefinition, manifestYaml, rbacManifests, webhookConversion, webhookManifests } from './generators.js';
 import { operatorManifests, operatorManifestsComment, type OperatorFeatures } from './operator-manifests.js';
-import { servingCertificateManifests, webhookClientOptions, webhookServiceManifest } from './webhook-serving-manifests.js';
+import { servingCertificateManifests, webhookClientOptions, webhookNetworkPolicyManifest, webhookServiceManifest } from './webhook-serving-manifests.js';
 
 /** One generated file: `path` is relative to the output folder. */
 export interface GeneratedFile {
@@ -109,10 +109,11 @@ export async function generateManifests(config: OperatorProjectConfig): Promise<
   if (features.webhooks) {
     const configurations = webhookManifests(manager, { name: config.name, ...webhookClientOptions(config) });
     const comment = config.comments?.webhooks ?? [
-      "The webhooks' configurations, their Service and a serving certificate from cert-manager (which must be",
-      'installed): its CA injector fills every caBundle from the Certificate named in the annotations.',
+      "The webhooks' configurations, their Service, a NetworkPolicy admitting only deployment.webhookIngressFrom",
+      '(default: private addresses) to the webhook port, and a serving certificate from cert-manager (which must',
+      'be installed): its CA injector fills every caBundle from the Certificate named in the annotations.',
     ];
-    files.push({ path: WEBHOOKS_FILE, content: yaml(config, [...configurations, webhookServiceManifest(config), ...servingCertificateManifests(config)], comment) });
+    files.push({ path: WEBHOOKS_FILE, content: yaml(config, [...configurations, webhookServiceManifest(config), webhookNetworkPolicyManifest(config), ...servingCertificateManifests(config)], comment) });
   }
   const resources = files.map((f) => f.path);
   files.push({ path: KUSTOMIZATION_FILE, content: yaml(config, [{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }]) });

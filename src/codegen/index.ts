@@ -17,4 +17,4 @@ export {
   DEFAULT_WEBHOOK_PORT,
   METRICS_NAMESPACE_LABEL,
 } from './operator-manifests.js';
-export { WEBHOOK_SERVICE_PORT } from './webhook-serving-manifests.js';
+export { WEBHOOK_SERVICE_PORT, DEFAULT_WEBHOOK_INGRESS_FROM } from './webhook-serving-manifests.js';

@@ -91,7 +91,7 @@ export function metricsServiceManifest(config: OperatorProjectConfig): Service {
   };
 }
 
-export function networkPolicyManifest(config: OperatorProjectConfig, features: OperatorFeatures): NetworkPolicy {
+export function networkPolicyManifest(config: OperatorProjectConfig, _features: OperatorFeatures): NetworkPolicy {
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
@@ -104,8 +104,6 @@ export function networkPolicyManifest(config: OperatorProjectConfig, features: O
           from: [{ namespaceSelector: { matchLabels: { [METRICS_NAMESPACE_LABEL]: 'enabled' } } }],
           ports: [{ port: config.deployment?.metricsPort ?? DEFAULT_METRICS_PORT, protocol: 'TCP' }],
         },
-        // The API server calls webhooks from an address no selector can name (often the host network).
-        ...(features.webhooks ? [{ ports: [{ port: webhookPort(config), protocol: 'TCP' }] }] : []),
       ],
     },
   };
@@ -123,7 +121,7 @@ export function operatorManifestsComment(config: OperatorProjectConfig, features
     `The operator's Namespace, ServiceAccount and Deployment (uid ${NONROOT_UID}, read-only root filesystem, no`,
     'capabilities, RuntimeDefault seccomp, probes on /healthz and /readyz), a Service for /metrics on port',
     `${metricsPort}, and a NetworkPolicy that admits only that port, from namespaces labelled ${METRICS_NAMESPACE_LABEL}=enabled`,
-    ...(features.webhooks ? [`(and the webhook port ${webhookPort(config)}, from anywhere: the API server calls it),`] : []),
+    ...(features.webhooks ? [`(the webhook port ${webhookPort(config)} has its own policy, in webhooks.yaml),`] : []),
     "(traffic from the pod's own node, such as kubelet probes, is always allowed).",
   ];
 }
