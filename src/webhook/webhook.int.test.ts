@@ -1,7 +1,7 @@
 /**
  * Webhooks against the real kube-apiserver 1.20 (TestEnv), written to by kubectl, an independent
  * client: denial with the handler's message, a mutation on the stored object, conversion both
- * ways, certificate rotation without a restart, and the webhook down under failurePolicy Fail
+ * ways (an int64 beyond 2^53 stored and read back byte for byte), certificate rotation without a restart, and the webhook down under failurePolicy Fail
  * and Ignore, with the operator recovering when it is back.
  */
 import { after, before, describe, test } from 'node:test';
@@ -52,8 +52,8 @@ function crd(conversion: unknown): object {
       names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
       conversion,
       versions: [
-        { name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: props({ replicas: { type: 'integer' }, image: { type: 'object', properties: { name: { type: 'string' }, tag: { type: 'string' } } }, color: { type: 'string' } }) } },
-        { name: 'v1alpha1', served: true, storage: false, subresources: { status: {} }, schema: { openAPIV3Schema: props({ size: { type: 'integer' }, image: { type: 'string' }, color: { type: 'string' } }) } },
+        { name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: props({ replicas: { type: 'integer' }, image: { type: 'object', properties: { name: { type: 'string' }, tag: { type: 'string' } } }, color: { type: 'string' }, limit: { type: 'integer' } }) } },
+        { name: 'v1alpha1', served: true, storage: false, subresources: { status: {} }, schema: { openAPIV3Schema: props({ size: { type: 'integer' }, image: { type: 'string' }, color: { type: 'string' }, limit: { type: 'integer' } }) } },
       ],
     },
   };
@@ -177,6 +177,20 @@ describe('webhooks against kube-apiserver 1.20, driven by kubectl', () => {
     assert.deepEqual(asV1alpha1.spec, { size: 3, image: 'nginx:1.27', color: 'blue' });
     // Validation applies to v1alpha1 writes as well (converted to v1 first).
     await assert.rejects(kubectl(env.kubeconfigPath, ['create', '-f', '-'], widgetYaml('old-too-big', { size: 8, image: 'a:b' }, 'v1alpha1')), /replicas must be at most 5 \(got 8\)/);
+  });
+
+  test('an int64 beyond 2^53 written as v1alpha1 is converted, mutated and stored byte for byte, and reads back so as v1alpha1', async () => {
+    // kubectl (Go) keeps int64 exactly; JSON.parse would have made it 9223372036854776000.
+    const body = widgetYaml('big-limit', { size: 1, image: 'a:b', limit: 1 }, 'v1alpha1').replace('"limit":1', '"limit":9223372036854775807');
+    await kubectl(env.kubeconfigPath, ['create', '-f', '-'], body);
+    // v1 is the storage version: read as v1, the object is what was stored (no conversion on the way out).
+    const stored = await kubectl(env.kubeconfigPath, ['get', 'widgets.v1.webhook.example.com', 'big-limit', '-n', NS, '-o', 'json']);
+    assert.match(stored, /"limit": 9223372036854775807\b/);
+    assert.match(stored, /"color": "blue"/, 'the mutator ran on it');
+    const asV1alpha1 = await kubectl(env.kubeconfigPath, ['get', 'widgets.v1alpha1.webhook.example.com', 'big-limit', '-n', NS, '-o', 'json']);
+    assert.match(asV1alpha1, /"limit": 9223372036854775807\b/);
+    await kubectl(env.kubeconfigPath, ['patch', 'widgets.v1alpha1.webhook.example.com', 'big-limit', '-n', NS, '--type', 'merge', '-p', '{"spec":{"limit":1733079000123456789}}']);
+    assert.match(await kubectl(env.kubeconfigPath, ['get', 'widgets.v1.webhook.example.com', 'big-limit', '-n', NS, '-o', 'json']), /"limit": 1733079000123456789\b/);
   });
 
   test('requests are counted with controller-runtime\'s metric names', async () => {
