@@ -37,7 +37,7 @@ function sized(bytes: number, item: string, uid: string): Buffer {
 
 test('under 50 concurrent 7 MiB reviews the server process stays under the Deployment memory limit, and a small review is answered in time', { skip: process.platform !== 'linux' ? 'reads /proc' : false }, async (t) => {
   const limitMiB = Number(/^(\d+)Mi$/.exec(String(DEFAULT_RESOURCES.limits!.memory))![1]);
-  const script = fileURLToPath(new URL('./webhook-server-process.test-support.ts', import.meta.url));
+  const script = fileURLToPath(new URL('./testing/webhook-server-process.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const { port, ca } = await new Promise<{ port: number; ca: string }>((resolve, reject) => {

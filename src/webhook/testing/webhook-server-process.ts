@@ -3,13 +3,13 @@
  * from outside (the RSS of this process, not of the test's). Prints one JSON line,
  * `{ port, ca }`, once it listens; stops on SIGTERM.
  */
-import { realClock } from '../core/clock.js';
-import { recordingLogger } from '../logging/recording-logger.js';
-import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
-import { kind } from '../client/kind.js';
-import type { KubeObject } from '../core/object-key.js';
-import { WebhookServer } from './webhook-server.js';
-import { Webhooks } from './webhooks.js';
+import { realClock } from '../../core/clock.js';
+import { recordingLogger } from '../../logging/recording-logger.js';
+import { createMetricsRegistry } from '../../metrics/create-metrics-registry.js';
+import { kind } from '../../client/kind.js';
+import type { KubeObject } from '../../core/object-key.js';
+import { WebhookServer } from '../webhook-server.js';
+import { Webhooks } from '../webhooks.js';
 
 const webhooks = new Webhooks();
 // Looks at the object without copying it, as a validator of a large list would.
