@@ -9,7 +9,10 @@ export class WebhookRegistrationError extends OperatorRuntimeError {
   }
 }
 
-/** A webhook handler ran longer than the server's `requestTimeoutMs`: the request was denied (or the conversion failed). */
+/**
+ * A review ran past its time (its webhook's `timeoutSeconds` less a margin, or `requestTimeoutMs`):
+ * the request was denied (allowed with a warning under `failurePolicy: Ignore`), or the conversion failed.
+ */
 export class WebhookTimeoutError extends OperatorRuntimeError {
   declare readonly code: 'ERR_WEBHOOK_TIMEOUT';
 

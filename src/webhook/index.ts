@@ -25,7 +25,11 @@ export {
   DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS,
   DEFAULT_WEBHOOK_MAX_REQUEST_BYTES,
   DEFAULT_WEBHOOK_DRAIN_MS,
+  DEFAULT_WEBHOOK_MAX_CONCURRENT_REVIEWS,
+  DEFAULT_WEBHOOK_MAX_IN_FLIGHT_BYTES,
+  WEBHOOK_MAX_REVIEW_DEPTH,
 } from './webhook-server.js';
+export { DEFAULT_WEBHOOK_TIMEOUT_MARGIN_MS } from './admission.js';
 export type { WebhookServerOptions, WebhookServerDeps } from './webhook-server.js';
 export { DEFAULT_CERT_POLL_INTERVAL_MS } from './certificate-reloader.js';
 export { webhookManifests, webhookConversion, CERT_MANAGER_INJECT_CA_ANNOTATION } from './webhook-manifests.js';

@@ -77,7 +77,7 @@ export interface WebhookServerOptions {
   readonly selfSignedHosts?: readonly string[];
   /**
    * The time of a conversion review, and a cap on an admission review's (which is otherwise its
-   * webhook's `timeoutSeconds` less {@link DEFAULT_WEBHOOK_TIMEOUT_MARGIN_MS}). It runs from the
+   * webhook's `timeoutSeconds` less `DEFAULT_WEBHOOK_TIMEOUT_MARGIN_MS`). It runs from the
    * request's arrival: reading the body, decoding, the handler, the patch and encoding all count;
    * a body still arriving when it runs out is cut (408).
    * @defaultValue {@link DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS} for conversion; none for admission
