@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
+import { connect, type TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -115,6 +116,22 @@ describe('webhook server limits (issue 24)', () => {
       assert.equal((await post(r.port, r.ca, '/validate', admissionReview(widget('{}'), 'd'))).status, 200, 'a slot is free again');
     } finally {
       r.release();
+      await r.server.close();
+    }
+  });
+
+  test('connections beyond maxConnections are closed as they arrive; the first ones complete their handshakes', async () => {
+    const r = await rig(dir, { maxConnections: 2 });
+    const sockets: TLSSocket[] = [];
+    try {
+      const open = (): Promise<boolean> => new Promise((resolve) => {
+        const s = connect({ host: '127.0.0.1', port: r.port, ca: r.ca }, () => resolve(true));
+        sockets.push(s);
+        s.on('error', () => resolve(false)).on('close', () => resolve(false));
+      });
+      assert.deepEqual([await open(), await open(), await open()], [true, true, false]);
+    } finally {
+      for (const s of sockets) s.destroy();
       await r.server.close();
     }
   });

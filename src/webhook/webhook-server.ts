@@ -36,6 +36,13 @@ export const DEFAULT_WEBHOOK_PORT = 9443;
  * handler's answer rather than "context deadline exceeded". @defaultValue 9,000 ms
  */
 export const DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS = 9_000;
+/**
+ * TCP connections open at once (idle keep-alive ones included); more are closed as they arrive.
+ * kube-apiserver keeps a few per replica. @defaultValue 256
+ */
+export const DEFAULT_WEBHOOK_MAX_CONNECTIONS = 256;
+/** A TLS handshake must finish within this (Node's default is 120 s). */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Reviews served at once; more are answered 429. @defaultValue 32 */
 export const DEFAULT_WEBHOOK_MAX_CONCURRENT_REVIEWS = 32;
 /**
@@ -85,6 +92,8 @@ export interface WebhookServerOptions {
   readonly requestTimeoutMs?: number;
   /** Bigger bodies get 413 unread. @defaultValue {@link DEFAULT_WEBHOOK_MAX_REQUEST_BYTES} */
   readonly maxRequestBytes?: number;
+  /** Connections open at once; beyond it, new ones are closed. @defaultValue {@link DEFAULT_WEBHOOK_MAX_CONNECTIONS} */
+  readonly maxConnections?: number;
   /** Reviews in flight at once; beyond it, 429. @defaultValue {@link DEFAULT_WEBHOOK_MAX_CONCURRENT_REVIEWS} */
   readonly maxConcurrentReviews?: number;
   /**
@@ -110,7 +119,7 @@ export function validateWebhookServerOptions(options: WebhookServerOptions): voi
   for (const [name, value] of [['port', options.port], ['requestTimeoutMs', options.requestTimeoutMs], ['maxRequestBytes', options.maxRequestBytes], ['certPollIntervalMs', options.certPollIntervalMs], ['drainMs', options.drainMs]] as const) {
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new InvalidOptionError(`webhook.${name}`, 'must be a number >= 0');
   }
-  for (const [name, value] of [['maxConcurrentReviews', options.maxConcurrentReviews], ['maxInFlightBytes', options.maxInFlightBytes]] as const) {
+  for (const [name, value] of [['maxConnections', options.maxConnections], ['maxConcurrentReviews', options.maxConcurrentReviews], ['maxInFlightBytes', options.maxInFlightBytes]] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new InvalidOptionError(`webhook.${name}`, 'must be an integer >= 1');
   }
   if (Boolean(options.certFile) !== Boolean(options.keyFile)) throw new InvalidOptionError('webhook', 'certFile and keyFile go together');
@@ -208,12 +217,13 @@ export class WebhookServer {
     const clientAuth = this.clientCa ? { ca: this.clientCa, requestCert: true, rejectUnauthorized: true } : {};
     const server = createServer(
       // Node checks its header timeout only this often (30 s by default): a slow sender would be held that long.
-      { cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2', ...clientAuth, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS },
+      { cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2', ...clientAuth, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
       (req, res) => void this.handle(req, res),
     );
     // A backstop only: each review cuts its own body at its own time (readBody).
     server.requestTimeout = 31_000;
     server.headersTimeout = 10_000;
+    server.maxConnections = this.options.maxConnections ?? DEFAULT_WEBHOOK_MAX_CONNECTIONS;
     this.server = server;
     try {
       await listenOn(server, this.options.port ?? DEFAULT_WEBHOOK_PORT, this.options.host ?? this.deps.defaultHost);
@@ -292,8 +302,8 @@ export class WebhookServer {
         });
         const shape = scanJson(raw);
         if (shape.maxDepth > WEBHOOK_MAX_REVIEW_DEPTH) return void (code = this.early(req, res, { status: 400, message: `request body is nested deeper than ${WEBHOOK_MAX_REVIEW_DEPTH} levels` }));
-        // A mutator's copy costs as much again.
-        const estimate = decodedBytesEstimate(raw.length, shape) * (admission?.type === 'mutating' ? 2 : 1);
+        // A mutator's copy, and a conversion's, cost as much again.
+        const estimate = decodedBytesEstimate(raw.length, shape) * (admission?.type === 'validating' ? 1 : 2);
         if (!this.budget.couldEverFit(estimate)) return void (code = this.early(req, res, { status: 413, message: `request body would take about ${Math.ceil(estimate / 2 ** 20)} MiB to decode, over the server's budget` }));
         if (!this.budget.tryGrow(estimate - reserved, estimate)) return void (code = this.early(req, res, { status: 429, message: 'too many bytes of reviews in flight; retry' }));
         reserved = Math.max(reserved, estimate);
