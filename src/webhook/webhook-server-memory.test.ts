@@ -66,7 +66,8 @@ test('under 50 concurrent 7 MiB reviews the server process stays under the Deplo
     assert.equal(small, 200);
     assert.ok(smallMs < DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS, `small review took ${smallMs.toFixed(0)} ms`);
     assert.ok(peakMiB < limitMiB, `peak RSS ${peakMiB.toFixed(0)} MiB`);
-    assert.equal(await post(port, ca, ordinary), 200, 'an ordinary 7 MiB review alone is served');
+    // The largest ordinary review: an UPDATE of an object at etcd's 1.5 MiB limit, with its old object.
+    assert.equal(await post(port, ca, sized(3 * MiB, '{"name":"item-00001","image":{"name":"nginx","tag":"1.25"},"replicas":3,"labels":{"app":"web"}}', 'update')), 200, 'a 3 MiB ordinary review alone is served');
     assert.ok(procKb(child.pid!, 'VmHWM') / 1024 < limitMiB);
   } finally {
     child.kill('SIGTERM');

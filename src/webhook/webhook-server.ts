@@ -22,7 +22,7 @@ import { admissionTimeoutMs, reviewAdmission } from './admission.js';
 import { CertificateReloader, type ServingCertificate } from './certificate-reloader.js';
 import { reviewConversion } from './conversion.js';
 import { ReviewBudget } from './review-budget.js';
-import { decodedBytesEstimate, decodeJson, encodeJson, scanJson } from './review-json.js';
+import { copiedBytesEstimate, decodedBytesEstimate, decodeJson, encodeJson, scanJson } from './review-json.js';
 import type { AdmissionReview, ConversionReview } from './review-types.js';
 import { webhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
 import { CONVERSION_PATH, type Webhooks } from './webhooks.js';
@@ -302,8 +302,8 @@ export class WebhookServer {
         });
         const shape = scanJson(raw);
         if (shape.maxDepth > WEBHOOK_MAX_REVIEW_DEPTH) return void (code = this.early(req, res, { status: 400, message: `request body is nested deeper than ${WEBHOOK_MAX_REVIEW_DEPTH} levels` }));
-        // A mutator's copy, and a conversion's, cost as much again.
-        const estimate = decodedBytesEstimate(raw.length, shape) * (admission?.type === 'validating' ? 1 : 2);
+        // A mutator and a conversion work on a copy of the containers (strings are shared).
+        const estimate = decodedBytesEstimate(raw.length, shape) + (admission?.type === 'validating' ? 0 : copiedBytesEstimate(shape));
         if (!this.budget.couldEverFit(estimate)) return void (code = this.early(req, res, { status: 413, message: `request body would take about ${Math.ceil(estimate / 2 ** 20)} MiB to decode, over the server's budget` }));
         if (!this.budget.tryGrow(estimate - reserved, estimate)) return void (code = this.early(req, res, { status: 429, message: 'too many bytes of reviews in flight; retry' }));
         reserved = Math.max(reserved, estimate);
