@@ -38,7 +38,10 @@ export function deny(message: string, options: { readonly code?: number; readonl
 /**
  * Decides on a write. On CREATE `oldObj` is undefined; on UPDATE it is the stored object; on
  * DELETE `obj` is the object being deleted and `oldObj` is the same. Returning nothing allows.
- * A throw (or running past the timeout) denies with the error's message.
+ * A throw denies with the error's message; running past the timeout denies too, or allows with a
+ * warning under `failurePolicy: Ignore`. The objects are the review's own, not copies (a review
+ * may be megabytes): read them, and keep no reference after answering. A number beyond 2^53
+ * arrives as a lossless-json `LosslessNumber`.
  */
 export type ValidateFunction<T> = (obj: T, oldObj: T | undefined, req: WebhookRequest) => ValidationResult | void | Promise<ValidationResult | void>;
 
