@@ -30,6 +30,8 @@ test('what RE2 cannot compile is refused, saying what: lookaround, backreference
   assert.match(refusal('[a'), /missing closing \]/);
   assert.match(refusal('*a'), /missing argument/);
   assert.match(refusal('(?<name>a)'), /\(\?P<name>/);
+  assert.match(refusal('^\\pL+$'), /Unicode versions/, 'Go 1.19 (kube-apiserver 1.20) and Node disagree on letters added since Unicode 13');
+  assert.match(refusal('^\\p{Greek}$'), /Unicode versions/);
 });
 
 test('the Kubernetes patterns in use compile and match as in Go', () => {
@@ -48,9 +50,6 @@ test('syntax RE2 reads differently from JavaScript is translated to RE2\'s meani
   assert.equal(matches('^.$', '\n'), false);
   assert.equal(matches('(?s)^.$', '\n'), true);
   assert.equal(matches('(?i)^abc$', 'ABC'), true);
-  assert.equal(matches('^\\pL+$', 'héllo'), true);
-  assert.equal(matches('^\\p{Greek}+$', 'αβγ'), true);
-  assert.equal(matches('^\\p{Greek}+$', 'abc'), false);
   assert.equal(matches('^\\Qa.b\\E$', 'a.b'), true);
   assert.equal(matches('^\\Qa.b\\E$', 'axb'), false);
   assert.equal(matches('^\\x{e9}$', 'é'), true);

@@ -126,7 +126,7 @@ function convertSingle(node: Json, path: string): JSONSchemaProps {
     throw new UnsupportedSchemaError(path, 'uniqueItems: true is not allowed in CRDs (too expensive for the server); use k8s.listSet() for a list of unique scalars');
   }
   if (node.nullable === true) out.nullable = true;
-  withNullInEnum(out);
+  refuseNullableEnum(out, path);
   if (type === 'object') convertObjectKeywords(node, out, path);
   else for (const key of ['properties', 'additionalProperties', 'patternProperties', 'required'] as const) {
     if (key in node) throw new UnsupportedSchemaError(path, `${key} on a node of type ${type ?? '(none)'}`);
@@ -375,16 +375,29 @@ function convertUnion(node: Json, path: string): JSONSchemaProps {
     }
   }
   if (nullable) out.nullable = true;
-  withNullInEnum(out);
+  refuseNullableEnum(out, path);
   return ordered(out);
 }
 
 /**
- * The server checks an explicit null against the enum even on a nullable field, so `T | null`
- * with an enum T must list null (as kubebuilder's +nullable enums do) or null is refused.
+ * The API server checks an explicit null against the enum even on a nullable field, and accepts it
+ * in no form: without null in the enum null is "Unsupported value" (1.20 and 1.36); with null
+ * listed, kube-apiserver 1.20 rejects the CRD (it cannot convert a null enum value) and 1.36 still
+ * rejects the null (both seen in crd.oracle.int.test.ts). A `T | null` type whose null the server
+ * always refuses would be a lie, so it is refused here, saying what works instead.
  */
-function withNullInEnum(out: JSONSchemaProps): void {
-  if (out.nullable && out.enum && !out.enum.includes(null)) out.enum = [...out.enum, null];
+function refuseNullableEnum(out: JSONSchemaProps, path: string): void {
+  if (!out.nullable || !out.enum) return;
+  const strings = out.enum.every((v) => typeof v === 'string');
+  throw new UnsupportedSchemaError(
+    path,
+    'an enum that is also nullable: the API server refuses an explicit null for an enum (it checks null against the values, and no Kubernetes version accepts null in the list); ' +
+      `make the field optional (Type.Optional) and leave it out instead of null${strings ? `, or use k8s.nullable(Type.String({ pattern: ${JSON.stringify(`^(${(out.enum as string[]).map(escapeRegExp).join('|')})$`)} }))` : ''}`,
+  );
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function convertAnnotation(key: (typeof ANNOTATIONS)[number], node: Json, path: string): JSONSchemaProps {

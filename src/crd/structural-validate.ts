@@ -28,10 +28,20 @@ export function withServerDefaults(value: unknown, schema: JSONSchemaProps): unk
   return copy;
 }
 
+export interface StructuralValidateOptions {
+  /**
+   * Read `""` as null in the type check, as kube-apiserver 1.20 does when built with Go 1.19 or
+   * later (this repository's test control plane): kube-openapi's "nil or zero value" test compares
+   * reflect.Values, and newer Go gives the empty string and reflect.Zero the same storage. Only
+   * the differential test sets it, to model that server.
+   */
+  readonly emptyStringIsNull?: boolean;
+}
+
 /** Every violation of `schema` by `value` (taken as it is: apply {@link withServerDefaults} first for an object as written). */
-export function structuralValidate(value: unknown, schema: JSONSchemaProps, path = ''): StructuralViolation[] {
+export function structuralValidate(value: unknown, schema: JSONSchemaProps, path = '', options: StructuralValidateOptions = {}): StructuralViolation[] {
   const out: StructuralViolation[] = [];
-  validateNode(value, schema, path, out);
+  validateNode(value, schema, path, out, options);
   return out;
 }
 
@@ -92,7 +102,7 @@ function applyDefaults(value: unknown, schema: JSONSchemaProps | undefined): voi
   }
 }
 
-function validateNode(v: unknown, s: JSONSchemaProps, path: string, out: StructuralViolation[]): void {
+function validateNode(v: unknown, s: JSONSchemaProps, path: string, out: StructuralViolation[], options: StructuralValidateOptions): void {
   const push = (message: string) => out.push({ path, message });
   const typed = s.type !== undefined || s['x-kubernetes-int-or-string'] === true;
   if (v === null) {
@@ -100,15 +110,20 @@ function validateNode(v: unknown, s: JSONSchemaProps, path: string, out: Structu
     else if (s.enum && !s.enum.some((e) => e === null)) push(enumMessage(s.enum));
     return;
   }
-  if (!typeMatches(v, s)) {
+  if (v === '' && options.emptyStringIsNull) {
+    if (typed && !s.nullable) {
+      push(`must be ${typeName(s)}, not null`);
+      return;
+    }
+  } else if (!typeMatches(v, s)) {
     push(`must be ${typeName(s)}, not ${jsonTypeName(v)}`);
     return;
   }
   if (s.enum && !s.enum.some((e) => isDeepStrictEqual(e, v))) push(enumMessage(s.enum));
   if (typeof v === 'string') validateString(v, s, push);
   else if (typeof v === 'number') validateNumber(v, s, push);
-  else if (Array.isArray(v)) validateArray(v, s, path, out);
-  else if (isJson(v)) validateObject(v, s, path, out);
+  else if (Array.isArray(v)) validateArray(v, s, path, out, options);
+  else if (isJson(v)) validateObject(v, s, path, out, options);
 }
 
 function validateString(v: string, s: JSONSchemaProps, push: (m: string) => void): void {
@@ -126,10 +141,10 @@ function validateNumber(v: number, s: JSONSchemaProps, push: (m: string) => void
   if (s.multipleOf !== undefined && !Number.isInteger(v / s.multipleOf)) push(`must be a multiple of ${s.multipleOf}`);
 }
 
-function validateArray(v: unknown[], s: JSONSchemaProps, path: string, out: StructuralViolation[]): void {
+function validateArray(v: unknown[], s: JSONSchemaProps, path: string, out: StructuralViolation[], options: StructuralValidateOptions): void {
   if (s.minItems !== undefined && v.length < s.minItems) out.push({ path, message: `must have at least ${s.minItems} items` });
   if (s.maxItems !== undefined && v.length > s.maxItems) out.push({ path, message: `must have at most ${s.maxItems} items` });
-  if (s.items) v.forEach((item, i) => validateNode(item, s.items!, `${path}/${i}`, out));
+  if (s.items) v.forEach((item, i) => validateNode(item, s.items!, `${path}/${i}`, out, options));
   const listType = s['x-kubernetes-list-type'];
   if (listType === 'set') {
     v.forEach((item, i) => {
@@ -147,7 +162,7 @@ function validateArray(v: unknown[], s: JSONSchemaProps, path: string, out: Stru
   }
 }
 
-function validateObject(v: Json, s: JSONSchemaProps, path: string, out: StructuralViolation[]): void {
+function validateObject(v: Json, s: JSONSchemaProps, path: string, out: StructuralViolation[], options: StructuralValidateOptions): void {
   for (const r of s.required ?? []) if (!(r in v)) out.push({ path: `${path}/${escapePointer(r)}`, message: 'is required' });
   // The server prunes unknown fields before it validates, so only known ones count.
   const counted = s.properties && !s['x-kubernetes-preserve-unknown-fields'] ? Object.keys(v).filter((k) => k in s.properties!).length : Object.keys(v).length;
@@ -155,7 +170,7 @@ function validateObject(v: Json, s: JSONSchemaProps, path: string, out: Structur
   if (s.maxProperties !== undefined && counted > s.maxProperties) out.push({ path, message: `must have at most ${s.maxProperties} properties` });
   for (const [k, child] of Object.entries(v)) {
     const schema = s.properties?.[k] ?? s.additionalProperties;
-    if (schema) validateNode(child, schema, `${path}/${escapePointer(k)}`, out);
+    if (schema) validateNode(child, schema, `${path}/${escapePointer(k)}`, out, options);
   }
   if (s['x-kubernetes-embedded-resource']) validateEmbedded(v, path, out);
 }
