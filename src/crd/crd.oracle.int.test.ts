@@ -82,6 +82,33 @@ for (const { label, server, namespace } of SERVERS) {
       }
     });
 
+    test('what defineCustomKind refuses, the server refuses too (a CRD written by hand with each construct)', async () => {
+      for (const [what, field, fragment] of REFUSED) {
+        const res = await env.request<{ message?: string }>('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', handWrittenCrd(field));
+        if (fragment === 'accepted on 1.36') {
+          assert.equal(res.status, server === 'modern' ? 201 : 422, `${what}: ${res.body?.message}`);
+          continue;
+        }
+        assert.equal(res.status, 422, `${what}: the server accepted it`);
+        assert.ok(res.body?.message?.includes(fragment), `${what}: ${res.body?.message}`);
+      }
+    });
+
+    test('a nullable enum: the server refuses an explicit null with or without null in the enum (why defineCustomKind refuses it)', async () => {
+      const without = handWrittenCrd({ type: 'string', enum: ['a', 'b'], nullable: true }, 'nullenums');
+      await env.installCrds([without]);
+      const path = `/apis/refused.operator-runtime.io/v1/${server === 'modern' ? 'namespaces/oracle/' : 'namespaces/default/'}nullenums?dryRun=All`;
+      const res = await env.request<{ message?: string }>('POST', path, { apiVersion: 'refused.operator-runtime.io/v1', kind: 'Nullenum', metadata: { name: 'n' }, spec: { field: null } });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.match(res.body?.message ?? '', /Unsupported value: "?null"?/);
+      if (server !== 'modern') return; // 1.20 rejects the CRD with null in the enum (REFUSED above)
+      const listed = handWrittenCrd({ type: 'string', enum: ['a', 'b', null], nullable: true }, 'nulllisteds');
+      await env.installCrds([listed]);
+      const again = await env.request<{ message?: string }>('POST', path.replace('nullenums', 'nulllisteds'), { apiVersion: 'refused.operator-runtime.io/v1', kind: 'Nulllisted', metadata: { name: 'n' }, spec: { field: null } });
+      assert.equal(again.status, 422, JSON.stringify(again.body));
+      assert.match(again.body?.message ?? '', /Unsupported value: "?null"?/);
+    });
+
     for (const kind of KINDS) {
       for (const version of kind.definition.versions.filter((v) => v.served)) {
         test(`${kind.kind} ${version.name}: the server and validateAgainstSchema agree on ${RUNS} generated objects`, async () => {
@@ -148,6 +175,33 @@ for (const { label, server, namespace } of SERVERS) {
       }
     }
   });
+}
+
+/** Constructs defineCustomKind refuses, each as the field of a hand-written CRD, and the server's words. */
+const REFUSED: readonly (readonly [string, JSONSchemaProps, string])[] = [
+  ['a lookahead pattern', { type: 'string', pattern: '^(?!admin).*$' }, 'invalid or unsupported Perl syntax'],
+  ['a backreference', { type: 'string', pattern: '(a)\\1' }, 'invalid escape sequence'],
+  ['an integer defaulted to a string', { type: 'integer', default: 'three' }, 'must be of type integer'],
+  ['a default below its minimum', { type: 'integer', minimum: 1, default: 0 }, 'should be greater than or equal to 1'],
+  ['a default missing a required field', { type: 'object', required: ['a'], properties: { a: { type: 'string', default: 'x' } }, default: {} }, 'Required value'],
+  ['a default with an unknown field', { type: 'object', properties: { a: { type: 'string' } }, default: { a: 'x', b: 1 } }, 'must not have unknown fields'],
+  // 1.20 cannot read null in an enum (the CRD is rejected); 1.36 takes the CRD and still refuses the null.
+  ['null in a nullable enum', { type: 'string', enum: ['a', 'b', null], nullable: true }, 'accepted on 1.36'],
+];
+
+function handWrittenCrd(field: JSONSchemaProps, plural = 'refusals'): object {
+  const kind = plural[0]!.toUpperCase() + plural.slice(1, -1);
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.refused.operator-runtime.io` },
+    spec: {
+      group: 'refused.operator-runtime.io',
+      names: { kind, plural, singular: plural.slice(0, -1) },
+      scope: 'Namespaced',
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { field } } } } } }],
+    },
+  };
 }
 
 function describeVerdict(v: Verdict, what: string): string {
