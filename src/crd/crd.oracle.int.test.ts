@@ -28,7 +28,7 @@ import type { JSONSchemaProps } from './schema-props.js';
 import { SERVER_FORMATS, normalizedFormat } from './formats.js';
 import { structuralValidate, withServerDefaults } from './structural-validate.js';
 import { GADGET } from './testing/gadget-kind.js';
-import { SAMPLE, SPECIMEN } from './testing/oracle-kinds.js';
+import { RUNNER, SAMPLE, SPECIMEN } from './testing/oracle-kinds.js';
 import { nearValidValue, validValue, type Mutated } from './testing/schema-arbitrary.js';
 import { validateAgainstSchema } from './validate-object.js';
 
@@ -37,7 +37,7 @@ const SEED = 20261201;
 const RUNS = Number(process.env.OPERATOR_RUNTIME_ORACLE_RUNS ?? 150);
 const CONCURRENCY = 4;
 
-const KINDS: readonly AnyCustomKind[] = [GADGET, DATABASE, SPECIMEN, SAMPLE];
+const KINDS: readonly AnyCustomKind[] = [GADGET, DATABASE, SPECIMEN, SAMPLE, RUNNER];
 const SERVERS: readonly { readonly label: string; readonly server: TestEnvServer; readonly namespace: string }[] = [
   { label: 'kube-apiserver 1.20', server: 'kube-apiserver', namespace: 'default' },
   // The CRD-only server serves no Namespace objects; any namespace name is accepted.

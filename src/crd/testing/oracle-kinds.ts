@@ -3,7 +3,7 @@
  * them they use every construct the generator and validator handle — the formats the server
  * checks, nullable enums and objects, intersections with CEL rules, int-or-string, bounds of each
  * kind, maps with property counts, list maps with defaulted keys, sets, Unicode lengths and RE2
- * patterns, nested defaults, free-form and embedded values.
+ * patterns, nested defaults, free-form and embedded values, and built-in types' schemas.
  */
 import { Type } from 'typebox';
 import { defineCustomKind } from '../custom-kind.js';
@@ -95,6 +95,27 @@ export const SAMPLE = defineCustomKind({
           note: Type.Optional(Type.String({ maxLength: 5, default: 'none' })),
         }),
         entries: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), tags: Type.Optional(Type.Array(Type.String(), k8s.listSet())) }), k8s.listMap(['id']))),
+      },
+    },
+  ],
+});
+
+/** A kind embedding built-in types' schemas (builtin-schemas.ts): a Pod template, a Job template, an object reference. */
+export const RUNNER = defineCustomKind({
+  group: 'builtin.operator-runtime.io',
+  names: { kind: 'Runner', plural: 'runners' },
+  scope: 'Namespaced',
+  versions: [
+    {
+      name: 'v1',
+      served: true,
+      storage: true,
+      schema: {
+        spec: Type.Object({
+          template: k8s.podTemplateSpec(),
+          jobTemplate: Type.Optional(k8s.jobTemplateSpec()),
+          owner: Type.Optional(k8s.objectReference()),
+        }),
       },
     },
   ],

@@ -34,13 +34,13 @@ export const FORMAT_SAMPLES: Readonly<Record<string, { readonly valid: readonly 
 };
 
 export interface SchemaArbitraryOptions {
-  /** How deep free-form values and nested lists go. @defaultValue 2 */
+  /** How deep optional fields, free-form values and nested lists go; below it only required fields are generated. @defaultValue 4 */
   readonly depth?: number;
 }
 
 /** Values of `schema`, mostly valid. */
 export function validValue(schema: JSONSchemaProps, options: SchemaArbitraryOptions = {}): fc.Arbitrary<unknown> {
-  return arbitrary(schema, options.depth ?? 2);
+  return arbitrary(schema, options.depth ?? 4);
 }
 
 export interface Mutated {
@@ -124,6 +124,8 @@ function objectArbitrary(s: JSONSchemaProps, depth: number): fc.Arbitrary<unknow
     for (const [k, child] of Object.entries(s.properties)) shape[k] = arbitrary(child, depth - 1);
     // Required fields always; the others one time in two. A defaulted required field may be left out too.
     const requiredKeys = Object.keys(shape).filter((k) => required.has(k) && s.properties![k]!.default === undefined);
+    // Deep down (a Pod template's volume sources…), only what is required, or objects grow without bound.
+    if (depth <= 0) for (const k of Object.keys(shape)) if (!requiredKeys.includes(k)) delete shape[k];
     const record = fc.record(shape, { requiredKeys });
     if (s.maxProperties === undefined) return record;
     const max = s.maxProperties;
