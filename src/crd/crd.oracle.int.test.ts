@@ -134,7 +134,7 @@ for (const { label, server, namespace } of SERVERS) {
               metadata: { name: `oracle-${i}`, ...(kind.scope === 'Namespaced' ? { namespace } : {}) },
               ...fields,
             };
-            const ours = validateAgainstSchema(kind.version(version.name), version.name, object);
+            const ours = validateAgainstSchema(kind, version.name, object);
             const model = server === 'kube-apiserver' ? structuralValidate(withServerDefaults(fields, schema), schema, '', { emptyStringIsNull: true }) : ours;
             const res = await env.request<{ message?: string; details?: { causes?: Cause[] } }>('POST', path, object);
             verdicts.push({ object, mutation: sample.mutation, ours, model, status: res.status, causes: res.body?.details?.causes ?? [], message: res.body?.message ?? '' });
