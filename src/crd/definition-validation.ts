@@ -67,6 +67,8 @@ function validateVersion(v: CustomKindVersionDefinition, at: string): void {
   if (typeof v.schema !== 'object' || v.schema === null) throw new InvalidOptionError(`${at}.schema`, 'must map top-level fields (spec, status…) to TypeBox schemas');
   for (const [field, schema] of Object.entries(v.schema)) {
     if (RESERVED_FIELDS.has(field)) throw new InvalidOptionError(`${at}.schema.${field}`, `${field} is defined by Kubernetes, not by the schema`);
+    // The server reads any object with a top-level items list as a List: creating one answers 500.
+    if (field === 'items') throw new InvalidOptionError(`${at}.schema.${field}`, 'a top-level field named items makes the API server read the object as a list (a create answers 500 "is not a list"); name it differently or put it under spec');
     if (!IsSchema(schema)) throw new InvalidOptionError(`${at}.schema.${field}`, 'must be a TypeBox schema (Type.Object(…))');
   }
   // Converting and checking now report a schema the server would reject when the kind is

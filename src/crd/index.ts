@@ -18,6 +18,8 @@ export type {
 } from './custom-kind-definition.js';
 export { k8s } from './k8s.js';
 export type { AnyValue, EmbeddedObject, ConditionSchema } from './k8s.js';
+export { BUILTIN_SCHEMAS_KUBERNETES_VERSION } from './builtin-schemas.js';
+export type { BuiltinTypes, BuiltinName } from './builtin-schemas.js';
 export { customResourceDefinition } from './custom-resource-definition.js';
 export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceDefinitionOptions } from './custom-resource-definition.js';
 export type { JSONSchemaProps, SchemaType, ValidationRule } from './schema-props.js';

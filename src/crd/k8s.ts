@@ -5,7 +5,10 @@
  * `number | string`).
  */
 import { Type, type TArray, type TInteger, type TLiteral, type TNull, type TObject, type TOptional, type TSchema, type TSchemaOptions, type TString, type TUnion, type TUnsafe } from 'typebox';
+import type { Container, ObjectReference, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { JobTemplateSpec } from 'kubernetes-types/batch/v1.js';
 import type { ObjectMeta } from '../core/object-key.js';
+import { builtinSchema } from './builtin-schemas.js';
 import type { ValidationRule } from './schema-props.js';
 
 /** A value the server keeps as it is: any JSON. */
@@ -126,6 +129,26 @@ function conditions(options?: TSchemaOptions): TArray<ConditionSchema> {
   return Type.Array(condition(), { ...options, ...listMap(['type']) });
 }
 
+/** A Pod template (Deployment's `spec.template`), validated by the server as a built-in's; see {@link builtinSchema}. */
+function podTemplateSpec(options?: TSchemaOptions): TUnsafe<PodTemplateSpec> {
+  return builtinSchema('io.k8s.api.core.v1.PodTemplateSpec', options);
+}
+
+/** A Job template (CronJob's `spec.jobTemplate`). */
+function jobTemplateSpec(options?: TSchemaOptions): TUnsafe<JobTemplateSpec> {
+  return builtinSchema('io.k8s.api.batch.v1beta1.JobTemplateSpec', options);
+}
+
+/** One container, as in a Pod spec. */
+function container(options?: TSchemaOptions): TUnsafe<Container> {
+  return builtinSchema('io.k8s.api.core.v1.Container', options);
+}
+
+/** A reference to another object (kind, namespace, name, uid…). */
+function objectReference(options?: TSchemaOptions): TUnsafe<ObjectReference> {
+  return builtinSchema('io.k8s.api.core.v1.ObjectReference', options);
+}
+
 /** The Kubernetes schema extensions for TypeBox schemas; see docs/custom-kinds.md. */
 export const k8s = {
   listMap,
@@ -143,4 +166,9 @@ export const k8s = {
   dateTime,
   condition,
   conditions,
+  builtin: builtinSchema,
+  podTemplateSpec,
+  jobTemplateSpec,
+  container,
+  objectReference,
 } as const;

@@ -6,8 +6,11 @@
  * rewrites what has a structural equivalent and rejects the rest with the path and what to write
  * instead, never dropping a constraint silently.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { UnsupportedSchemaError } from './errors.js';
+import { translateRe2Pattern } from './re2-pattern.js';
 import type { JSONSchemaProps, SchemaType, ValidationRule } from './schema-props.js';
+import { structuralValidate, unknownFields } from './structural-validate.js';
 
 type Json = Record<string, unknown>;
 
@@ -61,7 +64,27 @@ const ANNOTATIONS = ['title', 'description', 'default', 'example', 'examples', '
  * @throws UnsupportedSchemaError naming the path of the first node without a structural equivalent
  */
 export function toStructuralSchema(schema: unknown, path: string): JSONSchemaProps {
-  return convert(schema, path);
+  const out = convert(schema, path);
+  checkDefaults(out, path);
+  return out;
+}
+
+/**
+ * The server rejects a CRD whose default does not validate against its own node, or carries
+ * fields that would be pruned; saying so when the kind is defined names the path.
+ */
+function checkDefaults(node: JSONSchemaProps, path: string): void {
+  if (node.default !== undefined && node.default !== null) {
+    const violations = structuralValidate(node.default, node);
+    const unknown = unknownFields(node.default, node);
+    if (violations.length > 0 || unknown.length > 0) {
+      const why = [...violations.map((v) => `${v.path || '(the value)'} ${v.message}`), ...unknown.map((u) => `${u} is not a declared field (the server would prune it)`)];
+      throw new UnsupportedSchemaError(path, `default ${JSON.stringify(node.default)} does not match its own schema: ${why.join('; ')}`);
+    }
+  }
+  for (const [name, child] of Object.entries(node.properties ?? {})) checkDefaults(child, `${path}.properties.${name}`);
+  if (node.additionalProperties) checkDefaults(node.additionalProperties, `${path}.additionalProperties`);
+  if (node.items) checkDefaults(node.items, `${path}.items`);
 }
 
 function convert(node: unknown, path: string): JSONSchemaProps {
@@ -103,6 +126,7 @@ function convertSingle(node: Json, path: string): JSONSchemaProps {
     throw new UnsupportedSchemaError(path, 'uniqueItems: true is not allowed in CRDs (too expensive for the server); use k8s.listSet() for a list of unique scalars');
   }
   if (node.nullable === true) out.nullable = true;
+  refuseNullableEnum(out, path);
   if (type === 'object') convertObjectKeywords(node, out, path);
   else for (const key of ['properties', 'additionalProperties', 'patternProperties', 'required'] as const) {
     if (key in node) throw new UnsupportedSchemaError(path, `${key} on a node of type ${type ?? '(none)'}`);
@@ -176,6 +200,10 @@ function copyStrings(node: Json, out: JSONSchemaProps, path: string): void {
     const v = node[key];
     if (v === undefined) continue;
     if (typeof v !== 'string') throw new UnsupportedSchemaError(path, `${key} must be a string, got ${describe(v)}`);
+    if (key === 'pattern') {
+      const result = translateRe2Pattern(v);
+      if (!result.ok) throw new UnsupportedSchemaError(path, `pattern ${JSON.stringify(v)}: ${result.why}`);
+    }
     out[key] = v;
   }
 }
@@ -327,6 +355,8 @@ function convertUnion(node: Json, path: string): JSONSchemaProps {
     out = convert({ enum: nonNull.flatMap((m) => enumValues(m, path) ?? []) }, path);
   } else if (isIntOrString(nonNull)) {
     out = { 'x-kubernetes-int-or-string': true };
+  } else if (nonNull.length === 2 && nonNull.some((m) => isJson(m) && m.type === 'number') && nonNull.some((m) => isJson(m) && m.type === 'string')) {
+    throw new UnsupportedSchemaError(path, 'number | string has no structural form: the API server stores it as x-kubernetes-int-or-string, which refuses 1.5; use k8s.intOrString() (integer | string), or a string');
   } else {
     throw new UnsupportedSchemaError(
       path,
@@ -345,7 +375,29 @@ function convertUnion(node: Json, path: string): JSONSchemaProps {
     }
   }
   if (nullable) out.nullable = true;
+  refuseNullableEnum(out, path);
   return ordered(out);
+}
+
+/**
+ * The API server checks an explicit null against the enum even on a nullable field, and accepts it
+ * in no form: without null in the enum null is "Unsupported value" (1.20 and 1.36); with null
+ * listed, kube-apiserver 1.20 rejects the CRD (it cannot convert a null enum value) and 1.36 still
+ * rejects the null (both seen in crd.oracle.int.test.ts). A `T | null` type whose null the server
+ * always refuses would be a lie, so it is refused here, saying what works instead.
+ */
+function refuseNullableEnum(out: JSONSchemaProps, path: string): void {
+  if (!out.nullable || !out.enum) return;
+  const strings = out.enum.every((v) => typeof v === 'string');
+  throw new UnsupportedSchemaError(
+    path,
+    'an enum that is also nullable: the API server refuses an explicit null for an enum (it checks null against the values, and no Kubernetes version accepts null in the list); ' +
+      `make the field optional (Type.Optional) and leave it out instead of null${strings ? `, or use k8s.nullable(Type.String({ pattern: ${JSON.stringify(`^(${(out.enum as string[]).map(escapeRegExp).join('|')})$`)} }))` : ''}`,
+  );
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function convertAnnotation(key: (typeof ANNOTATIONS)[number], node: Json, path: string): JSONSchemaProps {
@@ -365,20 +417,42 @@ function isLiteral(m: unknown): m is Json {
   return keys.length === 1 && (keys[0] === 'const' || keys[0] === 'enum');
 }
 
-/** `integer | string` with nothing else on either member (constraints on one member have no structural form). */
+/**
+ * `integer | string` with nothing else on either member (constraints on one member have no
+ * structural form). `number | string` has none: x-kubernetes-int-or-string refuses 1.5.
+ */
 function isIntOrString(members: unknown[]): boolean {
   if (members.length !== 2) return false;
   const types = members.map((m) => (isJson(m) && Object.keys(m).every((k) => k === 'type' || k === 'description') ? m.type : undefined));
-  return types.includes('string') && (types.includes('integer') || types.includes('number'));
+  return types.includes('string') && types.includes('integer');
 }
 
-/** `Type.Intersect` of objects: one object with every member's properties. */
+/**
+ * `Type.Intersect` of objects: one object with every member's properties and every member's
+ * constraints. CEL rules add up; any other keyword set by two members (or by a member and the
+ * intersection itself) to different values has no single form, and is refused rather than one
+ * silently winning.
+ */
 function convertIntersect(node: Json, path: string): JSONSchemaProps {
   const members = node.allOf;
   if (!Array.isArray(members) || members.length === 0) throw new UnsupportedSchemaError(path, 'allOf must be a non-empty list');
   const merged: Json = { type: 'object', properties: {}, required: [] };
   const properties: Json = {};
   const required: string[] = [];
+  const rules: unknown[] = [];
+  const mergeKeys = (from: Json, at: string, skip: readonly string[]) => {
+    for (const key of Object.keys(from)) {
+      if (skip.includes(key)) continue;
+      if (key === 'x-kubernetes-validations') {
+        if (!Array.isArray(from[key])) throw new UnsupportedSchemaError(at, 'x-kubernetes-validations must be a non-empty list of rules');
+        rules.push(...(from[key] as unknown[]));
+      } else if (key in merged && !isDeepStrictEqual(merged[key], from[key])) {
+        throw new UnsupportedSchemaError(at, `${key} is set by two members of the intersection (${JSON.stringify(merged[key])} and ${JSON.stringify(from[key])}); set it once`);
+      } else {
+        merged[key] = from[key];
+      }
+    }
+  };
   for (const [i, m] of members.entries()) {
     if (!isJson(m) || m.type !== 'object' || 'allOf' in m || 'anyOf' in m || 'oneOf' in m) {
       throw new UnsupportedSchemaError(`${path}.allOf[${i}]`, 'only intersections of objects (Type.Intersect of Type.Object) have a structural form');
@@ -388,11 +462,12 @@ function convertIntersect(node: Json, path: string): JSONSchemaProps {
       properties[name] = child;
     }
     if (Array.isArray(m.required)) required.push(...m.required.filter((r): r is string => typeof r === 'string'));
-    for (const key of Object.keys(m)) if (key !== 'type' && key !== 'properties' && key !== 'required') merged[key] = m[key];
+    mergeKeys(m, `${path}.allOf[${i}]`, ['type', 'properties', 'required']);
   }
-  for (const key of Object.keys(node)) if (key !== 'allOf') merged[key] = node[key];
+  mergeKeys(node, path, ['allOf']);
   merged.properties = properties;
   merged.required = [...new Set(required)];
+  if (rules.length > 0) merged['x-kubernetes-validations'] = rules;
   return convertSingle(merged, path);
 }
 

@@ -1,12 +1,16 @@
 /**
- * Run-time validation of an object against a version's TypeBox schema, for admission webhooks and
- * the fake client: the checks the API server's OpenAPI validation makes (types, enum, pattern,
- * bounds, required). CEL rules (`x-kubernetes-validations`), list-map key uniqueness and defaulting
- * are server-side only and not evaluated here.
+ * Run-time validation of an object against a version's schema, for admission webhooks and the
+ * fake client: what the API server does with a custom resource before it stores it, on the same
+ * structural schema the CRD carries — explicit nulls dropped from fields that are not nullable,
+ * defaults applied, then types, enums, patterns (read as Go's RE2 reads them), bounds, formats,
+ * required fields, list-set and list-map uniqueness. CEL rules (`x-kubernetes-validations`) and the
+ * formats in docs/custom-kinds.md's "server-only" list are checked by the server only.
  */
-import { Value } from 'typebox/value';
 import type { AnyCustomKind } from './custom-kind.js';
 import { InvalidOptionError } from '../core/errors.js';
+import type { JSONSchemaProps } from './schema-props.js';
+import { structuralValidate, withServerDefaults } from './structural-validate.js';
+import { toStructuralSchema } from './structural-schema.js';
 import { versionObjectSchema } from './version-schema.js';
 
 export interface SchemaViolation {
@@ -17,7 +21,7 @@ export interface SchemaViolation {
 
 /**
  * What is wrong with `obj` as an object of `version` of `kind` (its storage version when omitted);
- * empty when it is valid. `apiVersion` and `kind` must name that version.
+ * empty when it is valid. `apiVersion` and `kind` must name that version. `obj` is not changed.
  */
 export function validateAgainstSchema(kind: AnyCustomKind, version: string | undefined, obj: unknown): SchemaViolation[] {
   const name = version ?? kind.storageVersion;
@@ -28,43 +32,21 @@ export function validateAgainstSchema(kind: AnyCustomKind, version: string | und
   const apiVersion = `${kind.group}/${name}`;
   if ('apiVersion' in obj && obj.apiVersion !== apiVersion) out.push({ path: '/apiVersion', message: `must be ${apiVersion}` });
   if ('kind' in obj && obj.kind !== kind.kind) out.push({ path: '/kind', message: `must be ${kind.kind}` });
-  out.push(...readable([...Value.Errors(schemaOf(kind, name), obj)]));
+  const schema = schemaOf(kind, name);
+  // apiVersion, kind and metadata are the server's, checked above or not at all.
+  const { apiVersion: _a, kind: _k, metadata: _m, ...fields } = obj as Record<string, unknown>;
+  out.push(...structuralValidate(withServerDefaults(fields, schema), schema));
   return out;
 }
 
-interface TypeBoxError {
-  readonly keyword: string;
-  readonly schemaPath: string;
-  readonly instancePath: string;
-  readonly params: Record<string, unknown>;
-  readonly message: string;
-}
+const schemas = new WeakMap<object, Map<string, JSONSchemaProps>>();
 
-/**
- * A literal union fails as one `anyOf` error plus one `const` error per member; say instead what
- * the value may be, as the API server's enum message does.
- */
-function readable(errors: readonly TypeBoxError[]): SchemaViolation[] {
-  const hidden = new Set<TypeBoxError>();
-  const messages = new Map<TypeBoxError, string>();
-  for (const union of errors.filter((e) => e.keyword === 'anyOf')) {
-    const members = errors.filter((e) => e !== union && e.instancePath === union.instancePath && e.schemaPath.startsWith(`${union.schemaPath}/anyOf/`));
-    for (const m of members) hidden.add(m);
-    if (members.length > 0 && members.every((m) => m.keyword === 'const')) {
-      messages.set(union, `must be one of ${members.map((m) => JSON.stringify(m.params.allowedValue)).join(', ')}`);
-    }
-  }
-  return errors.filter((e) => !hidden.has(e)).map((e) => ({ path: e.instancePath, message: messages.get(e) ?? e.message }));
-}
-
-const schemas = new WeakMap<object, Map<string, ReturnType<typeof versionObjectSchema>>>();
-
-function schemaOf(kind: AnyCustomKind, version: string): ReturnType<typeof versionObjectSchema> {
+function schemaOf(kind: AnyCustomKind, version: string): JSONSchemaProps {
   let byVersion = schemas.get(kind.definition);
   if (!byVersion) schemas.set(kind.definition, (byVersion = new Map()));
   let schema = byVersion.get(version);
   if (!schema) {
-    schema = versionObjectSchema(kind.definition.versions.find((v) => v.name === version)!);
+    schema = toStructuralSchema(versionObjectSchema(kind.definition.versions.find((v) => v.name === version)!), `versions[${version}].schema`);
     byVersion.set(version, schema);
   }
   return schema;
