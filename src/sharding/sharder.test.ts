@@ -9,12 +9,14 @@ import { LEASE_TYPE, formatMicroTime, type Lease } from '../leader-election/leas
 import { ownerOf } from './rendezvous.js';
 import { Sharder } from './sharder.js';
 import { registerShardingMetrics } from './sharding-metrics.js';
-import { MEMBER_LABEL, RING_LABEL, drainLabel, memberLeaseName, resolveShardingOptions, shardLabel } from './sharding-options.js';
+import { MEMBER_LABEL, RING_LABEL, drainLabel, grantLabel, memberLeaseName, releasedLabel, resolveShardingOptions, shardLabel } from './sharding-options.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const RING = 'db';
 const SHARD = shardLabel(RING);
 const DRAIN = drainLabel(RING);
+const GRANT = grantLabel(RING);
+const RELEASED = releasedLabel(RING);
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
 const KEYS = Array.from({ length: 30 }, (_, i) => `k${i}`);
 
@@ -61,7 +63,7 @@ test('unassigned objects go to their rendezvous owner among the live members, af
   const s = await setup(['aaa', 'bbb']);
   try {
     await s.run(TIMINGS.retryPeriodMs * 2, ['aaa', 'bbb']);
-    for (const [name, l] of await s.labels()) assert.deepEqual(l, { [SHARD]: ownerOf(`default/${name}`, ['aaa', 'bbb']) }, name);
+    for (const [name, l] of await s.labels()) assert.deepEqual(l, { [SHARD]: ownerOf(`default/${name}`, ['aaa', 'bbb']), [GRANT]: ownerOf(`default/${name}`, ['aaa', 'bbb']) }, name);
   } finally {
     await s.stop();
   }
@@ -83,9 +85,10 @@ test('a join: keys of live owners are drained, not moved; the acknowledgement (l
     }
     // The owner of one moving key acknowledges.
     const acked = moving[0]!;
-    await s.client.patch(CONFIGMAP, acked, { metadata: { labels: { [SHARD]: null, [DRAIN]: null } } }, { type: 'merge', namespace: 'default' });
+    const owner = after.get(acked)![SHARD]!;
+    await s.client.patch(CONFIGMAP, acked, { metadata: { labels: { [SHARD]: null, [GRANT]: null, [DRAIN]: null, [RELEASED]: owner } } }, { type: 'merge', namespace: 'default' });
     await s.run(TIMINGS.retryPeriodMs, ['aaa', 'bbb', 'ccc']);
-    assert.deepEqual((await s.labels()).get(acked), { [SHARD]: 'ccc' });
+    assert.deepEqual((await s.labels()).get(acked), { [SHARD]: 'ccc', [GRANT]: 'ccc' });
     const handover = (await s.registry.getSingleMetricAsString('sharding_handover_duration_seconds')).match(/sharding_handover_duration_seconds_count\{ring="db"\} (\d+)/);
     assert.equal(handover?.[1], '1');
   } finally {
@@ -100,9 +103,9 @@ test('a member that stops renewing keeps its keys until its Lease is expired on 
     const ofBbb = KEYS.filter((k) => ownerOf(`default/${k}`, ['aaa', 'bbb']) === 'bbb');
     // bbb goes silent (kill -9): a renew period short of leaseDuration since its last renew, nothing moves.
     await s.run(TIMINGS.leaseDurationMs - 2 * TIMINGS.retryPeriodMs, ['aaa']);
-    for (const k of ofBbb) assert.deepEqual((await s.labels()).get(k), { [SHARD]: 'bbb' }, k);
+    for (const k of ofBbb) assert.deepEqual((await s.labels()).get(k), { [SHARD]: 'bbb', [GRANT]: 'bbb' }, k);
     await s.run(TIMINGS.retryPeriodMs * 4, ['aaa']);
-    for (const k of ofBbb) assert.deepEqual((await s.labels()).get(k), { [SHARD]: 'aaa' }, `${k}: reassigned directly, no drain`);
+    for (const k of ofBbb) assert.deepEqual((await s.labels()).get(k), { [SHARD]: 'aaa', [GRANT]: 'aaa' }, `${k}: reassigned directly, no drain`);
     const moves = await s.registry.getSingleMetricAsString('sharding_key_moves_total');
     assert.match(moves, new RegExp(`sharding_key_moves_total\\{ring="db",reason="owner-dead"\\} ${ofBbb.length}`));
   } finally {
