@@ -97,8 +97,10 @@ export class Sharding implements ShardingHost {
     const id = `${type.apiVersion}/${type.kind}`;
     let gate = this.gates.get(id);
     if (!gate) {
+      // Keeps a custom kind's plural and scope: RBAC and the generated admission policy need its resource name offline.
+      const { plural, scope } = type as { plural?: unknown; scope?: unknown };
       gate = new ShardGate({
-        type: { apiVersion: type.apiVersion, kind: type.kind },
+        type: { apiVersion: type.apiVersion, kind: type.kind, ...(typeof plural === 'string' ? { plural } : {}), ...(typeof scope === 'string' ? { scope } : {}) },
         memberId: this.options.memberId,
         shardLabel: shardLabel(this.options.ring),
         drainLabel: drainLabel(this.options.ring),
