@@ -4,7 +4,9 @@ import { FakeClock, flushMicrotasks } from '../core/fake-clock.js';
 import { silentLogger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
+import { ApiError } from '../client/api-error.js';
 import { FakeClient } from '../testing/fake-client/fake-client.js';
+import { internalErrorFor } from '../testing/fake-client/requests.js';
 import { LEASE_TYPE, formatMicroTime, type Lease } from '../leader-election/lease-record.js';
 import { ownerOf } from './rendezvous.js';
 import { Sharder } from './sharder.js';
@@ -20,13 +22,13 @@ const RELEASED = releasedLabel(RING);
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
 const KEYS = Array.from({ length: 30 }, (_, i) => `k${i}`);
 
-async function setup(members: string[]) {
+async function setup(members: string[], events?: { event(obj: KubeObject, type: string, reason: string, message: string): void }) {
   const clock = new FakeClock();
   const client = new FakeClient({ clock, objects: KEYS.map((name) => ({ ...CONFIGMAP, metadata: { name, namespace: 'default' } })) });
   const registry = createMetricsRegistry();
   const sharding = resolveShardingOptions({ ring: RING, namespace: 'ops', identity: 'sharder', mode: 'label', ...TIMINGS });
   const { metrics } = registerShardingMetrics(registry, { ring: RING, mode: () => 'label', ownedByKind: () => new Map() });
-  const sharder = new Sharder({ client, leaseClient: client, sharding, kinds: () => [CONFIGMAP], clock, logger: silentLogger, registry, metrics, mode: async () => 'label' });
+  const sharder = new Sharder({ client, leaseClient: client, sharding, kinds: () => [CONFIGMAP], clock, logger: silentLogger, registry, metrics, mode: async () => 'label', ...(events ? { events } : {}) });
   const join = async (member: string): Promise<void> => {
     await client.create<Lease>({ ...LEASE_TYPE, metadata: { name: memberLeaseName(RING, member), namespace: 'ops', labels: { [RING_LABEL]: RING, [MEMBER_LABEL]: member } }, spec: { holderIdentity: `id-${member}`, renewTime: formatMicroTime(clock.now()) } });
   };
@@ -48,6 +50,7 @@ async function setup(members: string[]) {
   const running = sharder.start(stop.signal);
   return {
     client,
+    sharder,
     registry,
     join,
     run,
@@ -108,6 +111,32 @@ test('a member that stops renewing keeps its keys until its Lease is expired on 
     for (const k of ofBbb) assert.deepEqual((await s.labels()).get(k), { [SHARD]: 'aaa', [GRANT]: 'aaa' }, `${k}: reassigned directly, no drain`);
     const moves = await s.registry.getSingleMetricAsString('sharding_key_moves_total');
     assert.match(moves, new RegExp(`sharding_key_moves_total\\{ring="db",reason="owner-dead"\\} ${ofBbb.length}`));
+  } finally {
+    await s.stop();
+  }
+});
+
+test('an object the server refuses to relabel (422) is reported by a Warning Event and counted, retried with backoff, and assigned once the server accepts it; a 500 is retried without being counted', async () => {
+  const events: { name: string | undefined; type: string; reason: string }[] = [];
+  const s = await setup(['aaa'], { event: (obj, type, reason) => events.push({ name: obj.metadata?.name, type, reason }) });
+  let refuse = true;
+  s.client.intercept((req) => {
+    if (req.verb !== 'patch' || (req.name !== 'k0' && req.name !== 'k1') || !refuse) return undefined;
+    if (req.name === 'k1') return internalErrorFor(req);
+    return new ApiError({ status: 422, reason: 'Invalid', message: 'Widget.example.com "k0" is invalid: spec.size: Invalid value: 50: must be <= 10' });
+  });
+  try {
+    await s.run(TIMINGS.retryPeriodMs * 4, ['aaa']);
+    assert.deepEqual(s.sharder.unassignableByKind(), new Map([['ConfigMap', 1]]), 'k0 counted; k1 (a 500) not');
+    assert.ok(events.length >= 2, `retried: ${events.length} attempts reported`);
+    assert.deepEqual(events[0], { name: 'k0', type: 'Warning', reason: 'ShardAssignmentFailed' });
+    assert.ok(events.every((e) => e.name === 'k0'));
+    assert.equal((await s.labels()).get('k0')?.[SHARD], undefined);
+    refuse = false;
+    await s.run(TIMINGS.retryPeriodMs * 4, ['aaa']);
+    assert.equal((await s.labels()).get('k0')?.[SHARD], 'aaa');
+    assert.equal((await s.labels()).get('k1')?.[SHARD], 'aaa');
+    assert.deepEqual(s.sharder.unassignableByKind(), new Map([['ConfigMap', 0]]));
   } finally {
     await s.stop();
   }
