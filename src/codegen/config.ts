@@ -67,6 +67,7 @@ export interface GeneratedFileComments {
   readonly rbac?: readonly string[];
   readonly deployment?: readonly string[];
   readonly webhooks?: readonly string[];
+  readonly sharding?: readonly string[];
 }
 
 /** kubebuilder's mount point for the webhook serving certificate, which a manager's `webhook.certDir` names. */

@@ -9,6 +9,7 @@ import type { Manager } from '../manager/manager.js';
 import type { OperatorProjectConfig } from './config.js';
 import { CERT_MANAGER_INJECT_CA_ANNOTATION, customResourceDefinition, manifestYaml, rbacManifests, webhookConversion, webhookManifests } from './generators.js';
 import { operatorManifests, operatorManifestsComment, type OperatorFeatures } from './operator-manifests.js';
+import { shardLabelPolicyManifests } from './shard-label-policy.js';
 import { servingCertificateManifests, webhookClientOptions, webhookNetworkPolicyManifest, webhookServiceManifest } from './webhook-serving-manifests.js';
 
 /** One generated file: `path` is relative to the output folder. */
@@ -22,6 +23,7 @@ export const RBAC_FILE = 'rbac.yaml';
 export const DEPLOYMENT_FILE = 'deployment.yaml';
 export const KUSTOMIZATION_FILE = 'kustomization.yaml';
 export const WEBHOOKS_FILE = 'webhooks.yaml';
+export const SHARDING_FILE = 'sharding.yaml';
 /** Every generated file names the one command that rewrites them all, whichever wrote it. */
 export const REGENERATE_COMMAND = 'npx operator-runtime generate manifests';
 
@@ -98,7 +100,8 @@ export async function generateRbac(config: OperatorProjectConfig): Promise<Gener
 /**
  * The whole Kustomize base: CRDs, RBAC, the operator's Namespace/ServiceAccount/Deployment/metrics
  * Service/NetworkPolicy, and when the manager has webhooks their configurations, Service and
- * cert-manager serving certificate; kustomization.yaml lists them.
+ * cert-manager serving certificate, and with sharding the admission policy guarding the shard labels;
+ * kustomization.yaml lists them.
  */
 export async function generateManifests(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
   validateProjectConfig(config);
@@ -114,6 +117,14 @@ export async function generateManifests(config: OperatorProjectConfig): Promise<
       'be installed): its CA injector fills every caBundle from the Certificate named in the annotations.',
     ];
     files.push({ path: WEBHOOKS_FILE, content: yaml(config, [...configurations, webhookServiceManifest(config), webhookNetworkPolicyManifest(config), ...servingCertificateManifests(config)], comment) });
+  }
+  const sharding = manager.sharding;
+  if (sharding && sharding.kinds().length > 0) {
+    const comment = config.comments?.sharding ?? [
+      `Sharding (ring ${sharding.options.ring}): a ValidatingAdmissionPolicy that lets only the operator's ServiceAccount`,
+      'write the assignment labels of the sharded kinds (admissionregistration.k8s.io/v1: Kubernetes 1.30 or later).',
+    ];
+    files.push({ path: SHARDING_FILE, content: yaml(config, shardLabelPolicyManifests(config, sharding.options.ring, sharding.kinds()), comment) });
   }
   const resources = files.map((f) => f.path);
   files.push({ path: KUSTOMIZATION_FILE, content: yaml(config, [{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }]) });

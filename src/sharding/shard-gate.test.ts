@@ -13,6 +13,8 @@ import { ShardGate } from './shard-gate.js';
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SHARD = 'shard.operator-runtime.io/db';
 const DRAIN = 'drain.shard.operator-runtime.io/db';
+const GRANT = 'grant.shard.operator-runtime.io/db';
+const RELEASED = 'released.shard.operator-runtime.io/db';
 const ME = 'aaaaaaaaaaaaaaaa';
 const OTHER = 'bbbbbbbbbbbbbbbb';
 
@@ -28,7 +30,7 @@ async function setup(objects: KubeObject[], labelSelector?: string, isMember?: (
   const stop = new AbortController();
   const run = informer.start(stop.signal);
   await informer.waitForSync(stop.signal);
-  const gate = new ShardGate({ type: CONFIGMAP, memberId: ME, shardLabel: SHARD, drainLabel: DRAIN, client, clock, logger: silentLogger, failedAckWaitMs: 500, ...(isMember ? { isMember } : {}) });
+  const gate = new ShardGate({ type: CONFIGMAP, memberId: ME, shardLabel: SHARD, drainLabel: DRAIN, grantLabel: GRANT, releasedLabel: RELEASED, client, clock, logger: silentLogger, failedAckWaitMs: 500, ...(isMember ? { isMember } : {}) });
   const enqueued: string[] = [];
   const detach = gate.attach([informer], stop.signal, (key) => enqueued.push(key));
   await flushMicrotasks();
@@ -60,7 +62,7 @@ async function setup(objects: KubeObject[], labelSelector?: string, isMember?: (
 }
 
 test('only keys labelled with this member and not draining are reconciled', async () => {
-  const s = await setup([configMap('mine', { [SHARD]: ME }), configMap('theirs', { [SHARD]: OTHER }), configMap('draining', { [SHARD]: ME, [DRAIN]: 'true' }), configMap('unassigned', {})]);
+  const s = await setup([configMap('mine', { [SHARD]: ME, [GRANT]: ME }), configMap('theirs', { [SHARD]: OTHER, [GRANT]: OTHER }), configMap('draining', { [SHARD]: ME, [GRANT]: ME, [DRAIN]: 'true' }), configMap('unassigned', {})]);
   try {
     for (const name of ['mine', 'theirs', 'draining', 'unassigned', 'never-existed']) await s.reconcile(name);
     assert.deepEqual(s.reconciled, ['mine']);
@@ -71,7 +73,7 @@ test('only keys labelled with this member and not draining are reconciled', asyn
 });
 
 test('a drain is acknowledged only after the in-flight reconcile of the key ended, and no reconcile starts meanwhile', async () => {
-  const s = await setup([configMap('slow', { [SHARD]: ME })]);
+  const s = await setup([configMap('slow', { [SHARD]: ME, [GRANT]: ME })]);
   try {
     const inFlight = s.reconcile('slow');
     await flushMicrotasks();
@@ -80,13 +82,13 @@ test('a drain is acknowledged only after the in-flight reconcile of the key ende
     await s.client.patch(CONFIGMAP, 'slow', { metadata: { labels: { [DRAIN]: 'true' } } }, { type: 'merge', namespace: 'default' });
     await flushMicrotasks();
     await s.clock.advance(1_000);
-    assert.deepEqual(await s.labelsOf('slow'), { [SHARD]: ME, [DRAIN]: 'true' }, 'not acknowledged while the reconcile runs');
+    assert.deepEqual(await s.labelsOf('slow'), { [SHARD]: ME, [GRANT]: ME, [DRAIN]: 'true' }, 'not acknowledged while the reconcile runs');
     await s.reconcile('slow');
     assert.deepEqual(s.reconciled, ['slow'], 'a draining key is not admitted');
     s.release();
     await inFlight;
     await flushMicrotasks();
-    assert.deepEqual(await s.labelsOf('slow'), {}, 'acknowledged: both labels removed');
+    assert.deepEqual(await s.labelsOf('slow'), { [RELEASED]: ME }, 'acknowledged: its labels removed, its release written');
     assert.equal(s.gate.acknowledgedDrains, 1);
     await s.reconcile('slow');
     assert.deepEqual(s.reconciled, ['slow'], 'a handed-over key is never reconciled again here');
@@ -96,7 +98,7 @@ test('a drain is acknowledged only after the in-flight reconcile of the key ende
 });
 
 test('the acknowledgement is conditioned on the resourceVersion seen: a conflict re-reads and never strips a newer assignment', async () => {
-  const s = await setup([configMap('k', { [SHARD]: ME })]);
+  const s = await setup([configMap('k', { [SHARD]: ME, [GRANT]: ME })]);
   try {
     const patches: unknown[] = [];
     let failNext = true;
@@ -112,10 +114,10 @@ test('the acknowledgement is conditioned on the resourceVersion seen: a conflict
     const drainedRv = (await s.client.get<KubeObject>(CONFIGMAP, 'k', { namespace: 'default' })).metadata?.resourceVersion;
     await flushMicrotasks();
     // The first acknowledgement conflicted; meanwhile the key went to another member directly.
-    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [SHARD]: OTHER, [DRAIN]: null } } }, { type: 'merge', namespace: 'default' });
+    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [SHARD]: OTHER, [GRANT]: OTHER, [DRAIN]: null } } }, { type: 'merge', namespace: 'default' });
     await s.clock.advance(1_000);
     await flushMicrotasks();
-    assert.deepEqual(await s.labelsOf('k'), { [SHARD]: OTHER }, 'the newer assignment stands');
+    assert.deepEqual(await s.labelsOf('k'), { [SHARD]: OTHER, [GRANT]: OTHER }, 'the newer assignment stands');
     const acks = patches;
     assert.equal(acks.length, 1, 'one acknowledgement was tried, none after the key left');
     assert.equal((acks[0] as { metadata: { resourceVersion: string } }).metadata.resourceVersion, drainedRv);
@@ -125,7 +127,7 @@ test('the acknowledgement is conditioned on the resourceVersion seen: a conflict
 });
 
 test('a key whose object was deleted while owned gets its deletion reconcile here, once', async () => {
-  const s = await setup([configMap('gone', { [SHARD]: ME })]);
+  const s = await setup([configMap('gone', { [SHARD]: ME, [GRANT]: ME })]);
   try {
     await s.client.delete(CONFIGMAP, 'gone', { namespace: 'default' });
     await flushMicrotasks();
@@ -142,7 +144,7 @@ test('a key that becomes this member’s by a label-only update is enqueued (the
   const s = await setup([configMap('k', {})]);
   try {
     assert.deepEqual(s.enqueued, []);
-    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [SHARD]: ME } } }, { type: 'merge', namespace: 'default' });
+    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [SHARD]: ME, [GRANT]: ME } } }, { type: 'merge', namespace: 'default' });
     await flushMicrotasks();
     assert.deepEqual(s.enqueued, ['default/k']);
     await s.client.patch(CONFIGMAP, 'k', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: 'default' });
@@ -154,7 +156,7 @@ test('a key that becomes this member’s by a label-only update is enqueued (the
 });
 
 test('an object whose label someone else took off is not taken for deleted: the server is asked, and nothing runs', async () => {
-  const s = await setup([configMap('stripped', { [SHARD]: ME }), configMap('deleted', { [SHARD]: ME })], `${SHARD}=${ME}`);
+  const s = await setup([configMap('stripped', { [SHARD]: ME, [GRANT]: ME }), configMap('deleted', { [SHARD]: ME, [GRANT]: ME })], `${SHARD}=${ME}`);
   try {
     await s.client.patch(CONFIGMAP, 'stripped', { metadata: { labels: { [SHARD]: null } } }, { type: 'merge', namespace: 'default' });
     await s.client.delete(CONFIGMAP, 'deleted', { namespace: 'default' });
@@ -165,6 +167,7 @@ test('an object whose label someone else took off is not taken for deleted: the 
     await s.reconcile('stripped');
     await s.reconcile('deleted');
     assert.deepEqual(s.reconciled, ['deleted'], 'only the real deletion is reconciled');
+    assert.deepEqual(await s.labelsOf('stripped'), { [RELEASED]: ME }, 'and the stripped one released: its grant taken off, its release written');
     assert.equal(s.gate.admit('default/stripped'), 'not-owned');
     assert.equal(s.gate.admit('default/deleted'), 'not-owned', 'a deletion is reconciled once');
   } finally {
@@ -174,7 +177,7 @@ test('an object whose label someone else took off is not taken for deleted: the 
 
 test('once the membership Lease is no longer held (renew deadline passed), nothing is admitted, even before the controllers were told to stop', async () => {
   let member = true;
-  const s = await setup([configMap('mine', { [SHARD]: ME })], undefined, () => member);
+  const s = await setup([configMap('mine', { [SHARD]: ME, [GRANT]: ME })], undefined, () => member);
   try {
     await s.reconcile('mine');
     member = false;

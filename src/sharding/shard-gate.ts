@@ -1,13 +1,15 @@
 /**
  * The replica's side of the hand-over protocol for one primary kind, shared by every sharded
  * controller of that kind:
- * - admits a reconcile of a key only while the primary object in this replica's cache is labelled
- *   with this member and not draining (checked when the reconcile starts, synchronously with
- *   counting it as in flight);
- * - when the sharder marks an object of ours as draining, waits until no reconcile of that key is in
- *   flight (new ones are no longer admitted) and then acknowledges: removes the shard and drain
- *   labels with a write conditioned on the resourceVersion it saw, so a late acknowledgement can
- *   never strip a label the sharder wrote after it.
+ * - admits a reconcile of a key only while the primary object in this replica's cache is granted to
+ *   this member (the shard label **and** the grant label name it) and not draining (checked when
+ *   the reconcile starts, synchronously with counting it as in flight);
+ * - when an object it held stops being its own — the sharder asks for it (drain label), or someone
+ *   else edited its labels — waits until no reconcile of that key is in flight (new ones are no
+ *   longer admitted) and then releases it: removes its own name from the shard and grant labels
+ *   and, once no name is left, writes the released label with its member id (the acknowledgement).
+ *   Every such write is conditioned on the resourceVersion it saw, so a late one can never strip a
+ *   label the sharder wrote after it.
  * A key whose object is gone is reconciled only if its object was ours when it went (the deletion
  * reconcile); a key whose object this replica never held, or handed over, is not.
  */
@@ -32,6 +34,10 @@ export interface ShardGateOptions {
   readonly memberId: string;
   readonly shardLabel: string;
   readonly drainLabel: string;
+  /** The sharder's grant, which must name this member too (see `grantLabel`). */
+  readonly grantLabel: string;
+  /** Where this member acknowledges a release (see `releasedLabel`). */
+  readonly releasedLabel: string;
   readonly client: Pick<Reader, 'get'> & Pick<Writer, 'patch'>;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -79,10 +85,23 @@ export class ShardGate {
     this.existsElsewhere = exists;
   }
 
-  /** Whether `obj` is assigned to this member and not being handed over. */
+  /** Whether `obj` is granted to this member (shard and grant labels) and not being handed over. */
   owns(obj: KubeObject): boolean {
     const labels = obj.metadata?.labels;
-    return labels?.[this.options.shardLabel] === this.options.memberId && labels[this.options.drainLabel] === undefined;
+    const me = this.options.memberId;
+    return labels?.[this.options.shardLabel] === me && labels[this.options.grantLabel] === me && labels[this.options.drainLabel] === undefined;
+  }
+
+  /**
+   * Whether this member must release `obj` though it never held it: the shard label names it but the
+   * object is draining or granted to another member. (Shard label alone, no grant: an assignment
+   * being completed by the sharder, or one written before the grant label existed — nothing to do.)
+   */
+  private mustRelease(obj: KubeObject): boolean {
+    const labels = obj.metadata?.labels;
+    if (labels?.[this.options.shardLabel] !== this.options.memberId) return false;
+    const grant = labels[this.options.grantLabel];
+    return labels[this.options.drainLabel] !== undefined || (grant !== undefined && grant !== '' && grant !== this.options.memberId);
   }
 
   /** Objects in the cache this member owns now (the `sharding_keys_owned` gauge). */
@@ -183,50 +202,70 @@ export class ShardGate {
   private drainHandler(): EventHandler<KubeObject> {
     const seen = (obj: KubeObject): void => {
       const key = keyOf(obj);
-      const labels = obj.metadata?.labels;
-      if (labels?.[this.options.shardLabel] !== this.options.memberId) {
-        this.held.delete(key);
-        return;
-      }
-      if (labels[this.options.drainLabel] === undefined) {
+      if (this.owns(obj)) {
         if (!this.held.has(key)) {
           this.held.add(key);
           for (const enqueue of this.enqueuers) enqueue(key);
         }
         return;
       }
-      this.held.delete(key);
-      void this.acknowledge(key);
+      // Held and no longer ours (a drain, or labels someone else edited), or named where it should not be.
+      if (this.held.delete(key) || this.mustRelease(obj)) void this.release(key, obj);
     };
     return {
       add: seen,
       update: (_old, obj) => seen(obj),
       delete: (deleted: KubeObject | Tombstone<KubeObject>) => {
         const obj = deletedObject(deleted);
-        // Gone while still ours: its deletion reconcile is ours. Otherwise it left our shard.
-        if (!this.owns(obj)) this.held.delete(keyOf(obj));
+        const key = keyOf(obj);
+        if (!this.owns(obj)) {
+          if (this.held.delete(key)) void this.release(key, obj);
+          return;
+        }
+        // Gone while ours: deleted (its deletion reconcile is ours, so it stays held), or its labels
+        // changed by someone else (a label-filtered watch's DELETED carries the last state that
+        // matched). Only the server knows which: release it if it still exists (after any
+        // in-flight reconcile), unless it only left our hash ranges (server mode).
+        if (this.held.has(key) && !this.existsElsewhere?.(key)) void this.release(key, obj);
       },
     };
   }
 
-  /** Waits until no reconcile of `key` is in flight, then removes our labels (once per key at a time). */
-  private async acknowledge(key: string): Promise<void> {
+  /**
+   * Waits until no reconcile of `key` is in flight, then takes this member's name off the object
+   * (once per key at a time). Reads the object from the cache, or from the API server when it left
+   * the cache (label mode: its shard label changed).
+   */
+  private async release(key: string, seenObj: KubeObject): Promise<void> {
     if (this.acknowledging.has(key)) return;
     const signal = this.signal;
     if (!signal || signal.aborted) return;
     this.acknowledging.add(key);
     const startedMs = this.options.clock.monotonicNow();
+    const name = seenObj.metadata?.name ?? '';
+    const namespace = seenObj.metadata?.namespace;
     try {
       await this.whenIdle(key, signal);
       for (;;) {
-        const obj = this.find(key);
-        const labels = obj?.metadata?.labels;
-        if (!obj || labels?.[this.options.shardLabel] !== this.options.memberId || labels[this.options.drainLabel] === undefined) return;
+        const obj = this.find(key) ?? (await ignoreNotFound(this.options.client.get<KubeObject>(this.type, name, { ...(namespace ? { namespace } : {}), signal })));
+        if (!obj || this.owns(obj)) return; // gone, or granted to us again
+        const labels = obj.metadata?.labels ?? {};
+        const me = this.options.memberId;
+        const patch: Record<string, string | null> = {};
+        if (labels[this.options.shardLabel] === me) patch[this.options.shardLabel] = null;
+        if (labels[this.options.grantLabel] === me) patch[this.options.grantLabel] = null;
+        const othersNamed = [this.options.shardLabel, this.options.grantLabel].some((l) => labels[l] !== undefined && labels[l] !== '' && labels[l] !== me);
+        // Another member still named: it releases its own name, or the sharder sorts it out (the
+        // drain label stays until the last name is off). Our release is written whenever we take a
+        // name off, or when none is left: the sharder then stops counting us as a possible holder.
+        if (!othersNamed && labels[this.options.drainLabel] !== undefined) patch[this.options.drainLabel] = null;
+        if ((Object.keys(patch).length > 0 || !othersNamed) && labels[this.options.releasedLabel] !== me) patch[this.options.releasedLabel] = me;
+        if (Object.keys(patch).length === 0) return;
         try {
           await this.options.client.patch(
             { apiVersion: obj.apiVersion ?? this.type.apiVersion, kind: this.type.kind },
             obj.metadata!.name!,
-            { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels: { [this.options.shardLabel]: null, [this.options.drainLabel]: null } } },
+            { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels: patch } },
             { type: 'merge', signal, ...(obj.metadata?.namespace ? { namespace: obj.metadata.namespace } : {}) },
           );
           this.acknowledged++;
@@ -235,13 +274,13 @@ export class ShardGate {
         } catch (err) {
           if (isNotFound(err)) return;
           if (signal.aborted) return;
-          // Changed since our cache saw it: wait for the cache, then decide again.
-          if (!isConflict(err)) this.log.warn({ err, key }, 'could not acknowledge a drain: retrying');
+          // Changed since we read it: wait for the cache, then decide again.
+          if (!isConflict(err)) this.log.warn({ err, key }, 'could not release a key: retrying');
           await sleep(this.options.clock, isConflict(err) ? ACK_CONFLICT_RETRY_MS : this.options.failedAckWaitMs, signal);
         }
       }
     } catch (err) {
-      if (!signal.aborted) this.log.error({ err, key }, 'acknowledging a drain failed');
+      if (!signal.aborted) this.log.error({ err, key }, 'releasing a key failed');
     } finally {
       this.acknowledging.delete(key);
     }

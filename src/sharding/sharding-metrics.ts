@@ -5,7 +5,9 @@
  * - `sharding_key_moves_total{ring,reason}`: keys the sharder moved (`drained`: handed over by a live
  *   owner; `owner-dead`: taken from a member whose Lease expired);
  * - `sharding_handover_duration_seconds{ring}`: from a drain request to the new assignment;
- * - `sharding_mode{ring,mode}`: 1 for the informer mode in use.
+ * - `sharding_mode{ring,mode}`: 1 for the informer mode in use;
+ * - `sharding_unassignable_objects{ring,kind}`: objects the API server refuses to relabel, so no
+ *   replica reconciles them (reported by the replica running the sharder; 0 elsewhere).
  */
 import type { Counter, Histogram, Registry } from 'prom-client';
 import { getOrCreateCounter, getOrCreateHistogram } from '../metrics/get-or-create-metric.js';
@@ -25,6 +27,8 @@ export interface ShardingMetricsState {
   mode(): ResolvedShardingMode | undefined;
   /** Owned key counts by kind. */
   ownedByKind(): ReadonlyMap<string, number>;
+  /** Objects the sharder cannot assign, by kind. */
+  unassignableByKind?(): ReadonlyMap<string, number>;
 }
 
 /** Registers the metrics; returns them and a function that detaches the scrape-time gauges. */
@@ -44,6 +48,13 @@ export function registerShardingMetrics(registry: Registry, state: ShardingMetri
       if (mode) g.inc({ ring: state.ring, mode }, 1);
     },
   );
+  const detachUnassignable = registerGaugeCollector(
+    registry,
+    { name: 'sharding_unassignable_objects', help: 'Objects of a sharded primary kind the API server refuses to relabel, so that no replica reconciles them', labelNames: ['ring', 'kind'] as const },
+    (g) => {
+      for (const [kind, n] of state.unassignableByKind?.() ?? []) g.inc({ ring: state.ring, kind }, n);
+    },
+  );
   const metrics: ShardingMetrics = {
     rebalances: getOrCreateCounter(registry, { name: 'sharding_rebalances_total', help: 'Changes of the live members the sharder rebalanced for', labelNames: ['ring'] as const }),
     moves: getOrCreateCounter(registry, { name: 'sharding_key_moves_total', help: 'Keys the sharder moved from one member to another', labelNames: ['ring', 'reason'] as const }),
@@ -59,6 +70,7 @@ export function registerShardingMetrics(registry: Registry, state: ShardingMetri
     detach: () => {
       detachOwned();
       detachMode();
+      detachUnassignable();
     },
   };
 }

@@ -84,6 +84,30 @@ export function drainLabel(ring: string): string {
   return `drain.shard.operator-runtime.io/${ring}`;
 }
 
+/**
+ * The label the sharder writes with the shard label when it grants an object to a member:
+ * `grant.shard.operator-runtime.io/<ring>`. A member owns an object only while both name it, so
+ * editing one label can never hand an object to someone else (docs/sharding.md).
+ */
+export function grantLabel(ring: string): string {
+  return `grant.shard.operator-runtime.io/${ring}`;
+}
+
+/**
+ * The label an owner writes when it has let go of an object (no reconcile in flight, none admitted
+ * until it is granted again): `released.shard.operator-runtime.io/<ring>=<memberId>`. The sharder
+ * takes an object without an owner for released only with this acknowledgement from the member it
+ * last saw holding it.
+ */
+export function releasedLabel(ring: string): string {
+  return `released.shard.operator-runtime.io/${ring}`;
+}
+
+/** Every label of the assignment protocol of `ring` (the ones only the operator may write). */
+export function assignmentLabels(ring: string): readonly string[] {
+  return [shardLabel(ring), grantLabel(ring), drainLabel(ring), releasedLabel(ring)];
+}
+
 /** The name of a member's Lease: `<ring>-<memberId>`. */
 export function memberLeaseName(ring: string, memberId: string): string {
   return `${ring}-${memberId}`;

@@ -18,8 +18,9 @@ import { RingMembership } from './ring-membership.js';
 import { probeShardSelectorSupport } from './server-support.js';
 import { ShardGate } from './shard-gate.js';
 import { Sharder } from './sharder.js';
+import { EventRecorder } from '../controller/event-recorder.js';
 import { registerShardingMetrics, type ShardingMetrics } from './sharding-metrics.js';
-import { drainLabel, resolveShardingOptions, shardLabel, type ResolvedShardingMode, type ResolvedSharding, type ShardingOptions } from './sharding-options.js';
+import { drainLabel, grantLabel, releasedLabel, resolveShardingOptions, shardLabel, type ResolvedShardingMode, type ResolvedSharding, type ShardingOptions } from './sharding-options.js';
 
 /** An RBAC need of sharding, in the shape of the manager's `PermissionRequirement`. */
 export interface ShardingPermission {
@@ -63,6 +64,8 @@ export class Sharding implements ShardingHost {
   private readonly leaseClient: Client;
   private readonly log: Logger;
   private resolvedMode: ResolvedShardingMode | undefined;
+  /** The last sharder built (the leader runs it): the source of the unassignable-objects gauge. */
+  private currentSharder: Sharder | undefined;
   private resolving: Promise<ResolvedShardingMode> | undefined;
 
   /** Checks the options (throws `InvalidOptionError` naming the bad one); starts nothing. */
@@ -75,6 +78,7 @@ export class Sharding implements ShardingHost {
       ring: this.options.ring,
       mode: () => this.resolvedMode,
       ownedByKind: () => new Map([...this.gates.values()].map((g) => [g.type.kind, g.ownedCount()])),
+      unassignableByKind: () => this.currentSharder?.unassignableByKind() ?? new Map(),
     }).metrics;
     this.memberLease = new MemberLease({ client: this.leaseClient, sharding: this.options, clock: deps.clock, logger: deps.logger, registry: deps.registry });
   }
@@ -93,11 +97,15 @@ export class Sharding implements ShardingHost {
     const id = `${type.apiVersion}/${type.kind}`;
     let gate = this.gates.get(id);
     if (!gate) {
+      // Keeps a custom kind's plural and scope: RBAC and the generated admission policy need its resource name offline.
+      const { plural, scope } = type as { plural?: unknown; scope?: unknown };
       gate = new ShardGate({
-        type: { apiVersion: type.apiVersion, kind: type.kind },
+        type: { apiVersion: type.apiVersion, kind: type.kind, ...(typeof plural === 'string' ? { plural } : {}), ...(typeof scope === 'string' ? { scope } : {}) },
         memberId: this.options.memberId,
         shardLabel: shardLabel(this.options.ring),
         drainLabel: drainLabel(this.options.ring),
+        grantLabel: grantLabel(this.options.ring),
+        releasedLabel: releasedLabel(this.options.ring),
         client: this.deps.client,
         clock: this.deps.clock,
         logger: this.deps.logger,
@@ -130,6 +138,7 @@ export class Sharding implements ShardingHost {
     return [
       { resource: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], namespace: this.options.namespace, reason: `${ring}: membership Leases (the sharder deletes long-dead members')` },
       ...[...this.gates.values()].map((g): ShardingPermission => ({ resource: g.type, verbs: ['patch'], reason: `${ring}: assignment labels on ${g.type.kind}` })),
+      ...(this.gates.size > 0 ? [{ resource: { apiVersion: 'v1', kind: 'Event' }, verbs: ['create', 'patch'], reason: `${ring}: Events on objects the sharder cannot assign` } satisfies ShardingPermission] : []),
     ];
   }
 
@@ -177,7 +186,7 @@ export class Sharding implements ShardingHost {
 
   /** The sharder, to be run as a leader-only runnable. */
   sharder(): { start(signal: AbortSignal): Promise<void> } {
-    return new Sharder({
+    this.currentSharder = new Sharder({
       client: this.deps.client,
       leaseClient: this.leaseClient,
       sharding: this.options,
@@ -188,7 +197,14 @@ export class Sharding implements ShardingHost {
       registry: this.deps.registry,
       metrics: this.metrics,
       mode: (signal) => this.resolveMode(signal),
+      events: new EventRecorder({ client: this.deps.client, component: `sharder-${this.options.ring}`, clock: this.deps.clock, logger: this.deps.logger }),
     });
+    return this.currentSharder;
+  }
+
+  /** The sharded primary kinds registered so far (one gate each). */
+  kinds(): readonly ResourceType[] {
+    return [...this.gates.values()].map((g) => g.type);
   }
 
   private rangeCacheFor(type: ResourceType): RangeCache {
