@@ -178,14 +178,17 @@ export async function versionedApiServerFlags(binary: string): Promise<string[]>
   return major === 1 && minor < 24 ? ['--insecure-port=0'] : [];
 }
 
-/** The error `TestEnv.start({ controllerManager: true })` throws when `binaries` has no kube-controller-manager. */
-export function controllerManagerMissing(binaries: ControlPlaneBinaries): ControllerManagerMissingError {
+/**
+ * The error `TestEnv.start()` throws when `controllerManager: true` or `simulatePods` is asked for
+ * and `binaries` has no kube-controller-manager (envtest's downloads have none).
+ */
+export function controllerManagerMissing(binaries: ControlPlaneBinaries, option = 'controllerManager: true'): ControllerManagerMissingError {
   const where = binaries.dir ? `the binaries in ${binaries.dir}${binaries.source ? ` (from ${binaries.source})` : ''}` : 'the binaries';
   return new ControllerManagerMissingError(
-    `controllerManager: true needs kube-controller-manager, and ${where} have none: envtest's downloads carry etcd, kube-apiserver and kubectl only. ` +
+    `${option} needs kube-controller-manager, and ${where} have none: envtest's downloads carry etcd, kube-apiserver and kubectl only. ` +
       'Without it there is no garbage collection (ownerReferences do not cascade), no namespace deletion, no StatefulSet, ReplicaSet or Deployment controller, ' +
-      'and simulatePods creates no pods for workloads. Fix: set OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER, or OPERATOR_RUNTIME_ASSETS to a folder with all three ' +
-      `(on Debian as root, ${sourceBuildScript()} builds one), or drop controllerManager and test without those controllers.`,
+      'and no service-account controller (so no pod can be created, which the pod simulator needs). Fix: set OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER, or OPERATOR_RUNTIME_ASSETS to a folder with all three ' +
+      `(on Debian as root, ${sourceBuildScript()} builds one), or test without ${option}.`,
   );
 }
 

@@ -196,9 +196,12 @@ export class TestEnv {
       }
     }
     await TestEnv.removeStale({ iptables: (options.etcdMembers ?? DEFAULT_ETCD_MEMBERS) > 1 });
-    const binaries = options.binaries ?? resolveBinaries(process.env, { controllerManager: !!options.controllerManager });
+    const binaries = options.binaries ?? resolveBinaries(process.env, { controllerManager: !!(options.controllerManager || options.simulatePods) });
     const modernBinaries = modern ? (options.modernBinaries ?? resolveModernBinaries()) : undefined;
-    if (options.controllerManager && !binaries.kubeControllerManager) throw controllerManagerMissing(binaries);
+    if (!binaries.kubeControllerManager) {
+      if (options.controllerManager) throw controllerManagerMissing(binaries);
+      if (options.simulatePods) throw controllerManagerMissing(binaries, 'simulatePods');
+    }
     const versionedFlags = await versionedApiServerFlags(binaries.kubeApiserver);
     const dir = await mkdtemp(join(tmpdir(), DIR_PREFIX));
     await writeFile(join(dir, 'owner.pid'), String(process.pid));

@@ -299,5 +299,6 @@ describe('resolving binaries for TestEnv', () => {
     assert.match(error.message, /needs kube-controller-manager, and the binaries in \/x \(from envtest-cache\) have none/);
     assert.match(error.message, /garbage collection.*StatefulSet/);
     assert.match(error.message, /OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER/);
+    assert.match(controllerManagerMissing({ etcd: '', kubeApiserver: '', etcdctl: undefined, kubeControllerManager: undefined }, 'simulatePods').message, /^simulatePods needs kube-controller-manager.*pod simulator/);
   });
 });
