@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { pack, userEnv, withDist, type PackResult } from './packaging/dist.js';
 import { defaultAssetsDir } from '../src/testing/binaries.js';
-import { makeEnvtestArchive, startLoopbackIndex, type FixtureArchive, type LoopbackIndex } from '../src/testing/envtest/loopback-index.test-support.js';
+import { makeEnvtestArchive, startLoopbackIndex, type FixtureArchive, type LoopbackIndex } from '../src/testing/testing/loopback-envtest-index.js';
 import { currentPlatform, storeFolderName } from '../src/testing/envtest/platform.js';
 
 const run = promisify(execFile);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { BinariesNotFoundError, ControllerManagerMissingError, controllerManagerMissing, resolveBinaries, sourceBuildScript } from '../binaries.js';
 import { cleanupEnvtest, installEnvtest, listEnvtest, useEnvtest } from './envtest.js';
 import { EnvtestError } from './envtest-error.js';
-import { fakeBinary, makeRawArchive, startLoopbackIndex, type LoopbackIndex } from './loopback-index.test-support.js';
+import { fakeBinary, makeRawArchive, startLoopbackIndex, type LoopbackIndex } from '../testing/loopback-envtest-index.js';
 import { currentPlatform, storeFolderName } from './platform.js';
 import { progressBar, renderProgress } from './progress-bar.js';
 import { checkIndexUrl, parseReleaseIndex } from './release-index.js';

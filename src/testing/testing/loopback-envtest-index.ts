@@ -1,5 +1,5 @@
 /**
- * Test support: envtest archives in controller-tools' layout (`controller-tools/envtest/<binary>`,
+ * Test support (per-module, under src/testing/testing: never built or shipped): envtest archives in controller-tools' layout (`controller-tools/envtest/<binary>`,
  * gzip tarball) and a loopback HTTP server serving them with an `envtest-releases.yaml` index, so
  * the download is tested end to end without the internet. Faults: a corrupted body (the index's
  * hash no longer matches), a truncated body, a refusal (403).
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { create as tarCreate, Header } from 'tar';
 import { stringify as toYaml } from 'yaml';
-import { archiveName, type EnvtestPlatform } from './platform.js';
+import { archiveName, type EnvtestPlatform } from '../envtest/platform.js';
 
 export interface FixtureArchive {
   readonly version: string;
@@ -49,7 +49,7 @@ export interface RawEntry {
   readonly mode?: number;
 }
 
-/** An archive with exactly these entries, names as given (`../x`, `/etc/x`, links): for refusal tests. */
+/** An archive with exactly these entries, names as given (parent-relative, absolute, links): for refusal tests. */
 export async function makeRawArchive(options: { readonly version: string; readonly platform: EnvtestPlatform; readonly entries: readonly RawEntry[]; readonly outDir: string }): Promise<FixtureArchive> {
   const blocks: Buffer[] = [];
   for (const entry of options.entries) {
