@@ -8,7 +8,8 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BinariesNotFoundError, ControllerManagerMissingError, controllerManagerMissing, resolveBinaries, sourceBuildScript } from '../binaries.js';
+import { BinariesNotFoundError, ControllerManagerMissingError, controllerManagerMissing, resolveBinaries, sourceBuildScript, versionedApiServerFlags } from '../binaries.js';
+import { TestEnv } from '../test-env.js';
 import { cleanupEnvtest, installEnvtest, listEnvtest, useEnvtest } from './envtest.js';
 import { EnvtestError } from './envtest-error.js';
 import { fakeBinary, makeRawArchive, startLoopbackIndex, type LoopbackIndex } from '../testing/loopback-envtest-index.js';
@@ -300,5 +301,22 @@ describe('resolving binaries for TestEnv', () => {
     assert.match(error.message, /garbage collection.*StatefulSet/);
     assert.match(error.message, /OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER/);
     assert.match(controllerManagerMissing({ etcd: '', kubeApiserver: '', etcdctl: undefined, kubeControllerManager: undefined }, 'simulatePods').message, /^simulatePods needs kube-controller-manager.*pod simulator/);
+  });
+
+  test('TestEnv.start asks for kube-controller-manager only when a feature needs it, with the named error', async () => {
+    const envtestDir = await folder('envtest-like', ['etcd', 'kube-apiserver', 'kubectl']);
+    const binaries = { etcd: join(envtestDir, 'etcd'), kubeApiserver: join(envtestDir, 'kube-apiserver'), etcdctl: undefined, kubeControllerManager: undefined, dir: envtestDir };
+    await assert.rejects(TestEnv.start({ binaries, controllerManager: true }), (e: unknown) => e instanceof ControllerManagerMissingError && e.message.startsWith('controllerManager: true needs kube-controller-manager'));
+    await assert.rejects(TestEnv.start({ binaries, simulatePods: true }), (e: unknown) => e instanceof ControllerManagerMissingError && e.message.startsWith('simulatePods needs kube-controller-manager'));
+  });
+
+  test('kube-apiserver flags follow its version: --insecure-port=0 below 1.24 only (1.24 removed it)', async () => {
+    const make = async (name: string, version: string) => {
+      const path = join(await folder(name, []), 'kube-apiserver');
+      await writeFile(path, `#!/bin/sh\necho "Kubernetes v${version}"\n`, { mode: 0o755 });
+      return path;
+    };
+    assert.deepEqual(await versionedApiServerFlags(await make('k120', '1.20.2')), ['--insecure-port=0']);
+    assert.deepEqual(await versionedApiServerFlags(await make('k130', '1.30.0')), []);
   });
 });
