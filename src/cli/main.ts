@@ -8,4 +8,5 @@ process.exitCode = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  progress: process.stderr,
 });

@@ -1,5 +1,6 @@
 /**
- * The `operator-runtime` command line: `generate crds|rbac|manifests`, `init <dir>`, `--help` on
+ * The `operator-runtime` command line: `generate crds|rbac|manifests`, `init <dir>`,
+ * `testenv install|list|use|cleanup`, `--help` on
  * every command and `--version`. Bad input prints one line naming what is wrong and exits 2.
  */
 import { Command, CommanderError, Option } from 'commander';
@@ -7,12 +8,18 @@ import { CliUsageError, USAGE_EXIT_CODE } from './cli-error.js';
 import { GENERATE_TARGETS, runGenerate, type GenerateTarget } from './generate-command.js';
 import { runInit } from './init-command.js';
 import { runtimePackage } from './runtime-package.js';
+import { addTestenvCommand, isTestenvFailure } from './testenv-command.js';
+import type { ProgressStream } from '../testing/envtest/progress-bar.js';
 
 /** Where the CLI writes; tests pass their own. */
 export interface CliIo {
   readonly cwd: string;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Where `testenv` draws its download progress bar (only when it is a TTY). */
+  readonly progress?: ProgressStream;
+  /** The environment `testenv` reads. @defaultValue process.env */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** The version of the installed operator-runtime. */
@@ -64,6 +71,7 @@ function buildProgram(io: CliIo): Command {
       const result = await runInit({ cwd: io.cwd, dir, ...options });
       io.stdout(`created ${result.dir} (${result.files.length} files)\nnext: cd ${result.dir} && npm install && npm test\n`);
     });
+  addTestenvCommand(program, io);
   return program;
 }
 
@@ -81,6 +89,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (error instanceof CommanderError) {
       // --help and --version end through exitOverride too, with exit code 0.
       return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
+    }
+    if (isTestenvFailure(error)) {
+      io.stderr(`error: ${error.message}\n`);
+      return 1;
     }
     if (error instanceof CliUsageError) {
       io.stderr(`error: ${error.message}\n`);

@@ -1,16 +1,29 @@
-import { accessSync, constants, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { OperatorRuntimeError } from '../core/errors.js';
+import { currentPlatform } from './envtest/platform.js';
+import { cacheRoot, envtestStoreDir, hasControlPlane, isExecutable as executable, listInstalledEnvtest, setupEnvtestStoreDir } from './envtest/store.js';
 
-/** The Kubernetes version scripts/install-control-plane.sh builds and caches. */
+/** The Kubernetes version scripts/install-control-plane.sh builds from Debian's source and caches. */
 export const CONTROL_PLANE_VERSION = '1.20.2';
+
+/**
+ * Where binaries were found, in the order they are looked for: `'explicit'` (per-binary variables),
+ * the asset folder variables, setup-envtest's store, our envtest cache, our source build, `PATH`.
+ */
+export type BinariesSource = 'explicit' | 'OPERATOR_RUNTIME_ASSETS' | 'KUBEBUILDER_ASSETS' | 'setup-envtest' | 'envtest-cache' | 'source-build' | 'PATH';
 
 export interface ControlPlaneBinaries {
   readonly etcd: string;
   readonly etcdctl: string | undefined;
   readonly kubeApiserver: string;
+  /** Absent from envtest's archives: `TestEnv.start({ controllerManager: true })` then throws {@link ControllerManagerMissingError}. */
   readonly kubeControllerManager: string | undefined;
+  /** The folder they came from, when they came from one. */
+  readonly dir?: string;
+  readonly source?: BinariesSource;
 }
 
 export class BinariesNotFoundError extends OperatorRuntimeError {
@@ -20,66 +33,163 @@ export class BinariesNotFoundError extends OperatorRuntimeError {
   }
 }
 
-function executable(path: string | undefined): path is string {
-  if (!path) return false;
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
+/**
+ * A feature that needs kube-controller-manager (`controllerManager: true`: garbage collection, the
+ * namespace, StatefulSet, ReplicaSet and Deployment controllers) was asked for, and the binaries
+ * have none, as envtest's downloads have none.
+ */
+export class ControllerManagerMissingError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_TEST_ENV_NO_CONTROLLER_MANAGER';
+  constructor(message: string) {
+    super('ERR_TEST_ENV_NO_CONTROLLER_MANAGER', message);
   }
 }
 
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+/** The source-build installer shipped in the package (`scripts/install-control-plane.sh`). */
+export function sourceBuildScript(): string {
+  // Two levels up from src/testing and from dist/testing alike.
+  return fileURLToPath(new URL('../../scripts/install-control-plane.sh', import.meta.url));
+}
+
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
     const candidate = join(dir, name);
     if (executable(candidate)) return candidate;
   }
   return undefined;
 }
 
-/** Default cache folder of the installer (`OPERATOR_RUNTIME_CACHE_DIR` overrides it). */
+/** Folder of the source build (scripts/install-control-plane.sh) under our cache. */
 export function defaultAssetsDir(env: NodeJS.ProcessEnv = process.env): string {
-  const root = env.OPERATOR_RUNTIME_CACHE_DIR ?? join(homedir(), '.cache', 'operator-runtime');
-  return join(root, 'control-plane', `v${CONTROL_PLANE_VERSION}`, 'bin');
+  return join(cacheRoot(env), 'control-plane', `v${CONTROL_PLANE_VERSION}`, 'bin');
+}
+
+interface Candidate {
+  readonly dir: string;
+  readonly source: BinariesSource;
+}
+
+function candidates(env: NodeJS.ProcessEnv): Candidate[] {
+  const out: Candidate[] = [];
+  if (env.OPERATOR_RUNTIME_ASSETS) out.push({ dir: env.OPERATOR_RUNTIME_ASSETS, source: 'OPERATOR_RUNTIME_ASSETS' });
+  if (env.KUBEBUILDER_ASSETS) out.push({ dir: env.KUBEBUILDER_ASSETS, source: 'KUBEBUILDER_ASSETS' });
+  let platform;
+  try {
+    platform = currentPlatform();
+  } catch {
+    platform = undefined;
+  }
+  if (platform) {
+    for (const installed of listInstalledEnvtest(platform, env)) {
+      out.push({ dir: installed.dir, source: installed.store === 'setup-envtest' ? 'setup-envtest' : 'envtest-cache' });
+    }
+  }
+  out.push({ dir: defaultAssetsDir(env), source: 'source-build' });
+  return out;
+}
+
+/** The search order, in words: for the not-found message and `operator-runtime testenv use`. */
+export function describeSearchOrder(env: NodeJS.ProcessEnv = process.env): string[] {
+  const show = (name: string) => (env[name] ? `${name}=${env[name]}` : `${name} (unset)`);
+  return [
+    `explicit options: TestEnv.start({ binaries }), ${show('OPERATOR_RUNTIME_ETCD')}, ${show('OPERATOR_RUNTIME_KUBE_APISERVER')}`,
+    `${show('OPERATOR_RUNTIME_ASSETS')}, ${show('KUBEBUILDER_ASSETS')}`,
+    `setup-envtest's store: ${join(setupEnvtestStoreDir(env) ?? '(no data folder)', 'k8s')}`,
+    `operator-runtime's cache: ${join(envtestStoreDir(env), 'k8s')} (envtest downloads), ${defaultAssetsDir(env)} (source build)`,
+    'PATH',
+    'a download from the envtest index (OPERATOR_RUNTIME_ENVTEST_INDEX, or controller-tools\' envtest-releases.yaml): operator-runtime testenv use',
+    `on Debian as root: the source build, ${sourceBuildScript()}`,
+  ];
+}
+
+/** The not-found message: what was missing, where it looked, in order, and the fix. */
+export function binariesNotFoundMessage(missing: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+  return (
+    `control-plane binaries not found: ${missing.join(', ')}. Looked, in this order, at:\n` +
+    describeSearchOrder(env).map((line, i) => `  ${i + 1}. ${line}`).join('\n') +
+    '\nFix: run `npx operator-runtime testenv use` (downloads etcd and kube-apiserver into the cache; OPERATOR_RUNTIME_ENVTEST_INDEX or --index for a mirror, ' +
+    `HTTPS_PROXY behind a proxy; on Debian as root without a network it builds them with ${sourceBuildScript()}), ` +
+    'or set OPERATOR_RUNTIME_ASSETS (or KUBEBUILDER_ASSETS) to a folder with etcd and kube-apiserver.'
+  );
+}
+
+export interface ResolveBinariesOptions {
+  /** Prefer a folder that also has kube-controller-manager. @defaultValue false */
+  readonly controllerManager?: boolean;
 }
 
 /**
- * Finds the control-plane binaries, most explicit first: one env var per binary
- * (`OPERATOR_RUNTIME_ETCD`, `OPERATOR_RUNTIME_KUBE_APISERVER`, `OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER`),
- * a folder (`OPERATOR_RUNTIME_ASSETS`, or envtest's `KUBEBUILDER_ASSETS`), the installer's cache,
- * then PATH.
+ * Finds the control-plane binaries on this machine, without downloading, in this order:
+ * 1. one variable per binary (`OPERATOR_RUNTIME_ETCD`, `OPERATOR_RUNTIME_KUBE_APISERVER`,
+ *    `OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER`, `OPERATOR_RUNTIME_ETCDCTL`);
+ * 2. a folder: `OPERATOR_RUNTIME_ASSETS`, then envtest's `KUBEBUILDER_ASSETS`;
+ * 3. setup-envtest's store (its default folder on this OS), newest version first;
+ * 4. our cache: envtest downloads (newest first), then the source build;
+ * 5. PATH.
+ * etcd, kube-apiserver and kube-controller-manager come from one folder, so their versions agree;
+ * with `controllerManager` the first folder holding all three wins. `useEnvtest()` (and
+ * `operator-runtime testenv use`) add a download and the Debian source build after these.
  */
-export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPlaneBinaries {
-  const dirs = [env.OPERATOR_RUNTIME_ASSETS, env.KUBEBUILDER_ASSETS, defaultAssetsDir(env)].filter((d): d is string => !!d);
-  const find = (explicit: string | undefined, name: string): string | undefined => {
-    if (explicit) return explicit;
-    for (const dir of dirs) {
-      const candidate = join(dir, name);
-      if (executable(candidate)) return candidate;
-    }
-    return onPath(name);
-  };
-  const etcd = find(env.OPERATOR_RUNTIME_ETCD, 'etcd');
-  const kubeApiserver = find(env.OPERATOR_RUNTIME_KUBE_APISERVER, 'kube-apiserver');
-  const kubeControllerManager = find(env.OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER, 'kube-controller-manager');
-  const etcdctl = find(env.OPERATOR_RUNTIME_ETCDCTL, 'etcdctl');
-  const missing = [
-    !executable(etcd) && 'etcd',
-    !executable(kubeApiserver) && 'kube-apiserver',
-  ].filter(Boolean);
-  if (missing.length > 0) {
-    throw new BinariesNotFoundError(
-      `control-plane binaries not found: ${missing.join(', ')} (looked in ${dirs.join(', ')} and PATH). ` +
-        'Run scripts/install-control-plane.sh, or set KUBEBUILDER_ASSETS to a folder with etcd and kube-apiserver.',
-    );
-  }
+export function resolveBinaries(env: NodeJS.ProcessEnv = process.env, options: ResolveBinariesOptions = {}): ControlPlaneBinaries {
+  const inDir = (dir: string | undefined, name: string): string | undefined => (dir && executable(join(dir, name)) ? join(dir, name) : undefined);
+  const folders = candidates(env).filter((c) => hasControlPlane(c.dir));
+  const withKcm = folders.find((c) => executable(join(c.dir, 'kube-controller-manager')));
+  const folder = (options.controllerManager && withKcm) || folders[0];
+  const explicitBoth = !!(env.OPERATOR_RUNTIME_ETCD && env.OPERATOR_RUNTIME_KUBE_APISERVER);
+  const etcd = env.OPERATOR_RUNTIME_ETCD || inDir(folder?.dir, 'etcd') || onPath('etcd', env);
+  const kubeApiserver = env.OPERATOR_RUNTIME_KUBE_APISERVER || inDir(folder?.dir, 'kube-apiserver') || onPath('kube-apiserver', env);
+  const missing = [!executable(etcd) && 'etcd', !executable(kubeApiserver) && 'kube-apiserver'].filter((m): m is string => !!m);
+  if (missing.length > 0) throw new BinariesNotFoundError(binariesNotFoundMessage(missing, env));
+  const fromFolder = !explicitBoth && folder !== undefined;
+  const kcm = env.OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER || (fromFolder ? inDir(folder.dir, 'kube-controller-manager') : onPath('kube-controller-manager', env));
+  const etcdctl = env.OPERATOR_RUNTIME_ETCDCTL || inDir(folder?.dir, 'etcdctl') || onPath('etcdctl', env);
   return {
     etcd: etcd!,
     kubeApiserver: kubeApiserver!,
     etcdctl: executable(etcdctl) ? etcdctl : undefined,
-    kubeControllerManager: executable(kubeControllerManager) ? kubeControllerManager : undefined,
+    kubeControllerManager: executable(kcm) ? kcm : undefined,
+    ...(fromFolder ? { dir: folder.dir, source: folder.source } : { source: explicitBoth ? ('explicit' as const) : ('PATH' as const) }),
   };
+}
+
+const versionCache = new Map<string, Promise<string | undefined>>();
+
+/** `1.30.0` from `kube-apiserver --version` (`Kubernetes v1.30.0`), cached per binary; undefined when unreadable. */
+export async function kubeApiserverVersion(binary: string): Promise<string | undefined> {
+  let version = versionCache.get(binary);
+  if (!version) {
+    version = new Promise((resolve) => {
+      execFile(binary, ['--version'], { timeout: 30_000 }, (_error, stdout) => resolve(/v(\d+\.\d+\.\d+)/.exec(stdout)?.[1]));
+    });
+    versionCache.set(binary, version);
+  }
+  return version;
+}
+
+/**
+ * Flags a kube-apiserver needs by version: below 1.24 `--insecure-port=0` (else it also serves
+ * plain HTTP on 8080, which two envs cannot share); 1.24 removed the flag, and envtest's downloads
+ * are newer. An unreadable version keeps the flag, as before versions were read.
+ */
+export async function versionedApiServerFlags(binary: string): Promise<string[]> {
+  const version = await kubeApiserverVersion(binary);
+  const [major = 0, minor = 0] = (version ?? '1.0.0').split('.').map(Number);
+  return major === 1 && minor < 24 ? ['--insecure-port=0'] : [];
+}
+
+/**
+ * The error `TestEnv.start()` throws when `controllerManager: true` or `simulatePods` is asked for
+ * and `binaries` has no kube-controller-manager (envtest's downloads have none).
+ */
+export function controllerManagerMissing(binaries: ControlPlaneBinaries, option = 'controllerManager: true'): ControllerManagerMissingError {
+  const where = binaries.dir ? `the binaries in ${binaries.dir}${binaries.source ? ` (from ${binaries.source})` : ''}` : 'the binaries';
+  return new ControllerManagerMissingError(
+    `${option} needs kube-controller-manager, and ${where} have none: envtest's downloads carry etcd, kube-apiserver and kubectl only. ` +
+      'Without it there is no garbage collection (ownerReferences do not cascade), no namespace deletion, no StatefulSet, ReplicaSet or Deployment controller, ' +
+      'and no service-account controller (so no pod can be created, which the pod simulator needs). Fix: set OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER, or OPERATOR_RUNTIME_ASSETS to a folder with all three ' +
+      `(on Debian as root, ${sourceBuildScript()} builds one), or test without ${option}.`,
+  );
 }
 
 /** The binaries of `TestEnv.start({ server: 'modern' })`, built by scripts/install-modern-apiserver.sh. */
@@ -93,7 +203,7 @@ export interface ModernServerBinaries {
 
 /** Folder of the newest complete build under the installer's cache, or undefined. */
 export function defaultModernAssetsDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const root = join(env.OPERATOR_RUNTIME_CACHE_DIR ?? join(homedir(), '.cache', 'operator-runtime'), 'modern-apiserver');
+  const root = join(cacheRoot(env), 'modern-apiserver');
   let versions: string[];
   try {
     versions = readdirSync(root).filter((d) => /^v\d+\.\d+\.\d+$/.test(d));

@@ -10,8 +10,16 @@ export type { RecordingLogger, RecordedEntry, RecordedLevel } from '../logging/r
 export { TestEnv, TestEnvError, DEFAULT_START_TIMEOUT_MS } from './test-env.js';
 export { DEFAULT_ETCD_MEMBERS } from './etcd-cluster.js';
 export type { TestEnvOptions, ControlPlaneComponent, KubeconfigObject, TestEnvServer } from './test-env.js';
-export { resolveBinaries, defaultAssetsDir, BinariesNotFoundError, CONTROL_PLANE_VERSION, resolveModernBinaries, defaultModernAssetsDir } from './binaries.js';
-export type { ControlPlaneBinaries, ModernServerBinaries } from './binaries.js';
+export { resolveBinaries, defaultAssetsDir, BinariesNotFoundError, ControllerManagerMissingError, CONTROL_PLANE_VERSION, resolveModernBinaries, defaultModernAssetsDir } from './binaries.js';
+export type { ControlPlaneBinaries, ModernServerBinaries, BinariesSource, ResolveBinariesOptions } from './binaries.js';
+export { installEnvtest, listEnvtest, useEnvtest, cleanupEnvtest } from './envtest/envtest.js';
+export type { EnvtestOptions, UseEnvtestOptions, UsedEnvtest, EnvtestListing } from './envtest/envtest.js';
+export { EnvtestError } from './envtest/envtest-error.js';
+export { DEFAULT_ENVTEST_INDEX_URL } from './envtest/release-index.js';
+export type { EnvtestArchive, EnvtestRelease } from './envtest/release-index.js';
+export type { InstalledEnvtest, EnvtestStoreKind } from './envtest/store.js';
+export type { EnvtestPlatform } from './envtest/platform.js';
+export type { ProgressStream } from './envtest/progress-bar.js';
 export { ComponentError } from './managed-process.js';
 export { kubectl } from './kubectl.js';
 export { readManifests } from './manifests.js';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
-import { resolveBinaries, resolveModernBinaries, type ControlPlaneBinaries, type ModernServerBinaries } from './binaries.js';
+import { controllerManagerMissing, resolveBinaries, resolveModernBinaries, versionedApiServerFlags, type ControlPlaneBinaries, type ModernServerBinaries } from './binaries.js';
 import { DEFAULT_ETCD_MEMBERS, EtcdCluster } from './etcd-cluster.js';
 import { removeStaleChaosRules } from './iptables.js';
 import { freePort } from './free-port.js';
@@ -196,11 +196,13 @@ export class TestEnv {
       }
     }
     await TestEnv.removeStale({ iptables: (options.etcdMembers ?? DEFAULT_ETCD_MEMBERS) > 1 });
-    const binaries = options.binaries ?? resolveBinaries();
+    const binaries = options.binaries ?? resolveBinaries(process.env, { controllerManager: !!(options.controllerManager || options.simulatePods) });
     const modernBinaries = modern ? (options.modernBinaries ?? resolveModernBinaries()) : undefined;
-    if (options.controllerManager && !binaries.kubeControllerManager) {
-      throw new TestEnvError('controllerManager: true, but no kube-controller-manager binary was found (run scripts/install-control-plane.sh)');
+    if (!binaries.kubeControllerManager) {
+      if (options.controllerManager) throw controllerManagerMissing(binaries);
+      if (options.simulatePods) throw controllerManagerMissing(binaries, 'simulatePods');
     }
+    const versionedFlags = await versionedApiServerFlags(binaries.kubeApiserver);
     const dir = await mkdtemp(join(tmpdir(), DIR_PREFIX));
     await writeFile(join(dir, 'owner.pid'), String(process.pid));
     let env: TestEnv | undefined;
@@ -232,7 +234,7 @@ export class TestEnv {
           `--secure-port=${modern ? ports.core : ports.apiserver}`,
           '--bind-address=127.0.0.1',
           '--advertise-address=127.0.0.1',
-          '--insecure-port=0',
+          ...versionedFlags,
           `--cert-dir=${join(certDir, modern ? 'core-serving' : 'serving')}`,
           `--token-auth-file=${join(certDir, 'tokens.csv')}`,
           `--client-ca-file=${clientCa.certFile}`,

@@ -24,6 +24,8 @@ export function packageJson(n: ScaffoldNames): string {
       build: 'tsc -p tsconfig.build.json',
       start: 'node dist/main.js',
       typecheck: 'tsc --noEmit',
+      // TestEnv's etcd and kube-apiserver: found on the machine, else downloaded and verified once.
+      pretest: 'operator-runtime testenv use',
       test: 'node --import tsx --test src/*.test.ts',
       generate: 'operator-runtime generate manifests',
     },
@@ -116,11 +118,17 @@ records the ConfigMap in the ${n.kind}'s status.
 
 \`\`\`sh
 npm install
-OPERATOR_RUNTIME_ASSETS=/path/to/kube-apiserver-and-etcd npm test   # TestEnv needs these binaries
+npm test                 # pretest: \`operator-runtime testenv use\` finds or downloads etcd and kube-apiserver
 npm run generate         # rewrite config/ after changing the schema or the controller's declarations
 npm run build && KUBECONFIG=~/.kube/config npm start
 kubectl apply -k config  # deploy (build and push the image first)
 \`\`\`
+
+The test's control plane: \`npm test\` first runs \`operator-runtime testenv use\`, which uses
+\`OPERATOR_RUNTIME_ASSETS\` / \`KUBEBUILDER_ASSETS\` or setup-envtest's binaries when set or
+present, else downloads envtest's (checked against the sha512 of controller-tools' index) into
+\`~/.cache/operator-runtime/envtest\`. Offline, point \`OPERATOR_RUNTIME_ENVTEST_INDEX\` at a mirror;
+behind a proxy, set \`HTTPS_PROXY\`. See operator-runtime's docs/testing.md.
 
 Files in \`config/\` are generated: change the schema, the controller's \`writes\` or
 \`operator-runtime.config.ts\` and run \`npm run generate\`; put environment-specific changes in a
