@@ -19,6 +19,7 @@ import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { ApiError, type StatusBody } from './api-error.js';
 import { readBodyLimited, readBodyPrefix, ResponseTooLargeError } from './body-limit.js';
+import { parseJson } from './lossless-json.js';
 import type { ClientMetrics } from './client-metrics.js';
 import type { ClientCertificate, Credential } from './credentials.js';
 import type { ClusterConfig } from './kubeconfig.js';
@@ -309,7 +310,8 @@ export class Transport {
     let body: unknown;
     if (text.length > 0) {
       try {
-        body = JSON.parse(text);
+        // Not JSON.parse: it would round an int64 beyond 2^53 without a word (lossless-json.ts).
+        body = parseJson(text);
       } catch {
         throw new TransportError(req.method, req.path, `response (HTTP ${status}) is not JSON`);
       }
