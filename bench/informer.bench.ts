@@ -6,7 +6,10 @@
  *   node --expose-gc --import tsx bench/informer.bench.ts [counts]      (counts: 10000,50000)
  *
  * Environment: INFORMER_ROUNDS (measurements per count and informer, default 1),
- * INFORMER_DELIVERY_WINDOW_MS (default 15000), BENCH_JSON_OUT (raw rows as JSON, for bench:report).
+ * INFORMER_DELIVERY_WINDOW_MS (default 15000), BENCH_JSON_OUT (raw rows as JSON, for bench:report),
+ * INFORMER_IMPLS (comma-separated subset of `ours,baseline,client-node`; default `ours,client-node`),
+ * INFORMER_BASELINE (a checkout of an older commit with its node_modules: `baseline` runs our informer
+ * from there, in the same run and against the same server, to measure a change side by side).
  *
  * Per count N (objects are created once, 32-way plain undici POSTs, and topped up for larger N):
  * - sync: start → synced (ours: `waitForSync`; client-node: `start()` resolved, which is after its
@@ -379,16 +382,25 @@ function describeError(err: unknown): string {
 const fmt = (x: number, d = 0): string => x.toFixed(d);
 
 /** Runs one measurement in a fresh process, serving its restart requests. */
-function measure(env: TestEnv, impl: 'ours' | 'client-node', n: number, round = 1): Promise<Row> {
+type Impl = 'ours' | 'baseline' | 'client-node';
+const BASELINE = process.env.INFORMER_BASELINE;
+const IMPLS = (process.env.INFORMER_IMPLS ?? 'ours,client-node').split(',').filter(Boolean) as Impl[];
+if (IMPLS.includes('baseline') && !BASELINE) throw new Error('INFORMER_IMPLS has baseline: set INFORMER_BASELINE to an older checkout');
+
+function measure(env: TestEnv, impl: Impl, n: number, round = 1): Promise<Row> {
   const info: EnvInfo = { server: env.server, kubeconfig: env.kubeconfig, kubeconfigPath: env.kubeconfigPath, caPem: env.caPem, adminToken: env.adminToken };
-  const child = fork(fileURLToPath(import.meta.url), ['--child', impl, String(n), String(round)], {
+  // The baseline is the same bench file in the older checkout, measuring its own `ours`; its round
+  // number is offset so the objects it names do not collide with ours.
+  const script = impl === 'baseline' ? `${BASELINE}/bench/informer.bench.ts` : fileURLToPath(import.meta.url);
+  const args = impl === 'baseline' ? ['--child', 'ours', String(n), String(round + 1000)] : ['--child', impl, String(n), String(round)];
+  const child = fork(script, args, {
     execArgv: ['--expose-gc', '--import', 'tsx'],
     env: { ...process.env, INFORMER_BENCH_ENV: JSON.stringify(info) },
   });
   return new Promise<Row>((resolve, reject) => {
     let row: Row | undefined;
     child.on('message', (m: ChildMessage) => {
-      if (m.type === 'result') row = m.row;
+      if (m.type === 'result') row = impl === 'baseline' ? { ...m.row, impl: `${m.row.impl} (baseline)` } : m.row;
       else
         env.restartApiServer().then(
           () => child.send({ type: 'restarted' } satisfies ParentMessage),
@@ -426,7 +438,7 @@ async function main(): Promise<void> {
       have = n;
       // Markers from earlier measurements are objects too: the informers see n + a few.
       for (let round = 1; round <= ROUNDS; round++) {
-        for (const impl of ['ours', 'client-node'] as const) {
+        for (const impl of IMPLS) {
           rows.push(await measure(env, impl, n, round));
           jsonRows.push({ count: n, round, ...rows.at(-1)! });
           console.error(JSON.stringify(rows.at(-1)));
