@@ -268,9 +268,11 @@ export class Transport {
     return `Transport { server: '${this.server.href}', credential: '${this.credential.kind}' }`;
   }
 
-  /** Closes both dispatchers; in-flight requests finish first. */
+  /** Closes both dispatchers (in-flight requests finish first) and stops the credential's processes. */
   async close(): Promise<void> {
     this.closed = true;
+    // An exec plugin still running would otherwise outlive the client (issue 24).
+    this.credential.close?.();
     const d = this.dispatchers;
     this.dispatchers = undefined;
     if (d) await Promise.all([d.requests.close(), d.watches.destroy()]);
