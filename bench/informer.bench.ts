@@ -149,6 +149,8 @@ interface Row {
   n: number;
   impl: string;
   syncMs: number;
+  /** This process's CPU time (user + system) from start to synced: the client's own cost, less exposed to a busy server than wall time. */
+  syncCpuMs: number;
   bytesPerObject: number;
   baseMb: number;
   steadyMb: number;
@@ -161,6 +163,10 @@ interface Row {
 }
 
 const mb = (b: number): number => b / 1024 / 1024;
+const cpuMsSince = (from: NodeJS.CpuUsage): number => {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / 1000;
+};
 
 async function createWidgets(env: TestEnv, from: number, to: number): Promise<number> {
   const agent = new Agent({ connections: CONCURRENCY, connect: { ca: env.caPem } });
@@ -234,9 +240,11 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   const informer = factory.informerFor<KubeObject>({ ...WIDGET, namespace: NS });
   const stop = new AbortController();
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const run = factory.start(stop.signal);
   await informer.waitForSync(stop.signal);
   const syncMs = performance.now() - t0;
+  const syncCpuMs = cpuMsSince(cpu0);
   if (informer.reader.size < n) throw new Error(`ours: ${informer.reader.size} objects, expected ${n}`);
   const size = informer.reader.size;
   await settle();
@@ -280,6 +288,7 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
     n: size,
     impl: 'operator-runtime',
     syncMs,
+    syncCpuMs,
     bytesPerObject: (steady - base) / size,
     baseMb: mb(base),
     steadyMb: mb(steady),
@@ -308,8 +317,10 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   const errors: unknown[] = [];
   informer.on('error', (err: unknown) => errors.push(err));
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await informer.start();
   const syncMs = performance.now() - t0;
+  const syncCpuMs = cpuMsSince(cpu0);
   const size = informer.list(NS).length;
   if (size < n) throw new Error(`client-node: ${size} objects, expected ${n}`);
   await settle();
@@ -362,6 +373,7 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
     n: size,
     impl: 'client-node 1.4.0',
     syncMs,
+    syncCpuMs,
     bytesPerObject: (steady - base) / size,
     baseMb: mb(base),
     steadyMb: mb(steady),
@@ -449,11 +461,12 @@ async function main(): Promise<void> {
     await env.stop();
   }
   writeBenchJson({ bench: 'informer', counts: COUNTS, rounds: ROUNDS, deliveryWindowMs: DELIVERY_WINDOW_MS, rows: jsonRows });
-  const header = ['objects', 'informer', 'sync ms', 'heap B/obj', 'steady MB', 'relist peak MB', 'peak/steady', 'cache: peak/steady', 'cache: live peak/steady', 'relist ms', 'stopped on error', 'change after restart'];
+  const header = ['objects', 'informer', 'sync ms', 'sync CPU ms', 'heap B/obj', 'steady MB', 'relist peak MB', 'peak/steady', 'cache: peak/steady', 'cache: live peak/steady', 'relist ms', 'stopped on error', 'change after restart'];
   const lines = rows.map((r) => [
     String(r.n),
     r.impl,
     fmt(r.syncMs),
+    fmt(r.syncCpuMs),
     fmt(r.bytesPerObject),
     fmt(r.steadyMb, 1),
     fmt(r.peakMb, 1),
@@ -469,6 +482,17 @@ async function main(): Promise<void> {
   console.log(row(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const l of lines) console.log(row(l));
+  if (ROUNDS > 1) {
+    // Medians per count and informer: rounds alternate the informers, so drift in the machine's load hits each alike.
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    for (const n of COUNTS) {
+      for (const impl of new Set(rows.map((r) => r.impl))) {
+        const rs = jsonRows.filter((r) => r.count === n && r.impl === impl);
+        if (rs.length === 0) continue;
+        console.log(`median of ${rs.length}, ${n} objects, ${impl}: sync ${fmt(median(rs.map((r) => r.syncMs)))} ms, sync CPU ${fmt(median(rs.map((r) => r.syncCpuMs)))} ms, relist ${fmt(median(rs.map((r) => r.relistMs)))} ms`);
+      }
+    }
+  }
   console.log(`node ${process.version}; relist forced by a kube-apiserver restart (watch cache on) after a write the informer did not see.`);
   console.log('cache: … = (heap − baseline before the informer) / (steady − baseline); "peak" is sampled heapUsed every 5 ms (garbage included),');
   console.log('"live peak" the largest heapUsed after gc as each list response arrived, in a second relist.');
