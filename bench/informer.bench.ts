@@ -6,7 +6,10 @@
  *   node --expose-gc --import tsx bench/informer.bench.ts [counts]      (counts: 10000,50000)
  *
  * Environment: INFORMER_ROUNDS (measurements per count and informer, default 1),
- * INFORMER_DELIVERY_WINDOW_MS (default 15000), BENCH_JSON_OUT (raw rows as JSON, for bench:report).
+ * INFORMER_DELIVERY_WINDOW_MS (default 15000), BENCH_JSON_OUT (raw rows as JSON, for bench:report),
+ * INFORMER_IMPLS (comma-separated subset of `ours,baseline,client-node`; default `ours,client-node`),
+ * INFORMER_BASELINE (a checkout of an older commit with its node_modules: `baseline` runs our informer
+ * from there, in the same run and against the same server, to measure a change side by side).
  *
  * Per count N (objects are created once, 32-way plain undici POSTs, and topped up for larger N):
  * - sync: start → synced (ours: `waitForSync`; client-node: `start()` resolved, which is after its
@@ -146,6 +149,8 @@ interface Row {
   n: number;
   impl: string;
   syncMs: number;
+  /** This process's CPU time (user + system) from start to synced: the client's own cost, less exposed to a busy server than wall time. */
+  syncCpuMs: number;
   bytesPerObject: number;
   baseMb: number;
   steadyMb: number;
@@ -158,6 +163,10 @@ interface Row {
 }
 
 const mb = (b: number): number => b / 1024 / 1024;
+const cpuMsSince = (from: NodeJS.CpuUsage): number => {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / 1000;
+};
 
 async function createWidgets(env: TestEnv, from: number, to: number): Promise<number> {
   const agent = new Agent({ connections: CONCURRENCY, connect: { ca: env.caPem } });
@@ -231,9 +240,11 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   const informer = factory.informerFor<KubeObject>({ ...WIDGET, namespace: NS });
   const stop = new AbortController();
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const run = factory.start(stop.signal);
   await informer.waitForSync(stop.signal);
   const syncMs = performance.now() - t0;
+  const syncCpuMs = cpuMsSince(cpu0);
   if (informer.reader.size < n) throw new Error(`ours: ${informer.reader.size} objects, expected ${n}`);
   const size = informer.reader.size;
   await settle();
@@ -277,6 +288,7 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
     n: size,
     impl: 'operator-runtime',
     syncMs,
+    syncCpuMs,
     bytesPerObject: (steady - base) / size,
     baseMb: mb(base),
     steadyMb: mb(steady),
@@ -305,8 +317,10 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   const errors: unknown[] = [];
   informer.on('error', (err: unknown) => errors.push(err));
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await informer.start();
   const syncMs = performance.now() - t0;
+  const syncCpuMs = cpuMsSince(cpu0);
   const size = informer.list(NS).length;
   if (size < n) throw new Error(`client-node: ${size} objects, expected ${n}`);
   await settle();
@@ -359,6 +373,7 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
     n: size,
     impl: 'client-node 1.4.0',
     syncMs,
+    syncCpuMs,
     bytesPerObject: (steady - base) / size,
     baseMb: mb(base),
     steadyMb: mb(steady),
@@ -379,16 +394,25 @@ function describeError(err: unknown): string {
 const fmt = (x: number, d = 0): string => x.toFixed(d);
 
 /** Runs one measurement in a fresh process, serving its restart requests. */
-function measure(env: TestEnv, impl: 'ours' | 'client-node', n: number, round = 1): Promise<Row> {
+type Impl = 'ours' | 'baseline' | 'client-node';
+const BASELINE = process.env.INFORMER_BASELINE;
+const IMPLS = (process.env.INFORMER_IMPLS ?? 'ours,client-node').split(',').filter(Boolean) as Impl[];
+if (IMPLS.includes('baseline') && !BASELINE) throw new Error('INFORMER_IMPLS has baseline: set INFORMER_BASELINE to an older checkout');
+
+function measure(env: TestEnv, impl: Impl, n: number, round = 1): Promise<Row> {
   const info: EnvInfo = { server: env.server, kubeconfig: env.kubeconfig, kubeconfigPath: env.kubeconfigPath, caPem: env.caPem, adminToken: env.adminToken };
-  const child = fork(fileURLToPath(import.meta.url), ['--child', impl, String(n), String(round)], {
+  // The baseline is the same bench file in the older checkout, measuring its own `ours`; its round
+  // number is offset so the objects it names do not collide with ours.
+  const script = impl === 'baseline' ? `${BASELINE}/bench/informer.bench.ts` : fileURLToPath(import.meta.url);
+  const args = impl === 'baseline' ? ['--child', 'ours', String(n), String(round + 1000)] : ['--child', impl, String(n), String(round)];
+  const child = fork(script, args, {
     execArgv: ['--expose-gc', '--import', 'tsx'],
     env: { ...process.env, INFORMER_BENCH_ENV: JSON.stringify(info) },
   });
   return new Promise<Row>((resolve, reject) => {
     let row: Row | undefined;
     child.on('message', (m: ChildMessage) => {
-      if (m.type === 'result') row = m.row;
+      if (m.type === 'result') row = impl === 'baseline' ? { ...m.row, impl: `${m.row.impl} (baseline)` } : m.row;
       else
         env.restartApiServer().then(
           () => child.send({ type: 'restarted' } satisfies ParentMessage),
@@ -426,7 +450,7 @@ async function main(): Promise<void> {
       have = n;
       // Markers from earlier measurements are objects too: the informers see n + a few.
       for (let round = 1; round <= ROUNDS; round++) {
-        for (const impl of ['ours', 'client-node'] as const) {
+        for (const impl of IMPLS) {
           rows.push(await measure(env, impl, n, round));
           jsonRows.push({ count: n, round, ...rows.at(-1)! });
           console.error(JSON.stringify(rows.at(-1)));
@@ -437,11 +461,12 @@ async function main(): Promise<void> {
     await env.stop();
   }
   writeBenchJson({ bench: 'informer', counts: COUNTS, rounds: ROUNDS, deliveryWindowMs: DELIVERY_WINDOW_MS, rows: jsonRows });
-  const header = ['objects', 'informer', 'sync ms', 'heap B/obj', 'steady MB', 'relist peak MB', 'peak/steady', 'cache: peak/steady', 'cache: live peak/steady', 'relist ms', 'stopped on error', 'change after restart'];
+  const header = ['objects', 'informer', 'sync ms', 'sync CPU ms', 'heap B/obj', 'steady MB', 'relist peak MB', 'peak/steady', 'cache: peak/steady', 'cache: live peak/steady', 'relist ms', 'stopped on error', 'change after restart'];
   const lines = rows.map((r) => [
     String(r.n),
     r.impl,
     fmt(r.syncMs),
+    fmt(r.syncCpuMs),
     fmt(r.bytesPerObject),
     fmt(r.steadyMb, 1),
     fmt(r.peakMb, 1),
@@ -457,6 +482,17 @@ async function main(): Promise<void> {
   console.log(row(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const l of lines) console.log(row(l));
+  if (ROUNDS > 1) {
+    // Medians per count and informer: rounds alternate the informers, so drift in the machine's load hits each alike.
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    for (const n of COUNTS) {
+      for (const impl of new Set(rows.map((r) => r.impl))) {
+        const rs = jsonRows.filter((r) => r.count === n && r.impl === impl);
+        if (rs.length === 0) continue;
+        console.log(`median of ${rs.length}, ${n} objects, ${impl}: sync ${fmt(median(rs.map((r) => r.syncMs)))} ms, sync CPU ${fmt(median(rs.map((r) => r.syncCpuMs)))} ms, relist ${fmt(median(rs.map((r) => r.relistMs)))} ms`);
+      }
+    }
+  }
   console.log(`node ${process.version}; relist forced by a kube-apiserver restart (watch cache on) after a write the informer did not see.`);
   console.log('cache: … = (heap − baseline before the informer) / (steady − baseline); "peak" is sampled heapUsed every 5 ms (garbage included),');
   console.log('"live peak" the largest heapUsed after gc as each list response arrived, in a second relist.');

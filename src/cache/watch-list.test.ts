@@ -5,6 +5,7 @@ import type { KubeObject } from '../core/object-key.js';
 import { Watcher, type WatcherEvent, type WatcherOptions } from './watcher.js';
 import { SharedInformer } from './informer.js';
 import { FakeListerWatcher, apiError, gone } from './testing/fake-lister-watcher.js';
+import type { Logger } from '../core/logger.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type ListerWatcher, type WatchEvent } from './lister-watcher.js';
 
 const cm = (name: string, data = '1'): KubeObject & { data: Record<string, string> } => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v: data } });
@@ -178,4 +179,25 @@ test('watch-list: an informer synced by watch-list holds the objects and, after 
 
 test('watch-list: the end marker is the annotation k8s.io/initial-events-end', () => {
   assert.equal(INITIAL_EVENTS_END_ANNOTATION, 'k8s.io/initial-events-end');
+});
+
+test('watch-list: a rejecting server (1.20) is logged once per logger, at debug, in words without the 422 text (issue 23)', async () => {
+  const lines: { level: string; obj: Record<string, unknown>; msg: string | undefined }[] = [];
+  const logger: Logger = {
+    debug: (obj, msg) => void lines.push({ level: 'debug', obj, msg }),
+    info: (obj, msg) => void lines.push({ level: 'info', obj, msg }),
+    warn: (obj, msg) => void lines.push({ level: 'warn', obj, msg }),
+    error: (obj, msg) => void lines.push({ level: 'error', obj, msg }),
+    child: () => logger,
+  };
+  const first = run(new FakeListerWatcher([cm('a')], { watchList: 'rejected' }), { logger, name: 'configmaps' });
+  const second = run(new FakeListerWatcher([cm('b')], { watchList: 'rejected' }), { logger, name: 'secrets' });
+  await first.clock.advance(0);
+  await second.clock.advance(0);
+  assert.equal(first.watcher.health().listMode, 'list');
+  assert.equal(second.watcher.health().listMode, 'list');
+  const about = lines.filter((l) => /watch-list|422|Forbidden|resourceVersionMatch/.test(`${l.msg ?? ''} ${JSON.stringify(l.obj)}`));
+  assert.deepEqual(about.map((l) => [l.level, l.msg]), [['debug', 'the API server does not support watch-list; using list+watch']]);
+  await first.stop();
+  await second.stop();
 });

@@ -154,6 +154,8 @@ type State =
 export class Watcher<T extends KubeObject> {
   private readonly clock: Clock;
   private readonly logger: Logger;
+  /** The logger given in the options: the watch-list fallback is logged once per such logger. */
+  private readonly rootLogger: Logger;
   private readonly random: () => number;
   private readonly backoff: ExponentialBackoff;
   private readonly metrics: InformerMetrics;
@@ -197,7 +199,8 @@ export class Watcher<T extends KubeObject> {
   ) {
     this.clock = options.clock ?? realClock;
     const name = options.name ?? 'watcher';
-    this.logger = (options.logger ?? silentLogger).child({ informer: name });
+    this.rootLogger = options.logger ?? silentLogger;
+    this.logger = this.rootLogger.child({ informer: name });
     this.random = options.random ?? Math.random;
     this.metrics = options.metrics ?? informerMetrics(options.registry, name);
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
@@ -441,7 +444,12 @@ export class Watcher<T extends KubeObject> {
         state = { phase: 'watching', resourceVersion: this.resourceVersion };
       } else if (isWatchListRejected(err)) {
         this.watchListSupported = false;
-        this.logger.info({ err: summarize(err, this.clock.now()) }, 'the server rejects watch-list requests; syncing with list+watch from now on');
+        // Said once per logger (a manager's informers share one), at debug and in words: an
+        // expected capability answer on older servers, whose 422 text tripped greps for errors.
+        if (!watchListFallbackLogged.has(this.rootLogger)) {
+          watchListFallbackLogged.add(this.rootLogger);
+          this.logger.debug({}, 'the API server does not support watch-list; using list+watch');
+        }
         return { next: { phase: 'empty', quorum: state.quorum }, delayMs: 0 };
       }
     }
@@ -515,6 +523,9 @@ export function isResourceVersionTooLarge(err: unknown): boolean {
   const e = err as { details?: { causes?: { reason?: string }[] }; message?: string };
   return (e.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge') || /too large resource version/i.test(e.message ?? '');
 }
+
+/** Loggers that have already said the server has no watch-list (weak: a stopped manager's go). */
+const watchListFallbackLogged = new WeakSet<Logger>();
 
 /**
  * A server that predates watch-list (or has it turned off) refuses `sendInitialEvents` or

@@ -32,6 +32,8 @@ export interface Credential {
    * credential, i.e. when one retry of the request is worth it.
    */
   invalidate(): boolean;
+  /** Called when the client closes: stop whatever the credential runs (an exec plugin's processes). */
+  close?(): void;
 }
 
 /** A credential could not be obtained (file unreadable, exec plugin failed). Never carries the secret. */

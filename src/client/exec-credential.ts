@@ -2,8 +2,10 @@
  * exec credential plugins (`users[].user.exec`, client.authentication.k8s.io v1 and v1beta1): run
  * the command, cache its ExecCredential until `expirationTimestamp`, run it again after a 401.
  * Plugin output and stderr are never copied into errors or logs, since they carry the credential.
+ * A running plugin never outlives the operator: its process group is killed on `close()`, on the
+ * process's exit, and by a watchdog when the operator dies without a word (kill -9).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
@@ -73,6 +75,7 @@ export class ExecCredentialPlugin implements Credential {
   #value: CredentialValue | undefined;
   #expiresAt = Number.POSITIVE_INFINITY;
   #running: Promise<CredentialValue> | undefined;
+  #currentRun: PluginRun | undefined;
   /** Number of times the plugin has been run (for tests and diagnostics). */
   runs = 0;
 
@@ -106,6 +109,14 @@ export class ExecCredentialPlugin implements Credential {
     return true;
   }
 
+  /**
+   * Kills a running plugin's process group; its waiters get a CredentialError. The client calls it
+   * when it closes. A later `get` runs the plugin again (the credential may be shared).
+   */
+  close(): void {
+    this.#currentRun?.abort(new CredentialError(`exec plugin "${path.basename(this.#config.command)}" was stopped: the client is closed`));
+  }
+
   [inspect.custom](): string {
     return `ExecCredentialPlugin { command: '${path.basename(this.#config.command)}', <redacted> }`;
   }
@@ -131,13 +142,20 @@ export class ExecCredentialPlugin implements Credential {
     env.KUBERNETES_EXEC_INFO = JSON.stringify(execInfo);
 
     this.runs++;
-    const stdout = await runPlugin(cfg.command, cfg.args ?? [], env, {
+    const run = startPlugin(cfg.command, cfg.args ?? [], env, {
       name,
       installHint: cfg.installHint,
       timeoutMs: this.#timeoutMs,
       graceMs: this.#graceMs,
       drainMs: this.#drainMs,
     });
+    this.#currentRun = run;
+    let stdout: string;
+    try {
+      stdout = await run.output;
+    } finally {
+      if (this.#currentRun === run) this.#currentRun = undefined;
+    }
 
     let parsed: { apiVersion?: string; kind?: string; status?: ExecCredentialStatus };
     try {
@@ -193,6 +211,40 @@ function hideKey(cert: string, key: string): { cert: string; key: string } {
   return Object.freeze(out);
 }
 
+/** One plugin run: its stdout once it exits, and a way to stop it early. */
+interface PluginRun {
+  readonly output: Promise<string>;
+  /** SIGKILLs the plugin's process group and fails the run with `reason`. */
+  abort(reason: CredentialError): void;
+}
+
+/**
+ * Runs in a node of its own (always there: it is this process's binary) and kills the plugin's
+ * process group as soon as its stdin, a pipe from the operator, closes: the kernel closes it when the
+ * operator dies by any means, kill -9 included, which no handler in the operator can see.
+ */
+const WATCHDOG_SOURCE = `
+const pgid = Number(process.argv[1]);
+const fire = () => { try { process.kill(-pgid, 'SIGKILL'); } catch {} process.exit(0); };
+process.stdin.on('data', () => {});
+process.stdin.on('end', fire);
+process.stdin.on('close', fire);
+process.stdin.on('error', fire);
+`;
+
+/** Runs still going: killed synchronously if the process exits (process.exit included) meanwhile. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function killLiveGroupsOnExit(): void {
+  for (const pgid of liveGroups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
 /**
  * Runs the plugin in a process group of its own and resolves with its stdout. Settles on the
  * plugin's own exit (plus at most `drainMs` for the pipe to empty), never on the pipe's close, which
@@ -200,16 +252,34 @@ function hideKey(cert: string, key: string): { cert: string; key: string } {
  * `timeoutMs + graceMs` it gets SIGKILL and the run fails, whether or not anything exited.
  * Real timers, not the injected Clock: this bounds a real process, which a fake clock cannot pace.
  */
-function runPlugin(
+function startPlugin(
   command: string,
   args: readonly string[],
   env: Record<string, string>,
   o: { name: string; installHint: string | undefined; timeoutMs: number; graceMs: number; drainMs: number },
-): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
+): PluginRun {
+  let abort: (reason: CredentialError) => void = () => {};
+  const output = new Promise<string>((resolve, reject) => {
     // stdin and stderr are not ours to use: an operator has no terminal, and stderr may carry the
     // credential (it is never copied into errors or logs, so it is not read at all).
+    // Detached: a group of its own, so a timeout or a stop can kill whatever the plugin started too.
     const child = spawn(command, [...args], { env, detached: true, stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true });
+    const pgid = child.pid;
+    let watchdog: ChildProcess | undefined;
+    if (pgid !== undefined) {
+      liveGroups.add(pgid);
+      if (!exitHookInstalled) {
+        exitHookInstalled = true;
+        process.on('exit', killLiveGroupsOnExit);
+      }
+      // Detached too: a signal to the operator's group (Ctrl-C) must not take the watchdog first.
+      // No environment: NODE_OPTIONS (a loader, say) would only slow it down.
+      watchdog = spawn(process.execPath, ['-e', WATCHDOG_SOURCE, String(pgid)], { env: {}, detached: true, stdio: ['pipe', 'ignore', 'ignore'], windowsHide: true });
+      watchdog.on('error', () => {
+        // Could not start: the exit hook and the timeouts still bound the plugin.
+      });
+      watchdog.stdin?.on('error', () => {});
+    }
     const chunks: Buffer[] = [];
     let bytes = 0;
     let settled = false;
@@ -230,10 +300,20 @@ function runPlugin(
       if (settled) return;
       settled = true;
       for (const t of timers) clearTimeout(t);
+      if (pgid !== undefined) liveGroups.delete(pgid);
+      // SIGKILL, not closing its stdin: closing would make it kill the group, and after a clean
+      // exit whatever the plugin left running in it is its own business (as with client-go).
+      watchdog?.kill('SIGKILL');
+      watchdog?.stdin?.destroy();
       // Stop reading: a grandchild still holding the pipe must not keep this process busy.
       child.stdout?.destroy();
       if (err) reject(err);
       else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+
+    abort = (reason) => {
+      killGroup('SIGKILL');
+      settle(reason);
     };
 
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -283,4 +363,5 @@ function runPlugin(
       }, o.timeoutMs),
     );
   });
+  return { output, abort: (reason) => abort(reason) };
 }

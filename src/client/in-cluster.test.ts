@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FakeClock } from '../core/fake-clock.js';
 import { inClusterConfig, isInCluster } from './in-cluster.js';
-import { KubeconfigError } from './kubeconfig.js';
+import { InvalidOptionError } from '../core/errors.js';
+import { KubeconfigError, resolveKubeconfig } from './kubeconfig.js';
+import { makeTlsConfig } from './tls-config.js';
 
 async function saDir(namespace?: string): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'sa-'));
@@ -44,4 +46,37 @@ test('the rotated service account token is picked up without a restart', async (
 test('outside a pod in-cluster config fails with KubeconfigError', async () => {
   assert.equal(isInCluster({}), false);
   await assert.rejects(inClusterConfig({ env: {} }), KubeconfigError);
+});
+
+test('regression: an empty ca.crt is refused at start, naming the file and no credential (it fell back to the public roots)', async () => {
+  for (const empty of ['', '\n  \n']) {
+    const dir = await saDir();
+    await writeFile(path.join(dir, 'ca.crt'), empty);
+    await assert.rejects(inClusterConfig({ serviceAccountDir: dir, env: { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '1' } }), (err: unknown) => {
+      assert.ok(err instanceof KubeconfigError);
+      assert.ok(err.message.includes(path.join(dir, 'ca.crt')), err.message);
+      assert.match(err.message, /empty/);
+      assert.ok(!err.message.includes('sa-token-1'), 'no credential in the message');
+      return true;
+    });
+  }
+});
+
+test('regression: a blank CA handed to makeTlsConfig, or an empty kubeconfig certificate-authority file, is refused', async () => {
+  assert.throws(() => makeTlsConfig({ ca: ' \n', rejectUnauthorized: true }), InvalidOptionError);
+  assert.equal(makeTlsConfig({ rejectUnauthorized: true }).ca, undefined, 'no CA at all still means the system roots');
+  const dir = await mkdtemp(path.join(tmpdir(), 'kc-ca-'));
+  const caFile = path.join(dir, 'ca.crt');
+  await writeFile(caFile, '');
+  const kc = {
+    'current-context': 'c',
+    contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+    clusters: [{ name: 'k', cluster: { server: 'https://k8s:6443', 'certificate-authority': caFile } }],
+    users: [{ name: 'u', user: { token: 'kc-secret-token' } }],
+  };
+  await assert.rejects(resolveKubeconfig(kc), (err: unknown) => {
+    assert.ok(err instanceof KubeconfigError);
+    assert.ok(err.message.includes(caFile) && !err.message.includes('kc-secret-token'), err.message);
+    return true;
+  });
 });

@@ -41,6 +41,8 @@ export async function inClusterConfig(options: InClusterOptions = {}): Promise<C
   } catch (err) {
     throw new KubeconfigError(`cannot read service account CA ${dir}/ca.crt: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
   }
+  // An empty CA would otherwise mean "trust the public roots" for the cluster's own API server.
+  if (ca.trim() === '') throw new KubeconfigError(`service account CA ${dir}/ca.crt is empty: refusing to fall back to the system's public roots`);
   let namespace = 'default';
   try {
     namespace = (await readFile(`${dir}/namespace`, 'utf8')).trim() || 'default';

@@ -270,6 +270,26 @@ describe('KubeClient against a real API server', () => {
     assert.equal((await client.apply<Deployment>(other, { fieldManager: 'op-b', force: true })).spec?.replicas, 5);
   });
 
+  test('regression: an int64 beyond 2^53 survives a write, get, list, a read-modify-write and a watch exactly (JSON.parse rounded 9007199254740993 to …992)', async () => {
+    const ns = await namespace();
+    const big = 9007199254740993n;
+    type BigGizmo = Omit<Gizmo, 'status'> & { status?: { observedGeneration?: bigint; message?: string } };
+    const created = await client.create<BigGizmo>({ ...GIZMO, metadata: { name: 'big', namespace: ns }, spec: { size: 2 } });
+    const written = await client.updateStatus<BigGizmo>({ ...created, status: { observedGeneration: big, message: 'a' } });
+    assert.equal(written.status?.observedGeneration, big);
+    const got = await client.get<BigGizmo>(GIZMO, 'big', { namespace: ns });
+    assert.equal(got.status?.observedGeneration, big);
+    await client.updateStatus<BigGizmo>({ ...got, status: { ...got.status, message: 'b' } });
+    const after = await client.get<BigGizmo>(GIZMO, 'big', { namespace: ns });
+    assert.deepEqual([after.status?.message, after.status?.observedGeneration], ['b', big], 'the write-back stored the exact value');
+    const { items } = await client.list<BigGizmo>(GIZMO, { namespace: ns });
+    assert.equal(items[0]?.status?.observedGeneration, big);
+    for await (const e of client.watch<BigGizmo>(GIZMO, { namespace: ns, resourceVersion: '0' })) {
+      assert.equal((e.object as BigGizmo).status?.observedGeneration, big);
+      break;
+    }
+  });
+
   test('a custom resource: CRUD, status, scale, JSON/merge patches and apply; strategic merge is refused', async () => {
     const ns = await namespace();
     const g = await client.create<Gizmo>({ ...GIZMO, metadata: { name: 'g1', namespace: ns }, spec: { size: 2, replicas: 1, tags: ['a'] } });

@@ -26,6 +26,7 @@ import {
   type ClusterConfig,
   type Kubeconfig,
 } from './kubeconfig.js';
+import { stringifyJson } from './lossless-json.js';
 import { Transport, TransportError, WATCH_BODY_TIMEOUT_SLACK_MS, type TransportOptions } from './transport.js';
 import type {
   ApplyOptions,
@@ -218,7 +219,7 @@ export class KubeClient implements Client {
     const res = await this.transport.request<T>({
       method: 'POST',
       path: withQuery(path, writeQuery(opts)),
-      body: JSON.stringify(obj),
+      body: stringifyJson(obj),
       contentType: 'application/json',
       signal: opts.signal,
     });
@@ -236,7 +237,7 @@ export class KubeClient implements Client {
     const res = await this.transport.request<T>({
       method: 'PUT',
       path: withQuery(path, writeQuery(opts)),
-      body: JSON.stringify(obj),
+      body: stringifyJson(obj),
       contentType: 'application/json',
       signal: opts.signal,
     });
@@ -260,7 +261,7 @@ export class KubeClient implements Client {
     const res = await this.transport.request<T>({
       method: 'PATCH',
       path: withQuery(path, query),
-      body: typeof patch === 'string' ? patch : JSON.stringify(patch),
+      body: typeof patch === 'string' ? patch : stringifyJson(patch),
       contentType: PATCH_CONTENT_TYPES[opts.type],
       signal: opts.signal,
     });
@@ -298,7 +299,7 @@ export class KubeClient implements Client {
     const res = await this.transport.request<T | StatusBody>({
       method: 'DELETE',
       path,
-      body: JSON.stringify(body),
+      body: stringifyJson(body),
       contentType: 'application/json',
       signal: opts.signal,
     });

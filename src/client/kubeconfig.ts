@@ -273,11 +273,15 @@ async function dataOrFile(data: string | undefined, file: string | undefined, fi
   // Already checked to be base64 by validateKubeconfig.
   if (data) return Buffer.from(data, 'base64').toString('utf8');
   if (!file) return undefined;
+  let text: string;
   try {
-    return await readLocalFile(file);
+    text = await readLocalFile(file);
   } catch (err) {
     throw new KubeconfigError(`cannot read ${field} file ${file}: ${describeReadError(err)}`, { cause: err });
   }
+  // An empty CA file would otherwise mean "trust the system's public roots".
+  if (field === 'certificate-authority' && text.trim() === '') throw new KubeconfigError(`${field} file ${file} is empty: refusing to fall back to the system's public roots`);
+  return text;
 }
 
 function makeCredential(

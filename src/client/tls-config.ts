@@ -2,6 +2,8 @@
  * TLS material for one cluster connection. The private key is a non-enumerable property so that
  * logging or JSON-serialising a config never prints it.
  */
+import { InvalidOptionError } from '../core/errors.js';
+
 export interface TlsConfig {
   /** PEM CA bundle to trust instead of the system roots. */
   readonly ca?: string;
@@ -22,6 +24,8 @@ export function makeTlsConfig(init: {
   rejectUnauthorized: boolean;
   servername?: string | undefined;
 }): TlsConfig {
+  // A CA that was given but is blank used to be dropped, so the system's public roots were trusted.
+  if (init.ca !== undefined && init.ca.trim() === '') throw new InvalidOptionError('ca', 'is empty (a CA bundle was given but holds no certificate); leave it out to use the system roots');
   const tls: { -readonly [K in keyof TlsConfig]: TlsConfig[K] } = { rejectUnauthorized: init.rejectUnauthorized };
   if (init.ca) tls.ca = init.ca;
   if (init.cert) tls.cert = init.cert;

@@ -19,6 +19,7 @@ import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { ApiError, type StatusBody } from './api-error.js';
 import { readBodyLimited, readBodyPrefix, ResponseTooLargeError } from './body-limit.js';
+import { parseJson } from './lossless-json.js';
 import type { ClientMetrics } from './client-metrics.js';
 import type { ClientCertificate, Credential } from './credentials.js';
 import type { ClusterConfig } from './kubeconfig.js';
@@ -267,9 +268,11 @@ export class Transport {
     return `Transport { server: '${this.server.href}', credential: '${this.credential.kind}' }`;
   }
 
-  /** Closes both dispatchers; in-flight requests finish first. */
+  /** Closes both dispatchers (in-flight requests finish first) and stops the credential's processes. */
   async close(): Promise<void> {
     this.closed = true;
+    // An exec plugin still running would otherwise outlive the client (issue 24).
+    this.credential.close?.();
     const d = this.dispatchers;
     this.dispatchers = undefined;
     if (d) await Promise.all([d.requests.close(), d.watches.destroy()]);
@@ -309,7 +312,8 @@ export class Transport {
     let body: unknown;
     if (text.length > 0) {
       try {
-        body = JSON.parse(text);
+        // Not JSON.parse: it would round an int64 beyond 2^53 without a word (lossless-json.ts).
+        body = parseJson(text);
       } catch {
         throw new TransportError(req.method, req.path, `response (HTTP ${status}) is not JSON`);
       }

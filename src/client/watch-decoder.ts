@@ -6,6 +6,7 @@
  */
 import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { ApiError, type StatusBody } from './api-error.js';
+import { parseJson } from './lossless-json.js';
 
 /** A watch event as the API server sends it, before ERROR events are turned into exceptions. */
 export type RawWatchEvent =
@@ -148,7 +149,7 @@ export class WatchDecoder {
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseJson(text);
     } catch {
       // The SyntaxError's message quotes the input, so it is deliberately not kept as the cause.
       throw new WatchDecodeError('line is not valid JSON', this.lineStart, line.length);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { closeServer, listenOn } from '../core/http-server-lifecycle.js';
 import { CONSOLE_CSP, CONSOLE_HTML } from './console-page.js';
@@ -13,14 +14,29 @@ export const DEFAULT_CONSOLE_PORT = 8082;
  */
 export const DEFAULT_CONSOLE_HOST = '127.0.0.1';
 
+/**
+ * A snapshot is built at most this often; polls in between get the same one (every open tab polls,
+ * and a snapshot of a controller with 100,000 keys in backoff is not free). @defaultValue 1_000
+ */
+export const DEFAULT_CONSOLE_SNAPSHOT_MAX_AGE_MS = 1_000;
+
 export interface ConsoleServerOptions {
   /** 0 binds a free port (see `boundPort`). @defaultValue {@link DEFAULT_CONSOLE_PORT} */
   readonly port?: number;
   /** @defaultValue {@link DEFAULT_CONSOLE_HOST} */
   readonly host?: string;
+  /**
+   * Host names (without port) the console answers besides loopback names, the bound address and
+   * the address a connection arrived on — e.g. a Service's DNS name. Any other `Host` gets 421, so a
+   * web page cannot read the console through DNS rebinding, whatever address it is bound to.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Paces the snapshot cache. @defaultValue realClock */
+  readonly clock?: Clock;
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
 
 const SECURITY_HEADERS = {
   'content-security-policy': CONSOLE_CSP,
@@ -32,13 +48,18 @@ const SECURITY_HEADERS = {
 
 /**
  * Serves the console, read-only: `GET /` is the page, `GET /api/state` the JSON it polls. Anything
- * else is 404, any other method 405. Bound to loopback, it also refuses requests whose Host header
- * is not a loopback name, so a web page cannot read it through DNS rebinding.
+ * else is 404, any other method 405. Whatever address it is bound to, it refuses requests whose Host
+ * header is not on its allow-list (loopback names, the bound address, the connection's local
+ * address, `allowedHosts`), so a web page cannot read it through DNS rebinding. The snapshot is
+ * built at most once per {@link DEFAULT_CONSOLE_SNAPSHOT_MAX_AGE_MS}, however many tabs poll.
  */
 export class ConsoleServer {
   readonly port: number;
   readonly host: string;
   private server: Server | undefined;
+  private readonly allowed: ReadonlySet<string>;
+  private readonly clock: Clock;
+  private cached: { readonly builtAtMs: number; readonly json: string } | undefined;
 
   constructor(
     private readonly snapshot: () => ConsoleSnapshot,
@@ -47,6 +68,14 @@ export class ConsoleServer {
     this.port = options.port ?? DEFAULT_CONSOLE_PORT;
     this.host = options.host ?? DEFAULT_CONSOLE_HOST;
     if (!(Number.isInteger(this.port) && this.port >= 0 && this.port <= 65_535)) throw new InvalidOptionError('console.port', 'must be an integer from 0 to 65535');
+    this.clock = options.clock ?? realClock;
+    const allowed = new Set(LOOPBACK_HOSTS);
+    if (!WILDCARD_HOSTS.has(this.host)) allowed.add(normalizeHost(this.host));
+    for (const h of options.allowedHosts ?? []) {
+      if (typeof h !== 'string' || h === '' || h.includes('/')) throw new InvalidOptionError('console.allowedHosts', 'must be host names or addresses, without scheme or port');
+      allowed.add(normalizeHost(h));
+    }
+    this.allowed = allowed;
   }
 
   get boundPort(): number | undefined {
@@ -74,9 +103,22 @@ export class ConsoleServer {
     await closeServer(server);
   }
 
+  /** The snapshot as JSON; polls within {@link DEFAULT_CONSOLE_SNAPSHOT_MAX_AGE_MS} of the last build share it. */
+  private snapshotJson(): string {
+    const now = this.clock.monotonicNow();
+    const c = this.cached;
+    if (c && now - c.builtAtMs < DEFAULT_CONSOLE_SNAPSHOT_MAX_AGE_MS) return c.json;
+    const json = JSON.stringify(this.snapshot());
+    this.cached = { builtAtMs: now, json };
+    return json;
+  }
+
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    if (LOOPBACK_HOSTS.has(this.host) && !LOOPBACK_HOSTS.has(hostOf(req.headers.host))) {
-      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' }).end('misdirected request: the console answers loopback host names only\n');
+    // Always on: it used to be skipped when bound to a non-loopback address (issue 24).
+    const host = hostOf(req.headers.host);
+    const local = req.socket.localAddress;
+    if (!this.allowed.has(host) && !(local !== undefined && host === normalizeHost(local.replace(/^::ffff:/, '')))) {
+      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' }).end('misdirected request: this Host is not one the console answers (see console.allowedHosts)\n');
       return;
     }
     const path = (req.url ?? '/').split('?')[0]!;
@@ -89,7 +131,7 @@ export class ConsoleServer {
       return;
     }
     try {
-      const [contentType, body] = path === '/' ? ['text/html; charset=utf-8', CONSOLE_HTML] : ['application/json; charset=utf-8', JSON.stringify(this.snapshot())];
+      const [contentType, body] = path === '/' ? ['text/html; charset=utf-8', CONSOLE_HTML] : ['application/json; charset=utf-8', this.snapshotJson()];
       res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : body);
     } catch (err) {
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`console snapshot failed: ${err instanceof Error ? err.name : 'error'}\n`);
@@ -100,6 +142,12 @@ export class ConsoleServer {
 /** The host name of a Host header, without port (IPv6 literals keep their brackets). */
 function hostOf(header: string | undefined): string {
   if (!header) return '';
-  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
+  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1).toLowerCase();
   return header.split(':')[0]!.toLowerCase();
+}
+
+/** An address or name as it appears in a Host header: lower case, IPv6 literals bracketed. */
+function normalizeHost(host: string): string {
+  const h = host.toLowerCase();
+  return h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
 }

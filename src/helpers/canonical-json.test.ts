@@ -16,3 +16,9 @@ test('jsonEqual ignores key order but not array order', () => {
   assert.ok(!jsonEqual([1, 2], [2, 1]));
   assert.ok(jsonEqual({ a: undefined }, {}));
 });
+
+test('an int64 beyond 2^53, read by the client as a bigint, is compared and hashed by its digits instead of throwing', () => {
+  assert.equal(canonicalJson({ b: 9223372036854775807n, a: 1 }), '{"a":1,"b":9223372036854775807}');
+  assert.equal(jsonEqual({ n: 9223372036854775807n }, { n: 9223372036854775807n }), true);
+  assert.equal(jsonEqual({ n: 9223372036854775807n }, { n: 9223372036854775806n }), false);
+});

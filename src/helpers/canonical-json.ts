@@ -1,10 +1,13 @@
+import { stringifyJson } from '../client/lossless-json.js';
+
 /**
  * Canonical JSON: object keys sorted, `undefined` members dropped (as JSON.stringify does), so two
  * values that serialize to the same JSON document compare equal whatever their key order. Used for
- * "did anything change?" checks before a write and for the spec hash.
+ * "did anything change?" checks before a write and for the spec hash. An int64 beyond 2^53 (a
+ * `bigint`, as the client reads it) is written as its digits, not refused.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? 'null';
+  return (stringifyJson(sortKeys(value)) as string | undefined) ?? 'null';
 }
 
 /** Whether two JSON values are equal as documents (key order ignored, undefined members ignored). */

@@ -42,7 +42,7 @@ test('a child logger carries its bindings on every line', () => {
   const { log, lines } = capture({ name: 'op' });
   const child = log.child({ controller: 'widgets' }).child({ reconcileID: 'r-2' });
   child.warn({ attempt: 2 }, 'retrying');
-  assert.equal(lines[0]!.name, 'op');
+  assert.equal(lines[0]!.logger, 'op');
   assert.equal(lines[0]!.controller, 'widgets');
   assert.equal(lines[0]!.reconcileID, 'r-2');
   assert.equal(lines[0]!.attempt, 2);

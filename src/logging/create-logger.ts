@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilent, Logger as PinoLogger } from 'pino';
 import { DEFAULT_REDACT_KEYS, createRedactor } from './redact.js';
@@ -10,7 +11,11 @@ export interface LoggerOptions {
   readonly level?: LevelWithSilent;
   /** Where lines go (one JSON object per line). Tests pass a stream to capture them. @defaultValue stdout */
   readonly destination?: DestinationStream;
-  /** A `name` field on every line, e.g. the operator's name. */
+  /**
+   * The logger's own name (e.g. the operator's), written as `logger` on every line. Not pino's
+   * `name`: a reconcile line already has the object's `name`, and a line with two `name` keys
+   * keeps only one in most log pipelines (controller-runtime's shape, issue 23).
+   */
   readonly name?: string;
   /** Fields on every line, instead of pino's `pid` and `hostname`. */
   readonly base?: Readonly<Record<string, unknown>>;
@@ -30,8 +35,8 @@ export function createLogger(options: LoggerOptions = {}): PinoLogger {
   const logger = pino(
     {
       level: options.level ?? DEFAULT_LOG_LEVEL,
-      ...(options.name !== undefined ? { name: options.name } : {}),
-      ...(options.base !== undefined ? { base: { ...options.base } } : {}),
+      // pino's own default base is { pid, hostname }; kept unless the caller gives another.
+      base: { ...(options.base ?? { pid: process.pid, hostname: hostname() }), ...(options.name !== undefined ? { logger: options.name } : {}) },
       timestamp: pino.stdTimeFunctions.isoTime,
       hooks: {
         // The message and printf arguments are free text the formatters never see (issue 18).

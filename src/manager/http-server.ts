@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
+import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { closeServer, listenOn } from '../core/http-server-lifecycle.js';
 
@@ -9,10 +9,20 @@ export interface EndpointServerOptions {
   /** Serve HTTPS with this certificate and key (PEM) instead of plain HTTP. */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
   /**
+   * TLS material that changes while serving (a rotated certificate): `start` gives the first pair
+   * and calls `onChange` with each later one, which new connections then get. Wins over `tls`.
+   */
+  readonly tlsSource?: TlsSource;
+  /**
    * Asked before every route: 200 lets the request through; 401, 403 or 500 answers with that
    * status (and no body worth reading). @defaultValue every request allowed
    */
   readonly authorize?: (req: IncomingMessage, path: string) => Promise<number>;
+}
+
+export interface TlsSource {
+  start(onChange: (pair: { readonly cert: string; readonly key: string }) => void): Promise<{ readonly cert: string; readonly key: string }>;
+  stop(): void;
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error' };
@@ -33,7 +43,7 @@ export class EndpointServer {
 
   /** `https` when serving TLS. */
   get scheme(): 'http' | 'https' {
-    return this.options.tls ? 'https' : 'http';
+    return this.options.tls || this.options.tlsSource ? 'https' : 'http';
   }
 
   /** The port actually bound (useful with port 0 in tests of this class). */
@@ -44,13 +54,22 @@ export class EndpointServer {
   /** Binds; resolves once listening (so start order "servers first" means reachable first). */
   async listen(): Promise<void> {
     const handler = (req: IncomingMessage, res: ServerResponse): void => void this.handle(req, res);
-    const tls = this.options.tls;
-    const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler) : createServer(handler);
+    const source = this.options.tlsSource;
+    let tlsServer: HttpsServer | undefined;
+    const tls = source ? await source.start((next) => tlsServer?.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2' })) : this.options.tls;
+    if (tls) tlsServer = createTlsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler);
+    const server: Server = tlsServer ?? createServer(handler);
     this.server = server;
-    await listenOn(server, this.port, this.host);
+    try {
+      await listenOn(server, this.port, this.host);
+    } catch (err) {
+      source?.stop();
+      throw err;
+    }
   }
 
   async close(): Promise<void> {
+    this.options.tlsSource?.stop();
     const server = this.server;
     if (!server) return;
     this.server = undefined;

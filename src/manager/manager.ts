@@ -475,7 +475,13 @@ export class Manager {
     const healthRoutes = new Map([['/healthz', checkRoute(this.healthChecks)], ['/readyz', checkRoute(this.readyChecks)]]);
     if (this.console) {
       const state = this.console;
-      this.consoleServer = new ConsoleServer(() => state.snapshot(), { ...(this.options.console?.port !== undefined ? { port: this.options.console.port } : {}), ...(this.options.console?.host ? { host: this.options.console.host } : {}) });
+      const c = this.options.console;
+      this.consoleServer = new ConsoleServer(() => state.snapshot(), {
+        clock: this.clock,
+        ...(c?.port !== undefined ? { port: c.port } : {}),
+        ...(c?.host ? { host: c.host } : {}),
+        ...(c?.allowedHosts ? { allowedHosts: c.allowedHosts } : {}),
+      });
       await this.consoleServer.listen();
     }
     if (metricsPort > 0 && metricsPort === healthPort) {

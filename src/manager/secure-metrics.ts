@@ -2,14 +2,15 @@
  * Opt-in secure serving of /metrics: HTTPS (a certificate from files, or a self-signed one made at
  * start) and only for callers whose bearer token may `get` the path (TokenReview +
  * SubjectAccessReview), as kubebuilder's scaffold serves metrics on :8443. Also the default bind
- * address: every interface inside a pod, loopback elsewhere (a laptop, a CI runner).
+ * address: every interface inside a pod, loopback elsewhere (a laptop, a CI runner). A certificate
+ * from files is reloaded as it rotates, by the webhook server's reloader.
  */
-import { readFile } from 'node:fs/promises';
 import type { Client } from '../client/client.js';
 import type { Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { EndpointServerOptions } from './http-server.js';
+import { CertificateReloader } from '../webhook/certificate-reloader.js';
+import type { EndpointServerOptions, TlsSource } from './http-server.js';
 import { createSelfSignedCertificate } from './self-signed-certificate.js';
 import { TokenReviewAuthorizer } from './token-review-authorizer.js';
 
@@ -17,9 +18,15 @@ import { TokenReviewAuthorizer } from './token-review-authorizer.js';
 export const DEFAULT_SECURE_METRICS_PORT = 8443;
 
 export interface SecureMetricsOptions {
-  /** PEM certificate file; with `keyFile`. Without both, a self-signed certificate is made at start. */
+  /**
+   * PEM certificate file; with `keyFile`. Re-read when the files change (and every
+   * `certPollIntervalMs`), as the webhook server does; new connections get the new pair. Without
+   * both, a self-signed certificate is made at start.
+   */
   readonly certFile?: string;
   readonly keyFile?: string;
+  /** How often the certificate files are re-read besides watching them. @defaultValue DEFAULT_CERT_POLL_INTERVAL_MS (10 s) */
+  readonly certPollIntervalMs?: number;
   /** Names for the self-signed certificate. @defaultValue ['localhost', '127.0.0.1', '::1'] */
   readonly selfSignedHosts?: readonly string[];
   /** How long a token's review is reused. @defaultValue DEFAULT_AUTH_CACHE_TTL_MS */
@@ -33,6 +40,9 @@ export function defaultBindHost(env: Readonly<Record<string, string | undefined>
 
 export function validateSecureMetricsOptions(options: SecureMetricsOptions): void {
   if (Boolean(options.certFile) !== Boolean(options.keyFile)) throw new InvalidOptionError('secureMetrics', 'certFile and keyFile go together');
+  if (options.certPollIntervalMs !== undefined && !(Number.isFinite(options.certPollIntervalMs) && options.certPollIntervalMs > 0)) {
+    throw new InvalidOptionError('secureMetrics.certPollIntervalMs', 'must be a positive number of milliseconds');
+  }
 }
 
 /** The metrics server's TLS material and authorization check. */
@@ -41,14 +51,28 @@ export async function secureEndpointOptions(
   deps: { readonly client: Pick<Client, 'create'>; readonly clock: Clock; readonly logger: Logger },
 ): Promise<EndpointServerOptions> {
   validateSecureMetricsOptions(options);
-  const tls = options.certFile && options.keyFile
-    ? { cert: await readFile(options.certFile), key: await readFile(options.keyFile) }
-    : createSelfSignedCertificate(options.selfSignedHosts ? { hosts: options.selfSignedHosts } : {});
+  const { certFile, keyFile } = options;
+  // Read once at start, this used to serve the first certificate until a restart (issue 24).
+  const tlsSource = certFile && keyFile ? reloadingCertificate(certFile, keyFile, options.certPollIntervalMs, deps) : undefined;
+  const tls = tlsSource ? undefined : createSelfSignedCertificate(options.selfSignedHosts ? { hosts: options.selfSignedHosts } : {});
   const authorizer = new TokenReviewAuthorizer({
     client: deps.client,
     clock: deps.clock,
     logger: deps.logger,
     ...(options.authCacheTtlMs !== undefined ? { cacheTtlMs: options.authCacheTtlMs } : {}),
   });
-  return { tls, authorize: (req, path) => authorizer.authorize(req.headers.authorization, path) };
+  return { ...(tls ? { tls } : {}), ...(tlsSource ? { tlsSource } : {}), authorize: (req, path) => authorizer.authorize(req.headers.authorization, path) };
+}
+
+function reloadingCertificate(certFile: string, keyFile: string, pollIntervalMs: number | undefined, deps: { readonly clock: Clock; readonly logger: Logger }): TlsSource {
+  let reloader: CertificateReloader | undefined;
+  return {
+    start(onChange) {
+      reloader = new CertificateReloader({ certFile, keyFile, clock: deps.clock, logger: deps.logger, onChange, ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}) });
+      return reloader.start();
+    },
+    stop() {
+      reloader?.stop();
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { DelayHeap } from './delay-heap.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { RingBuffer } from './ring-buffer.js';
 import { WorkqueueMetrics } from './workqueue-metrics.js';
+import { SmallestK } from './smallest-k.js';
 
 /** @defaultValue 30,000 ms: how long `shutdown()` waits for in-flight keys (the manager's graceful-shutdown default). */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
@@ -126,18 +127,17 @@ export class Workqueue {
 
   /**
    * Keys waiting after a failure (rate-limited, not yet forgotten), soonest first, at most `limit`:
-   * what a person debugging wants to see. O(waiting keys); meant for an occasional look, not a hot path.
+   * what a person debugging wants to see. O(waiting keys × log limit), never a sort of them all.
    */
   backoffKeys(limit: number): { readonly total: number; readonly keys: readonly { readonly key: string; readonly retryInMs: number; readonly requeues: number }[] } {
     const now = this.clock.monotonicNow();
-    const found: { key: string; retryInMs: number; requeues: number }[] = [];
+    const soonest = new SmallestK<{ key: string; retryInMs: number; requeues: number }>(Math.max(0, limit), (a, b) => a.retryInMs - b.retryInMs);
     for (const entry of this.waiting.entries()) {
       const requeues = this.rateLimiter.numRequeues(entry.key);
       // requeueAfter forgets the key first, so a waiting key with requeues is one in backoff.
-      if (requeues > 0) found.push({ key: entry.key, retryInMs: Math.max(0, entry.readyAtMs - now), requeues });
+      if (requeues > 0) soonest.offer({ key: entry.key, retryInMs: Math.max(0, entry.readyAtMs - now), requeues });
     }
-    found.sort((a, b) => a.retryInMs - b.retryInMs);
-    return { total: found.length, keys: found.slice(0, Math.max(0, limit)) };
+    return { total: soonest.total, keys: soonest.sorted() };
   }
 
   get isShuttingDown(): boolean {
