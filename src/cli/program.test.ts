@@ -251,7 +251,7 @@ describe('operator-runtime CLI', () => {
       assertUsageError(await cli(root, 'init', join(root, 'new-2'), '--group', 'Example'), /--group must be a DNS subdomain with a dot .*"Example"/);
       assertUsageError(await cli(root, 'init', join(root, 'new-3'), '--name', 'My Operator'), /--name must be a DNS label .*"My Operator"/);
       assertUsageError(await cli(root, 'init'), /missing required argument 'dir'/);
-      // Regression: `--kind Main` used to exit 0 with src/main.ts written over the kind's file.
+      // Regression: `--kind Main` used to exit 0 with the process entry written over the kind's file.
       assertUsageError(await cli(root, 'init', join(root, 'new-4'), '--kind', 'Main'), /--kind Main is reserved: its file src\/main\.ts is src\/main\.ts, which the scaffold writes itself/);
       assertUsageError(await cli(root, 'init', join(root, 'new-5'), '--kind', 'Operator'), /--kind Operator is reserved/);
       assertUsageError(await cli(root, 'init', join(root, '___')), /cannot derive the operator name from the folder name "___".*pass --name/);

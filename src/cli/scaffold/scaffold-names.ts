@@ -38,7 +38,7 @@ export function pluralOf(singular: string): string {
 
 /**
  * Files the scaffold writes besides the kind's own (`src/<file>.ts`, `src/<file>-reconciler.ts`):
- * a kind whose file base is one of these would overwrite it (`--kind Main` → src/main.ts).
+ * a kind whose file base is one of these would overwrite it (`--kind Main` → the process entry).
  */
 const GENERATED_SOURCE_FILES: Readonly<Record<string, string>> = { main: 'src/main.ts', operator: 'src/operator.ts' };
 
@@ -84,7 +84,7 @@ export interface ScaffoldNamesOptions {
   readonly kind: string;
   /** The operator's name; derived from `folder` when omitted. */
   readonly name?: string | undefined;
-  /** The project folder's base name (e.g. `my-operator` for `init ./work/my-operator`). */
+  /** The project folder's base name (e.g. `my-operator` for `init ~/work/my-operator`). */
   readonly folder: string;
 }
 
