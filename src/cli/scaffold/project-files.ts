@@ -117,6 +117,7 @@ records the ConfigMap in the ${n.kind}'s status.
 \`\`\`sh
 npm install
 OPERATOR_RUNTIME_ASSETS=/path/to/kube-apiserver-and-etcd npm test   # TestEnv needs these binaries
+OPERATOR_RUNTIME_USE_EXISTING_CLUSTER=true KUBECONFIG=~/.kube/config npm test   # or your cluster (kind, k3d)
 npm run generate         # rewrite config/ after changing the schema or the controller's declarations
 npm run build && KUBECONFIG=~/.kube/config npm start
 kubectl apply -k config  # deploy (build and push the image first)

@@ -46,7 +46,7 @@ const GENERATED_SOURCE_FILES: Readonly<Record<string, string>> = { main: 'src/ma
  * Identifiers the generated sources declare or import beside the kind's lower-case singular (the
  * reconciler's and the test's local variable): a kind named like one would shadow or redeclare it.
  */
-const GENERATED_IDENTIFIERS = new Set(['assert', 'client', 'eventually', 'get', 'kinds', 'manager', 'name', 'signal']);
+const GENERATED_IDENTIFIERS = new Set(['assert', 'client', 'eventually', 'get', 'kinds', 'manager', 'name', 'namespace', 'signal']);
 
 /** JavaScript's reserved words, which the singular cannot be (`const new = …`). */
 const RESERVED_WORDS = new Set(
