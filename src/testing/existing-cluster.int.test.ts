@@ -56,7 +56,7 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
 
   test('installs the CRDs (labelled as its own), gives each test its own namespace, and removes both at stop', async () => {
     const env = await TestEnv.start({ existingCluster: { kubeconfigPath: cluster.kubeconfigPath }, crds: [CRD] });
-    let namespaces: string[] = [];
+    const namespaces: string[] = [];
     try {
       assert.equal(env.existingCluster, true);
       assert.equal(env.serverKind, 'existing');
@@ -65,7 +65,7 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
       const crd = await observer.request<{ metadata: { labels: Record<string, string> } }>('GET', CRD_PATH);
       assert.equal(crd.status, 200);
       assert.equal(crd.body.metadata.labels[TEST_ENV_LABEL], env.id);
-      namespaces = [await env.createNamespace(), await env.createNamespace('gadgets')];
+      namespaces.push(await env.createNamespace(), await env.createNamespace('gadgets'));
       assert.notEqual(namespaces[0], namespaces[1]);
       assert.match(namespaces[1]!, /^gadgets-[0-9a-f]{8}$/);
       // The env's kubeconfig is what the test's clients use, as with a started control plane.
