@@ -86,6 +86,21 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
     assert.equal((await observer.request('GET', CRD_PATH)).status, 404);
   });
 
+  test('two envs at once (two test files) share a CRD: it stays until the last one stops', async () => {
+    const first = await TestEnv.start({ existingCluster: { kubeconfigPath: cluster.kubeconfigPath }, crds: [CRD] });
+    const second = await TestEnv.start({ existingCluster: { kubeconfigPath: cluster.kubeconfigPath }, crds: [CRD] });
+    try {
+      await first.stop();
+      assert.equal((await observer.request('GET', CRD_PATH)).status, 200, 'still used by the second env');
+      const namespace = await second.createNamespace();
+      assert.equal((await second.request('POST', `/apis/${GROUP}/v1/namespaces/${namespace}/gadgets`, { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'g' }, spec: { size: 1 } })).status, 201);
+    } finally {
+      await first.stop();
+      await second.stop();
+    }
+    assert.deepEqual(await leftBehind(), []);
+  });
+
   test('OPERATOR_RUNTIME_USE_EXISTING_CLUSTER=true with KUBECONFIG turns it on for every TestEnv', async () => {
     const saved = { use: process.env.OPERATOR_RUNTIME_USE_EXISTING_CLUSTER, kubeconfig: process.env.KUBECONFIG };
     process.env.OPERATOR_RUNTIME_USE_EXISTING_CLUSTER = 'true';

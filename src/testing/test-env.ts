@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -140,6 +140,9 @@ const CONTEXT = 'test-env';
 
 /** On the CRDs and namespaces a TestEnv creates in an existing cluster; its value is the env's id. */
 export const TEST_ENV_LABEL = 'operator-runtime.dev/test-env';
+
+/** On a CRD a TestEnv installed in an existing cluster: the envs using it (`<host>:<id>,…`). */
+const TEST_ENV_USERS_ANNOTATION = 'operator-runtime.dev/test-env-users';
 
 /** A control plane this env started: its processes, ports and keys. */
 interface LocalControlPlane {
@@ -610,26 +613,56 @@ export class TestEnv {
   // ---- internals -------------------------------------------------------------------------------
 
   /**
-   * Creates a CRD in an existing cluster, labelled as this env's, and removes it at `stop()`. A CRD
-   * of that name already there is the user's (or another suite's) and stays as it is; one labelled
-   * by a TestEnv whose process died is taken over and replaced.
+   * Creates a CRD in an existing cluster, labelled as a TestEnv's, with this env among its users
+   * (an annotation); `stop()` removes this env from the users and deletes the CRD once none is left,
+   * so test files running at once against one cluster share a CRD without pulling it from under
+   * each other. A CRD of that name without the label is the user's: used as it is, never removed.
+   * Users whose test process died on this machine (their temp dir is gone) are dropped; if none is
+   * left the CRD is replaced with this env's manifest.
    */
   private async installCrdInExistingCluster(name: string, crd: object): Promise<void> {
-    const manifest = crd as { metadata: { labels?: Record<string, string> } };
-    const labelled = { ...crd, metadata: { ...manifest.metadata, labels: { ...manifest.metadata.labels, [TEST_ENV_LABEL]: this.id } } };
+    const manifest = crd as { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } };
     const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-    const res = await this.request('POST', path, labelled);
+    const fresh = { ...crd, metadata: { ...manifest.metadata, labels: { ...manifest.metadata.labels, [TEST_ENV_LABEL]: this.id }, annotations: { ...manifest.metadata.annotations, [TEST_ENV_USERS_ANNOTATION]: this.userEntry() } } };
+    const res = await this.request('POST', path, fresh);
     if (res.status === 201) {
       this.created.crds.add(name);
       return;
     }
     if (res.status !== 409) throw new TestEnvError(`installing CRD ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
-    const current = await this.request<{ metadata?: { resourceVersion?: string; labels?: Record<string, string> } }>('GET', `${path}/${name}`);
-    const owner = current.body.metadata?.labels?.[TEST_ENV_LABEL];
-    if (current.status !== 200 || owner === undefined || existsSync(join(tmpdir(), `${DIR_PREFIX}${owner}`))) return;
-    const replaced = await this.request('PUT', `${path}/${name}`, { ...labelled, metadata: { ...labelled.metadata, resourceVersion: current.body.metadata?.resourceVersion } });
-    if (replaced.status !== 200) throw new TestEnvError(`replacing the stale CRD ${name} failed: ${replaced.status} ${JSON.stringify(replaced.body)}`);
-    this.created.crds.add(name);
+    const joined = await this.updateCrdUsers(name, (users) => (users.length ? [...users, this.userEntry()] : undefined), fresh);
+    if (joined) this.created.crds.add(name);
+  }
+
+  /**
+   * Read-modify-write of a TestEnv CRD's users (retried on conflict). `change` gets the live users
+   * and returns the new list, or undefined when none is left alive (then `replacement` is written,
+   * when given). Resolves false when the CRD is not a TestEnv's (or gone); `'empty'` when no user is left.
+   */
+  private async updateCrdUsers(name: string, change: (users: string[]) => string[] | undefined, replacement?: object): Promise<boolean | 'empty'> {
+    const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const current = await this.request<{ metadata?: { resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> } }>('GET', path);
+      if (current.status === 404) return false;
+      if (current.status !== 200) throw new TestEnvError(`reading CRD ${name} failed: ${current.status} ${JSON.stringify(current.body)}`);
+      const metadata = current.body.metadata ?? {};
+      if (metadata.labels?.[TEST_ENV_LABEL] === undefined) return false;
+      const alive = (metadata.annotations?.[TEST_ENV_USERS_ANNOTATION] ?? '').split(',').filter((u) => u && userAlive(u));
+      const next = change(alive);
+      if (next === undefined && !replacement) return 'empty';
+      const body = next === undefined
+        ? { ...replacement, metadata: { ...(replacement as { metadata: object }).metadata, resourceVersion: metadata.resourceVersion } }
+        : { ...(current.body as object), metadata: { ...metadata, annotations: { ...metadata.annotations, [TEST_ENV_USERS_ANNOTATION]: next.join(',') } } };
+      const written = await this.request('PUT', path, body);
+      if (written.status === 200) return next === undefined || next.length > 0 ? true : 'empty';
+      if (written.status !== 409) throw new TestEnvError(`updating CRD ${name} failed: ${written.status} ${JSON.stringify(written.body)}`);
+    }
+    throw new TestEnvError(`updating CRD ${name}: too many conflicting writes`);
+  }
+
+  /** This env as a CRD user: `<host>:<id>`, so only envs of this machine are judged dead by their temp dir. */
+  private userEntry(): string {
+    return `${hostname()}:${this.id}`;
   }
 
   private async waitForCrd(crd: CrdManifest): Promise<void> {
@@ -763,9 +796,16 @@ export class TestEnv {
 
   /** Deletes what this env created in an existing cluster, then waits until it is gone. */
   private async removeCreated(): Promise<void> {
+    const me = this.userEntry();
+    const unusedCrds: string[] = [];
+    for (const crd of this.created.crds) {
+      // Still used by another env (another test file running now): leave it to the last one.
+      const left = await this.updateCrdUsers(crd, (users) => users.filter((u) => u !== me));
+      if (left === 'empty') unusedCrds.push(crd);
+    }
     const paths = [
       ...[...this.created.namespaces].map((n) => `/api/v1/namespaces/${n}`),
-      ...[...this.created.crds].map((n) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${n}`),
+      ...unusedCrds.map((n) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${n}`),
     ];
     const failures: string[] = [];
     for (const path of paths) {
@@ -833,6 +873,13 @@ async function removeStaleDirs(): Promise<void> {
         }
       }),
   );
+}
+
+/** Whether a CRD user (`<host>:<id>`) may still be running: unknown for other machines, else its temp dir exists. */
+function userAlive(user: string): boolean {
+  const at = user.lastIndexOf(':');
+  if (user.slice(0, at) !== hostname()) return true;
+  return existsSync(join(tmpdir(), `${DIR_PREFIX}${user.slice(at + 1)}`));
 }
 
 function envId(dir: string): string {
