@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // dist/ is tsc's output (npm run build), .tmp/ holds builds in progress and test scratch.
-  { ignores: ['node_modules/**', '**/dist/**', '.tmp/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['node_modules/**', '**/dist/**', '.tmp/**', '.dist-build.*/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,15 +2,18 @@
 # `npm run build` (also npm's prepack): compiles src/ to dist/ from tsconfig.build.json — ESM JS,
 # .d.ts with declaration maps, source maps; tests, per-module test support and benchmarks left out.
 # Compiles into a fresh folder and swaps it in, so a process reading dist/ never sees half a build.
+# That folder sits beside dist/ (same depth below the repository), because the maps name their
+# sources relative to themselves (the map of dist/testing/binaries.js names src/testing/binaries.ts two folders up),
+# which the package ships (package.json `files`), so stack traces and go-to-definition land on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p .tmp
-out="$(mktemp -d .tmp/build.XXXXXX)"
+out="$(mktemp -d .dist-build.XXXXXX)"
 trap 'rm -rf "$out"' EXIT
-node_modules/.bin/tsc -p tsconfig.build.json --outDir "$out/dist"
+node_modules/.bin/tsc -p tsconfig.build.json --outDir "$out"
 # Data the published code reads: the conformance suite's CRD (src/testing/conformance/client-conformance.ts).
-cp examples/quickstart/widget-crd.yaml "$out/dist/testing/conformance/widget-crd.yaml"
+cp examples/quickstart/widget-crd.yaml "$out/testing/conformance/widget-crd.yaml"
+mkdir -p .tmp
 old="$(mktemp -d .tmp/build-old.XXXXXX)"
 [ -d dist ] && mv dist "$old/dist"
-mv "$out/dist" dist
+mv "$out" dist
 rm -rf "$old"

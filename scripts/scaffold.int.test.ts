@@ -14,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO, pack, userEnv, withDist, type PackResult } from './packaging/dist.js';
+import { TestEnv } from '../src/testing/test-env.js';
+import { startControlPlaneProcess } from '../src/testing/testing/control-plane-process.js';
 
 const run = promisify(execFile);
 const NPM_INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
@@ -87,6 +89,29 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
     initToGreenMs = performance.now() - started;
     assert.match(output, /# pass 2\n# fail 0/, output);
     t.diagnostic(`init → green scaffold test (init, npm install, npm test): ${(initToGreenMs / 1000).toFixed(1)} s`);
+  });
+
+  test('the scaffold’s own test is green against an existing cluster, and leaves no namespace or CRD behind', async () => {
+    assert.ok(configAfterInit, 'the scaffold exists');
+    // A cluster the user already runs, as kind's: a control plane in another process, by its kubeconfig.
+    const cluster = await startControlPlaneProcess();
+    const observer = await TestEnv.start({ existingCluster: { kubeconfigPath: cluster.kubeconfigPath } });
+    try {
+      const names = async (path: string) => (await observer.request<{ items: { metadata: { name: string } }[] }>('GET', path)).body.items.map((i) => i.metadata.name).sort();
+      const before = { namespaces: await names('/api/v1/namespaces'), crds: await names('/apis/apiextensions.k8s.io/v1/customresourcedefinitions') };
+      const env = shellEnv({ OPERATOR_RUNTIME_USE_EXISTING_CLUSTER: 'true', KUBECONFIG: cluster.kubeconfigPath });
+      // No control-plane binaries needed: nothing is started.
+      delete env.OPERATOR_RUNTIME_ASSETS;
+      delete env.KUBEBUILDER_ASSETS;
+      const output = await sh('npm', ['test'], { cwd: project, env });
+      assert.match(output, /# pass 2\n# fail 0/, output);
+      assert.deepEqual(await names('/api/v1/namespaces'), before.namespaces, 'no namespace left behind');
+      assert.deepEqual(await names('/apis/apiextensions.k8s.io/v1/customresourcedefinitions'), before.crds, 'no CRD left behind');
+      assert.deepEqual(before.crds, [], 'the cluster had no CRD before');
+    } finally {
+      await observer.stop();
+      await cluster.stop();
+    }
   });
 
   test('the scaffold type-checks strictly and builds to dist/', async () => {

@@ -44,7 +44,7 @@ export type { InformerSpec } from './informer-spec.js';
 export { CacheReader } from './cache-reader.js';
 export type { CacheListOptions } from './cache-reader.js';
 export { InformerCache, NamespaceNotCachedError, DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './informer-cache.js';
-export type { InformerCacheOptions, CacheReadOptions, TypeRef, KindLabelSelector } from './informer-cache.js';
+export type { InformerCacheOptions, CacheReadOptions, ByIndexOptions, CachedObjectOf, TypeRef, KindLabelSelector } from './informer-cache.js';
 
 export { clientListerWatcher, clientListerWatcherFactory } from './client-lister-watcher.js';
 export { createDelegatingClient } from './delegating-client.js';

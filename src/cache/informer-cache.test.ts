@@ -9,9 +9,15 @@ import type { InformerSpec } from './informer-spec.js';
 import { FakeListerWatcher } from './testing/fake-lister-watcher.js';
 import { CacheNotStartedError, CacheSyncTimeoutError } from './errors.js';
 import { AbortedError } from '../core/errors.js';
+import { kinds } from '../client/kinds.js';
+import type { ObjectOf } from '../client/kind.js';
+import { IndexError } from './errors.js';
+
+type Job = ObjectOf<typeof kinds.Job>;
 
 const cm = (name: string, ns: string, labels: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels } });
 const node = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
+const job = (name: string, ns: string, owner: string): KubeObject => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: ns, ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: owner, uid: `${ns}-${owner}`, controller: true }] }, spec: { backoffLimit: 2, template: {} } } as KubeObject);
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const NODE = { apiVersion: 'v1', kind: 'Node' } as const;
 
@@ -20,6 +26,7 @@ function setup(namespaces?: string[]) {
   const server: Record<string, KubeObject[]> = {
     ConfigMap: [cm('a', 'x', { app: 'web' }), cm('b', 'x'), cm('c', 'y', { app: 'web' }), cm('d', 'z')],
     Node: [node('n1')],
+    Job: [job('nightly-1', 'x', 'nightly'), job('nightly-2', 'x', 'nightly'), job('nightly-1', 'y', 'nightly'), job('other', 'y', 'hourly')],
   };
   const specs: InformerSpec[] = [];
   const factory = new InformerFactory(
@@ -111,4 +118,77 @@ test('indexes added through the cache serve byIndex across every namespace infor
   assert.deepEqual((await web).map((o) => o.metadata?.name).sort(), ['a', 'c']);
   s.ac.abort();
   await run;
+});
+
+// ---- field indexes: the contract docs/indexes.md states ------------------------------------------
+
+/** The tutorial's index: Jobs by the name of the CronJob that controls them. */
+const byOwner = (j: Job): string[] => (j.metadata?.ownerReferences ?? []).filter((r) => r.controller && r.kind === 'CronJob').map((r) => r.name);
+
+test('byIndex(kinds.Job, …) is typed Job[], and addIndex hands the index function a Job', async () => {
+  const s = setup();
+  // The parameter is typed by the kind: no annotation, no cast.
+  s.cache.addIndex(kinds.Job, 'owner', (j) => (j.spec?.backoffLimit !== undefined ? byOwner(j) : []));
+  const run = s.factory.start(s.ac.signal);
+  const found = s.cache.byIndex(kinds.Job, 'owner', 'nightly');
+  await s.clock.advance(0);
+  const jobs = await found;
+  // Type-level: these lines compile only because `jobs` is Job[] (npm run typecheck checks them).
+  const typed: Job[] = jobs;
+  const limit: number | undefined = typed[0]?.spec?.backoffLimit;
+  assert.equal(limit, 2);
+  // @ts-expect-error a Job has no `data`: the result is not a loose KubeObject
+  assert.equal(jobs[0]?.data, undefined);
+  // A bare { apiVersion, kind } names no type: KubeObject, as before.
+  const loose: KubeObject[] = await s.cache.byIndex({ apiVersion: 'batch/v1', kind: 'Job' }, 'owner', 'hourly');
+  assert.equal(loose.length, 1);
+  s.ac.abort();
+  await run;
+});
+
+test('index values are not per namespace: byIndex returns every namespace’s objects under a value; { namespace } narrows', async () => {
+  for (const namespaces of [undefined, ['x', 'y']]) {
+    const s = setup(namespaces);
+    s.cache.addIndex(kinds.Job, 'owner', byOwner);
+    const run = s.factory.start(s.ac.signal);
+    const all = s.cache.byIndex(kinds.Job, 'owner', 'nightly');
+    await s.clock.advance(0);
+    const key = (j: Job) => `${j.metadata?.namespace}/${j.metadata?.name}`;
+    assert.deepEqual((await all).map(key).sort(), ['x/nightly-1', 'x/nightly-2', 'y/nightly-1'], `namespaces: ${String(namespaces)}`);
+    assert.deepEqual((await s.cache.byIndex(kinds.Job, 'owner', 'nightly', { namespace: 'y' })).map(key), ['y/nightly-1']);
+    assert.deepEqual(await s.cache.byIndex(kinds.Job, 'owner', 'nightly', { namespace: 'elsewhere' }).catch((e: unknown) => (e instanceof NamespaceNotCachedError ? 'not cached' : e)), namespaces ? 'not cached' : []);
+    s.ac.abort();
+    await run;
+  }
+});
+
+test('an index need not be added before start: added after the first sync, it is built at once from what the cache holds', async () => {
+  const s = setup();
+  const run = s.factory.start(s.ac.signal);
+  const listed = s.cache.list(kinds.Job);
+  await s.clock.advance(0);
+  assert.equal((await listed).length, 4, 'synced before the index exists');
+  s.cache.addIndex(kinds.Job, 'owner', byOwner);
+  assert.deepEqual((await s.cache.byIndex(kinds.Job, 'owner', 'hourly')).map((j) => j.metadata?.name), ['other']);
+  s.ac.abort();
+  await run;
+});
+
+test('an index is one function per name: the same again is a no-op, a different one throws IndexError, as does reading an index never added', async () => {
+  const s = setup();
+  s.cache.addIndex(kinds.Job, 'owner', byOwner);
+  s.cache.addIndex(kinds.Job, 'owner', byOwner);
+  assert.throws(() => s.cache.addIndex(kinds.Job, 'owner', () => []), (e: unknown) => e instanceof IndexError && /index "owner": already registered with a different function/.test(e.message));
+  const run = s.factory.start(s.ac.signal);
+  const missing = assert.rejects(s.cache.byIndex(kinds.Job, 'no-such-index', 'x'), (e: unknown) => e instanceof IndexError && /index "no-such-index": no such index/.test(e.message));
+  await s.clock.advance(0);
+  await missing;
+  s.ac.abort();
+  await run;
+});
+
+test('byIndex before the cache runs fails fast with CacheNotStartedError (it would wait for a sync that never comes)', async () => {
+  const s = setup();
+  s.cache.addIndex(kinds.Job, 'owner', byOwner);
+  await assert.rejects(s.cache.byIndex(kinds.Job, 'owner', 'nightly'), CacheNotStartedError);
 });

@@ -9,6 +9,7 @@
  */
 import { ApiError } from '../client/api-error.js';
 import { OperatorRuntimeError } from '../core/errors.js';
+import type { Kind } from '../client/kind.js';
 import type { KubeObject, ObjectRef } from '../core/object-key.js';
 import { CacheReader, type CacheListOptions } from './cache-reader.js';
 import { CacheNotStartedError } from './errors.js';
@@ -60,6 +61,17 @@ export interface CacheReadOptions {
   readonly signal?: AbortSignal;
 }
 
+export interface ByIndexOptions extends CacheReadOptions {
+  /** Only objects in this namespace. Index values are not per namespace: without it, every namespace's objects under the value. */
+  readonly namespace?: string;
+}
+
+/**
+ * The object type of a kind read from the cache: what `kind<T>()` / `kinds.Job` carry, else
+ * `KubeObject` (a bare `{ apiVersion, kind }`).
+ */
+export type CachedObjectOf<K> = K extends Kind<infer T> ? (unknown extends T ? KubeObject : T extends KubeObject ? T : KubeObject) : KubeObject;
+
 /** A namespace outside the cache's configured set was read. */
 export class NamespaceNotCachedError extends OperatorRuntimeError {
   declare readonly code: 'ERR_NAMESPACE_NOT_CACHED';
@@ -92,9 +104,16 @@ export class InformerCache {
     return this.specsFor(type).map((spec) => this.factory.informerFor<T>(spec));
   }
 
-  /** Adds an index to every informer of the kind (use `field:<path>` to enable field selectors on it). */
-  addIndex<T extends KubeObject>(type: TypeRef, name: string, fn: IndexFunc<T>): void {
-    for (const i of this.informersFor<T>(type)) i.addIndex(name, fn);
+  /**
+   * Adds an index to every informer of the kind (one per namespace with `namespaces`); use
+   * `field:<path>` as the name to serve field selectors on it. Allowed at any time, before or after
+   * start: an index added late is built at once from what the informer holds. Adding the same
+   * function under a name again is a no-op; a different function under a taken name throws
+   * `IndexError`. `fn` gets the kind's object type: `addIndex(kinds.Job, …, (job) => …)` types `job`
+   * as `Job`. See docs/indexes.md.
+   */
+  addIndex<K extends TypeRef>(type: K, name: string, fn: IndexFunc<CachedObjectOf<K>>): void {
+    for (const i of this.informersFor<CachedObjectOf<K>>(type)) i.addIndex(name, fn);
   }
 
   /** The object, or a 404 `ApiError` as the API server would answer. */
@@ -114,10 +133,19 @@ export class InformerCache {
     return informers.flatMap((i) => new CacheReader(i.reader).list(options));
   }
 
-  async byIndex<T extends KubeObject = KubeObject>(type: TypeRef, index: string, value: string, options: CacheReadOptions = {}): Promise<T[]> {
-    const informers = this.informersFor<T>(type);
+  /**
+   * The objects of the kind indexed under `value` in `index`, typed by the kind
+   * (`byIndex(kinds.Job, …)` is `Promise<Job[]>`). Values are not per namespace: objects of every
+   * cached namespace come back unless `options.namespace` narrows them (an index of owner names
+   * should key by `<namespace>/<name>` or be read with `namespace`). Waits for the kind's first
+   * sync; `IndexError` for an index never added.
+   */
+  async byIndex<K extends TypeRef>(type: K, index: string, value: string, options: ByIndexOptions = {}): Promise<CachedObjectOf<K>[]> {
+    const namespace = options.namespace;
+    const informers = namespace !== undefined ? [this.informerForNamespace<CachedObjectOf<K>>(type, namespace)] : this.informersFor<CachedObjectOf<K>>(type);
     await Promise.all(informers.map((i) => this.synced(i, options)));
-    return informers.flatMap((i) => i.reader.byIndex(index, value));
+    const found = informers.flatMap((i) => i.reader.byIndex(index, value));
+    return namespace === undefined ? found : found.filter((o) => o.metadata?.namespace === namespace);
   }
 
   private specsFor(type: TypeRef): InformerSpec[] {

@@ -5,7 +5,7 @@
  * into place, so a failure leaves no half-made project.
  */
 import { readdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { generateManifests } from '../codegen/generate.js';
 import { CliUsageError } from './cli-error.js';
 import { projectFiles } from './scaffold/project-files.js';
@@ -30,8 +30,8 @@ export interface InitResult {
 }
 
 export async function runInit(options: InitOptions): Promise<InitResult> {
-  const names = scaffoldNames(options);
   const target = resolve(options.cwd, options.dir);
+  const names = scaffoldNames({ ...options, folder: basename(target) });
   const existing = await readdir(target).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
     throw new CliUsageError(`cannot use ${target} as the project folder (${error.code ?? 'error'})`, { cause: error });

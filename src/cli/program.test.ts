@@ -135,10 +135,11 @@ describe('operator-runtime CLI', () => {
   });
 
   test('init scaffolds a project: sources, tests, Dockerfile, README and the generated Kustomize base', async () => {
-    const target = join(root, 'scaffolded');
+    // The operator is named after the folder; only the kind's own files come from the kind.
+    const target = join(root, 'pizza-shop');
     const run = await cli(root, 'init', target, '--group', 'shop.example.org', '--kind', 'PizzaOrder');
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /created .*scaffolded \(\d+ files\)/);
+    assert.match(run.stdout, /created .*pizza-shop \(\d+ files\)/);
     const files = (await readdir(target, { recursive: true })).filter((f) => !['src', 'config'].includes(f)).sort();
     assert.deepEqual(files, [
       '.dockerignore',
@@ -160,7 +161,7 @@ describe('operator-runtime CLI', () => {
       'tsconfig.json',
     ]);
     const manifest = JSON.parse(await readFile(join(target, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
-    assert.equal(manifest.name, 'pizza-order-operator');
+    assert.equal(manifest.name, 'pizza-shop');
     assert.equal(manifest.dependencies['operator-runtime'], `^${cliVersion()}`);
     const kindSource = await readFile(join(target, 'src/pizza-order.ts'), 'utf8');
     assert.match(kindSource, /export const PIZZA_ORDER = defineCustomKind\(\{\s+group: 'shop\.example\.org',\s+names: \{ kind: 'PizzaOrder', plural: 'pizzaorders', singular: 'pizzaorder' \}/);
@@ -168,11 +169,11 @@ describe('operator-runtime CLI', () => {
     assert.equal(crd.metadata.name, 'pizzaorders.shop.example.org');
     const deployment = parseAllDocuments(await readFile(join(target, 'config/deployment.yaml'), 'utf8')).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string } });
     assert.deepEqual(deployment.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`), [
-      'Namespace//pizza-order-operator-system',
-      'ServiceAccount/pizza-order-operator-system/pizza-order-operator',
-      'Deployment/pizza-order-operator-system/pizza-order-operator',
-      'Service/pizza-order-operator-system/pizza-order-operator-metrics',
-      'NetworkPolicy/pizza-order-operator-system/pizza-order-operator-allow-metrics',
+      'Namespace//pizza-shop-system',
+      'ServiceAccount/pizza-shop-system/pizza-shop',
+      'Deployment/pizza-shop-system/pizza-shop',
+      'Service/pizza-shop-system/pizza-shop-metrics',
+      'NetworkPolicy/pizza-shop-system/pizza-shop-allow-metrics',
     ]);
     assert.deepEqual((await readdir(root)).filter((n) => n.includes('operator-runtime-')), [], 'no temporary folder left');
   });
@@ -197,6 +198,17 @@ describe('operator-runtime CLI', () => {
       assertUsageError(await cli(root, 'generat'), /unknown command 'generat'/);
       assertUsageError(await cli(root, 'generate', 'crd'), /unknown command 'crd'/);
       assertUsageError(await cli(root, 'generate', 'crds', '--frobnicate'), /unknown option '--frobnicate'/);
+    });
+
+    test('an unknown command fails even with --version (the global flag does not win over it)', async () => {
+      for (const flag of ['--version', '-v']) {
+        assertUsageError(await cli(root, 'deploy', flag), /^error: unknown command 'deploy'\n$/);
+        assertUsageError(await cli(root, flag, 'deploy'), /unknown command 'deploy'/);
+        assertUsageError(await cli(root, 'generate', 'crd', flag), /unknown command 'crd' \(Did you mean crds\?\)/);
+      }
+      // A known command with the flag still prints the version.
+      const known = await cli(root, 'generate', '--version');
+      assert.deepEqual(known, { code: 0, stdout: `${cliVersion()}\n`, stderr: '' });
     });
 
     test('missing config: none in the folder, or a --config that does not exist', async () => {
@@ -239,10 +251,14 @@ describe('operator-runtime CLI', () => {
       assertUsageError(await cli(root, 'init', join(root, 'new-2'), '--group', 'Example'), /--group must be a DNS subdomain with a dot .*"Example"/);
       assertUsageError(await cli(root, 'init', join(root, 'new-3'), '--name', 'My Operator'), /--name must be a DNS label .*"My Operator"/);
       assertUsageError(await cli(root, 'init'), /missing required argument 'dir'/);
+      // Regression: `--kind Main` used to exit 0 with the process entry written over the kind's file.
+      assertUsageError(await cli(root, 'init', join(root, 'new-4'), '--kind', 'Main'), /--kind Main is reserved: its file src\/main\.ts is src\/main\.ts, which the scaffold writes itself/);
+      assertUsageError(await cli(root, 'init', join(root, 'new-5'), '--kind', 'Operator'), /--kind Operator is reserved/);
+      assertUsageError(await cli(root, 'init', join(root, '___')), /cannot derive the operator name from the folder name "___".*pass --name/);
       const existing = await project({ 'keep.txt': 'mine' });
       assertUsageError(await cli(root, 'init', existing), /is not empty: .*project-\d+/);
       assert.deepEqual(await readdir(existing), ['keep.txt']);
-      assert.deepEqual((await readdir(root)).filter((n) => n.startsWith('new-') || n.includes('operator-runtime-')), []);
+      assert.deepEqual((await readdir(root)).filter((n) => n.startsWith('new-') || n === '___' || n.includes('operator-runtime-')), []);
     });
   });
 });

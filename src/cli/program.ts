@@ -66,13 +66,33 @@ function buildProgram(io: CliIo): Command {
     .argument('<dir>', 'the folder to create')
     .addOption(new Option('--group <group>', 'API group of the custom kind').default('example.com'))
     .addOption(new Option('--kind <kind>', 'the custom kind, PascalCase').default('Widget'))
-    .addOption(new Option('--name <name>', 'the operator name, a DNS label (default: <kind>-operator)'))
+    .addOption(new Option('--name <name>', 'the operator name, a DNS label: package, namespace <name>-system, ServiceAccount, Deployment (default: from the folder name)'))
     .action(async (dir: string, options: { group: string; kind: string; name?: string }) => {
       const result = await runInit({ cwd: io.cwd, dir, ...options });
       io.stdout(`created ${result.dir} (${result.files.length} files)\nnext: cd ${result.dir} && npm install && npm test\n`);
     });
   addTestenvCommand(program, io);
   return program;
+}
+
+const VERSION_FLAGS = new Set(['-v', '--version']);
+
+/**
+ * Whether `argv` names a command that does not exist (`operator-runtime deploy`, `generate crd`).
+ * Commander answers a global `--version` before it looks at the command, so an unknown command
+ * with `--version` would print the version and exit 0.
+ */
+function namesUnknownCommand(program: Command, argv: readonly string[]): boolean {
+  let command = program;
+  for (const arg of argv) {
+    if (arg.startsWith('-')) continue;
+    // Arguments of a leaf command (init's <dir>, option values) are not commands.
+    if (command.commands.length === 0 || arg === 'help') return false;
+    const sub = command.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (!sub) return true;
+    command = sub;
+  }
+  return false;
 }
 
 /** Runs the CLI on `argv` (without node and script); resolves to the exit code. */
@@ -83,7 +103,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       program.outputHelp();
       return USAGE_EXIT_CODE;
     }
-    await program.parseAsync([...argv], { from: 'user' });
+    // An unknown command fails even with --version: parsed without the flag, commander names it.
+    const args = argv.some((a) => VERSION_FLAGS.has(a)) && namesUnknownCommand(program, argv) ? argv.filter((a) => !VERSION_FLAGS.has(a)) : argv;
+    await program.parseAsync([...args], { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -73,4 +73,27 @@ describe('writing generated files all-or-nothing', () => {
     assert.deepEqual(await readdir(empty), ['README.md']);
     assert.deepEqual((await readdir(root)).filter((n) => n.includes('operator-runtime-')), []);
   });
+
+  test('a set naming one path twice is refused before anything is written (the later would silently replace the earlier)', async () => {
+    for (const write of [writeFilesAtomically, createFolderAtomically]) {
+      const target = join(root, `duplicate-${write.name}`);
+      await assert.rejects(
+        write(target, [
+          { path: 'src/main.ts', content: 'the kind\n' },
+          { path: 'README.md', content: '' },
+          { path: './src//main.ts', content: 'the process entry\n' },
+        ]),
+        (error: unknown) => error instanceof CliUsageError && /refusing to write \.\/src\/\/main\.ts twice in one set of files; nothing was written/.test(error.message),
+      );
+      await assert.rejects(readdir(target), { code: 'ENOENT' });
+    }
+    await assert.rejects(
+      createFolderAtomically(join(root, 'file-and-folder'), [
+        { path: 'config', content: '' },
+        { path: 'config/crd.yaml', content: '' },
+      ]),
+      /refusing to write config both as a file and as the folder of config\/crd\.yaml/,
+    );
+    assert.deepEqual((await readdir(root)).filter((n) => n.includes('operator-runtime-') || n.startsWith('duplicate-') || n === 'file-and-folder'), []);
+  });
 });

@@ -23,6 +23,29 @@ function checkRelative(path: string): void {
   }
 }
 
+/**
+ * Refuses a write set naming one path twice (or a file that another path needs as its folder):
+ * written one after the other, the later would silently replace the earlier.
+ */
+function checkUnique(files: readonly FileToWrite[]): void {
+  const seen = new Set<string>();
+  for (const file of files) {
+    const path = normalize(file.path);
+    if (seen.has(path)) throw new CliUsageError(`refusing to write ${file.path} twice in one set of files; nothing was written`);
+    seen.add(path);
+  }
+  for (const path of seen) {
+    for (let folder = dirname(path); folder !== '.' && folder !== dirname(folder); folder = dirname(folder)) {
+      if (seen.has(folder)) throw new CliUsageError(`refusing to write ${folder} both as a file and as the folder of ${path}; nothing was written`);
+    }
+  }
+}
+
+function checkFiles(files: readonly FileToWrite[]): void {
+  files.forEach((f) => checkRelative(f.path));
+  checkUnique(files);
+}
+
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
 function unwritable(target: string, error: unknown): CliUsageError {
@@ -54,7 +77,7 @@ async function writeAll(dir: string, files: readonly FileToWrite[]): Promise<voi
  * leaving every other file there alone.
  */
 export async function writeFilesAtomically(target: string, files: readonly FileToWrite[]): Promise<void> {
-  files.forEach((f) => checkRelative(f.path));
+  checkFiles(files);
   const temp = await tempBeside(target);
   try {
     try {
@@ -97,7 +120,7 @@ export async function writeFilesAtomically(target: string, files: readonly FileT
 
 /** Creates the folder `target` holding exactly `files`; it must not exist, or be empty. */
 export async function createFolderAtomically(target: string, files: readonly FileToWrite[]): Promise<void> {
-  files.forEach((f) => checkRelative(f.path));
+  checkFiles(files);
   const temp = await tempBeside(target);
   try {
     try {

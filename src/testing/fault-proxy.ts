@@ -21,6 +21,7 @@ import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
+import { TestEnvUnavailableError } from './existing-cluster.js';
 import type { KubeconfigObject } from './test-env.js';
 
 const run = promisify(execFile);
@@ -95,6 +96,8 @@ export interface FaultProxyUpstream {
   readonly caPem: string;
   /** A token kubeconfig for the API server; `proxy.kubeconfig` is this pointed at the proxy. */
   readonly kubeconfig: KubeconfigObject;
+  /** True for a TestEnv against an existing cluster, which the proxy refuses. */
+  readonly existingCluster?: boolean;
 }
 
 export interface FaultProxyOptions {
@@ -157,6 +160,8 @@ export class FaultProxy {
 
   /** Listens on a free loopback port; forwards everything until a rule is injected. */
   static async start(options: FaultProxyOptions): Promise<FaultProxy> {
+    // Its token pass-through and its faults are for a control plane of the test's own.
+    if (options.upstream.existingCluster) throw new TestEnvUnavailableError('FaultProxy', 'fault injection is for a control plane TestEnv started itself');
     const { keyPem, certPem } = await selfSignedCertificate();
     const agent = new Agent({ connect: { ca: options.upstream.caPem }, connections: 128 });
     const server = createServer({ key: keyPem, cert: certPem });

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -9,6 +10,7 @@ import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { controllerManagerMissing, resolveBinaries, resolveModernBinaries, versionedApiServerFlags, type ControlPlaneBinaries, type ModernServerBinaries } from './binaries.js';
 import { DEFAULT_ETCD_MEMBERS, EtcdCluster } from './etcd-cluster.js';
+import { ExistingCluster, TestEnvUnavailableError, existingClusterOption, type ExistingClusterOptions } from './existing-cluster.js';
 import { removeStaleChaosRules } from './iptables.js';
 import { freePort } from './free-port.js';
 import { ManagedProcess } from './managed-process.js';
@@ -88,6 +90,27 @@ export interface TestEnvOptions {
   readonly featureGates?: Readonly<Record<string, boolean>>;
   /** Binaries for `server: 'modern'`; found with `resolveModernBinaries()` when omitted. */
   readonly modernBinaries?: ModernServerBinaries;
+  /**
+   * Enable kube-apiserver's OwnerReferencesPermissionEnforcement admission plugin (as OpenShift and
+   * hardened clusters do): setting `blockOwnerDeletion` on an ownerReference (which
+   * `setControllerReference` does) then needs `update` on the owner's `<kind>/finalizers`, so an
+   * RBAC test fails without that rule, as the cluster would. Only with the default server.
+   * @defaultValue false
+   */
+  readonly ownerReferencesPermissionEnforcement?: boolean;
+  /**
+   * Run against a cluster that is already there (kind, k3d, a dev cluster) instead of starting
+   * one, as envtest's USE_EXISTING_CLUSTER: `true` uses `KUBECONFIG` (else ~/.kube/config) and its
+   * current context; an object names the file and context. Also turned on for every TestEnv by
+   * the environment variable `OPERATOR_RUNTIME_USE_EXISTING_CLUSTER=true`; `false` here wins over it.
+   * `crds` are installed (labelled) and removed by `stop()`, as are namespaces from
+   * `createNamespace()`. The options that shape a control plane this env would start
+   * (`controllerManager`, `simulatePods`, `apiServerFlags`, `featureGates`, `watchCache`,
+   * `etcdMembers`, `server`, `binaries`, `ownerReferencesPermissionEnforcement`) are ignored: the
+   * cluster is what it is. Fault hooks and etcd access throw `TestEnvUnavailableError`.
+   * @defaultValue false, unless the environment variable is set
+   */
+  readonly existingCluster?: boolean | ExistingClusterOptions;
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 60_000;
@@ -115,6 +138,22 @@ export class TestEnvError extends OperatorRuntimeError {
 const DIR_PREFIX = 'operator-runtime-env-';
 const CONTEXT = 'test-env';
 
+/** On the CRDs and namespaces a TestEnv creates in an existing cluster; its value is the env's id. */
+export const TEST_ENV_LABEL = 'operator-runtime.dev/test-env';
+
+/** On a CRD a TestEnv installed in an existing cluster: the envs using it (`<host>:<id>,…`). */
+const TEST_ENV_USERS_ANNOTATION = 'operator-runtime.dev/test-env-users';
+
+/** A control plane this env started: its processes, ports and keys. */
+interface LocalControlPlane {
+  readonly binaries: ControlPlaneBinaries;
+  readonly modernBinaries: ModernServerBinaries | undefined;
+  readonly ports: { apiserver: number; kcm: number; core: number };
+  readonly etcd: EtcdCluster;
+  readonly processes: { apiserver: ManagedProcess; kcm: ManagedProcess | undefined; authDelegate: ManagedProcess | undefined };
+  readonly clientCa: ClientCa;
+}
+
 /**
  * A real local control plane for tests — envtest for TypeScript: etcd, kube-apiserver (secure port
  * only, RBAC, static admin token, client-certificate users, service-account signing) and optionally
@@ -128,15 +167,12 @@ export class TestEnv {
   readonly kubeconfig: KubeconfigObject;
   /** PEM the API server's serving certificate verifies against. */
   caPem = '';
-  readonly adminToken: string;
-  /** The first etcd member's client URL (the only one unless `etcdMembers: 3`). */
-  readonly etcdEndpoint: string;
-  /** Every etcd member's client URL, member 1 first. */
-  readonly etcdEndpoints: readonly string[];
-  /** Tags this env's iptables rules (`operator-runtime-chaos-<id>`). */
+  /** Tags this env's iptables rules (`operator-runtime-chaos-<id>`), and its objects in an existing cluster. */
   readonly id: string;
-  /** Which API server clients of this env talk to. */
-  readonly serverKind: TestEnvServer;
+  /** Which API server clients of this env talk to; `'existing'` with `existingCluster`. */
+  readonly serverKind: TestEnvServer | 'existing';
+  /** True when this env runs against a cluster it did not start (`existingCluster`). */
+  readonly existingCluster: boolean;
   /**
    * With `server: 'modern'`: the 1.20 kube-apiserver that authenticates and authorizes its requests
    * (tokens, RBAC). Create Roles and RoleBindings for `userKubeconfig` users here. Undefined otherwise.
@@ -146,28 +182,57 @@ export class TestEnv {
   private dispatcher: Agent;
   private simulator: { stop: AbortController; run: Promise<void>; client: KubeClient } | undefined;
   private stopped = false;
+  /** In an existing cluster: what this env created there, removed by `stop()`. */
+  private readonly created = { crds: new Set<string>(), namespaces: new Set<string>() };
+  private readonly token: string | undefined;
 
   private constructor(
     readonly dir: string,
-    private readonly binaries: ControlPlaneBinaries,
-    private readonly modernBinaries: ModernServerBinaries | undefined,
-    private readonly ports: { apiserver: number; kcm: number; core: number },
-    private readonly etcd: EtcdCluster,
-    private readonly processes: { apiserver: ManagedProcess; kcm: ManagedProcess | undefined; authDelegate: ManagedProcess | undefined },
-    private readonly clientCa: ClientCa,
-    adminToken: string,
+    private readonly plane: LocalControlPlane | undefined,
+    private readonly existing: ExistingCluster | undefined,
+    adminToken: string | undefined,
     private readonly startTimeoutMs: number,
   ) {
-    this.server = `https://127.0.0.1:${ports.apiserver}`;
-    this.etcdEndpoints = etcd.endpoints;
-    this.etcdEndpoint = etcd.endpoints[0]!;
+    this.server = existing ? existing.config.server : `https://127.0.0.1:${plane!.ports.apiserver}`;
     this.id = envId(dir);
-    this.serverKind = modernBinaries ? 'modern' : 'kube-apiserver';
+    this.serverKind = existing ? 'existing' : plane!.modernBinaries ? 'modern' : 'kube-apiserver';
+    this.existingCluster = existing !== undefined;
     this.authDelegate = undefined;
-    this.adminToken = adminToken;
+    this.token = adminToken;
     this.kubeconfigPath = join(dir, 'kubeconfig.yaml');
-    this.kubeconfig = this.kubeconfigFor('admin', { token: adminToken });
+    if (existing) {
+      this.caPem = existing.caPem;
+      this.kubeconfig = {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: existing.kubeconfig.clusters,
+        users: existing.kubeconfig.users,
+        contexts: [{ name: CONTEXT, context: { ...existing.kubeconfig.context, namespace: 'default' } }],
+        'current-context': CONTEXT,
+      };
+    } else {
+      this.kubeconfig = this.kubeconfigFor('admin', { token: adminToken });
+    }
     this.dispatcher = new Agent({ connect: { rejectUnauthorized: true } });
+  }
+
+  /**
+   * The admin's bearer token. Against an existing cluster: the kubeconfig context's static token;
+   * `TestEnvUnavailableError` when it authenticates otherwise (client certificate, exec plugin).
+   */
+  get adminToken(): string {
+    if (this.token === undefined) throw new TestEnvUnavailableError('adminToken', "the kubeconfig's context has no static token (use env.kubeconfig or env.request())");
+    return this.token;
+  }
+
+  /** The first etcd member's client URL (the only one unless `etcdMembers: 3`). */
+  get etcdEndpoint(): string {
+    return this.local('etcdEndpoint').etcd.endpoints[0]!;
+  }
+
+  /** Every etcd member's client URL, member 1 first. */
+  get etcdEndpoints(): readonly string[] {
+    return this.local('etcdEndpoints').etcd.endpoints;
   }
 
   /**
@@ -189,11 +254,14 @@ export class TestEnv {
    * etcd 3.5, the 1.20 kube-apiserver it delegates to and the modern API server), then installs `crds`.
    */
   static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
+    const existing = existingClusterOption(options.existingCluster);
+    if (existing) return TestEnv.connect(existing, options);
     const modern = options.server === 'modern';
     if (modern) {
       for (const [option, set] of [['controllerManager', options.controllerManager], ['simulatePods', options.simulatePods], ['etcdMembers: 3', (options.etcdMembers ?? DEFAULT_ETCD_MEMBERS) > 1]] as const) {
         if (set) throw new TestEnvError(`server: 'modern' serves custom resources only (no core kinds), so ${option} is not available with it; use the default server`);
       }
+      if (options.ownerReferencesPermissionEnforcement) throw new TestEnvError("ownerReferencesPermissionEnforcement is an admission plugin of kube-apiserver, which server: 'modern' does not run; use the default server");
     }
     await TestEnv.removeStale({ iptables: (options.etcdMembers ?? DEFAULT_ETCD_MEMBERS) > 1 });
     const binaries = options.binaries ?? resolveBinaries(process.env, { controllerManager: !!(options.controllerManager || options.simulatePods) });
@@ -247,6 +315,8 @@ export class TestEnv {
           '--endpoint-reconciler-type=none',
           `--watch-cache=${options.watchCache ?? true}`,
           ...(!modern && featureGates.length ? [`--feature-gates=${featureGates.map(([k, v]) => `${k}=${v}`).join(',')}`] : []),
+          // Added to the default plugins (1.20 enables the recommended set besides those named here).
+          ...(!modern && options.ownerReferencesPermissionEnforcement ? ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'] : []),
           ...(modern ? [] : (options.apiServerFlags ?? [])),
         ],
       });
@@ -301,9 +371,9 @@ export class TestEnv {
       const processes = modernApiserver
         ? { apiserver: modernApiserver, kcm, authDelegate: kubeApiserver }
         : { apiserver: kubeApiserver, kcm, authDelegate: undefined };
-      env = new TestEnv(dir, binaries, modernBinaries, ports, etcdCluster, processes, clientCa, adminToken,
+      env = new TestEnv(dir, { binaries, modernBinaries, ports, etcd: etcdCluster, processes, clientCa }, undefined, adminToken,
         options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
-      await env.etcd.start();
+      await etcdCluster.start();
       if (modern) await env.startAuthDelegate(coreKubeconfigPath);
       await env.startApiServer();
       await writeFile(env.kubeconfigPath, toYaml(env.kubeconfig), { mode: 0o600 });
@@ -323,15 +393,75 @@ export class TestEnv {
     }
   }
 
-  /** Pids of the component processes now running (for leak checks). */
-  pids(): number[] {
-    return [...this.etcd.pids(), ...this.allProcesses().filter((p) => p.running).map((p) => p.pid!)];
+  /**
+   * Connects to an existing cluster (see {@link TestEnvOptions.existingCluster}), checks it answers
+   * and installs `crds`. Nothing is started: `stop()` removes what this env created there.
+   */
+  private static async connect(target: ExistingClusterOptions, options: TestEnvOptions): Promise<TestEnv> {
+    const dir = await mkdtemp(join(tmpdir(), DIR_PREFIX));
+    await writeFile(join(dir, 'owner.pid'), String(process.pid));
+    let cluster: ExistingCluster | undefined;
+    let env: TestEnv | undefined;
+    try {
+      cluster = await ExistingCluster.connect(target);
+      env = new TestEnv(dir, undefined, cluster, cluster.token, options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+      await writeFile(env.kubeconfigPath, toYaml(env.kubeconfig), { mode: 0o600 });
+      const ready = await env.request('GET', '/readyz').catch((error: unknown) => ({ status: 0, body: (error as Error).message }));
+      // /readyz may be forbidden to a namespaced user; /version answers any authenticated one.
+      if (ready.status !== 200 && (await env.request('GET', '/version')).status !== 200) {
+        throw new TestEnvError(`the existing cluster at ${env.server} does not answer /readyz (${ready.status} ${JSON.stringify(ready.body).slice(0, 200)})`);
+      }
+      if (options.crds?.length) await env.installCrds(options.crds);
+      if (options.signal?.aborted) throw new TestEnvError('TestEnv.start aborted');
+      return env;
+    } catch (err) {
+      if (env) await env.stop();
+      else {
+        await cluster?.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+      throw err;
+    }
   }
 
-  /** Ends every process this env started and removes its temp dir. Safe to call twice. */
+  /** Pids of the component processes now running (for leak checks); none against an existing cluster. */
+  pids(): number[] {
+    if (!this.plane) return [];
+    return [...this.plane.etcd.pids(), ...this.allProcesses().filter((p) => p.running).map((p) => p.pid!)];
+  }
+
+  /**
+   * Creates a namespace of its own for one test (`<prefix>-<random>`, labelled with this env's id)
+   * and returns its name. Against an existing cluster `stop()` deletes it, with everything in it;
+   * a started control plane goes away whole.
+   */
+  async createNamespace(prefix = 'test'): Promise<string> {
+    const name = `${prefix}-${randomBytes(4).toString('hex')}`;
+    const res = await this.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [TEST_ENV_LABEL]: this.id } } });
+    if (res.status !== 201) throw new TestEnvError(`creating namespace ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    if (this.existing) this.created.namespaces.add(name);
+    return name;
+  }
+
+  /**
+   * Ends every process this env started and removes its temp dir. Against an existing cluster:
+   * deletes the namespaces and CRDs it created and waits (up to the start timeout) until they are
+   * gone. Safe to call twice.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.existing) {
+      try {
+        await this.removeCreated();
+      } finally {
+        await this.existing.close();
+        await this.dispatcher.close();
+        await rm(this.dir, { recursive: true, force: true });
+      }
+      return;
+    }
+    const plane = this.plane!;
     if (this.simulator) {
       this.simulator.stop.abort();
       await this.simulator.run.catch(() => {});
@@ -340,10 +470,10 @@ export class TestEnv {
     try {
       // Reverse start order: clients of etcd first. Every fault is undone on the way: stop()
       // resumes paused processes, the cluster heals its partitions before it stops.
-      if (this.processes.kcm) await this.processes.kcm.stop();
-      await this.processes.apiserver.stop();
-      if (this.processes.authDelegate) await this.processes.authDelegate.stop();
-      await this.etcd.stop();
+      if (plane.processes.kcm) await plane.processes.kcm.stop();
+      await plane.processes.apiserver.stop();
+      if (plane.processes.authDelegate) await plane.processes.authDelegate.stop();
+      await plane.etcd.stop();
     } finally {
       await this.dispatcher.close();
       await rm(this.dir, { recursive: true, force: true });
@@ -357,18 +487,18 @@ export class TestEnv {
    * every member; see `pauseEtcdMember` for one.
    */
   pause(component: ControlPlaneComponent): void {
-    if (component === 'etcd') this.etcd.pause();
-    else this.process(component).pause();
+    if (component === 'etcd') this.local('pause()').etcd.pause();
+    else this.process(component, 'pause()').pause();
   }
 
   resume(component: ControlPlaneComponent): void {
-    if (component === 'etcd') this.etcd.resume();
-    else this.process(component).resume();
+    if (component === 'etcd') this.local('resume()').etcd.resume();
+    else this.process(component, 'resume()').resume();
   }
 
   /** Number of etcd members (1 or 3). */
   get etcdMembers(): number {
-    return this.etcd.members.length;
+    return this.local('etcdMembers').etcd.members.length;
   }
 
   /**
@@ -376,18 +506,19 @@ export class TestEnv {
    * faults (partitions need root and iptables) are not part of the env users write tests against.
    */
   get etcdCluster(): EtcdCluster {
-    return this.etcd;
+    return this.local('etcdCluster').etcd;
   }
 
   /** Stops and starts kube-apiserver on the same port; etcd keeps its data. Resolves when ready. */
   async restartApiServer(): Promise<void> {
-    await this.processes.apiserver.stop();
+    await this.local('restartApiServer()').processes.apiserver.stop();
     await this.startApiServer();
   }
 
   /** Runs etcdctl (API v3) against this env's etcd and returns its stdout. */
   async etcdctl(args: readonly string[]): Promise<string> {
-    const etcdctl = this.modernBinaries?.etcdctl ?? this.binaries.etcdctl;
+    const plane = this.local('etcdctl()');
+    const etcdctl = plane.modernBinaries?.etcdctl ?? plane.binaries.etcdctl;
     if (!etcdctl) throw new TestEnvError('etcdctl not found (Debian package etcd-client, or OPERATOR_RUNTIME_ETCDCTL)');
     const { stdout } = await run(etcdctl, [`--endpoints=${this.etcdEndpoints.join(',')}`, ...args], {
       env: { ...process.env, ETCDCTL_API: '3' },
@@ -398,7 +529,7 @@ export class TestEnv {
 
   /** etcd's current revision (the highest any member reports). */
   async etcdRevision(): Promise<number> {
-    return this.etcd.revision();
+    return this.local('etcdRevision()').etcd.revision();
   }
 
   /**
@@ -408,8 +539,9 @@ export class TestEnv {
    * older than the cache (for example after `restartApiServer()`). Returns R.
    */
   async compact(): Promise<number> {
-    const revision = await this.etcdRevision();
-    await this.etcd.compact(revision);
+    const etcd = this.local('compact()').etcd;
+    const revision = await etcd.revision();
+    await etcd.compact(revision);
     return revision;
   }
 
@@ -420,7 +552,7 @@ export class TestEnv {
    * no rights until RBAC objects grant them — for least-privilege tests.
    */
   async userKubeconfig(user: { user: string; groups?: readonly string[] }): Promise<{ path: string; kubeconfig: KubeconfigObject }> {
-    const { certPem, keyPem } = await this.clientCa.issue(user.user, user.groups);
+    const { certPem, keyPem } = await this.local('userKubeconfig()').clientCa.issue(user.user, user.groups);
     const kubeconfig = this.kubeconfigFor(user.user, {
       'client-certificate-data': Buffer.from(certPem).toString('base64'),
       'client-key-data': Buffer.from(keyPem).toString('base64'),
@@ -434,6 +566,7 @@ export class TestEnv {
 
   /** One admin request to the API server; returns status and parsed JSON body (or text). */
   async request<T = unknown>(method: Dispatcher.HttpMethod, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+    if (this.existing) return this.existing.request<T>(method, path, body, headers);
     const res = await request(`${this.server}${path}`, {
       method,
       dispatcher: this.dispatcher,
@@ -467,6 +600,10 @@ export class TestEnv {
     for (const crd of crds) {
       const name = (crd as { metadata?: { name?: string } }).metadata?.name;
       if (!name) throw new TestEnvError('CRD manifest without metadata.name');
+      if (this.existing) {
+        await this.installCrdInExistingCluster(name, crd);
+        continue;
+      }
       const res = await this.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
       if (res.status !== 201 && res.status !== 409) {
         throw new TestEnvError(`installing CRD ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
@@ -476,6 +613,59 @@ export class TestEnv {
   }
 
   // ---- internals -------------------------------------------------------------------------------
+
+  /**
+   * Creates a CRD in an existing cluster, labelled as a TestEnv's, with this env among its users
+   * (an annotation); `stop()` removes this env from the users and deletes the CRD once none is left,
+   * so test files running at once against one cluster share a CRD without pulling it from under
+   * each other. A CRD of that name without the label is the user's: used as it is, never removed.
+   * Users whose test process died on this machine (their temp dir is gone) are dropped; if none is
+   * left the CRD is replaced with this env's manifest.
+   */
+  private async installCrdInExistingCluster(name: string, crd: object): Promise<void> {
+    const manifest = crd as { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } };
+    const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const fresh = { ...crd, metadata: { ...manifest.metadata, labels: { ...manifest.metadata.labels, [TEST_ENV_LABEL]: this.id }, annotations: { ...manifest.metadata.annotations, [TEST_ENV_USERS_ANNOTATION]: this.userEntry() } } };
+    const res = await this.request('POST', path, fresh);
+    if (res.status === 201) {
+      this.created.crds.add(name);
+      return;
+    }
+    if (res.status !== 409) throw new TestEnvError(`installing CRD ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    const joined = await this.updateCrdUsers(name, (users) => (users.length ? [...users, this.userEntry()] : undefined), fresh);
+    if (joined) this.created.crds.add(name);
+  }
+
+  /**
+   * Read-modify-write of a TestEnv CRD's users (retried on conflict). `change` gets the live users
+   * and returns the new list, or undefined when none is left alive (then `replacement` is written,
+   * when given). Resolves false when the CRD is not a TestEnv's (or gone); `'empty'` when no user is left.
+   */
+  private async updateCrdUsers(name: string, change: (users: string[]) => string[] | undefined, replacement?: object): Promise<boolean | 'empty'> {
+    const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const current = await this.request<{ metadata?: { resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> } }>('GET', path);
+      if (current.status === 404) return false;
+      if (current.status !== 200) throw new TestEnvError(`reading CRD ${name} failed: ${current.status} ${JSON.stringify(current.body)}`);
+      const metadata = current.body.metadata ?? {};
+      if (metadata.labels?.[TEST_ENV_LABEL] === undefined) return false;
+      const alive = (metadata.annotations?.[TEST_ENV_USERS_ANNOTATION] ?? '').split(',').filter((u) => u && userAlive(u));
+      const next = change(alive);
+      if (next === undefined && !replacement) return 'empty';
+      const body = next === undefined
+        ? { ...replacement, metadata: { ...(replacement as { metadata: object }).metadata, resourceVersion: metadata.resourceVersion } }
+        : { ...(current.body as object), metadata: { ...metadata, annotations: { ...metadata.annotations, [TEST_ENV_USERS_ANNOTATION]: next.join(',') } } };
+      const written = await this.request('PUT', path, body);
+      if (written.status === 200) return next === undefined || next.length > 0 ? true : 'empty';
+      if (written.status !== 409) throw new TestEnvError(`updating CRD ${name} failed: ${written.status} ${JSON.stringify(written.body)}`);
+    }
+    throw new TestEnvError(`updating CRD ${name}: too many conflicting writes`);
+  }
+
+  /** This env as a CRD user: `<host>:<id>`, so only envs of this machine are judged dead by their temp dir. */
+  private userEntry(): string {
+    return `${hostname()}:${this.id}`;
+  }
 
   private async waitForCrd(crd: CrdManifest): Promise<void> {
     const name = crd.metadata.name;
@@ -518,7 +708,7 @@ export class TestEnv {
   }
 
   private async startApiServer(): Promise<void> {
-    const apiserver = this.processes.apiserver;
+    const apiserver = this.plane!.processes.apiserver;
     apiserver.start();
     this.caPem = await this.servingCertificate(apiserver, join(this.dir, 'pki', 'serving', 'apiserver.crt'));
     this.kubeconfig.clusters[0]!.cluster['certificate-authority-data'] = Buffer.from(this.caPem).toString('base64');
@@ -528,17 +718,17 @@ export class TestEnv {
     // kube-apiserver 1.20 is ready before its bootstrap controller has created the `default`
     // namespace; a test's first write there would get 404 on a loaded machine. (The 1.36 CRD-only
     // server has no namespaces.)
-    if (!this.modernBinaries) {
+    if (!this.plane!.modernBinaries) {
       await this.poll(`${apiserver.options.name} to create the default namespace`, apiserver, async () => (await this.request('GET', '/api/v1/namespaces/default')).status === 200);
     }
   }
 
   /** The 1.20 kube-apiserver a modern env delegates authentication and authorization to. */
   private async startAuthDelegate(kubeconfigPath: string): Promise<void> {
-    const core = this.processes.authDelegate!;
+    const core = this.plane!.processes.authDelegate!;
     core.start();
     const caPem = await this.servingCertificate(core, join(this.dir, 'pki', 'core-serving', 'apiserver.crt'));
-    const server = `https://127.0.0.1:${this.ports.core}`;
+    const server = `https://127.0.0.1:${this.plane!.ports.core}`;
     const kubeconfig = this.kubeconfigFor('admin', { token: this.adminToken });
     kubeconfig.clusters[0]!.cluster = { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') };
     await writeFile(kubeconfigPath, toYaml(kubeconfig), { mode: 0o600 });
@@ -568,7 +758,7 @@ export class TestEnv {
   }
 
   private async startControllerManager(): Promise<void> {
-    const kcm = this.processes.kcm!;
+    const kcm = this.plane!.processes.kcm!;
     kcm.start();
     // The service-account controller creating `default` in `default` proves the controllers run.
     await this.poll('kube-controller-manager to create the default ServiceAccount', kcm, async () =>
@@ -588,25 +778,59 @@ export class TestEnv {
     };
   }
 
-  private process(component: Exclude<ControlPlaneComponent, 'etcd'>): ManagedProcess {
-    if (component === 'kube-apiserver') return this.processes.apiserver;
-    if (!this.processes.kcm) throw new TestEnvError('kube-controller-manager is not running in this TestEnv');
-    return this.processes.kcm;
+  private process(component: Exclude<ControlPlaneComponent, 'etcd'>, feature: string): ManagedProcess {
+    const { processes } = this.local(feature);
+    if (component === 'kube-apiserver') return processes.apiserver;
+    if (!processes.kcm) throw new TestEnvError('kube-controller-manager is not running in this TestEnv');
+    return processes.kcm;
   }
 
   private allProcesses(): ManagedProcess[] {
-    return [this.processes.apiserver, this.processes.kcm, this.processes.authDelegate].filter((p): p is ManagedProcess => p !== undefined);
+    const processes = this.local('processes').processes;
+    return [processes.apiserver, processes.kcm, processes.authDelegate].filter((p): p is ManagedProcess => p !== undefined);
+  }
+
+  /** The control plane this env started; `TestEnvUnavailableError` naming `feature` against an existing cluster. */
+  private local(feature: string): LocalControlPlane {
+    if (!this.plane) throw new TestEnvUnavailableError(feature, 'this TestEnv did not start the cluster, so it has no processes to stop or kill, no etcd to reach and no CA to issue users from');
+    return this.plane;
+  }
+
+  /** Deletes what this env created in an existing cluster, then waits until it is gone. */
+  private async removeCreated(): Promise<void> {
+    const me = this.userEntry();
+    const unusedCrds: string[] = [];
+    for (const crd of this.created.crds) {
+      // Still used by another env (another test file running now): leave it to the last one.
+      const left = await this.updateCrdUsers(crd, (users) => users.filter((u) => u !== me));
+      if (left === 'empty') unusedCrds.push(crd);
+    }
+    const paths = [
+      ...[...this.created.namespaces].map((n) => `/api/v1/namespaces/${n}`),
+      ...unusedCrds.map((n) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${n}`),
+    ];
+    const failures: string[] = [];
+    for (const path of paths) {
+      const res = await this.request('DELETE', path, { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' });
+      if (res.status !== 200 && res.status !== 202 && res.status !== 404) failures.push(`DELETE ${path}: ${res.status}`);
+    }
+    if (failures.length) throw new TestEnvError(`could not remove what this TestEnv created in the existing cluster: ${failures.join('; ')}`);
+    // Gone, not only marked: the next run (or a test of "nothing left behind") sees a clean cluster.
+    await this.poll(`the namespaces and CRDs this TestEnv created to be deleted (${paths.join(', ')})`, undefined, async () => {
+      for (const path of paths) if ((await this.request('GET', path)).status !== 404) return false;
+      return true;
+    }, { evenIfStopped: true });
   }
 
   /**
    * Polls `check` every 100 ms until it returns true; fails fast (with the component's log tail)
    * when the component exits, and after the start timeout.
    */
-  private async poll(what: string, component: ManagedProcess | undefined, check: () => Promise<boolean>): Promise<void> {
+  private async poll(what: string, component: ManagedProcess | undefined, check: () => Promise<boolean>, options: { evenIfStopped?: boolean } = {}): Promise<void> {
     const deadline = Date.now() + this.startTimeoutMs;
     let lastError: unknown;
     for (;;) {
-      if (this.stopped) throw new TestEnvError(`stopped while waiting for ${what}`);
+      if (this.stopped && !options.evenIfStopped) throw new TestEnvError(`stopped while waiting for ${what}`);
       if (component && !component.running) {
         throw component.failure(`exited (${JSON.stringify(component.exit)}) while waiting for ${what}`);
       }
@@ -651,6 +875,13 @@ async function removeStaleDirs(): Promise<void> {
         }
       }),
   );
+}
+
+/** Whether a CRD user (`<host>:<id>`) may still be running: unknown for other machines, else its temp dir exists. */
+function userAlive(user: string): boolean {
+  const at = user.lastIndexOf(':');
+  if (user.slice(0, at) !== hostname()) return true;
+  return existsSync(join(tmpdir(), `${DIR_PREFIX}${user.slice(at + 1)}`));
 }
 
 function envId(dir: string): string {

@@ -119,6 +119,7 @@ records the ConfigMap in the ${n.kind}'s status.
 \`\`\`sh
 npm install
 npm test                 # pretest: \`operator-runtime testenv use\` finds or downloads etcd and kube-apiserver
+OPERATOR_RUNTIME_USE_EXISTING_CLUSTER=true KUBECONFIG=~/.kube/config npm test   # or your cluster (kind, k3d)
 npm run generate         # rewrite config/ after changing the schema or the controller's declarations
 npm run build && KUBECONFIG=~/.kube/config npm start
 kubectl apply -k config  # deploy (build and push the image first)

@@ -154,8 +154,10 @@ export default defineConfig({
 export function integrationTestSource(n: ScaffoldNames): string {
   return `/**
  * The operator against a real kube-apiserver and etcd (operator-runtime/testing's TestEnv; set
- * OPERATOR_RUNTIME_ASSETS to the folder holding etcd and kube-apiserver): a ${n.kind} gets its
- * ConfigMap and its status, and a change of message reaches the ConfigMap.
+ * OPERATOR_RUNTIME_ASSETS to the folder holding etcd and kube-apiserver), or against a cluster you
+ * already run (OPERATOR_RUNTIME_USE_EXISTING_CLUSTER=true with KUBECONFIG: kind, k3d…; the CRD and
+ * the tests' namespaces are removed afterwards): a ${n.kind} gets its ConfigMap and its status, and a
+ * change of message reaches the ConfigMap. Each test works in a namespace of its own.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -184,13 +186,19 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined>):
 }
 
 before(async () => {
-  env = await TestEnv.start({ crds: [customResourceDefinition(${n.constant})] });
+  env = await TestEnv.start({
+    crds: [customResourceDefinition(${n.constant})],
+    // As OpenShift and hardened clusters: blockOwnerDeletion needs update on ${n.plural}/finalizers.
+    ownerReferencesPermissionEnforcement: true,
+  });
   const registry = new Registry();
   client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig, registry });
   manager = createOperator({ client, registry, metricsPort: 0, healthPort: 0 });
   running = manager.start(stop.signal);
 });
 
+// Runs even when a test fails: stops the operator, then the env (which, against an existing
+// cluster, deletes what it created there).
 after(async () => {
   stop.abort();
   await running?.catch(() => undefined);
@@ -199,14 +207,15 @@ after(async () => {
 });
 
 test('a ${n.kind} gets a ConfigMap with its message, and its status names it', async () => {
-  await client.create({ apiVersion: '${n.group}/v1', kind: '${n.kind}', metadata: { name: 'hello', namespace: 'default' }, spec: { message: 'hello, world' } });
+  const namespace = await env.createNamespace();
+  await client.create({ apiVersion: '${n.group}/v1', kind: '${n.kind}', metadata: { name: 'hello', namespace }, spec: { message: 'hello, world' } });
   const configMap = await eventually('the ConfigMap', async () => {
-    const cm = await client.get(kinds.ConfigMap, 'hello-message', { namespace: 'default' });
+    const cm = await client.get(kinds.ConfigMap, 'hello-message', { namespace });
     return cm.data?.message === 'hello, world' ? cm : undefined;
   });
   assert.equal(configMap.metadata?.ownerReferences?.[0]?.kind, '${n.kind}');
   const ${n.singular} = await eventually('the status', async () => {
-    const current = await client.get(${n.constant}, 'hello', { namespace: 'default' });
+    const current = await client.get(${n.constant}, 'hello', { namespace });
     return current.status?.configMap ? current : undefined;
   });
   assert.equal(${n.singular}.status?.configMap, 'hello-message');
@@ -214,9 +223,15 @@ test('a ${n.kind} gets a ConfigMap with its message, and its status names it', a
 });
 
 test('a changed message reaches the ConfigMap', async () => {
-  await client.patch(${n.constant}, 'hello', { spec: { message: 'changed' } }, { namespace: 'default', type: 'merge' });
+  const namespace = await env.createNamespace();
+  await client.create({ apiVersion: '${n.group}/v1', kind: '${n.kind}', metadata: { name: 'hello', namespace }, spec: { message: 'first' } });
+  await eventually('the first message', async () => {
+    const cm = await client.get(kinds.ConfigMap, 'hello-message', { namespace });
+    return cm.data?.message === 'first' ? true : undefined;
+  });
+  await client.patch(${n.constant}, 'hello', { spec: { message: 'changed' } }, { namespace, type: 'merge' });
   await eventually('the new message', async () => {
-    const cm = await client.get(kinds.ConfigMap, 'hello-message', { namespace: 'default' });
+    const cm = await client.get(kinds.ConfigMap, 'hello-message', { namespace });
     return cm.data?.message === 'changed' ? true : undefined;
   });
 });
