@@ -47,3 +47,13 @@ test('a failure is one message and exit 1, no stack: an unknown version, an inde
   assert.equal(insecure.code, 1);
   assert.match(insecure.stderr, /must be https \(plain http only on loopback\)/);
 });
+
+test('testenv use fetches nothing when the tests run against an existing cluster (the scaffold pretest on kind or k3d)', async () => {
+  const home = await mkdtemp(join(dir, 'home-'));
+  const env = { HOME: home, PATH: '', OPERATOR_RUNTIME_ENVTEST_INDEX: index.indexUrl, OPERATOR_RUNTIME_USE_EXISTING_CLUSTER: 'true' };
+  const used = await cli(['testenv', 'use'], env);
+  assert.equal(used.code, 0);
+  assert.match(used.stdout, /OPERATOR_RUNTIME_USE_EXISTING_CLUSTER is set/);
+  const listed = await cli(['testenv', 'list', '-i'], { ...env, OPERATOR_RUNTIME_USE_EXISTING_CLUSTER: '' });
+  assert.doesNotMatch(listed.stdout, /\(installed\)/);
+});

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { BinariesNotFoundError } from '../testing/binaries.js';
 import { cleanupEnvtest, installEnvtest, listEnvtest, useEnvtest } from '../testing/envtest/envtest.js';
 import { EnvtestError } from '../testing/envtest/envtest-error.js';
+import { USE_EXISTING_CLUSTER_ENV, existingClusterOption } from '../testing/existing-cluster.js';
 import type { ProgressStream } from '../testing/envtest/progress-bar.js';
 
 export interface TestenvIo {
@@ -69,6 +70,11 @@ export function addTestenvCommand(program: Command, io: TestenvIo): void {
     .option('-p, --print-path', 'print only the folder (for KUBEBUILDER_ASSETS=$(…))')
     .option('--no-source-build', 'never fall back to building from Debian\'s source')
     .action(async (version: string | undefined, options: { index?: string; installedOnly?: boolean; printPath?: boolean; sourceBuild: boolean }) => {
+      // The scaffold's pretest: tests against the user's own cluster need no binaries, so none are fetched.
+      if (!options.printPath && existingClusterOption(undefined, io.env ?? process.env)) {
+        io.stdout(`${USE_EXISTING_CLUSTER_ENV} is set: TestEnv uses your cluster, no control-plane binaries needed\n`);
+        return;
+      }
       const used = await useEnvtest({ ...common(options), ...(version ? { version } : {}), installedOnly: !!options.installedOnly, sourceBuild: options.sourceBuild });
       if (options.printPath) {
         io.stdout(`${used.dir}\n`);
