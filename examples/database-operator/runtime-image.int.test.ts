@@ -74,6 +74,7 @@ describe('the operator image runtime files, as uid 65532 on a read-only filesyst
     assert.deepEqual((await readdir(join(app, 'dist'))).filter((f) => !f.endsWith('.js') && !f.endsWith('.js.map')), []);
     const modules = await readdir(join(app, 'node_modules'));
     for (const dev of ['typescript', 'tsx', 'eslint', 'esbuild', '@types', 'fast-check', '@kubernetes']) assert.ok(!modules.includes(dev), `${dev} is not in the runtime`);
+    // The package's sources and test scripts are left out of the image (scripts/layout-runtime.sh).
     assert.deepEqual((await readdir(join(app, 'node_modules/operator-runtime'))).sort(), ['LICENSE', 'README.md', 'dist', 'package.json']);
   });
 
