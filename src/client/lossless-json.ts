@@ -12,6 +12,8 @@
 
 /** Any integer outside ±(2^53 − 1) has at least this many digits. */
 const LONG_RUN = 16;
+import { OperatorRuntimeError } from '../core/errors.js';
+
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /**
  * Marks a big integer rewritten as a string for the second parse. The NUL and the per-process
@@ -26,7 +28,7 @@ export function parseJson(text: string): unknown {
   if (!hasLongDigitRun(text)) return JSON.parse(text);
   const rewritten = quoteBigIntegers(text);
   if (rewritten === undefined) return JSON.parse(text);
-  if (text.includes(MARKER_JSON)) throw new SyntaxError('body holds the lossless-JSON marker');
+  if (text.includes(MARKER_JSON)) throw new OperatorRuntimeError('ERR_INVALID_JSON', 'response body holds the lossless-JSON marker');
   return JSON.parse(rewritten, reviveBigIntegers);
 }
 

@@ -33,14 +33,17 @@ export const FORMAT_SAMPLES: Readonly<Record<string, { readonly valid: readonly 
   password: { valid: ['', 'anything at all'], invalid: [] },
 };
 
+/** How deep generated objects go by default: deep enough for every oracle kind's nesting, small enough to stay fast. */
+export const DEFAULT_SCHEMA_ARBITRARY_DEPTH = 4;
+
 export interface SchemaArbitraryOptions {
-  /** How deep optional fields, free-form values and nested lists go; below it only required fields are generated. @defaultValue 4 */
+  /** How deep optional fields, free-form values and nested lists go; below it only required fields are generated. @defaultValue DEFAULT_SCHEMA_ARBITRARY_DEPTH */
   readonly depth?: number;
 }
 
 /** Values of `schema`, mostly valid. */
 export function validValue(schema: JSONSchemaProps, options: SchemaArbitraryOptions = {}): fc.Arbitrary<unknown> {
-  return arbitrary(schema, options.depth ?? 4);
+  return arbitrary(schema, options.depth ?? DEFAULT_SCHEMA_ARBITRARY_DEPTH);
 }
 
 export interface Mutated {
