@@ -4,7 +4,8 @@
  * context's credentials, and the kubeconfig handed to the test's clients. TestEnv owns the
  * lifecycle (CRDs, namespaces, cleanup); this file only knows how to reach the cluster.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
+import { adminRequest } from './admin-request.js';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { defaultKubeconfigPaths, loadKubeconfigFile, mergeKubeconfigs, resolveKubeconfig, type ClusterConfig, type Kubeconfig } from '../client/kubeconfig.js';
 
@@ -99,28 +100,11 @@ export class ExistingCluster {
   /** One request with the context's credentials; status and parsed JSON body (or text). */
   async request<T>(method: Dispatcher.HttpMethod, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: T }> {
     const impersonate = this.config.impersonate;
-    const res = await request(`${this.config.server.replace(/\/$/, '')}${path}`, {
-      method,
-      dispatcher: this.dispatcher,
-      headers: {
-        ...(this.authorization ? { authorization: this.authorization } : {}),
-        ...(impersonate ? { 'impersonate-user': impersonate.user, ...(impersonate.groups?.length ? { 'impersonate-group': [...impersonate.groups] } : {}) } : {}),
-        accept: 'application/json',
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      headersTimeout: 30_000,
-      bodyTimeout: 30_000,
-    });
-    const text = await res.body.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON (e.g. /readyz)
-    }
-    return { status: res.statusCode, body: parsed as T };
+    const identity = {
+      ...(this.authorization ? { authorization: this.authorization } : {}),
+      ...(impersonate ? { 'impersonate-user': impersonate.user, ...(impersonate.groups?.length ? { 'impersonate-group': [...impersonate.groups] } : {}) } : {}),
+    };
+    return adminRequest<T>(this.config.server, this.dispatcher, identity, method, path, body, headers);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
+import { adminRequest } from './admin-request.js';
 import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { controllerManagerMissing, resolveBinaries, resolveModernBinaries, versionedApiServerFlags, type ControlPlaneBinaries, type ModernServerBinaries } from './binaries.js';
@@ -567,27 +568,7 @@ export class TestEnv {
   /** One admin request to the API server; returns status and parsed JSON body (or text). */
   async request<T = unknown>(method: Dispatcher.HttpMethod, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
     if (this.existing) return this.existing.request<T>(method, path, body, headers);
-    const res = await request(`${this.server}${path}`, {
-      method,
-      dispatcher: this.dispatcher,
-      headers: {
-        authorization: `Bearer ${this.adminToken}`,
-        accept: 'application/json',
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      headersTimeout: 30_000,
-      bodyTimeout: 30_000,
-    });
-    const text = await res.body.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON (e.g. /readyz)
-    }
-    return { status: res.statusCode, body: parsed as T };
+    return adminRequest<T>(this.server, this.dispatcher, { authorization: `Bearer ${this.adminToken}` }, method, path, body, headers);
   }
 
   /**
