@@ -33,7 +33,7 @@ after(async () => {
 
 const DISCOVERY = { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['list'] }] };
 const item = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ metadata: fc.record({ name: fc.string({ maxLength: 5 }), namespace: fc.string({ maxLength: 3 }) }), data: fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }) }) },
+  { weight: 3, arbitrary: fc.record({ metadata: fc.record({ name: fc.string({ maxLength: 5 }), namespace: fc.string({ maxLength: 3 }) }), data: fc.dictionary(fc.string(), fc.string(), { maxKeys: 2, noNullPrototype: true }) }) },
   { weight: 1, arbitrary: fc.jsonValue() },
   { weight: 1, arbitrary: fc.record({ apiVersion: fc.anything(), kind: fc.anything(), metadata: fc.anything() }, { requiredKeys: [] }) },
 );

@@ -23,7 +23,7 @@ const eventArb = fc.record({
   type: fc.constantFrom('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'),
   object: fc.record({
     metadata: fc.record({ name: text, resourceVersion: fc.string({ maxLength: 6 }) }),
-    data: fc.dictionary(text, text, { maxKeys: 3 }),
+    data: fc.dictionary(text, text, { maxKeys: 3, noNullPrototype: true }),
   }),
 });
 /** One event line, with the separators a server or proxy may use. */

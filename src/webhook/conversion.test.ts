@@ -40,8 +40,8 @@ const meta = fc.record({
   uid: fc.uuid(),
   resourceVersion: fc.nat().map(String),
   generation: fc.nat(),
-  labels: fc.option(fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.string()), { nil: undefined }),
-  annotations: fc.option(fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.string()), { nil: undefined }),
+  labels: fc.option(fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.string(), { noNullPrototype: true }), { nil: undefined }),
+  annotations: fc.option(fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), fc.string(), { noNullPrototype: true }), { nil: undefined }),
 }, { requiredKeys: ['name', 'namespace', 'uid', 'resourceVersion', 'generation'] });
 const hub = fc.record({
   apiVersion: fc.constant('example.com/v2'),

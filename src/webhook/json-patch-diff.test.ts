@@ -17,7 +17,7 @@ function applied(original: unknown, mutated: unknown): unknown {
 }
 
 const json = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
-const keyed = fc.dictionary(fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('a/b', '~0', '~', '/', '')), json, { maxKeys: 6 });
+const keyed = fc.dictionary(fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('a/b', '~0', '~', '/', '')), json, { maxKeys: 6, noNullPrototype: true });
 
 /** A random edit of `v`: members added, removed or changed, array elements appended, dropped or changed. */
 function mutationOf(v: unknown): fc.Arbitrary<unknown> {

@@ -37,7 +37,7 @@ const numberText = fc.oneof(
 );
 const leaf = fc.oneof(numberText.map((t) => new LosslessNumber(t)), fc.string({ maxLength: 8 }), fc.boolean(), fc.constant(null));
 const value = fc.letrec((tie) => ({
-  v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 5 }), tie('v'), { maxKeys: 4 })),
+  v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 5 }), tie('v'), { maxKeys: 4, noNullPrototype: true })),
 })).v;
 
 const object = (apiVersion: string, spec: unknown) => ({ apiVersion, kind: 'Widget', metadata: { name: 'w', generation: new LosslessNumber('9223372036854775807') }, spec });

@@ -137,9 +137,9 @@ function objectArbitrary(s: JSONSchemaProps, depth: number): fc.Arbitrary<unknow
   if (s.additionalProperties) {
     const minKeys = s.minProperties ?? 0;
     const maxKeys = Math.max(minKeys, Math.min(s.maxProperties ?? 3, minKeys + 3));
-    return fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'key.with.dots', 'x/y'), arbitrary(s.additionalProperties, depth - 1), { minKeys, maxKeys });
+    return fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'key.with.dots', 'x/y'), arbitrary(s.additionalProperties, depth - 1), { minKeys, maxKeys, noNullPrototype: true });
   }
-  return fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.jsonValue({ maxDepth: Math.max(depth - 1, 0) }), { maxKeys: 3 });
+  return fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.jsonValue({ maxDepth: Math.max(depth - 1, 0) }), { maxKeys: 3, noNullPrototype: true });
 }
 
 function lower(s: JSONSchemaProps, fallback: number): number {
