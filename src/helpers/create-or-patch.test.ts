@@ -4,7 +4,7 @@ import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { isConflict } from '../client/api-error.js';
 import { FakeClient, isWrite } from '../testing/fake-client/index.js';
 import { createOrPatch } from './create-or-patch.js';
-import { gadget, GADGET, GADGET_CRD, type Gadget } from './testing/gadget.js';
+import { gizmo, GIZMO, GIZMO_CRD, type Gizmo } from './testing/gizmo.js';
 import { immediateClock } from './testing/immediate-clock.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 
@@ -16,7 +16,7 @@ const setData = (obj: ConfigMap): void => {
 };
 
 async function setup(existing?: ConfigMap): Promise<{ fake: FakeClient; seeded: ConfigMap | undefined }> {
-  const fake = new FakeClient({ crds: [GADGET_CRD] });
+  const fake = new FakeClient({ crds: [GIZMO_CRD] });
   const seeded = existing ? await fake.create(existing) : undefined;
   fake.clearRequests();
   return { fake, seeded };
@@ -65,23 +65,23 @@ test('a concurrent change between read and patch yields 409, and retryOnConflict
 });
 
 test('a status change goes to /status in its own patch, and spec changes do not touch status', async () => {
-  const fake = new FakeClient({ crds: [GADGET_CRD] });
-  await fake.create(gadget('ns', 'g'));
+  const fake = new FakeClient({ crds: [GIZMO_CRD] });
+  await fake.create(gizmo('ns', 'g'));
   fake.clearRequests();
-  const res = await createOrPatch(fake, gadget('ns', 'g'), (o) => {
+  const res = await createOrPatch(fake, gizmo('ns', 'g'), (o) => {
     o.spec.size = 4;
     o.status = { message: 'hi' };
   });
   assert.equal(res.operation, 'updated');
   assert.deepEqual(fake.requests.filter(isWrite).map((r) => [r.verb, r.subresource]), [['patch', undefined], ['patch', 'status']]);
-  const got = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  const got = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   assert.equal(got.spec.size, 4);
   assert.equal(got.status?.message, 'hi');
 });
 
 test('a status set by mutate on create is written to /status right after the create', async () => {
-  const fake = new FakeClient({ crds: [GADGET_CRD] });
-  const res = await createOrPatch(fake, gadget('ns', 'new'), (o) => {
+  const fake = new FakeClient({ crds: [GIZMO_CRD] });
+  const res = await createOrPatch(fake, gizmo('ns', 'new'), (o) => {
     o.status = { message: 'born' };
   });
   assert.equal(res.operation, 'created');

@@ -5,16 +5,16 @@ import type { Result } from '../controller/result.js';
 import { requeueAfter } from '../controller/result.js';
 import { FakeClient, isWrite } from '../testing/fake-client/index.js';
 import { handleFinalizer } from './finalizer-flow.js';
-import { gadget, GADGET, GADGET_CRD, type Gadget } from './testing/gadget.js';
+import { gizmo, GIZMO, GIZMO_CRD, type Gizmo } from './testing/gizmo.js';
 
 const FIN = 'example.com/backup';
 
-async function setup(finalizers?: string[], deleting = false): Promise<{ fake: FakeClient; obj: Gadget }> {
-  const fake = new FakeClient({ crds: [GADGET_CRD] });
-  let obj = await fake.create<Gadget>({ ...gadget('ns', 'g'), metadata: { name: 'g', namespace: 'ns', ...(finalizers ? { finalizers } : {}) } });
+async function setup(finalizers?: string[], deleting = false): Promise<{ fake: FakeClient; obj: Gizmo }> {
+  const fake = new FakeClient({ crds: [GIZMO_CRD] });
+  let obj = await fake.create<Gizmo>({ ...gizmo('ns', 'g'), metadata: { name: 'g', namespace: 'ns', ...(finalizers ? { finalizers } : {}) } });
   if (deleting) {
-    await fake.delete(GADGET, 'g', { namespace: 'ns' });
-    obj = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+    await fake.delete(GIZMO, 'g', { namespace: 'ns' });
+    obj = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
     assert.ok(obj.metadata.deletionTimestamp);
   }
   fake.clearRequests();
@@ -39,12 +39,12 @@ test('a live object that already has our finalizer costs no request', async () =
 
 test('a deleting object runs cleanup, then loses only our finalizer', async () => {
   const { fake, obj } = await setup(['other.io/keep', FIN], true);
-  const seen: Gadget[] = [];
+  const seen: Gizmo[] = [];
   const step = await handleFinalizer(fake, obj, { name: FIN, cleanup: async (o) => void seen.push(o) });
   assert.equal(seen.length, 1);
   assert.equal(step.kind === 'stop' && step.reason, 'finalized');
   assert.deepEqual(step.kind === 'stop' && step.result, { kind: 'done' });
-  const after = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  const after = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   assert.deepEqual(after.metadata.finalizers, ['other.io/keep']);
 });
 
@@ -52,7 +52,7 @@ test('when cleanup throws, the finalizer stays and the error reaches the reconci
   const { fake, obj } = await setup([FIN], true);
   await assert.rejects(handleFinalizer(fake, obj, { name: FIN, cleanup: async () => Promise.reject(new Error('backup failed')) }), /backup failed/);
   assert.equal(fake.countRequests(isWrite), 0);
-  assert.deepEqual((await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' })).metadata.finalizers, [FIN]);
+  assert.deepEqual((await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' })).metadata.finalizers, [FIN]);
 });
 
 test('when cleanup asks for a requeue, the finalizer stays and the requeue is returned', async () => {
@@ -80,7 +80,7 @@ test('removing our last finalizer lets the object go', async () => {
   const { fake, obj } = await setup([FIN], true);
   const step = await handleFinalizer(fake, obj, { name: FIN, cleanup: async () => {} });
   assert.equal(step.kind === 'stop' && step.reason, 'finalized');
-  assert.equal(await ignoreNotFound(fake.get(GADGET, 'g', { namespace: 'ns' })), undefined);
+  assert.equal(await ignoreNotFound(fake.get(GIZMO, 'g', { namespace: 'ns' })), undefined);
 });
 
 test('an unqualified finalizer name is refused before anything runs', async () => {

@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { ignoreNotFound, isInvalid } from '../client/api-error.js';
 import { conflictFor, everyNth, FakeClient, isWrite } from '../testing/fake-client/index.js';
 import { addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName } from './finalizers.js';
-import { gadget, GADGET, GADGET_CRD, type Gadget } from './testing/gadget.js';
+import { gizmo, GIZMO, GIZMO_CRD, type Gizmo } from './testing/gizmo.js';
 import { immediateClock } from './testing/immediate-clock.js';
 
 const retry = { clock: immediateClock };
 
-async function setup(finalizers?: string[]): Promise<{ fake: FakeClient; obj: Gadget }> {
-  const fake = new FakeClient({ crds: [GADGET_CRD] });
-  const obj = await fake.create<Gadget>({ ...gadget('ns', 'g'), metadata: { name: 'g', namespace: 'ns', ...(finalizers ? { finalizers } : {}) } });
+async function setup(finalizers?: string[]): Promise<{ fake: FakeClient; obj: Gizmo }> {
+  const fake = new FakeClient({ crds: [GIZMO_CRD] });
+  const obj = await fake.create<Gizmo>({ ...gizmo('ns', 'g'), metadata: { name: 'g', namespace: 'ns', ...(finalizers ? { finalizers } : {}) } });
   fake.clearRequests();
   return { fake, obj };
 }
@@ -60,7 +60,7 @@ test('six writers adding different finalizers from one read all keep theirs', as
   const { fake, obj } = await setup();
   const names = Array.from({ length: 6 }, (_, i) => `c${i}.example.com/f`);
   await Promise.all(names.map((n) => addFinalizer(fake, obj, n, { retry: { ...retry, backoff: { maxAttempts: 10 } } })));
-  const final = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  const final = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   assert.deepEqual([...(final.metadata.finalizers ?? [])].sort(), names);
 });
 
@@ -86,25 +86,25 @@ test('removeFinalizer without ours present sends nothing', async () => {
 
 test('removing the last finalizer of a deleting object lets the server delete it', async () => {
   const { fake, obj } = await setup(['example.com/ours']);
-  await fake.delete(GADGET, 'g', { namespace: 'ns' });
-  const deleting = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  await fake.delete(GIZMO, 'g', { namespace: 'ns' });
+  const deleting = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   assert.ok(deleting.metadata.deletionTimestamp);
   const last = await removeFinalizer(fake, deleting, 'example.com/ours');
   assert.equal(last?.metadata.finalizers, undefined);
-  assert.equal(await ignoreNotFound(fake.get(GADGET, 'g', { namespace: 'ns' })), undefined);
+  assert.equal(await ignoreNotFound(fake.get(GIZMO, 'g', { namespace: 'ns' })), undefined);
   // Already gone: nothing to remove.
   assert.equal(await removeFinalizer(fake, obj, 'example.com/ours', { retry }), undefined);
 });
 
 test('a deleting object takes no new finalizer (422 from the server)', async () => {
   const { fake, obj } = await setup(['a.io/x']);
-  await fake.delete(GADGET, 'g', { namespace: 'ns' });
+  await fake.delete(GIZMO, 'g', { namespace: 'ns' });
   await assert.rejects(addFinalizer(fake, obj, 'example.com/ours', { retry }), isInvalid);
 });
 
 test('an object without a resourceVersion is read first, so the write still has a precondition', async () => {
   const { fake } = await setup();
-  await addFinalizer(fake, gadget('ns', 'g'), 'example.com/ours');
+  await addFinalizer(fake, gizmo('ns', 'g'), 'example.com/ours');
   assert.deepEqual(fake.requests.map((r) => r.verb), ['get', 'patch']);
   assert.ok((fake.requests[1]!.body as { metadata: { resourceVersion?: string } }).metadata.resourceVersion);
 });

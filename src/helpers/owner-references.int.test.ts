@@ -5,7 +5,7 @@ import { ignoreNotFound } from '../client/api-error.js';
 import { KubeClient } from '../client/kube-client.js';
 import { TestEnv } from '../testing/test-env.js';
 import { createOrPatch } from './create-or-patch.js';
-import { createNamespace, eventually, gadget, GADGET, GADGET_CRD, type Gadget } from './testing/int-env.js';
+import { createNamespace, eventually, gizmo, GIZMO, GIZMO_CRD, type Gizmo } from './testing/int-env.js';
 import { getControllerOf, isControlledBy, setControllerReference } from './owner-references.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
@@ -15,7 +15,7 @@ describe('owner references and the real garbage collector', () => {
   let client: KubeClient;
 
   before(async () => {
-    env = await TestEnv.start({ crds: [GADGET_CRD], controllerManager: true });
+    env = await TestEnv.start({ crds: [GIZMO_CRD], controllerManager: true });
     client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
   });
   after(async () => {
@@ -23,7 +23,7 @@ describe('owner references and the real garbage collector', () => {
     await env?.stop();
   });
 
-  async function ownedConfigMap(owner: Gadget | ConfigMap, name: string): Promise<ConfigMap> {
+  async function ownedConfigMap(owner: Gizmo | ConfigMap, name: string): Promise<ConfigMap> {
     const res = await createOrPatch(client, { ...CM, metadata: { name, namespace: owner.metadata?.namespace } } as ConfigMap, (cm) => {
       cm.data = { owner: owner.metadata?.name ?? '' };
       setControllerReference(owner, cm);
@@ -38,11 +38,11 @@ describe('owner references and the real garbage collector', () => {
 
   test('deleting the owner makes the garbage collector delete what it controls', async () => {
     const ns = await createNamespace(client, 'gc');
-    const owner = await client.create(gadget(ns, 'owner'));
+    const owner = await client.create(gizmo(ns, 'owner'));
     const child = await ownedConfigMap(owner, 'child');
     assert.ok(isControlledBy(child, owner));
-    assert.deepEqual(getControllerOf(child), { apiVersion: GADGET.apiVersion, kind: 'Gadget', name: 'owner', uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true });
-    await client.delete(GADGET, 'owner', { namespace: ns });
+    assert.deepEqual(getControllerOf(child), { apiVersion: GIZMO.apiVersion, kind: 'Gizmo', name: 'owner', uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true });
+    await client.delete(GIZMO, 'owner', { namespace: ns });
     // Usually immediate (the GC checks an owner it has not seen with a live read); at worst it waits
     // for its watch on the new CRD, started at its next discovery resync (30 s).
     await eventually('child garbage-collected', gone(ns, 'child'), 90_000);
@@ -78,15 +78,15 @@ describe('owner references and the real garbage collector', () => {
   test('a cross-namespace owner reference (which setControllerReference refuses) makes the GC delete a child whose owner lives', async () => {
     const nsA = await createNamespace(client, 'gc');
     const nsB = await createNamespace(client, 'gc');
-    const owner = await client.create(gadget(nsA, 'owner'));
+    const owner = await client.create(gizmo(nsA, 'owner'));
     assert.throws(() => setControllerReference(owner, { ...CM, metadata: { name: 'stray', namespace: nsB } }), { code: 'ERR_CROSS_NAMESPACE_OWNER' });
     // Written by hand, as a careless controller would: the GC looks for the owner in the child's
     // namespace, does not find it, and deletes the child.
     await client.create<ConfigMap>({
       ...CM,
-      metadata: { name: 'stray', namespace: nsB, ownerReferences: [{ apiVersion: GADGET.apiVersion, kind: 'Gadget', name: 'owner', uid: owner.metadata.uid!, controller: true }] },
+      metadata: { name: 'stray', namespace: nsB, ownerReferences: [{ apiVersion: GIZMO.apiVersion, kind: 'Gizmo', name: 'owner', uid: owner.metadata.uid!, controller: true }] },
     });
     await eventually('stray child deleted by the GC', gone(nsB, 'stray'));
-    assert.ok(await client.get(GADGET, 'owner', { namespace: nsA }));
+    assert.ok(await client.get(GIZMO, 'owner', { namespace: nsA }));
   });
 });

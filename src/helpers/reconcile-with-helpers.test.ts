@@ -17,19 +17,19 @@ import { applyOwned } from './apply-owned.js';
 import { setCondition } from './conditions.js';
 import { createOrPatch } from './create-or-patch.js';
 import { handleFinalizer } from './finalizer-flow.js';
-import { gadget, GADGET, GADGET_CRD, type Gadget } from './testing/gadget.js';
+import { gizmo, GIZMO, GIZMO_CRD, type Gizmo } from './testing/gizmo.js';
 import { immediateClock } from './testing/immediate-clock.js';
 import { setControllerReference } from './owner-references.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import { patchStatus } from './status.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
-const FIN = 'gadgets.example.com/cleanup';
+const FIN = 'gizmos.example.com/cleanup';
 
 interface Ctx {
   readonly client: Client;
   readonly clock: FakeClock;
-  obj: Gadget;
+  obj: Gizmo;
   readonly ops: string[];
 }
 
@@ -59,7 +59,7 @@ const palette: Action<Ctx> = {
   async run(ctx) {
     const desired = setControllerReference(ctx.obj, { ...CM, metadata: { name: 'g-palette', namespace: 'ns' }, data: { color: ctx.obj.spec.color ?? 'none' } } as ConfigMap);
     const current = await ignoreNotFound(ctx.client.get<ConfigMap>(CM, 'g-palette', { namespace: 'ns' }));
-    const res = await applyOwned(ctx.client, desired, { fieldManager: 'gadget-controller', current });
+    const res = await applyOwned(ctx.client, desired, { fieldManager: 'gizmo-controller', current });
     ctx.ops.push(`palette:${res.operation}`);
   },
 };
@@ -68,7 +68,7 @@ const status: Action<Ctx> = {
   name: 'status',
   async run(ctx) {
     const res = await retryOnConflict(async (attempt) => {
-      const cur = attempt === 1 ? ctx.obj : await ctx.client.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+      const cur = attempt === 1 ? ctx.obj : await ctx.client.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
       const conditions = setCondition(cur.status?.conditions, { type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok', observedGeneration: ctx.obj.metadata.generation }, { clock: ctx.clock });
       return patchStatus(ctx.client, cur, { ...cur.status, conditions }, { observedGeneration: ctx.obj.metadata.generation });
     }, { clock: immediateClock });
@@ -77,16 +77,16 @@ const status: Action<Ctx> = {
 };
 
 async function reconcile(fake: FakeClient, clock: FakeClock, registry?: Registry): Promise<{ result: Result; ops: string[] }> {
-  const obj = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  const obj = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   const ctx: Ctx = { client: fake, clock, obj, ops: [] };
-  const report = await runActions([finalizer, config, palette, status], ctx, { controller: 'gadget', clock, registry });
+  const report = await runActions([finalizer, config, palette, status], ctx, { controller: 'gizmo', clock, registry });
   return { result: report.result, ops: ctx.ops };
 }
 
 async function setup(): Promise<{ fake: FakeClient; clock: FakeClock }> {
   const clock = new FakeClock();
-  const fake = new FakeClient({ crds: [GADGET_CRD], clock });
-  await fake.create(gadget('ns', 'g', { size: 2, color: 'blue' }));
+  const fake = new FakeClient({ crds: [GIZMO_CRD], clock });
+  await fake.create(gizmo('ns', 'g', { size: 2, color: 'blue' }));
   fake.clearRequests();
   return { fake, clock };
 }
@@ -110,12 +110,12 @@ test('the first reconcile writes what is missing; the next ones write nothing at
 test('a spec change makes exactly the writes it needs, and status records the new generation', async () => {
   const { fake, clock } = await setup();
   await reconcile(fake, clock);
-  await fake.patch(GADGET, 'g', { spec: { color: 'red' } }, { type: 'merge', namespace: 'ns' });
+  await fake.patch(GIZMO, 'g', { spec: { color: 'red' } }, { type: 'merge', namespace: 'ns' });
   fake.clearRequests();
   const after = await reconcile(fake, clock);
   assert.deepEqual(after.ops, ['config:unchanged', 'palette:applied', 'status:written']);
   assert.equal(fake.countRequests(isWrite), 2);
-  const g = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  const g = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   assert.equal(g.status?.observedGeneration, 2);
   assert.equal(g.status?.conditions?.[0]?.observedGeneration, 2);
 });
@@ -127,19 +127,19 @@ test('with every other status write rejected as a conflict, the reconcile still 
   const first = await reconcile(fake, clock);
   assert.deepEqual(first.ops.at(-1), 'status:written');
   assert.equal(statusWrites, 2, 'the first status write conflicted, the re-read one went through');
-  const g = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  const g = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   assert.equal(g.status?.conditions?.[0]?.type, 'Ready');
 });
 
-test('deleting the gadget runs cleanup once, removes our finalizer and ends the chain', async () => {
+test('deleting the gizmo runs cleanup once, removes our finalizer and ends the chain', async () => {
   const { fake, clock } = await setup();
   const registry = new Registry();
   await reconcile(fake, clock, registry);
-  await fake.delete(GADGET, 'g', { namespace: 'ns' });
+  await fake.delete(GIZMO, 'g', { namespace: 'ns' });
   const res = await reconcile(fake, clock, registry);
   assert.deepEqual(res.ops, ['cleanup']);
-  assert.equal(await ignoreNotFound(fake.get(GADGET, 'g', { namespace: 'ns' })), undefined);
+  assert.equal(await ignoreNotFound(fake.get(GIZMO, 'g', { namespace: 'ns' })), undefined);
   const metric = await registry.getSingleMetricAsString('operator_action_duration_seconds');
-  assert.match(metric, /operator_action_duration_seconds_count\{controller="gadget",action="finalizer",result="done"\} 1/);
-  assert.match(metric, /operator_action_duration_seconds_count\{controller="gadget",action="status",result="continue"\} 1/);
+  assert.match(metric, /operator_action_duration_seconds_count\{controller="gizmo",action="finalizer",result="done"\} 1/);
+  assert.match(metric, /operator_action_duration_seconds_count\{controller="gizmo",action="status",result="continue"\} 1/);
 });

@@ -4,18 +4,18 @@ import { isConflict } from '../client/api-error.js';
 import { FakeClock } from '../core/fake-clock.js';
 import { conflictFor, everyNth, FakeClient, isStatusWrite, isWrite } from '../testing/fake-client/index.js';
 import { getCondition, setCondition } from './conditions.js';
-import { gadget, GADGET, GADGET_CRD, type Gadget } from './testing/gadget.js';
+import { gizmo, GIZMO, GIZMO_CRD, type Gizmo } from './testing/gizmo.js';
 import { immediateClock } from './testing/immediate-clock.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 import { desiredStatus, patchStatus, updateStatus } from './status.js';
 
-async function setup(status?: Gadget['status']): Promise<{ fake: FakeClient; obj: Gadget }> {
-  const fake = new FakeClient({ crds: [GADGET_CRD] });
-  await fake.create(gadget('ns', 'g'));
+async function setup(status?: Gizmo['status']): Promise<{ fake: FakeClient; obj: Gizmo }> {
+  const fake = new FakeClient({ crds: [GIZMO_CRD] });
+  await fake.create(gizmo('ns', 'g'));
   // Two spec changes, so generation (3) and resourceVersion are not trivially 1.
-  await fake.patch<Gadget>(GADGET, 'g', { spec: { size: 2 } }, { type: 'merge', namespace: 'ns' });
-  let obj = await fake.patch<Gadget>(GADGET, 'g', { spec: { size: 3 } }, { type: 'merge', namespace: 'ns' });
-  if (status) obj = await fake.patchStatus<Gadget>(GADGET, 'g', { status }, { namespace: 'ns' });
+  await fake.patch<Gizmo>(GIZMO, 'g', { spec: { size: 2 } }, { type: 'merge', namespace: 'ns' });
+  let obj = await fake.patch<Gizmo>(GIZMO, 'g', { spec: { size: 3 } }, { type: 'merge', namespace: 'ns' });
+  if (status) obj = await fake.patchStatus<Gizmo>(GIZMO, 'g', { status }, { namespace: 'ns' });
   fake.clearRequests();
   return { fake, obj };
 }
@@ -49,7 +49,7 @@ test('a status that only differs in observedGeneration is written (a new generat
 });
 
 test('observedGeneration can be given explicitly, or left out', () => {
-  const obj = { ...gadget('ns', 'g'), metadata: { name: 'g', generation: 5 } };
+  const obj = { ...gizmo('ns', 'g'), metadata: { name: 'g', generation: 5 } };
   assert.deepEqual(desiredStatus(obj, { message: 'x' }), { message: 'x', observedGeneration: 5 });
   assert.deepEqual(desiredStatus(obj, { message: 'x' }, { observedGeneration: 2 }), { message: 'x', observedGeneration: 2 });
   assert.deepEqual(desiredStatus(obj, { message: 'x' }, { setObservedGeneration: false }), { message: 'x' });
@@ -77,12 +77,12 @@ test('updateStatus PUTs /status with the object as read and the new status', asy
   assert.deepEqual(res.object.status, { conditions, observedGeneration: 3 });
   const req = fake.requests[0]!;
   assert.deepEqual([req.verb, req.subresource], ['update', 'status']);
-  assert.equal((req.body as Gadget).metadata.resourceVersion, obj.metadata.resourceVersion);
+  assert.equal((req.body as Gizmo).metadata.resourceVersion, obj.metadata.resourceVersion);
 });
 
 test('status writes need the object as read (with a resourceVersion)', async () => {
   const { fake } = await setup();
-  await assert.rejects(patchStatus(fake, gadget('ns', 'g'), { message: 'x' }), /resourceVersion/);
+  await assert.rejects(patchStatus(fake, gizmo('ns', 'g'), { message: 'x' }), /resourceVersion/);
   assert.equal(fake.requests.length, 0);
 });
 
@@ -94,13 +94,13 @@ test('concurrent writers of different conditions lose none, with every 3rd statu
   await Promise.all(
     types.map((type) =>
       retryOnConflict(async (attempt) => {
-        const cur = attempt === 1 ? start : await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+        const cur = attempt === 1 ? start : await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
         const conditions = setCondition(cur.status?.conditions, { type, status: 'True', reason: 'Done', observedGeneration: cur.metadata.generation }, { clock });
         return patchStatus(fake, cur, { ...cur.status, conditions });
       }, { clock: immediateClock, backoff: { maxAttempts: 20 } }),
     ),
   );
-  const final = await fake.get<Gadget>(GADGET, 'g', { namespace: 'ns' });
+  const final = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   assert.deepEqual(final.status?.conditions?.map((c) => c.type).sort(), [...types].sort());
   assert.equal(getCondition(final.status?.conditions, 'Ready')?.observedGeneration, 3);
   assert.equal(final.metadata.generation, 3);

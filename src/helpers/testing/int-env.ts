@@ -5,7 +5,7 @@
 import type { Registry } from 'prom-client';
 import type { Client } from '../../client/client.js';
 import { isNoKindMatch } from '../../client/discovery.js';
-export { GADGET, GADGET_CRD, gadget, type Gadget } from './gadget.js';
+export { GIZMO, GIZMO_CRD, gizmo, type Gizmo } from './gizmo.js';
 
 let nsCounter = 0;
 

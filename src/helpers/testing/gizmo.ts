@@ -1,14 +1,14 @@
 /**
- * The Gadget custom resource of the helpers' tests (unit tests on the fake client and integration
+ * The Gizmo custom resource of the helpers' tests (unit tests on the fake client and integration
  * tests on TestEnv): its status carries metav1.Condition exactly as the API server validates it,
  * so a malformed condition from our helpers fails the write.
  */
 import type { Condition } from '../conditions.js';
 import type { MetadataLike } from '../meta-object.js';
 
-export const GADGET = { apiVersion: 'helpers.operator-runtime.dev/v1', kind: 'Gadget' } as const;
+export const GIZMO = { apiVersion: 'helpers.operator-runtime.dev/v1', kind: 'Gizmo' } as const;
 
-export interface Gadget {
+export interface Gizmo {
   apiVersion: string;
   kind: string;
   metadata: MetadataLike;
@@ -16,8 +16,8 @@ export interface Gadget {
   status?: { observedGeneration?: number; message?: string; conditions?: Condition[] };
 }
 
-export function gadget(namespace: string, name: string, spec: Gadget['spec'] = { size: 1 }): Gadget {
-  return { ...GADGET, metadata: { name, namespace }, spec };
+export function gizmo(namespace: string, name: string, spec: Gizmo['spec'] = { size: 1 }): Gizmo {
+  return { ...GIZMO, metadata: { name, namespace }, spec };
 }
 
 const conditionSchema = {
@@ -33,14 +33,14 @@ const conditionSchema = {
   },
 };
 
-export const GADGET_CRD = {
+export const GIZMO_CRD = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
-  metadata: { name: 'gadgets.helpers.operator-runtime.dev' },
+  metadata: { name: 'gizmos.helpers.operator-runtime.dev' },
   spec: {
     group: 'helpers.operator-runtime.dev',
     scope: 'Namespaced',
-    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+    names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
     versions: [
       {
         name: 'v1',
