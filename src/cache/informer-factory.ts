@@ -6,7 +6,7 @@
  * reading a kind the cache does not watch yet starts its informer lazily.
  */
 import { realClock, type Clock } from '../core/clock.js';
-import { OperatorRuntimeError } from '../core/errors.js';
+import { AlreadyStartedError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { IndexFunc } from './indexer.js';
@@ -68,7 +68,7 @@ export class InformerFactory {
 
   /** Starts every informer, now and later, and resolves once `signal` aborted and all have stopped. */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.signal) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'the informer factory was already started');
+    if (this.signal) throw new AlreadyStartedError('the informer factory was already started');
     this.signal = signal;
     for (const informer of this.informers.values()) this.run(informer, signal);
     await new Promise<void>((resolve) => {

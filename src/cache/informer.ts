@@ -5,7 +5,7 @@
  * per key (see the delivery guarantee there).
  */
 import { realClock, type Clock, type TimerHandle } from '../core/clock.js';
-import { AbortedError, OperatorRuntimeError } from '../core/errors.js';
+import { AbortedError, AlreadyStartedError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import { informerMetrics, type InformerMetrics } from './cache-metrics.js';
@@ -136,7 +136,7 @@ export class SharedInformer<T extends KubeObject> {
 
   /** Runs the watch until `signal` aborts, then stops delivery to handlers and resolves. */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', `informer ${this.name} was already started`);
+    if (this.started) throw new AlreadyStartedError(`informer ${this.name} was already started`);
     this.started = true;
     this.running = true;
     for (const h of this.handlers) this.armResync(h);

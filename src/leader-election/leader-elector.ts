@@ -9,7 +9,7 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
 import { linkedAbortController, sleep } from '../core/abort.js';
-import { AbortedError, OperatorRuntimeError } from '../core/errors.js';
+import { AbortedError, AlreadyStartedError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { ignoreNotFound, isAlreadyExists, isConflict, isNotFound } from '../client/api-error.js';
@@ -132,7 +132,7 @@ export class LeaderElector {
    * term (the shape of the manager's `LeaderElection` seam).
    */
   async run(signal: AbortSignal, onStartedLeading?: LeaderWork): Promise<void> {
-    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'this LeaderElector was already started');
+    if (this.started) throw new AlreadyStartedError('this LeaderElector was already started');
     this.started = true;
     // Left attached after start() ends, so the series reads 0 rather than vanishing.
     if (this.options.registry) {
