@@ -25,6 +25,9 @@ export interface ManagedProcessOptions {
   readonly user?: { readonly uid: number; readonly gid: number };
 }
 
+/** How long a stopped component's pipes may keep delivering output into its log. */
+const LOG_DRAIN_MS = 1000;
+
 const live = new Set<ManagedProcess>();
 let exitHookInstalled = false;
 
@@ -50,6 +53,8 @@ export class ManagedProcess {
   private child: ChildProcess | undefined;
   private log: WriteStream | undefined;
   private exited: Promise<void> = Promise.resolve();
+  /** Settles when the child's stdout and stderr have closed, which can be after its exit. */
+  private streamsClosed: Promise<void> = Promise.resolve();
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
   constructor(readonly options: ManagedProcessOptions) {}
@@ -71,7 +76,11 @@ export class ManagedProcess {
     if (this.running) throw new AlreadyStartedError(`${this.options.name} is already running`);
     installExitHook();
     this.exitInfo = undefined;
-    this.log = createWriteStream(this.options.logFile, { flags: 'a' });
+    void this.closeLog(); // a restart: the previous run's log, once its pipes have drained
+    const log = createWriteStream(this.options.logFile, { flags: 'a' });
+    // The log is diagnostics only: a failing write must not become an uncaught exception in a test run.
+    log.on('error', () => undefined);
+    this.log = log;
     // setpriv --pdeathsig: the kernel kills the component when the Node process dies, even by SIGKILL.
     // setpriv applies --pdeathsig after --reuid (a uid change clears it), so one invocation does both.
     const useSetpriv = existsSync('/usr/bin/setpriv');
@@ -86,8 +95,9 @@ export class ManagedProcess {
       env: this.options.env ?? process.env,
     });
     this.child = child;
-    child.stdout?.pipe(this.log, { end: false });
-    child.stderr?.pipe(this.log, { end: false });
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    this.streamsClosed = new Promise((resolve) => child.once('close', () => resolve()));
     child.unref();
     (child.stdout as { unref?: () => void } | null)?.unref?.();
     (child.stderr as { unref?: () => void } | null)?.unref?.();
@@ -163,10 +173,21 @@ export class ManagedProcess {
     }
   }
 
-  private closeLog(): Promise<void> {
+  /**
+   * Ends the log once the child's pipes have closed: they can still deliver output after the exit
+   * event, and a write to an ended stream is ERR_STREAM_WRITE_AFTER_END. A grandchild holding a
+   * pipe open gets {@link LOG_DRAIN_MS}, then the pipes are cut.
+   */
+  private async closeLog(): Promise<void> {
     const log = this.log;
+    const child = this.child;
     this.log = undefined;
-    if (!log) return Promise.resolve();
-    return new Promise((resolve) => log.end(() => resolve()));
+    if (!log) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.streamsClosed, new Promise<void>((resolve) => { timer = setTimeout(resolve, LOG_DRAIN_MS); })]);
+    clearTimeout(timer);
+    child?.stdout?.unpipe(log);
+    child?.stderr?.unpipe(log);
+    await new Promise<void>((resolve) => log.end(() => resolve()));
   }
 }
