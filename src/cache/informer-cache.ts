@@ -10,7 +10,7 @@
 import { ApiError } from '../client/api-error.js';
 import { OperatorRuntimeError } from '../core/errors.js';
 import type { Kind } from '../client/kind.js';
-import type { KubeObject, ObjectRef } from '../core/object-key.js';
+import { kindKey, type KubeObject, type ObjectRef } from '../core/object-key.js';
 import { CacheReader, type CacheListOptions } from './cache-reader.js';
 import { CacheNotStartedError } from './errors.js';
 import type { IndexFunc } from './indexer.js';
@@ -96,7 +96,7 @@ export class InformerCache {
     this.syncTimeoutMs = options.syncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
     // Parsed now so a bad selector fails at construction, not at the first read.
     for (const k of options.labelSelectorsByKind ?? []) parseLabelSelector(k.labelSelector);
-    this.labelSelectors = new Map((options.labelSelectorsByKind ?? []).map((k) => [`${k.apiVersion}/${k.kind}`, k.labelSelector]));
+    this.labelSelectors = new Map((options.labelSelectorsByKind ?? []).map((k) => [kindKey(k), k.labelSelector]));
   }
 
   /** The informers behind a kind (one, or one per namespace), created if needed; for handlers and indexes. */
@@ -149,7 +149,7 @@ export class InformerCache {
   }
 
   private specsFor(type: TypeRef): InformerSpec[] {
-    const labelSelector = this.labelSelectors.get(`${type.apiVersion}/${type.kind}`);
+    const labelSelector = this.labelSelectors.get(kindKey(type));
     const base: InformerSpec = { apiVersion: type.apiVersion, kind: type.kind, ...(labelSelector ? { labelSelector } : {}), ...(type.metadataOnly ? { metadataOnly: true } : {}) };
     if (!this.namespaces || !this.isNamespaced(type)) return [base];
     return this.namespaces.map((namespace) => ({ ...base, namespace }));

@@ -4,7 +4,7 @@ import { isNotFound } from '../client/api-error.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import { objectKey as objectKeyOf, type KubeObject } from '../core/object-key.js';
+import { kindKey, objectKey as objectKeyOf, type KubeObject } from '../core/object-key.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -121,7 +121,7 @@ export class EventRecorder {
       this.log.warn({ apiVersion: obj?.apiVersion, kind: obj?.kind, reason }, 'event dropped: the object has no apiVersion, kind or metadata.name');
       return;
     }
-    const objectKey = `${obj.apiVersion}/${obj.kind}/${objectKeyOf({ namespace: meta.namespace, name: meta.name })}`;
+    const objectKey = `${kindKey({ apiVersion: obj.apiVersion, kind: obj.kind })}/${objectKeyOf({ namespace: meta.namespace, name: meta.name })}`;
     if (!this.takeToken(objectKey)) {
       this.dropped++;
       this.log.debug({ object: objectKey, reason }, 'event dropped by the rate limit');

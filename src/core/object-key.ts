@@ -81,3 +81,8 @@ export function gvkOf(obj: KubeObject): GroupVersionKind {
   if (!obj.apiVersion || !obj.kind) throw new IncompleteObjectError('object has no apiVersion/kind');
   return { ...parseApiVersion(obj.apiVersion), kind: obj.kind };
 }
+
+/** `apiVersion/kind` ("apps/v1/Deployment"): the one key for a kind in maps and sets. */
+export function kindKey(type: { readonly apiVersion: string; readonly kind: string }): string {
+  return `${type.apiVersion}/${type.kind}`;
+}
