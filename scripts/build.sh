@@ -10,8 +10,6 @@ cd "$(dirname "$0")/.."
 out="$(mktemp -d .dist-build.XXXXXX)"
 trap 'rm -rf "$out"' EXIT
 node_modules/.bin/tsc -p tsconfig.build.json --outDir "$out"
-# Data the published code reads: the conformance suite's CRD (src/testing/conformance/client-conformance.ts).
-cp examples/quickstart/widget-crd.yaml "$out/testing/conformance/widget-crd.yaml"
 mkdir -p .tmp
 old="$(mktemp -d .tmp/build-old.XXXXXX)"
 [ -d dist ] && mv dist "$old/dist"

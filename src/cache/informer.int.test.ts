@@ -12,13 +12,11 @@
  */
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
 import { keyOf, type KubeObject } from '../core/object-key.js';
-import { readManifests } from '../testing/manifests.js';
 import { TestEnv } from '../testing/test-env.js';
-import { NOTE_CRD } from '../testing/conformance/client-conformance.js';
+import { NOTE_CRD, WIDGET_CRD } from '../testing/conformance/client-conformance.js';
 import { clientListerWatcherFactory } from './client-lister-watcher.js';
 import type { EventHandler } from './handler-dispatcher.js';
 import { InformerFactory, type InformerFactoryOptions } from './informer-factory.js';
@@ -34,7 +32,6 @@ const NOTE = { apiVersion: 'example.com/v1', kind: 'Note' } as const;
 type Kind = typeof WIDGET | typeof CM | typeof NOTE;
 
 const ROUNDS = Number(process.env.CACHE_PROPERTY_ROUNDS ?? 6);
-const crdPath = fileURLToPath(new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url));
 
 /** A handler that rebuilds the world from its calls and records every break of the delivery contract. */
 class Replica {
@@ -245,7 +242,7 @@ describe('informer against a real API server', () => {
   let admin: KubeClient;
 
   before(async () => {
-    env = await TestEnv.start({ crds: await readManifests(crdPath), apiServerFlags: ['--watch-cache-sizes=configmaps#0'] });
+    env = await TestEnv.start({ crds: [WIDGET_CRD], apiServerFlags: ['--watch-cache-sizes=configmaps#0'] });
     admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, requestTimeoutMs: 15_000 });
   });
   after(async () => {
@@ -351,7 +348,7 @@ describe('informer against the Kubernetes 1.36 CRD-only API server', () => {
   let admin: KubeClient;
 
   before(async () => {
-    env = await TestEnv.start({ server: 'modern', crds: [...(await readManifests(crdPath)), NOTE_CRD] });
+    env = await TestEnv.start({ server: 'modern', crds: [WIDGET_CRD, NOTE_CRD] });
     admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, requestTimeoutMs: 15_000 });
   });
   after(async () => {

@@ -6,15 +6,14 @@ import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
 import { createLogger } from '../logging/create-logger.js';
 import { TestEnv } from '../testing/test-env.js';
-import { readManifests } from '../testing/manifests.js';
 import { freePort } from '../testing/free-port.js';
 import { kubectl } from '../testing/kubectl.js';
 import { Manager } from './manager.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import type { KubeObject } from '../core/object-key.js';
 import { eventually } from '../testing/eventually.js';
+import { WIDGET_CRD } from '../testing/conformance/client-conformance.js';
 
-const crdFile = new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url);
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 
@@ -36,7 +35,7 @@ describe('Manager and a controller against a real API server', () => {
   let metricsPort: number;
 
   before(async () => {
-    env = await TestEnv.start({ crds: await readManifests(crdFile) });
+    env = await TestEnv.start({ crds: [WIDGET_CRD] });
     const registry = createMetricsRegistry({ defaultMetrics: true });
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, registry });
     metricsPort = await freePort();

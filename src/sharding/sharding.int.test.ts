@@ -11,7 +11,6 @@ import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
 import { createLogger } from '../logging/create-logger.js';
 import { TestEnv } from '../testing/test-env.js';
-import { readManifests } from '../testing/manifests.js';
 import { eventually } from '../testing/eventually.js';
 import { Manager } from '../manager/manager.js';
 import { LeaderElector } from '../leader-election/leader-elector.js';
@@ -19,8 +18,8 @@ import type { KubeObject } from '../core/object-key.js';
 import { FaultProxy } from '../testing/fault-proxy.js';
 import { drainLabel, shardLabel } from './sharding-options.js';
 import { openInterval, overlappingIntervals, type ReconcileInterval } from './testing/reconcile-intervals.js';
+import { WIDGET_CRD } from '../testing/conformance/client-conformance.js';
 
-const crdFile = new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url);
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
 const RING = 'widgets';
 const NAMESPACE = 'default';
@@ -114,7 +113,7 @@ describe('sharding on a real API server (label mode)', () => {
   }
 
   before(async () => {
-    env = await TestEnv.start({ crds: await readManifests(crdFile) });
+    env = await TestEnv.start({ crds: [WIDGET_CRD] });
     admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
     await Promise.all(Array.from({ length: WIDGETS }, (_, i) => admin.create<Widget>({ ...WIDGET, metadata: { name: `w-${i}`, namespace: NAMESPACE }, spec: { size: 1 + (i % 10) } })));
   });

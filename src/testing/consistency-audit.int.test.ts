@@ -1,10 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestEnv } from './test-env.js';
-import { readManifests } from './manifests.js';
 import { auditConsistency, formatAuditReport, readEtcdHistory, registryKey, type RecordedWrite } from './consistency-audit.js';
+import { WIDGET_CRD } from './conformance/client-conformance.js';
 
-const crdFile = new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url);
 const PREFIX = '/registry/example.com/widgets/';
 const widgets = '/apis/example.com/v1/namespaces/default/widgets';
 
@@ -23,7 +22,7 @@ describe('consistency audit against a real API server and etcd', () => {
   let conflicts = 0;
 
   before(async () => {
-    env = await TestEnv.start({ crds: await readManifests(crdFile) });
+    env = await TestEnv.start({ crds: [WIDGET_CRD] });
     startRevision = (await env.etcdRevision()) + 1;
   });
   after(async () => {

@@ -5,12 +5,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TestEnv } from './test-env.js';
 import { kubectl } from './kubectl.js';
-import { readManifests } from './manifests.js';
 import { resolveBinaries } from './binaries.js';
 import { ComponentError } from './managed-process.js';
 import { eventually } from './eventually.js';
+import { WIDGET_CRD } from './conformance/client-conformance.js';
 
-const crdFile = new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url);
 const widgetFile = fileURLToPath(new URL('../../examples/quickstart/widget.yaml', import.meta.url));
 
 interface Widget {
@@ -32,7 +31,7 @@ describe('TestEnv with kube-controller-manager', () => {
   let env: TestEnv;
 
   before(async () => {
-    env = await TestEnv.start({ crds: await readManifests(crdFile), controllerManager: true });
+    env = await TestEnv.start({ crds: [WIDGET_CRD], controllerManager: true });
   });
   after(async () => {
     await env?.stop();

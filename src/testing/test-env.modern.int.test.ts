@@ -7,10 +7,9 @@ import { SharedInformer } from '../cache/informer.js';
 import { clientListerWatcher } from '../cache/client-lister-watcher.js';
 import type { KubeObject } from '../core/object-key.js';
 import { TestEnv, TestEnvError } from './test-env.js';
-import { readManifests } from './manifests.js';
 import { eventually } from './eventually.js';
+import { WIDGET_CRD } from './conformance/client-conformance.js';
 
-const crdFile = new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url);
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 
 describe('TestEnv on the Kubernetes 1.36 CRD-only API server', () => {
@@ -19,7 +18,7 @@ describe('TestEnv on the Kubernetes 1.36 CRD-only API server', () => {
 
   before(async () => {
     const t0 = performance.now();
-    env = await TestEnv.start({ server: 'modern', crds: await readManifests(crdFile) });
+    env = await TestEnv.start({ server: 'modern', crds: [WIDGET_CRD] });
     startMs = performance.now() - t0;
   });
   after(async () => {
@@ -94,7 +93,7 @@ describe('watch-list informers against real servers', () => {
   for (const server of ['modern', 'kube-apiserver'] as const) {
     const expected = server === 'modern' ? 'watch-list' : 'list';
     test(`${server === 'modern' ? 'Kubernetes 1.36' : 'Kubernetes 1.20'}: the first sync is a ${expected}, the store holds every object and later changes arrive`, async () => {
-      const env = await TestEnv.start({ server, crds: await readManifests(crdFile) });
+      const env = await TestEnv.start({ server, crds: [WIDGET_CRD] });
       const client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
       const ac = new AbortController();
       try {
@@ -119,7 +118,7 @@ describe('watch-list informers against real servers', () => {
 });
 
 test('Kubernetes 1.36 with featureGates { ShardedListAndWatch: true }: shardSelector splits list and watch-list between two ranges', async () => {
-  const env = await TestEnv.start({ server: 'modern', crds: await readManifests(crdFile), featureGates: { ShardedListAndWatch: true } });
+  const env = await TestEnv.start({ server: 'modern', crds: [WIDGET_CRD], featureGates: { ShardedListAndWatch: true } });
   try {
     const base = '/apis/example.com/v1/namespaces/ns/widgets';
     for (let i = 0; i < 20; i++) {

@@ -7,13 +7,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import type { Client } from '../../client/client.js';
 import { ApiError, isAlreadyExists, isConflict, isInvalid, isNotFound, type StatusBody } from '../../client/api-error.js';
 import type { WatchEvent } from '../../client/watch-decoder.js';
 import { isNoKindMatch } from '../../client/discovery.js';
 import { InvalidOptionError } from '../../core/errors.js';
-import { readManifests } from '../manifests.js';
 import { formatShardSelector, objectInRange, splitHashSpace, type HashRange } from '../../sharding/hash-range.js';
 
 /** What a conformance run needs from an implementation. */
@@ -28,11 +26,43 @@ export interface ConformanceTarget {
   compact?(): Promise<void>;
 }
 
-/** The CRD the suite's custom resource tests use: example.com/v1 Widget, namespaced, with `/status`, `spec.size` 1–10. */
-export const WIDGET_CRD_URL: URL = ((beside) => (existsSync(beside) ? beside : new URL('../../../examples/quickstart/widget-crd.yaml', import.meta.url)))(
-  // In the published package (dist/), scripts/build.sh copies the CRD here; in the repo it is the quickstart's.
-  new URL('./widget-crd.yaml', import.meta.url),
-);
+/**
+ * example.com/v1 Widget: namespaced, with `/status`, `spec.size` 1–10 and `spec.color` an enum. The
+ * suite's own fixture (the quickstart's CRD looks the same but is the quickstart's to change).
+ */
+export const WIDGET_CRD: Record<string, unknown> = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.com' },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'] },
+    versions: [{
+      name: 'v1',
+      served: true,
+      storage: true,
+      subresources: { status: {} },
+      additionalPrinterColumns: [
+        { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+        { name: 'Observed', type: 'integer', jsonPath: '.status.observedGeneration' },
+      ],
+      schema: {
+        openAPIV3Schema: {
+          type: 'object',
+          properties: {
+            spec: {
+              type: 'object',
+              required: ['size'],
+              properties: { size: { type: 'integer', minimum: 1, maximum: 10 }, color: { type: 'string', enum: ['red', 'green', 'blue'] } },
+            },
+            status: { type: 'object', properties: { observedGeneration: { type: 'integer' }, message: { type: 'string' } } },
+          },
+        },
+      },
+    }],
+  },
+};
 
 /**
  * example.com/v1 Note: a namespaced custom resource shaped like a ConfigMap (`data`: string map),
@@ -57,7 +87,7 @@ export const NOTE_CRD: Record<string, unknown> = {
 
 /** The CRD manifests a target must serve (install them in `setup`). */
 export async function conformanceCrds(): Promise<Record<string, unknown>[]> {
-  return [...(await readManifests(WIDGET_CRD_URL)), NOTE_CRD];
+  return [WIDGET_CRD, NOTE_CRD];
 }
 
 /** How a target differs from a full API server. */
