@@ -7,7 +7,7 @@
 import type { Client } from '../client/client.js';
 import { toPartialObjectMetadata } from '../client/partial-object-metadata.js';
 import type { KubeObject } from '../core/object-key.js';
-import { parseShardSelector, selectorMatches } from '../sharding/hash-range.js';
+import { parseShardSelector, selectorMatches } from '../client/shard-selector.js';
 import type { ListerWatcherFactory } from './informer-factory.js';
 import type { InformerSpec } from './informer-spec.js';
 import type { ListerWatcher, WatchEvent } from './lister-watcher.js';

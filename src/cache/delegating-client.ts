@@ -14,7 +14,7 @@ import type { Kind } from '../client/kind.js';
 import type { GetOptions, ListOptions } from '../client/client-options.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { InformerCache } from './informer-cache.js';
-import { parseShardSelector, selectorMatches } from '../sharding/hash-range.js';
+import { parseShardSelector, selectorMatches } from '../client/shard-selector.js';
 
 export interface DelegatingClientOptions {
   /**

@@ -4,7 +4,7 @@
  * watch.
  */
 import { formatLabelSelector, parseLabelSelector } from './label-selector.js';
-import { formatHashBound, formatShardSelector, parseShardSelector } from '../sharding/hash-range.js';
+import { formatHashBound, formatShardSelector, parseShardSelector } from '../client/shard-selector.js';
 
 export interface InformerSpec {
   /** `v1`, `apps/v1`, `example.com/v1alpha1`… */
@@ -25,7 +25,7 @@ export interface InformerSpec {
   /**
    * Only objects whose `metadata.uid` (or `namespace`) hash lies in these ranges, e.g.
    * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')` (see
-   * `formatShardSelector` in sharding/hash-range.ts). Sent to the server (Kubernetes 1.36 with
+   * `formatShardSelector` in client/shard-selector.ts). Sent to the server (Kubernetes 1.36 with
    * `ShardedListAndWatch` filters there, so the list, the watch and the cache hold only the range)
    * and checked again on every object received, so a server that ignores it still leaves only the
    * range in the cache.

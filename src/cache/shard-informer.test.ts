@@ -5,7 +5,7 @@ import { FakeClock } from '../core/fake-clock.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { Client } from '../client/client.js';
 import { FakeClient } from '../testing/fake-client/fake-client.js';
-import { InvalidShardSelectorError, formatShardSelector, objectInRange, splitHashSpace, type HashRange } from '../sharding/hash-range.js';
+import { InvalidShardSelectorError, formatShardSelector, objectInRange, splitHashSpace, type HashRange } from '../client/shard-selector.js';
 import { clientListerWatcher } from './client-lister-watcher.js';
 import { SharedInformer } from './informer.js';
 import { InformerFactory } from './informer-factory.js';

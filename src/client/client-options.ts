@@ -40,7 +40,7 @@ export interface ListPageOptions extends SignalOption {
    * Server-side sharding (Kubernetes 1.36+, alpha feature gate `ShardedListAndWatch`): only objects
    * whose 64-bit FNV-1a hash of `metadata.uid` or `metadata.namespace` lies in the given ranges,
    * e.g. `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')` (build it
-   * with `formatShardSelector`). A server without the feature ignores it and returns everything:
+   * with `formatShardSelector`, shard-selector.ts). A server without the feature ignores it and returns everything:
    * probe first (`probeShardSelectorSupport`).
    */
   readonly shardSelector?: string;

@@ -42,6 +42,9 @@ export { kind } from './kind.js';
 export type { Kind, ObjectOf } from './kind.js';
 export { kinds } from './kinds.js';
 export type { ResourceType, ResourceMapping } from './discovery.js';
+// The `shardSelector` list/watch option's wire format (KEP-5866 hash ranges); the rest of its helpers are internal.
+export { formatShardSelector, parseShardSelector, splitHashSpace, objectInRange, InvalidShardSelectorError } from './shard-selector.js';
+export type { HashRange, ShardKeyField, ShardSelector } from './shard-selector.js';
 export { WatchDecodeError, DEFAULT_MAX_WATCH_LINE_BYTES } from './watch-decoder.js';
 export type { WatchEvent } from './watch-decoder.js';
 export {

@@ -1,62 +1,156 @@
-import { test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StaticTokenCredential } from './credentials.js';
-import { KubeClient } from './kube-client.js';
-import { makeTlsConfig } from './tls-config.js';
-import { FakeApiServer, sendJson, sendStatus } from './testing/fake-api-server.js';
+import { randomUUID } from 'node:crypto';
+import {
+  FULL_HASH_RANGE,
+  HASH_SPACE_END,
+  InvalidShardSelectorError,
+  fnv1a64,
+  formatHashBound,
+  formatShardSelector,
+  hashRange,
+  mergeRanges,
+  objectInRange,
+  parseShardSelector,
+  rangeFraction,
+  selectorMatches,
+  shardHash,
+  splitHashSpace,
+} from './shard-selector.js';
+import { InvalidArgumentError } from '../core/errors.js';
 
-const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
-const SELECTOR = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
+/** FNV-1a 64 of each string's UTF-8 bytes as Go's hash/fnv.New64a computes it (the server's hash), printed with %016x. */
+const GO_FNV1A64: readonly [string, string][] = [
+  ['', 'cbf29ce484222325'],
+  ['a', 'af63dc4c8601ec8c'],
+  ['foobar', '85944171f73967e8'],
+  ['default', 'ebada5168620c5fe'],
+  ['0f5e3c2a-8b1d-4e6f-9a7c-1d2e3f4a5b6c', '66543a0264dee9de'],
+  ['ünïcødé-名前', 'e7e02dcccc2412aa'],
+  ['database-operator-system', '0fee7489b13ac7a7'],
+];
 
-let server: FakeApiServer;
-let client: KubeClient;
+/** Reference FNV-1a 64 in plain BigInt arithmetic, to check the two-halves version on random input. */
+function referenceFnv1a64(value: string): bigint {
+  let h = 0xcbf29ce484222325n;
+  for (const b of new TextEncoder().encode(value)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & (HASH_SPACE_END - 1n);
+  return h;
+}
 
-before(async () => {
-  server = await FakeApiServer.start();
-  server.handle((req, res) => {
-    if (req.url === '/api/v1') {
-      return sendJson(res, 200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch'] }] });
-    }
-    const url = new URL(req.url, 'http://x');
-    if (url.pathname !== '/api/v1/configmaps') return sendStatus(res, 404, 'NotFound', `no route for ${req.url}`);
-    if (url.searchParams.get('watch') === 'true') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'w', resourceVersion: '11' } } }) + '\n');
-      return;
-    }
-    const cont = url.searchParams.get('continue');
-    // As KEP-5866 specifies (the 1.36.4 build leaves it out of custom resource lists): the applied selector, echoed.
-    const selector = url.searchParams.get('shardSelector');
-    const shardInfo = selector ? { shardInfo: { selector } } : {};
-    if (!cont) return sendJson(res, 200, { metadata: { resourceVersion: '10', continue: 'p2', ...shardInfo }, items: [{ metadata: { name: 'a' } }] });
-    sendJson(res, 200, { metadata: { resourceVersion: '10', ...shardInfo }, items: [{ metadata: { name: 'b' } }] });
+describe('fnv1a64', () => {
+  test('matches Go hash/fnv New64a (the API server hash), including multi-byte UTF-8', () => {
+    for (const [input, hex] of GO_FNV1A64) assert.equal(formatHashBound(fnv1a64(input)), `0x${hex}`, JSON.stringify(input));
   });
-  client = new KubeClient({ server: server.url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'default' }, { backoff: { maxAttempts: 1 } });
-});
-after(async () => {
-  await client.close();
-  await server.close();
-});
 
-const queries = (): Record<string, string>[] =>
-  server.requests.filter((r) => r.url.startsWith('/api/v1/configmaps?')).map((r) => Object.fromEntries(new URL(r.url, 'http://x').searchParams));
+  test('matches a BigInt reference on 2,000 random uids and strings', () => {
+    for (let i = 0; i < 2000; i++) {
+      const s = i % 2 ? randomUUID() : String.fromCodePoint(...Array.from({ length: i % 40 }, (_, j) => 32 + ((i * 7919 + j * 104729) % 0x2fff)));
+      assert.equal(fnv1a64(s), referenceFnv1a64(s), JSON.stringify(s));
+    }
+  });
 
-test('shardSelector is sent on every page of a paged list (the continue token does not carry it) and on watch; shardInfo is read back', async () => {
-  server.requests.length = 0;
-  const pages = [];
-  for await (const page of client.listPages(CM, { limit: 1, shardSelector: SELECTOR, resourceVersion: '0', resourceVersionMatch: 'NotOlderThan' })) pages.push(page);
-  assert.deepEqual(pages.map((p) => p.shardInfo), [{ selector: SELECTOR }, { selector: SELECTOR }]);
-  for await (const _ of client.watch(CM, { shardSelector: SELECTOR, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true })) break;
-  assert.deepEqual(queries(), [
-    { shardSelector: SELECTOR, limit: '1', resourceVersion: '0', resourceVersionMatch: 'NotOlderThan' },
-    { shardSelector: SELECTOR, limit: '1', continue: 'p2' },
-    { watch: 'true', shardSelector: SELECTOR, allowWatchBookmarks: 'true', sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' },
-  ]);
+  test('shardHash hashes uid or namespace; an absent field hashes as ""', () => {
+    const obj = { metadata: { uid: 'a', namespace: 'default' } };
+    assert.equal(shardHash(obj), fnv1a64('a'));
+    assert.equal(shardHash(obj, 'namespace'), fnv1a64('default'));
+    assert.equal(shardHash({}, 'namespace'), fnv1a64(''));
+  });
 });
 
-test('without a shardSelector nothing is sent, and a list without shardInfo has none', async () => {
-  server.requests.length = 0;
-  const page = await client.listPage(CM, { limit: 1 });
-  assert.equal(page.shardInfo, undefined);
-  assert.deepEqual(queries(), [{ limit: '1' }]);
+describe('hash ranges', () => {
+  test('splitHashSpace(n) gives n contiguous ranges from 0 to 2^64 whose sizes differ by at most 1', () => {
+    for (const n of [1, 2, 3, 5, 7, 64]) {
+      const ranges = splitHashSpace(n);
+      assert.equal(ranges.length, n);
+      assert.equal(ranges[0]!.start, 0n);
+      assert.equal(ranges[n - 1]!.end, HASH_SPACE_END);
+      for (let i = 1; i < n; i++) assert.equal(ranges[i]!.start, ranges[i - 1]!.end);
+      const sizes = ranges.map((r) => r.end - r.start);
+      const min = sizes.reduce((a, b) => (a < b ? a : b));
+      const max = sizes.reduce((a, b) => (a > b ? a : b));
+      assert.ok(max - min <= 1n, `n=${n}`);
+    }
+    assert.deepEqual(splitHashSpace(2), [hashRange(0n, 1n << 63n), hashRange(1n << 63n, HASH_SPACE_END)]);
+  });
+
+  test('each object is in exactly one range of a split (10,000 uids, 3 ranges, each within 5% of a third)', () => {
+    const ranges = splitHashSpace(3);
+    const counts = [0, 0, 0];
+    for (let i = 0; i < 10_000; i++) {
+      const obj = { metadata: { uid: randomUUID() } };
+      const hits = ranges.map((r) => objectInRange(obj, r));
+      assert.equal(hits.filter(Boolean).length, 1);
+      counts[hits.indexOf(true)]!++;
+    }
+    for (const c of counts) assert.ok(Math.abs(c - 10_000 / 3) < 10_000 / 3 * 0.05, `counts ${counts.join(',')}`);
+  });
+
+  test('range bounds: start inclusive, end exclusive', () => {
+    const h = fnv1a64('a');
+    assert.ok(objectInRange({ metadata: { uid: 'a' } }, hashRange(h, h + 1n)));
+    assert.ok(!objectInRange({ metadata: { uid: 'a' } }, hashRange(h + 1n, HASH_SPACE_END)));
+    assert.ok(!objectInRange({ metadata: { uid: 'a' } }, hashRange(0n, h)));
+    assert.ok(objectInRange({ metadata: { uid: 'a' } }, [hashRange(0n, 1n), hashRange(h, h + 1n)]), 'any of several ranges');
+  });
+
+  test('invalid ranges and counts are InvalidArgumentErrors naming the problem', () => {
+    assert.throws(() => hashRange(5n, 5n), (e: unknown) => e instanceof InvalidArgumentError && /start < end/.test(e.message));
+    assert.throws(() => hashRange(0n, HASH_SPACE_END + 1n), InvalidArgumentError);
+    assert.throws(() => hashRange(-1n, 3n), InvalidArgumentError);
+    assert.throws(() => splitHashSpace(0), (e: unknown) => e instanceof InvalidArgumentError && /positive integer/.test(e.message));
+    assert.throws(() => splitHashSpace(1.5), InvalidArgumentError);
+  });
+
+  test('mergeRanges sorts and merges touching and overlapping ranges; rangeFraction measures coverage', () => {
+    const q = splitHashSpace(4);
+    assert.deepEqual(mergeRanges([q[2]!, q[0]!, q[1]!]), [hashRange(0n, q[2]!.end)]);
+    assert.deepEqual(mergeRanges([q[3]!, q[0]!]), [q[0], q[3]]);
+    assert.deepEqual(mergeRanges([hashRange(0n, 10n), hashRange(5n, 7n)]), [hashRange(0n, 10n)]);
+    assert.equal(rangeFraction([q[3]!, q[0]!]), 0.5);
+    assert.equal(rangeFraction(FULL_HASH_RANGE), 1);
+  });
+});
+
+describe('shard selectors', () => {
+  test('formats as the server documents it: 16 lowercase hex digits, 2^64 as 0x10000000000000000, ranges joined by ||', () => {
+    const [lower, upper] = splitHashSpace(2);
+    assert.equal(formatShardSelector(lower!), "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')");
+    assert.equal(formatShardSelector(upper!, 'namespace'), "shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')");
+    const q = splitHashSpace(4);
+    assert.equal(
+      formatShardSelector([q[3]!, q[0]!]),
+      "shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000') || shardRange(object.metadata.uid, '0xc000000000000000', '0x10000000000000000')",
+    );
+    assert.equal(formatShardSelector([q[0]!, q[1]!]), "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')", 'adjacent ranges merge');
+    assert.throws(() => formatShardSelector([]), InvalidArgumentError);
+    assert.throws(() => formatShardSelector({ start: 3n, end: 1n }), InvalidArgumentError);
+  });
+
+  test('parse(format(x)) round-trips and matches the same objects as the ranges', () => {
+    const ranges = [splitHashSpace(5)[1]!, splitHashSpace(5)[3]!];
+    const parsed = parseShardSelector(formatShardSelector(ranges, 'uid'));
+    assert.equal(parsed.field, 'uid');
+    assert.deepEqual(parsed.ranges, ranges);
+    for (let i = 0; i < 500; i++) {
+      const obj = { metadata: { uid: randomUUID() } };
+      assert.equal(selectorMatches(parsed, obj), objectInRange(obj, ranges));
+    }
+    assert.deepEqual(parseShardSelector("  shardRange( object.metadata.namespace ,'0x0000000000000000','0x10000000000000000')  ").ranges, [FULL_HASH_RANGE]);
+  });
+
+  test('rejects what the 1.36 server rejects, saying why', () => {
+    const bad: readonly [string, RegExp][] = [
+      ['', /empty/],
+      ["shardRange(object.metadata.uid, '0x0', '0x8000000000000000')", /16 lowercase hex digits/],
+      ["shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')", /same field/],
+      ["shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')", /unsupported field path/],
+      ["shardRange(object.metadata.uid, '0x8000000000000000', '0x8000000000000000')", /less than end/],
+      ["shardRange(object.metadata.uid, '0x0000000000000000', '0xFFFFFFFFFFFFFFFF')", /lowercase/],
+      ["shardRange(object.metadata.uid, '0x0000000000000000', '0x20000000000000000')", /16 lowercase hex digits/],
+      ['labels.app == "x"', /is not shardRange/],
+    ];
+    for (const [selector, reason] of bad) {
+      assert.throws(() => parseShardSelector(selector), (e: unknown) => e instanceof InvalidShardSelectorError && e.code === 'ERR_INVALID_ARGUMENT' && reason.test(e.message), selector);
+    }
+  });
 });

@@ -27,6 +27,7 @@ import { Webhooks } from '../webhook/webhooks.js';
 import { WebhookServer, validateWebhookServerOptions, type WebhookServerOptions } from '../webhook/webhook-server.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
 import { Sharding } from '../sharding/sharding.js';
+import { shardAwareClient } from '../sharding/shard-aware-client.js';
 import type { ShardingOptions } from '../sharding/sharding-options.js';
 
 /** Listeners the manager's shared stop signals may carry before Node warns (one or two per informer). */
@@ -119,7 +120,8 @@ interface Entry {
 export class Manager {
   /**
    * Reads from the cache (starting a kind's informer on first use), writes to the API server —
-   * controller-runtime's delegating client. Use it in reconcilers.
+   * controller-runtime's delegating client. Use it in reconcilers. With `sharding`, reads of a
+   * sharded primary kind go to the API server: the cache would hold every object of it again.
    */
   readonly client: Client;
   /** The API client itself: reads that must not come from the cache (a quorum read, a subresource). */
@@ -188,12 +190,14 @@ export class Manager {
       isNamespaced: (type) => this.scopeOf(type) ?? true,
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     });
-    // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
-    // knows it then; without, scope does not matter to the cache and reads skip discovery.
-    this.client = createDelegatingClient(this.apiClient, this.cache, options.namespaces?.length ? { restMapper: this.restMapper } : {});
     this.sharding = options.sharding
       ? new Sharding(options.sharding, { client: this.apiClient, clock: this.clock, logger: this.logger, registry: this.registry, ...(this.namespaces ? { namespaces: this.namespaces } : {}) })
       : undefined;
+    // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
+    // knows it then; without, scope does not matter to the cache and reads skip discovery.
+    const cached = createDelegatingClient(this.apiClient, this.cache, options.namespaces?.length ? { restMapper: this.restMapper } : {});
+    // Sharded: reads of a sharded primary kind go to the API server, never to an unfiltered informer.
+    this.client = this.sharding ? shardAwareClient(cached, this.apiClient, this.sharding) : cached;
     this.host = this.controllerHost();
     // The console's server options (port, host) ride along unused: ConsoleState reads only its own.
     this.console = options.console

@@ -6,7 +6,7 @@
  * ranges of its buckets, so the server sends it only its share; 64 buckets keep its selector to at
  * most 64 ranges (fewer once adjacent ones merge).
  */
-import { formatShardSelector, mergeRanges, shardHash, splitHashSpace, type HashRange } from './hash-range.js';
+import { formatShardSelector, mergeRanges, shardHash, splitHashSpace, type HashRange } from '../client/shard-selector.js';
 import { assignHashSlices } from './range-assignment.js';
 
 /** @defaultValue 64 (a power of two: bucket = the hash's top 6 bits) */

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../core/errors.js';
-import { HASH_SPACE_END, formatShardSelector, objectInRange, rangeFraction, shardHash, splitHashSpace, type HashRange } from './hash-range.js';
+import { HASH_SPACE_END, formatShardSelector, objectInRange, rangeFraction, shardHash, splitHashSpace, type HashRange } from '../client/shard-selector.js';
 import { ownerOf } from './rendezvous.js';
 import { DEFAULT_HASH_SEGMENTS, assignHashRanges, assignHashSlices } from './range-assignment.js';
 

@@ -10,7 +10,7 @@
  * knows the same members computes the same ranges.
  */
 import { InvalidArgumentError } from '../core/errors.js';
-import { fnv1a64, mergeRanges, splitHashSpace, type HashRange } from './hash-range.js';
+import { fnv1a64, mergeRanges, splitHashSpace, type HashRange } from '../client/shard-selector.js';
 
 /** Slices of the hash space per assignment: balance within 1/64 of the space, and selectors of about 64/N ranges. @defaultValue 64 */
 export const DEFAULT_HASH_SEGMENTS = 64;

@@ -16,7 +16,7 @@ import { clientListerWatcher } from '../cache/client-lister-watcher.js';
 import type { KubeObject } from '../core/object-key.js';
 import { TestEnv } from '../testing/test-env.js';
 import { NOTE_CRD } from '../testing/conformance/client-conformance.js';
-import { formatShardSelector, objectInRange, splitHashSpace, type HashRange, type ShardKeyField } from './hash-range.js';
+import { formatShardSelector, objectInRange, splitHashSpace, type HashRange, type ShardKeyField } from '../client/shard-selector.js';
 import { assignHashRanges } from './range-assignment.js';
 
 const NOTE = { apiVersion: 'example.com/v1', kind: 'Note' } as const;

@@ -10,7 +10,7 @@ import { KubeClient } from '../client/kube-client.js';
 import { ApiError } from '../client/api-error.js';
 import { TestEnv } from '../testing/test-env.js';
 import { NOTE_CRD } from '../testing/conformance/client-conformance.js';
-import { formatShardSelector, splitHashSpace } from './hash-range.js';
+import { formatShardSelector, splitHashSpace } from '../client/shard-selector.js';
 import { INVALID_PROBE_SELECTOR, probeShardSelectorSupport } from './server-support.js';
 
 const NOTE = { apiVersion: 'example.com/v1', kind: 'Note' } as const;

@@ -20,7 +20,7 @@ import { apiErrorStatus, isGone } from '../client/api-error.js';
 import type { Reader } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { KubeObject } from '../core/object-key.js';
-import { HASH_SPACE_END, formatShardSelector, hashRange, objectInRange, shardHash, type ShardKeyField } from './hash-range.js';
+import { HASH_SPACE_END, formatShardSelector, hashRange, objectInRange, shardHash, type ShardKeyField } from '../client/shard-selector.js';
 
 /** How the probe decided; `honoured` is the answer. */
 export type ShardSelectorSupport =

@@ -4,7 +4,6 @@
  * tests build it in-process.
  */
 import { EventRecorder, LeaderElector, Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
-import { createDelegatingClient } from 'operator-runtime/cache';
 import type { Controller } from 'operator-runtime/controller';
 import type { SecureMetricsOptions } from 'operator-runtime/manager';
 import type { WebhookServerOptions } from 'operator-runtime/webhook';
@@ -103,9 +102,8 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
   const recorder: EventRecorder = manager.eventRecorder('database-operator');
   const reconciler = new DatabaseReconciler({
     // Reads from the cache, writes to the API server: a no-op reconcile costs no request at all.
-    // Sharded, its only Database reads (re-reads after a write conflict) go to the API server: one
-    // through the manager's cache would start an unfiltered informer holding every Database again.
-    client: options.sharding ? createDelegatingClient(client, manager.cache, { uncached: [DATABASE] }) : manager.client,
+    // Sharded, the manager's client reads Databases (re-reads after a write conflict) from the API server.
+    client: manager.client,
     recorder,
     backups,
     defaultBackupEndpoint: options.backupEndpoint,

@@ -12,7 +12,7 @@ import { ApiError, isAlreadyExists, isConflict, isInvalid, isNotFound, type Stat
 import type { WatchEvent } from '../../client/watch-decoder.js';
 import { isNoKindMatch } from '../../client/discovery.js';
 import { InvalidOptionError } from '../../core/errors.js';
-import { formatShardSelector, objectInRange, splitHashSpace, type HashRange } from '../../sharding/hash-range.js';
+import { formatShardSelector, objectInRange, splitHashSpace, type HashRange } from '../../client/shard-selector.js';
 
 /** What a conformance run needs from an implementation. */
 export interface ConformanceTarget {

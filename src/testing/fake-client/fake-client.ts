@@ -62,7 +62,7 @@ import { applyMergePatch, applyStrategicMergePatch } from './merge-patch.js';
 import { ObjectStore, RevisionCompactedError, type Change } from './object-store.js';
 import { matchesFilter, type FakeRequest, type FakeVerb, type Interceptor, type RequestFilter } from './requests.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.js';
-import { InvalidShardSelectorError, parseShardSelector, selectorMatches, type ShardSelector } from '../../sharding/hash-range.js';
+import { InvalidShardSelectorError, parseShardSelector, selectorMatches, type ShardSelector } from '../../client/shard-selector.js';
 import { EventQueue, eventFor, type ObjectFilter } from './watch-stream.js';
 import { collectGarbageOnce } from './garbage-collector.js';
 import { asStrings, isNoop, metaOf, prepareCreate, prepareUpdate, regionFor, withManagedFields } from './write-rules.js';

@@ -1,5 +1,6 @@
 /**
- * Hash ranges for sharding by object: the 64-bit FNV-1a hash of an object's `metadata.uid` (or
+ * The wire format of the list and watch option `shardSelector` (client-options.ts), beside
+ * `labelSelector` and `fieldSelector`: hash ranges for sharding by object: the 64-bit FNV-1a hash of an object's `metadata.uid` (or
  * `metadata.namespace`), ranges `[start, end)` over the hash space `[0, 2^64)`, and the
  * `shardSelector` text of Kubernetes' sharded list and watch (KEP-5866, feature gate
  * `ShardedListAndWatch`, alpha in 1.36), which filters by exactly this hash on the server.
@@ -8,7 +9,9 @@
  * k8s.io/apiserver/pkg/sharding): the hash is FNV-1a 64 over the field's UTF-8 bytes; bounds are
  * `'0x'` + 16 lowercase hex digits, or `'0x10000000000000000'` (2^64) as an end; a range needs
  * start < end; ranges are joined with `||` and must all hash the same field. So the client-side
- * test (`objectInRange`) and the server agree object for object.
+ * test (`objectInRange`) and the server agree object for object. It lives in the client, not in
+ * sharding, because the cache and the fake client evaluate selectors too; sharding's ring and
+ * assignment build on it.
  */
 import { InvalidArgumentError } from '../core/errors.js';
 
