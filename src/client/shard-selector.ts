@@ -41,11 +41,11 @@ const FIELD_PATHS: Readonly<Record<ShardKeyField, string>> = { uid: 'object.meta
 const encoder = new TextEncoder();
 
 /**
- * FNV-1a 64 of `value`'s UTF-8 bytes (Go's `hash/fnv.New64a`, which the API server uses). Computed
- * on two 32-bit halves rather than BigInt arithmetic: it runs on every watch event of a
- * client-filtered informer.
+ * FNV-1a 64 of `value`'s UTF-8 bytes (Go's `hash/fnv.New64a`, which the API server uses), as two
+ * unsigned 32-bit halves: no BigInt arithmetic, since it runs on every watch event of a
+ * client-filtered informer and on every key the ring assigns.
  */
-export function fnv1a64(value: string): bigint {
+export function fnv1a64Halves(value: string): [hi: number, lo: number] {
   // Offset basis 0xcbf29ce484222325; prime 0x100000001b3 = 2^40 + 0x1b3, so h * prime mod 2^64 is
   // (h << 40) + h * 0x1b3, each term kept within 2^53 on the halves.
   let hi = 0xcbf29ce4;
@@ -57,6 +57,12 @@ export function fnv1a64(value: string): bigint {
     hi = (hi * 0x1b3 + carry + ((lo << 8) >>> 0)) >>> 0;
     lo = low >>> 0;
   }
+  return [hi, lo];
+}
+
+/** FNV-1a 64 of `value`'s UTF-8 bytes as one unsigned 64-bit integer. */
+export function fnv1a64(value: string): bigint {
+  const [hi, lo] = fnv1a64Halves(value);
   return (BigInt(hi) << 32n) | BigInt(lo);
 }
 

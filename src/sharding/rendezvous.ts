@@ -6,23 +6,7 @@
  * second choice. The cost, O(members) per key, is negligible for the handful of replicas a ring has.
  */
 
-const encoder = new TextEncoder();
-
-/** 64-bit FNV-1a of the UTF-8 bytes of `text`, as two unsigned 32-bit halves (no BigInt: this runs per key). */
-function fnv1a64Halves(text: string): [hi: number, lo: number] {
-  // Offset basis 0xcbf29ce484222325; prime 0x100000001b3 = 2^40 + 0x1b3.
-  let hi = 0xcbf29ce4;
-  let lo = 0x84222325;
-  for (const byte of encoder.encode(text)) {
-    lo = (lo ^ byte) >>> 0;
-    const loProduct = lo * 0x1b3; // < 2^41: exact in a double
-    const carry = Math.floor(loProduct / 0x1_0000_0000);
-    // hi·0x1b3 + carry + (lo·2^40 lands 8 bits up in the high word), all below 2^53.
-    hi = (hi * 0x1b3 + carry + ((lo << 8) >>> 0)) >>> 0;
-    lo = loProduct >>> 0;
-  }
-  return [hi, lo];
-}
+import { fnv1a64Halves } from '../client/shard-selector.js';
 
 /** 64-bit FNV-1a of the UTF-8 bytes of `text` (the hash KEP-5866's shardSelector uses), as 16 hex digits. */
 export function fnv1a64Hex(text: string): string {
