@@ -163,6 +163,24 @@ test('per-controller cache options reach the host for every source, when prepare
   assert.deepEqual(resolved, [{ kind: 'ConfigMap', cache }, { kind: 'Secret', cache }]);
 });
 
+test('an observer in the options is told about every finished reconcile, beside the console view', async () => {
+  const { host, added, emit, handlers } = fakeHost();
+  const viewed: string[] = [];
+  host.trackController = () => ({ reconciled: (rec: { key: string }) => void viewed.push(rec.key), attach: () => undefined }) as unknown as ReturnType<ControllerHost['trackController']>;
+  const observed: { key: string; outcome: string }[] = [];
+  const r = recorder();
+  new ControllerBuilder(host, 'c').for(CM).withOptions({ observer: { reconciled: (rec) => void observed.push({ key: rec.key, outcome: rec.outcome }) } }).complete(r.reconcile);
+  await run(added, async () => {
+    while ((handlers.get('ConfigMap') ?? []).length === 0) await new Promise((resolve) => setImmediate(resolve));
+    emit('ConfigMap', obj('ConfigMap', 'a'));
+    await r.reconciled('ns/a');
+    // Notified right after the reconcile returns; bounded, so a missing notification fails instead of hanging.
+    for (let i = 0; i < 1_000 && observed.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+  });
+  assert.deepEqual(observed, [{ key: 'ns/a', outcome: 'success' }]);
+  assert.deepEqual(viewed, ['ns/a'], 'the console view still gets it');
+});
+
 test('complete() twice is refused: one builder, one controller', () => {
   const { host } = fakeHost();
   const b = new ControllerBuilder(host, 'c').for(CM);

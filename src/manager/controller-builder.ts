@@ -4,7 +4,7 @@ import type { Kind } from '../client/kind.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../core/object-key.js';
-import { Controller } from '../controller/controller.js';
+import { Controller, type ReconcileObserver } from '../controller/controller.js';
 import { enqueueHandler, mapToControllingOwner, mapToSelf, type MapFunction } from '../controller/enqueue-handlers.js';
 import { DEFAULT_PRIMARY_PREDICATE, type Predicate } from '../controller/predicates.js';
 import type { ObjectReconcileContext, ObjectReconcileFunction, ObjectReconciler, ReconcileContext, Reconciler } from '../controller/reconciler.js';
@@ -33,6 +33,8 @@ export interface ControllerBuilderOptions {
    * with false, all of them like an unsharded controller. @defaultValue true when the manager is sharded
    */
   readonly sharded?: boolean;
+  /** Told about every finished reconcile (beside the operator console, when it is on); must not throw or block. */
+  readonly observer?: ReconcileObserver;
 }
 
 /** What `writes()` may declare besides the verbs. */
@@ -164,6 +166,8 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     const host = this.host;
     host.requirePermissions(...this.permissions(primary));
     const consoleView = host.trackController(this.name);
+    const observers = [consoleView, this.options.observer].filter((o) => o !== undefined);
+    const observer: ReconcileObserver | undefined = observers.length > 1 ? { reconciled: (r) => observers.forEach((o) => o.reconciled(r)) } : observers[0];
     // Set at start: the primary kind's informers (one, or one per cached namespace), read by ctx.get().
     let primaryInformers: SharedInformer<KubeObject>[] = [];
     const reconcile: ObjectReconcileFunction<T> = typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
@@ -182,7 +186,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
       ...(this.options.maxConcurrentReconciles !== undefined ? { maxConcurrentReconciles: this.options.maxConcurrentReconciles } : {}),
       ...(this.options.rateLimiter ? { rateLimiter: this.options.rateLimiter } : {}),
       ...(this.options.reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs: this.options.reconcileTimeoutMs } : {}),
-      ...(consoleView ? { observer: consoleView } : {}),
+      ...(observer ? { observer } : {}),
     });
     consoleView?.attach(controller.queue, controller.workerCount);
     const filters = [...this.eventFilters];
