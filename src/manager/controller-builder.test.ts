@@ -166,10 +166,12 @@ test('per-controller cache options reach the host for every source, when prepare
 test('an observer in the options is told about every finished reconcile, beside the console view', async () => {
   const { host, added, emit, handlers } = fakeHost();
   const viewed: string[] = [];
-  host.trackController = () => ({ reconciled: (rec: { key: string }) => void viewed.push(rec.key), attach: () => undefined }) as unknown as ReturnType<ControllerHost['trackController']>;
+  const view = { reconciled: (rec: { key: string }) => void viewed.push(rec.key), attach: () => undefined };
+  host.trackController = () => view as unknown as ReturnType<ControllerHost['trackController']>;
   const observed: { key: string; outcome: string }[] = [];
+  const observer = { reconciled: (rec: { key: string; outcome: string }) => void observed.push({ key: rec.key, outcome: rec.outcome }) };
   const r = recorder();
-  new ControllerBuilder(host, 'c').for(CM).withOptions({ observer: { reconciled: (rec) => void observed.push({ key: rec.key, outcome: rec.outcome }) } }).complete(r.reconcile);
+  new ControllerBuilder(host, 'c').for(CM).withOptions({ observer }).complete(r.reconcile);
   await run(added, async () => {
     while ((handlers.get('ConfigMap') ?? []).length === 0) await new Promise((resolve) => setImmediate(resolve));
     emit('ConfigMap', obj('ConfigMap', 'a'));

@@ -167,7 +167,8 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     host.requirePermissions(...this.permissions(primary));
     const consoleView = host.trackController(this.name);
     const observers = [consoleView, this.options.observer].filter((o) => o !== undefined);
-    const observer: ReconcileObserver | undefined = observers.length > 1 ? { reconciled: (r) => observers.forEach((o) => o.reconciled(r)) } : observers[0];
+    const observer: ReconcileObserver | undefined =
+      observers.length > 1 ? { reconciled: (r) => observers.forEach((o) => o.reconciled(r)) } : observers[0];
     // Set at start: the primary kind's informers (one, or one per cached namespace), read by ctx.get().
     let primaryInformers: SharedInformer<KubeObject>[] = [];
     const reconcile: ObjectReconcileFunction<T> = typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
