@@ -33,7 +33,10 @@ export interface ControllerBuilderOptions {
    * with false, all of them like an unsharded controller. @defaultValue true when the manager is sharded
    */
   readonly sharded?: boolean;
-  /** Told about every finished reconcile (beside the operator console, when it is on); must not throw or block. */
+  /**
+   * Told about every finished reconcile (beside the operator console, when it is on); sharded, not
+   * about the keys this replica's gate skipped as another's. Must not throw or block.
+   */
   readonly observer?: ReconcileObserver;
 }
 
@@ -166,17 +169,20 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     const host = this.host;
     host.requirePermissions(...this.permissions(primary));
     const consoleView = host.trackController(this.name);
-    const observers = [consoleView, this.options.observer].filter((o) => o !== undefined);
-    const observer: ReconcileObserver | undefined =
-      observers.length > 1 ? { reconciled: (r) => observers.forEach((o) => o.reconciled(r)) } : observers[0];
     // Set at start: the primary kind's informers (one, or one per cached namespace), read by ctx.get().
     let primaryInformers: SharedInformer<KubeObject>[] = [];
     const reconcile: ObjectReconcileFunction<T> = typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
     // Sharded: the primary informer holds this replica's objects only, and the gate admits only keys it owns now.
     const gate = host.sharding && (this.options.sharded ?? true) ? host.sharding.gateFor(primary) : undefined;
+    // The options' observer hears of the reconciles `reconciler` ran: not of the keys a shard gate skipped.
+    const ran = gate && this.options.observer ? new Set<string>() : undefined;
     const withObject: Reconciler = {
-      reconcile: (request, ctx) => reconcile(request, objectContext<T>(ctx, request, () => primaryInformers)),
+      reconcile: (request, ctx) => {
+        ran?.add(ctx.reconcileID);
+        return reconcile(request, objectContext<T>(ctx, request, () => primaryInformers));
+      },
     };
+    const observer = combineObservers(consoleView, this.options.observer, ran);
     const controller = new Controller({
       name: this.name,
       reconciler: gate ? gate.wrap(withObject) : withObject,
@@ -258,6 +264,18 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     if (!this.primary) throw new InvalidOptionError('for', `controller ${this.name}: call for(kind) before ${what}()`);
     return this.primary;
   }
+}
+
+/** One observer for the controller: the console view (every reconcile) and the options' (only those in `ran`, when given). */
+function combineObservers(view: ReconcileObserver | undefined, own: ReconcileObserver | undefined, ran: Set<string> | undefined): ReconcileObserver | undefined {
+  const filtered: ReconcileObserver | undefined = own && ran ? { reconciled: (r) => void (ran.delete(r.reconcileID) && own.reconciled(r)) } : own;
+  if (!view || !filtered) return view ?? filtered;
+  return {
+    reconciled: (r) => {
+      view.reconciled(r);
+      filtered.reconciled(r);
+    },
+  };
 }
 
 /**

@@ -3,10 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { crossReplicaOverlaps, findOverlaps, firstPickUp, lastReconcilerByKey, readRecords, reconcileIntervals, startsByReplica, type ReplicaRecord } from './replica-records.js';
+import { crossReplicaOverlaps, findOverlaps, firstPickUp, lastReconcilerByKey, readRecords, reconcileIntervals, startsByReplica, type ReplicaReconcile, type ReplicaRecord } from './replica-records.js';
 
 /** A reconcile of `key` by `replica` from `start` to `end`, as recorded-main.ts writes it. */
-const rec = (start: number, end: number, replica: string, key: string): ReplicaRecord => ({ type: 'reconcile', replica, key, reconcileID: `${replica}-${start}`, startedAtMs: start, durationMs: end - start, outcome: 'success' });
+const rec = (start: number, end: number, replica: string, key: string): ReplicaReconcile => ({ type: 'reconcile', replica, key, reconcileID: `${replica}-${start}`, startedAtMs: start, durationMs: end - start, outcome: 'success' });
 
 test('reconciles of one key by two replicas that intersect in time are an overlap; back-to-back ones are not', () => {
   const records = [
@@ -20,6 +20,13 @@ test('reconciles of one key by two replicas that intersect in time are an overla
   assert.equal(overlaps[0]!.key, 'ns/y');
   assert.deepEqual([overlaps[0]!.first.replica, overlaps[0]!.second.replica], ['a', 'b']);
   assert.equal(crossReplicaOverlaps(reconcileIntervals(records)).length, 2, 'across keys, a on ns/y also ran while b ran ns/x');
+});
+
+test('the next reconcile of a key starting in the millisecond the last one ended is no overlap', () => {
+  // Started at 100.6 ms of wall clock (recorded as 100), ran 4.6 ms, ended at 105.2; the next began at 105.3.
+  assert.deepEqual(findOverlaps(reconcileIntervals([{ ...rec(100, 0, 'a', 'k'), durationMs: 4.6 }, rec(105, 106, 'a', 'k')])), []);
+  const later = [{ ...rec(100, 0, 'a', 'k'), durationMs: 6.6 }, rec(105, 106, 'b', 'k')];
+  assert.equal(findOverlaps(reconcileIntervals(later)).length, 1, 'still running a whole ms into the next: an overlap');
 });
 
 test('every running interval is compared, not only the latest one', () => {

@@ -81,10 +81,14 @@ export function statusWrites(records: readonly ReplicaRecord[]): ReplicaStatusWr
   return records.filter((r): r is ReplicaStatusWrite => r.type === 'status-write');
 }
 
-/** Each reconcile as the interval it ran, sorted by start. */
+/**
+ * Each reconcile as the interval it ran, to the ms, sorted by start. `startedAtMs` is the wall clock
+ * in whole ms (the reconcile began up to 1 ms after it) and `durationMs` is exact, so the end is
+ * rounded down: the next reconcile of a key, which starts after this one ended, never seems to overlap it.
+ */
 export function reconcileIntervals(records: readonly ReplicaRecord[]): ReconcileInterval[] {
   return reconciles(records)
-    .map((r) => ({ replica: r.replica, key: r.key, start: r.startedAtMs, end: r.startedAtMs + r.durationMs }))
+    .map((r) => ({ replica: r.replica, key: r.key, start: r.startedAtMs, end: r.startedAtMs + Math.floor(r.durationMs) }))
     .sort((a, b) => a.start - b.start);
 }
 
