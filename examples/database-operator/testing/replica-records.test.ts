@@ -23,8 +23,8 @@ test('reconciles of one key by two replicas that intersect in time are an overla
 });
 
 test('the next reconcile of a key starting in the millisecond the last one ended is no overlap', () => {
-  // Started at 100.6 ms of wall clock (recorded as 100), ran 4.6 ms, ended at 105.2; the next began at 105.3.
-  assert.deepEqual(findOverlaps(reconcileIntervals([{ ...rec(100, 0, 'a', 'k'), durationMs: 4.6 }, rec(105, 106, 'a', 'k')])), []);
+  // Started at 100.0 ms of wall clock (recorded as 100), ran 5.1 ms, ended at 105.1; the next began at 105.2 (recorded as 105).
+  assert.deepEqual(findOverlaps(reconcileIntervals([{ ...rec(100, 0, 'a', 'k'), durationMs: 5.1 }, rec(105, 106, 'a', 'k')])), []);
   const later = [{ ...rec(100, 0, 'a', 'k'), durationMs: 6.6 }, rec(105, 106, 'b', 'k')];
   assert.equal(findOverlaps(reconcileIntervals(later)).length, 1, 'still running a whole ms into the next: an overlap');
 });
