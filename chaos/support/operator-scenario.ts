@@ -163,6 +163,7 @@ export async function runOperatorScenario(options: ScenarioOptions): Promise<voi
     });
 
     assert.notEqual(convergenceMs, null, `did not converge within ${CONVERGENCE_BOUND_MS} ms after heal (${String(ctx.notes.diagnostics)}): ${JSON.stringify((await bed.admin.list<Database>(DATABASE, { namespace: 'default' })).items.filter((d) => d.metadata.deletionTimestamp || !ready(d)).map((d) => ({ name: d.metadata.name, phase: d.status?.phase, deleting: !!d.metadata.deletionTimestamp, conditions: d.status?.conditions })))}`);
+    assert.ok(writes.length > 0, 'the replicas\' status writes were recorded (the audit checks them)');
     assert.equal(overlaps, 0, 'never two reconciles of one key at once');
     assert.equal(leaderOverlaps, 0, 'never two replicas doing leader-only work at once');
     assert.deepEqual(backupProblems, [], 'exactly one completed backup per deleted Database');

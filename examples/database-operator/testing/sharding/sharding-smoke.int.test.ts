@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { DATABASE, type Database } from '../../src/database.js';
 import { setReplicas, waitAllReconciled } from './database-fleet.js';
 import { auditDatabases, cacheSplit, measureFleet, overlapFigures, ringMembers, waitForRing } from './fleet-measurements.js';
-import { firstPickUp } from '../replica-records.js';
+import { firstPickUp, statusWrites } from '../replica-records.js';
 import { OperatorBed } from '../operator-bed.js';
 
 const K = 150;
@@ -63,6 +63,7 @@ test('no key was ever reconciled by two replicas at once, and etcd\'s history sh
   const records = await bed.records();
   const overlaps = overlapFigures(records);
   assert.ok(overlaps.reconciles >= K, `records were collected (${overlaps.reconciles})`);
+  assert.ok(statusWrites(records).length >= K, `status writes were recorded for the audit (${statusWrites(records).length})`);
   assert.equal(overlaps.overlaps, 0, overlaps.examples.join('; '));
   const report = await auditDatabases(bed, startRevision, records);
   assert.equal(report.lostUpdates, 0, JSON.stringify(report.findings.slice(0, 5)));
