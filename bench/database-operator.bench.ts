@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { BackupService } from '../examples/database-operator/src/backup-service.js';
+import { BackupService } from '../examples/database-operator/testing/backup-service.js';
 import { freePort } from '../src/testing/free-port.js';
 import { readManifests } from '../src/testing/manifests.js';
 import { TestEnv } from '../src/testing/test-env.js';

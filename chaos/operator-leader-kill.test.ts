@@ -13,7 +13,7 @@ test('the Database operator converges after its leader is killed with SIGKILL, n
       const next = await bed.waitForLeader({ not: leader });
       notes.failoverMs = Date.now() - killedAt;
       notes.newLeader = next;
-      await bed.restart(leader);
+      await bed.addReplica(leader);
     },
   });
 });

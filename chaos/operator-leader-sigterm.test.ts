@@ -14,7 +14,7 @@ test('the Database operator hands over within about a retry period after SIGTERM
       const next = await bed.waitForLeader({ not: leader });
       notes.failoverMs = Date.now() - t0;
       notes.newLeader = next;
-      await bed.restart(leader);
+      await bed.addReplica(leader);
     },
   });
 });

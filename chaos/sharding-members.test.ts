@@ -11,9 +11,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatAuditReport } from 'operator-runtime/testing/chaos';
 import { DATABASE, type Database } from '../examples/database-operator/src/database.js';
-import { isReconciled } from '../examples/database-operator/sharding/database-fleet.js';
-import { auditDatabases, overlapFigures, ringMembers, waitForRing } from '../examples/database-operator/sharding/fleet-measurements.js';
-import { ShardBed } from '../examples/database-operator/sharding/shard-bed.js';
+import { OperatorBed } from '../examples/database-operator/testing/operator-bed.js';
+import { statusWrites } from '../examples/database-operator/testing/replica-records.js';
+import { isReconciled } from '../examples/database-operator/testing/sharding/database-fleet.js';
+import { auditDatabases, overlapFigures, ringMembers, waitForRing } from '../examples/database-operator/testing/sharding/fleet-measurements.js';
 import { recordChaosResult } from './support/chaos-results.js';
 import { DatabaseWorkload } from './support/database-workload.js';
 import { CONVERGENCE_BOUND_MS, LONG, sleep } from './support/operator-scenario.js';
@@ -23,7 +24,7 @@ const LEASE = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 1
 const REPLICAS = ['replica-0', 'replica-1', 'replica-2'];
 
 test('the sharded Database operator: members killed and partitioned under load, no key reconciled twice at once, nothing lost', { timeout: 900_000 }, async () => {
-  const bed = await ShardBed.start({ controllerManager: true, ...LEASE });
+  const bed = await OperatorBed.start({ sharding: true, controllerManager: true, ...LEASE });
   const faults: string[] = [];
   const notes: Record<string, number | string> = {};
   const churnStop = new AbortController();
@@ -105,7 +106,7 @@ test('the sharded Database operator: members killed and partitioned under load, 
     notes.stuck = stuck.slice(0, 10).join(' ');
 
     const records = await bed.records();
-    const overlaps = overlapFigures(bed, records);
+    const overlaps = overlapFigures(records);
     const report = await auditDatabases(bed, startRevision, records);
     const backups = bed.backups.backups();
     notes.reconciles = overlaps.reconciles;
@@ -119,7 +120,7 @@ test('the sharded Database operator: members killed and partitioned under load, 
       convergenceMs,
       backupsStarted: backups.length,
       backupsCompleted: backups.filter((b) => b.completedAt).length,
-      apiWrites: workload.writes + records.filter((r) => r.phase === 'status-write').length,
+      apiWrites: workload.writes + statusWrites(records).length,
       reconcileOverlaps: overlaps.overlaps,
       lostUpdates: report.lostUpdates,
       outOfOrderStatusWrites: report.outOfOrderStatusWrites,

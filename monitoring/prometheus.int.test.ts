@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, createLogger, createMetricsRegistry, type Kubeconfig } from 'operator-runtime';
 import { TestEnv, eventually, freePort, readManifests } from 'operator-runtime/testing';
-import { BackupService } from '../examples/database-operator/src/backup-service.js';
+import { BackupService } from '../examples/database-operator/testing/backup-service.js';
 import { DATABASE, FINALIZER, type Database } from '../examples/database-operator/src/database.js';
 import { createDatabaseOperator, type DatabaseOperator } from '../examples/database-operator/src/operator.js';
 import { PrometheusServer, type PromAlert } from './prometheus-server.js';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { KubeClient, createLogger, createMetricsRegistry, type Kubeconfig } from 'operator-runtime';
 import { TestEnv, eventually, kubectl, readManifests } from 'operator-runtime/testing';
 import type { Registry } from 'prom-client';
-import { BackupService } from './src/backup-service.js';
+import { BackupService } from './testing/backup-service.js';
 import { DATABASE, FINALIZER, type Database } from './src/database.js';
 import { createDatabaseOperator, type DatabaseOperator } from './src/operator.js';
 import { SECRET, STATEFUL_SET } from './src/resources.js';
@@ -56,9 +56,11 @@ describe('the Database operator against a real control plane', () => {
       metricsPort: 0,
       healthPort: 0,
       backupPollMs: 300,
-      onReconcile: (phase, key) => {
-        if (phase === 'start') reconciles.set(key, (reconciles.get(key) ?? 0) + 1);
-        else ended.push(key);
+      observer: {
+        reconciled: ({ key }) => {
+          reconciles.set(key, (reconciles.get(key) ?? 0) + 1);
+          ended.push(key);
+        },
       },
     });
     running = operator.manager.start(stop.signal);

@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TestEnv, freePort, kubectl, readManifests } from 'operator-runtime/testing';
-import { BackupService } from './src/backup-service.js';
+import { BackupService } from './testing/backup-service.js';
 import type { Database } from './src/database.js';
 
 const once = process.argv.includes('--once');

@@ -11,7 +11,7 @@ import { KubeClient, createLogger, createMetricsRegistry, getCondition, isNotFou
 import { customResourceDefinition } from 'operator-runtime/crd';
 import { TestEnv, eventually, freePort, kubectl, webhookServingCertificate, type WebhookServingCertificate } from 'operator-runtime/testing';
 import { Webhooks, webhookConversion, webhookManifests } from 'operator-runtime/webhook';
-import { BackupService } from './src/backup-service.js';
+import { BackupService } from './testing/backup-service.js';
 import { DATABASE } from './src/database.js';
 import { createDatabaseOperator, type DatabaseOperator } from './src/operator.js';
 import { registerDatabaseWebhooks } from './src/webhooks.js';

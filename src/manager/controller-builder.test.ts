@@ -8,6 +8,7 @@ import { FakeClock } from '../core/fake-clock.js';
 import type { KubeObject } from '../core/object-key.js';
 import { recordingLogger } from '../logging/recording-logger.js';
 import { kinds } from '../client/kinds.js';
+import type { Reconciler } from '../controller/reconciler.js';
 import { ControllerBuilder } from './controller-builder.js';
 import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
 import type { Runnable, RunnableOptions } from './runnable.js';
@@ -161,6 +162,49 @@ test('per-controller cache options reach the host for every source, when prepare
     while (resolved.length < 2) await new Promise((resolve) => setImmediate(resolve));
   });
   assert.deepEqual(resolved, [{ kind: 'ConfigMap', cache }, { kind: 'Secret', cache }]);
+});
+
+test('an observer in the options is told about every finished reconcile, beside the console view', async () => {
+  const { host, added, emit, handlers } = fakeHost();
+  const viewed: string[] = [];
+  const view = { reconciled: (rec: { key: string }) => void viewed.push(rec.key), attach: () => undefined };
+  host.trackController = () => view as unknown as ReturnType<ControllerHost['trackController']>;
+  const observed: { key: string; outcome: string }[] = [];
+  const observer = { reconciled: (rec: { key: string; outcome: string }) => void observed.push({ key: rec.key, outcome: rec.outcome }) };
+  const r = recorder();
+  new ControllerBuilder(host, 'c').for(CM).withOptions({ observer }).complete(r.reconcile);
+  await run(added, async () => {
+    while ((handlers.get('ConfigMap') ?? []).length === 0) await new Promise((resolve) => setImmediate(resolve));
+    emit('ConfigMap', obj('ConfigMap', 'a'));
+    await r.reconciled('ns/a');
+    // Notified right after the reconcile returns; bounded, so a missing notification fails instead of hanging.
+    for (let i = 0; i < 1_000 && observed.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+  });
+  assert.deepEqual(observed, [{ key: 'ns/a', outcome: 'success' }]);
+  assert.deepEqual(viewed, ['ns/a'], 'the console view still gets it');
+});
+
+test('sharded: the options\' observer hears of the reconciles the reconciler ran, not of keys the shard gate skipped', async () => {
+  const { host, added, emit, handlers } = fakeHost();
+  // A gate that owns every key but 'ns/other', which it skips as another replica's.
+  const gate = {
+    wrap: (inner: Reconciler): Reconciler => ({ reconcile: async (req, ctx) => (req.name === 'other' ? undefined : inner.reconcile(req, ctx)) }),
+    attach: () => () => undefined,
+  };
+  const sharding = { gateFor: () => gate, primaryInformers: (_type: unknown, fromCache: (selector?: string) => unknown) => fromCache() };
+  const shardedHost = { ...host, sharding } as unknown as ControllerHost;
+  const observed: string[] = [];
+  const r = recorder();
+  new ControllerBuilder(shardedHost, 'c').for(CM).withOptions({ maxConcurrentReconciles: 1, observer: { reconciled: (rec) => void observed.push(rec.key) } }).complete(r.reconcile);
+  await run(added, async () => {
+    while ((handlers.get('ConfigMap') ?? []).length === 0) await new Promise((resolve) => setImmediate(resolve));
+    emit('ConfigMap', obj('ConfigMap', 'other'));
+    emit('ConfigMap', obj('ConfigMap', 'mine'));
+    await r.reconciled('ns/mine');
+    for (let i = 0; i < 1_000 && observed.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+  });
+  assert.deepEqual(r.seen, ['ns/mine']);
+  assert.deepEqual(observed, ['ns/mine'], 'the skipped key is no reconcile of this replica');
 });
 
 test('complete() twice is refused: one builder, one controller', () => {

@@ -4,7 +4,7 @@ import type { Kind } from '../client/kind.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../core/object-key.js';
-import { Controller } from '../controller/controller.js';
+import { Controller, type ReconcileObserver } from '../controller/controller.js';
 import { enqueueHandler, mapToControllingOwner, mapToSelf, type MapFunction } from '../controller/enqueue-handlers.js';
 import { DEFAULT_PRIMARY_PREDICATE, type Predicate } from '../controller/predicates.js';
 import type { ObjectReconcileContext, ObjectReconcileFunction, ObjectReconciler, ReconcileContext, Reconciler } from '../controller/reconciler.js';
@@ -33,6 +33,11 @@ export interface ControllerBuilderOptions {
    * with false, all of them like an unsharded controller. @defaultValue true when the manager is sharded
    */
   readonly sharded?: boolean;
+  /**
+   * Told about every finished reconcile (beside the operator console, when it is on); sharded, not
+   * about the keys this replica's gate skipped as another's. Must not throw or block.
+   */
+  readonly observer?: ReconcileObserver;
 }
 
 /** What `writes()` may declare besides the verbs. */
@@ -169,9 +174,15 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     const reconcile: ObjectReconcileFunction<T> = typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
     // Sharded: the primary informer holds this replica's objects only, and the gate admits only keys it owns now.
     const gate = host.sharding && (this.options.sharded ?? true) ? host.sharding.gateFor(primary) : undefined;
+    // The options' observer hears of the reconciles `reconciler` ran: not of the keys a shard gate skipped.
+    const ran = gate && this.options.observer ? new Set<string>() : undefined;
     const withObject: Reconciler = {
-      reconcile: (request, ctx) => reconcile(request, objectContext<T>(ctx, request, () => primaryInformers)),
+      reconcile: (request, ctx) => {
+        ran?.add(ctx.reconcileID);
+        return reconcile(request, objectContext<T>(ctx, request, () => primaryInformers));
+      },
     };
+    const observer = combineObservers(consoleView, this.options.observer, ran);
     const controller = new Controller({
       name: this.name,
       reconciler: gate ? gate.wrap(withObject) : withObject,
@@ -182,7 +193,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
       ...(this.options.maxConcurrentReconciles !== undefined ? { maxConcurrentReconciles: this.options.maxConcurrentReconciles } : {}),
       ...(this.options.rateLimiter ? { rateLimiter: this.options.rateLimiter } : {}),
       ...(this.options.reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs: this.options.reconcileTimeoutMs } : {}),
-      ...(consoleView ? { observer: consoleView } : {}),
+      ...(observer ? { observer } : {}),
     });
     consoleView?.attach(controller.queue, controller.workerCount);
     const filters = [...this.eventFilters];
@@ -253,6 +264,18 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     if (!this.primary) throw new InvalidOptionError('for', `controller ${this.name}: call for(kind) before ${what}()`);
     return this.primary;
   }
+}
+
+/** One observer for the controller: the console view (every reconcile) and the options' (only those in `ran`, when given). */
+function combineObservers(view: ReconcileObserver | undefined, own: ReconcileObserver | undefined, ran: Set<string> | undefined): ReconcileObserver | undefined {
+  const filtered: ReconcileObserver | undefined = own && ran ? { reconciled: (r) => void (ran.delete(r.reconcileID) && own.reconciled(r)) } : own;
+  if (!view || !filtered) return view ?? filtered;
+  return {
+    reconciled: (r) => {
+      view.reconciled(r);
+      filtered.reconciled(r);
+    },
+  };
 }
 
 /**

@@ -50,8 +50,6 @@ export interface DatabaseReconcilerOptions {
   readonly allowedBackupEndpoints?: readonly string[];
   readonly registry?: Registry;
   readonly backupPollMs?: number;
-  /** Called after every status write with the resourceVersion it was conditioned on and the one it produced (audits). */
-  readonly onStatusWrite?: (key: string, readResourceVersion: string, writtenResourceVersion: string) => void;
 }
 
 interface Ctx {
@@ -218,8 +216,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
       let nextConditions = current.status?.conditions ?? [];
       for (const c of conditions) nextConditions = setCondition(nextConditions, { ...c, observedGeneration: db.metadata.generation });
       const status: DatabaseStatus = { ...current.status, ...fields, conditions: nextConditions };
-      const { changed, object } = await patchStatus(this.options.client, current, status, { signal, observedGeneration: db.metadata.generation });
-      if (changed) this.options.onStatusWrite?.(`${db.metadata.namespace}/${db.metadata.name}`, current.metadata.resourceVersion, object.metadata.resourceVersion);
+      const { object } = await patchStatus(this.options.client, current, status, { signal, observedGeneration: db.metadata.generation });
       return object;
     }, { signal });
   }

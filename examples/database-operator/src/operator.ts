@@ -4,7 +4,7 @@
  * tests build it in-process.
  */
 import { EventRecorder, LeaderElector, Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
-import type { Controller } from 'operator-runtime/controller';
+import type { Controller, ReconcileObserver } from 'operator-runtime/controller';
 import type { SecureMetricsOptions } from 'operator-runtime/manager';
 import type { WebhookServerOptions } from 'operator-runtime/webhook';
 import type { Registry } from 'prom-client';
@@ -49,10 +49,8 @@ export interface DatabaseOperatorOptions {
    * assigned to it. The assigning sharder is leader-only, so give `leaderElectionNamespace` too.
    */
   readonly sharding?: ManagerOptions['sharding'];
-  /** Called at reconcile start/end (for tests that check overlap). */
-  readonly onReconcile?: (phase: 'start' | 'end', key: string) => void;
-  /** Called after each status write (for the consistency audit). */
-  readonly onStatusWrite?: (key: string, readResourceVersion: string, writtenResourceVersion: string) => void;
+  /** Told about every finished reconcile (the controller's `observer`: tracing, or tests that check overlap). */
+  readonly observer?: ReconcileObserver;
 }
 
 export interface DatabaseOperator {
@@ -71,10 +69,10 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
         client,
         name: LEASE_NAME,
         namespace: options.leaderElectionNamespace,
-        ...(options.identity ? { identity: options.identity } : {}),
-        ...(options.leaseDurationMs ? { leaseDurationMs: options.leaseDurationMs } : {}),
-        ...(options.renewDeadlineMs ? { renewDeadlineMs: options.renewDeadlineMs } : {}),
-        ...(options.retryPeriodMs ? { retryPeriodMs: options.retryPeriodMs } : {}),
+        identity: options.identity,
+        leaseDurationMs: options.leaseDurationMs,
+        renewDeadlineMs: options.renewDeadlineMs,
+        retryPeriodMs: options.retryPeriodMs,
         registry,
         logger,
       })
@@ -85,15 +83,15 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     logger,
     // Owned kinds: only our own objects are cached, not every Secret in the cluster.
     labelSelectorsByKind: [SECRET, CONFIG_MAP, SERVICE, STATEFUL_SET].map((kind) => ({ ...kind, labelSelector: MANAGED_BY_SELECTOR })),
-    ...(elector ? { leaderElection: elector } : {}),
-    ...(options.metricsPort !== undefined ? { metricsPort: options.metricsPort } : {}),
-    ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}),
-    ...(options.bindHost ? { bindHost: options.bindHost } : {}),
-    ...(options.secureMetrics ? { secureMetrics: options.secureMetrics } : {}),
-    ...(options.consolePort !== undefined ? { console: { port: options.consolePort } } : {}),
-    ...(options.gracefulShutdownMs !== undefined ? { gracefulShutdownMs: options.gracefulShutdownMs } : {}),
-    ...(options.webhook ? { webhook: options.webhook } : {}),
-    ...(options.sharding ? { sharding: options.sharding } : {}),
+    leaderElection: elector,
+    metricsPort: options.metricsPort,
+    healthPort: options.healthPort,
+    bindHost: options.bindHost,
+    secureMetrics: options.secureMetrics,
+    console: options.consolePort !== undefined ? { port: options.consolePort } : undefined,
+    gracefulShutdownMs: options.gracefulShutdownMs,
+    webhook: options.webhook,
+    sharding: options.sharding,
   });
   const endpointPolicy = { defaultEndpoint: options.backupEndpoint, allowedEndpoints: options.allowedBackupEndpoints ?? [] };
   if (options.webhook) registerDatabaseWebhooks(manager.webhooks, endpointPolicy);
@@ -109,10 +107,8 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     defaultBackupEndpoint: options.backupEndpoint,
     allowedBackupEndpoints: endpointPolicy.allowedEndpoints,
     registry,
-    ...(options.backupPollMs ? { backupPollMs: options.backupPollMs } : {}),
-    ...(options.onStatusWrite ? { onStatusWrite: options.onStatusWrite } : {}),
+    backupPollMs: options.backupPollMs,
   });
-  const onReconcile = options.onReconcile;
   const controller = manager
     .controller(CONTROLLER_NAME)
     .for(DATABASE)
@@ -128,17 +124,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     .writes(CONFIG_MAP, ['create', 'patch']) // createOrPatch
     .writes(SERVICE, ['create', 'patch'])
     .writes(STATEFUL_SET, ['create', 'patch'])
-    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4, reconcileTimeoutMs: 60_000 })
-    .complete(onReconcile
-      ? async (req, ctx) => {
-          const key = `${req.namespace}/${req.name}`;
-          onReconcile('start', key);
-          try {
-            return await reconciler.reconcile(req, ctx);
-          } finally {
-            onReconcile('end', key);
-          }
-        }
-      : reconciler);
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4, reconcileTimeoutMs: 60_000, observer: options.observer })
+    .complete(reconciler);
   return { manager, elector, controller, close: () => backups.close() };
 }

@@ -14,7 +14,7 @@ import { request } from 'node:https';
 import { KubeClient, createMetricsRegistry, kinds, type Kubeconfig } from 'operator-runtime';
 import { TestEnv, freePort, kubectl, readManifests, recordingLogger } from 'operator-runtime/testing';
 import { fileURLToPath } from 'node:url';
-import { BackupService } from '../src/backup-service.js';
+import { BackupService } from './backup-service.js';
 import { DATABASE, FINALIZER } from '../src/database.js';
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../src/manifest-manager.js';
 import { LEASE_NAME, createDatabaseOperator } from '../src/operator.js';

@@ -78,3 +78,26 @@ test('a frozen connection stays open but carries nothing; after thaw, new connec
     server.close();
   }
 });
+
+test('heal() resets the connections frozen by a partition and forwards new ones; a connection made after the heal carries on', async () => {
+  const server = await echoServer();
+  const proxy = await TcpProxy.start({ host: '127.0.0.1', port: (server.address() as AddressInfo).port });
+  try {
+    const old = await dial(proxy.port);
+    old.on('error', () => {}); // the reset surfaces as ECONNRESET
+    proxy.freeze();
+    const oldClosed = new Promise((resolve) => old.once('close', resolve));
+    assert.equal(proxy.heal(), 1);
+    await oldClosed;
+    const fresh = await dial(proxy.port);
+    fresh.write('x');
+    assert.equal(await nextData(fresh, 2000), 'x');
+    assert.equal(proxy.heal(), 0, 'nothing frozen: nothing reset');
+    fresh.write('y');
+    assert.equal(await nextData(fresh, 2000), 'y');
+    fresh.destroy();
+  } finally {
+    await proxy.close();
+    server.close();
+  }
+});

@@ -1,9 +1,10 @@
 /**
- * A TCP proxy for integration tests of the cache: it forwards bytes untouched (TLS and client
- * certificates pass through, unlike `testing/fault-proxy.ts`, which terminates TLS) and can break
- * connections the way networks do: `cut()` resets every open connection at once, `freeze()`
- * makes connections go silent while staying open (a dead peer behind a NAT, a hung server) until
- * the client gives up on them.
+ * The TCP relay of the integration and chaos tests (the cache's, the sharding bed's link from each
+ * operator replica to kube-apiserver): it forwards bytes untouched (TLS and client certificates pass
+ * through, unlike `testing/fault-proxy.ts`, which terminates TLS) and can break connections the way
+ * networks do: `cut()` resets every open connection at once, `freeze()` makes connections go silent
+ * while staying open (a dead peer behind a NAT, a hung server, a partitioned node) until the client
+ * gives up on them, `heal()` ends such a partition.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -73,6 +74,18 @@ export class TcpProxy {
   /** New connections are forwarded again; connections frozen so far stay mute until closed. */
   thaw(): void {
     this.frozen = false;
+  }
+
+  /**
+   * Ends a partition: new connections are forwarded again and every frozen one is reset (after a
+   * partition longer than the client's timeouts they are dead too, and the client reconnects).
+   * Connections that were never frozen carry on. Returns how many were reset.
+   */
+  heal(): number {
+    this.frozen = false;
+    const frozen = [...this.pairs].filter((p) => p.frozen);
+    for (const p of frozen) this.drop(p);
+    return frozen.length;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 /** Leadership intervals on one timeline, and the check that no two of them overlap. */
+import { overlappingPairs } from '../../core/testing/overlaps.js';
 
 export interface Interval {
   readonly who: string;
@@ -8,11 +9,5 @@ export interface Interval {
 
 /** The first pair of intervals that overlap, if any. Back-to-back (one ends when the next starts) is fine. */
 export function findOverlap(intervals: readonly Interval[]): [Interval, Interval] | undefined {
-  const sorted = [...intervals].sort((x, y) => x.start - y.start);
-  let widest: Interval | undefined;
-  for (const i of sorted) {
-    if (widest && widest.end > i.start) return [widest, i];
-    if (!widest || i.end > widest.end) widest = i;
-  }
-  return undefined;
+  return overlappingPairs(intervals)[0];
 }

@@ -2,6 +2,7 @@
  * Test support: reconciles recorded as time intervals per key, and the check that no two of one key
  * overlap (what "a key is never reconciled by two replicas at once" means, measured in one process).
  */
+import { overlappingPairs } from '../../core/testing/overlaps.js';
 
 export interface ReconcileInterval {
   readonly key: string;
@@ -24,16 +25,7 @@ export function openInterval(into: ReconcileInterval[], key: string, replica: st
 
 /** Each pair of intervals of one key that overlap in time, described. */
 export function overlappingIntervals(intervals: readonly ReconcileInterval[]): string[] {
-  const byKey = new Map<string, ReconcileInterval[]>();
-  for (const r of intervals) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
-  const found: string[] = [];
-  for (const [key, list] of byKey) {
-    const sorted = [...list].sort((a, b) => a.startMs - b.startMs);
-    let latest = sorted[0];
-    for (const next of sorted.slice(1)) {
-      if (latest && next.startMs < latest.endMs) found.push(`${key}: ${latest.replica} [${latest.startMs.toFixed(1)}, ${latest.endMs.toFixed(1)}] and ${next.replica} from ${next.startMs.toFixed(1)}`);
-      if (!latest || next.endMs > latest.endMs) latest = next;
-    }
-  }
-  return found;
+  const spans = intervals.map((i) => ({ interval: i, start: i.startMs, end: i.endMs }));
+  return overlappingPairs(spans, (s) => s.interval.key).map(([{ interval: a }, { interval: b }]) =>
+    `${a.key}: ${a.replica} [${a.startMs.toFixed(1)}, ${a.endMs.toFixed(1)}] and ${b.replica} from ${b.startMs.toFixed(1)}`);
 }

@@ -6,7 +6,7 @@
  * measured just before it. Not in the default run (minutes):
  *
  *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test \
- *     examples/database-operator/sharding/sharding-ab.scale.ts
+ *     examples/database-operator/testing/sharding/sharding-ab.scale.ts
  *
  * SHARDING_DATABASES (3000), SHARDING_AB_ROUNDS (2). Figures: stdout and .tmp/sharding-ab-results.json.
  */
@@ -15,14 +15,14 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { cacheSplit, loadAverage, measureFleet, measureSpecWave, overlapFigures, round, waitForRing, type FleetFigures } from './fleet-measurements.js';
-import { ShardBed } from './shard-bed.js';
+import { OperatorBed } from '../operator-bed.js';
 import { measureConfigMapWriteCeiling, type WriteCeiling } from './write-ceiling.js';
 
 const K = Number(process.env.SHARDING_DATABASES ?? 3000);
 const ROUNDS = Number(process.env.SHARDING_AB_ROUNDS ?? 2);
 const NS = 'fleet';
 const TIMEOUT_MS = 900_000;
-const RESULTS = fileURLToPath(new URL('../../../.tmp/sharding-ab-results.json', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../../../.tmp/sharding-ab-results.json', import.meta.url));
 const MEMBERS = ['replica-0', 'replica-1', 'replica-2'];
 
 interface Side {
@@ -33,7 +33,7 @@ interface Side {
 }
 
 test(`reconcile rate, 1 vs 3 sharded replicas interleaved on one control plane (${K} Databases, ${ROUNDS} rounds)`, { timeout: 3_600_000 }, async () => {
-  const bed = await ShardBed.start({ leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 1_000 });
+  const bed = await OperatorBed.start({ sharding: true, leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 1_000 });
   const sides: Side[] = [];
   let replicas = 1;
   const save = async (extra: Record<string, unknown> = {}): Promise<void> => {
@@ -67,7 +67,7 @@ test(`reconcile rate, 1 vs 3 sharded replicas interleaved on one control plane (
     const rate = (m: number): number[] => sides.filter((s) => s.members === m).map((s) => s.wave.databasesPerSecond ?? 0);
     const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
     const ratios = sides.filter((s) => s.members === 3).map((b, i) => round((b.wave.databasesPerSecond ?? 0) / (sides.filter((s) => s.members === 1)[i]!.wave.databasesPerSecond ?? 1), 2));
-    const overlaps = overlapFigures(bed, await bed.records());
+    const overlaps = overlapFigures(await bed.records());
     const summary = { oneMemberDatabasesPerSecond: rate(1), threeMembersDatabasesPerSecond: rate(3), ratioPerRound: ratios, ratioOfMeans: round(mean(rate(3)) / mean(rate(1)), 2), overlaps: overlaps.overlaps, reconciles: overlaps.reconciles };
     console.log(`# summary: ${JSON.stringify(summary)}`);
     await save({ summary });

@@ -4,7 +4,7 @@
  * rate no number of replicas can exceed, so a sharded operator's speed-up is read against it.
  */
 import type { KubeClient } from 'operator-runtime';
-import { DATABASE } from '../src/database.js';
+import { DATABASE } from '../../src/database.js';
 import { createDatabases, databaseNames, forEachConcurrently } from './database-fleet.js';
 
 export interface WriteCeilingOptions {

@@ -6,7 +6,7 @@
  * StatefulSet then never reports ready replicas).
  */
 import type { KubeClient } from 'operator-runtime';
-import { DATABASE, type Database } from '../src/database.js';
+import { DATABASE, type Database } from '../../src/database.js';
 
 export type Expectation = 'ready' | 'provisioned';
 

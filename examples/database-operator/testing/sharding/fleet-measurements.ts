@@ -6,10 +6,9 @@
 import { readFile } from 'node:fs/promises';
 import { auditConsistency, registryKey, type AuditReport, type RecordedWrite } from 'operator-runtime/testing/chaos';
 import { createDatabases, databaseNames, setReplicas, waitAllReconciled, type Expectation } from './database-fleet.js';
-import { describeOverlap, findOverlaps, reconcileIntervals, startsByReplica, type ReconcileRecord } from './reconcile-records.js';
-import { OPERATOR_NAMESPACE, RING, metricValue, type ShardBed } from './shard-bed.js';
+import { describeOverlap, findOverlaps, reconcileIntervals, startsByReplica, statusWrites, timeOf, type ReplicaRecord } from '../replica-records.js';
+import { DATABASE_PREFIX, OPERATOR_NAMESPACE, RING, metricValue, type OperatorBed } from '../operator-bed.js';
 
-export const DATABASE_PREFIX = '/registry/example.com/databases/';
 const RING_LABEL = 'operator-runtime.io/ring';
 const MEMBER_LABEL = 'operator-runtime.io/member';
 
@@ -25,7 +24,7 @@ export async function loadAverage(): Promise<string> {
 }
 
 /** The ring's live members as their Leases say: identity → member id (the shard label's value). */
-export async function ringMembers(bed: ShardBed): Promise<Map<string, string>> {
+export async function ringMembers(bed: OperatorBed): Promise<Map<string, string>> {
   const leases = await bed.admin.list<MembershipLease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, { namespace: OPERATOR_NAMESPACE, labelSelector: `${RING_LABEL}=${RING}` });
   const members = new Map<string, string>();
   for (const l of leases.items) {
@@ -40,7 +39,7 @@ export async function ringMembers(bed: ShardBed): Promise<Map<string, string>> {
  * Waits until exactly the running replicas hold fresh membership Leases, then two retry periods
  * more so every member has seen the others.
  */
-export async function waitForRing(bed: ShardBed, timeoutMs = 60_000): Promise<void> {
+export async function waitForRing(bed: OperatorBed, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const want = bed.running().sort();
@@ -77,7 +76,7 @@ export interface FleetFigures {
  * all-reconciled. The rate is what the replicas sustain with objects arriving as fast as one
  * client creates them.
  */
-export async function measureFleet(bed: ShardBed, options: { readonly namespace: string; readonly count: number; readonly expect: Expectation; readonly timeoutMs: number }): Promise<FleetFigures> {
+export async function measureFleet(bed: OperatorBed, options: { readonly namespace: string; readonly count: number; readonly expect: Expectation; readonly timeoutMs: number }): Promise<FleetFigures> {
   await bed.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: options.namespace } });
   return measureWave(bed, { ...options, write: () => createDatabases(bed.admin, options.namespace, databaseNames('db', options.count), 16) });
 }
@@ -87,11 +86,11 @@ export async function measureFleet(bed: ShardBed, options: { readonly namespace:
  * generation each), timed to all-reconciled: the replicas' rate on objects already assigned, with no
  * assignment in the way.
  */
-export async function measureSpecWave(bed: ShardBed, options: { readonly namespace: string; readonly count: number; readonly replicas: number; readonly expect: Expectation; readonly timeoutMs: number }): Promise<FleetFigures> {
+export async function measureSpecWave(bed: OperatorBed, options: { readonly namespace: string; readonly count: number; readonly replicas: number; readonly expect: Expectation; readonly timeoutMs: number }): Promise<FleetFigures> {
   return measureWave(bed, { ...options, write: () => setReplicas(bed.admin, options.namespace, databaseNames('db', options.count), options.replicas, 16) });
 }
 
-async function measureWave(bed: ShardBed, options: { readonly namespace: string; readonly count: number; readonly expect: Expectation; readonly timeoutMs: number; readonly write: () => Promise<void> }): Promise<FleetFigures> {
+async function measureWave(bed: OperatorBed, options: { readonly namespace: string; readonly count: number; readonly expect: Expectation; readonly timeoutMs: number; readonly write: () => Promise<void> }): Promise<FleetFigures> {
   const { namespace, count } = options;
   const load = await loadAverage();
   const writesBefore = await replicaWrites(bed);
@@ -101,7 +100,7 @@ async function measureWave(bed: ShardBed, options: { readonly namespace: string;
   const wait = await waitAllReconciled(bed.admin, namespace, count, { expect: options.expect, timeoutMs: options.timeoutMs, pollMs: 500 });
   const window = wait.doneAt === undefined ? null : wait.doneAt - t0;
   const writes = (await replicaWrites(bed)) - writesBefore;
-  const records = (await bed.records()).filter((r) => r.t >= t0 && r.t <= (wait.doneAt ?? Infinity) && r.key.startsWith(`${namespace}/`));
+  const records = (await bed.records()).filter((r) => timeOf(r) >= t0 && timeOf(r) <= (wait.doneAt ?? Infinity) && r.key.startsWith(`${namespace}/`));
   const byReplica = startsByReplica(records);
   const starts = [...byReplica.values()].reduce((a, b) => a + b, 0);
   return {
@@ -120,7 +119,7 @@ async function measureWave(bed: ShardBed, options: { readonly namespace: string;
 }
 
 /** Write requests the running replicas made so far (a replica's own counter; one killed meanwhile is not counted). */
-async function replicaWrites(bed: ShardBed): Promise<number> {
+async function replicaWrites(bed: OperatorBed): Promise<number> {
   let sum = 0;
   for (const name of bed.running()) {
     const text = await bed.metrics(name).catch(() => '');
@@ -129,7 +128,7 @@ async function replicaWrites(bed: ShardBed): Promise<number> {
   return sum;
 }
 
-async function replicaConflicts(bed: ShardBed): Promise<Record<string, number>> {
+async function replicaConflicts(bed: OperatorBed): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const name of bed.running()) {
     const text = await bed.metrics(name).catch(() => '');
@@ -159,7 +158,7 @@ export interface CacheSplit {
  * Each running replica's cached Database counts, once the shard informers add up to `expected`
  * (every object in exactly one replica's shard) or `timeoutMs` passed.
  */
-export async function cacheSplit(bed: ShardBed, expected: number, timeoutMs = 60_000): Promise<CacheSplit> {
+export async function cacheSplit(bed: OperatorBed, expected: number, timeoutMs = 60_000): Promise<CacheSplit> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const names = bed.running();
@@ -197,20 +196,18 @@ export interface OverlapFigures {
   readonly examples: readonly string[];
 }
 
-export function overlapFigures(bed: ShardBed, records: readonly ReconcileRecord[]): OverlapFigures {
-  const intervals = reconcileIntervals(records, { killedAt: bed.killedAt });
+export function overlapFigures(records: readonly ReplicaRecord[]): OverlapFigures {
+  const intervals = reconcileIntervals(records);
   const overlaps = findOverlaps(intervals);
   return { reconciles: intervals.length, overlaps: overlaps.length, examples: overlaps.slice(0, 5).map(describeOverlap) };
 }
 
 /** The etcd-history audit of every Database write since `startRevision`, with the replicas' recorded status writes. */
-export async function auditDatabases(bed: ShardBed, startRevision: number, records: readonly ReconcileRecord[]): Promise<AuditReport> {
-  const writes: RecordedWrite[] = records
-    .filter((r) => r.phase === 'status-write' && r.read && r.written)
-    .map((r) => {
-      const [ns, name] = r.key.split('/') as [string, string];
-      return { key: registryKey(DATABASE_PREFIX, ns, name), readRevision: r.read!, writtenRevision: r.written!, writer: r.replica };
-    });
+export async function auditDatabases(bed: OperatorBed, startRevision: number, records: readonly ReplicaRecord[]): Promise<AuditReport> {
+  const writes: RecordedWrite[] = statusWrites(records).map((r) => {
+    const [ns, name] = r.key.split('/') as [string, string];
+    return { key: registryKey(DATABASE_PREFIX, ns, name), readRevision: r.read, writtenRevision: r.written, writer: r.replica };
+  });
   return auditConsistency({ etcd: bed.env, prefix: DATABASE_PREFIX, startRevision, writes, timeoutMs: 600_000 });
 }
 

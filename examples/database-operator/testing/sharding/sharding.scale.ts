@@ -19,11 +19,11 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { DATABASE, type Database } from '../src/database.js';
+import { DATABASE, type Database } from '../../src/database.js';
 import { setReplicas, waitAllReconciled } from './database-fleet.js';
 import { auditDatabases, cacheSplit, loadAverage, measureFleet, measureSpecWave, overlapFigures, ringMembers, round, waitForRing, type CacheSplit, type FleetFigures } from './fleet-measurements.js';
-import { firstPickUp } from './reconcile-records.js';
-import { ShardBed } from './shard-bed.js';
+import { firstPickUp } from '../replica-records.js';
+import { OperatorBed } from '../operator-bed.js';
 import { measureStatusWriteCeiling, type WriteCeiling } from './write-ceiling.js';
 
 const K = Number(process.env.SHARDING_DATABASES ?? 3000);
@@ -32,7 +32,7 @@ const NS = 'fleet';
 const TIMEOUT_MS = Number(process.env.SHARDING_TIMEOUT_MS ?? 900_000);
 const LEASE = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 1_000 };
 const SHARD_LABEL = 'shard.operator-runtime.io/database-operator';
-const RESULTS = fileURLToPath(new URL('../../../.tmp/sharding-results.json', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../../../.tmp/sharding-results.json', import.meta.url));
 const replicaName = (i: number): string => `replica-${i}`;
 
 interface Results {
@@ -56,7 +56,7 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
   };
 
   if (process.env.SHARDING_BASELINE !== '0') {
-    const bed = await ShardBed.start({ sharding: false, ...LEASE });
+    const bed = await OperatorBed.start({ leaderElection: false, ...LEASE });
     try {
       const ceiling = await measureStatusWriteCeiling(bed.admin, { namespace: 'ceiling' });
       await bed.addReplica('single');
@@ -70,7 +70,7 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     }
   }
 
-  const bed = await ShardBed.start(LEASE);
+  const bed = await OperatorBed.start({ sharding: true, ...LEASE });
   try {
     const ceiling = await measureStatusWriteCeiling(bed.admin, { namespace: 'ceiling' });
     const startRevision = (await bed.env.etcdRevision()) + 1;
@@ -113,7 +113,7 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
       return [...p.values()].every(Boolean) ? p : undefined;
     }, 120_000);
     const sampleDone = await waitAllReconciled(bed.admin, NS, K, { expect: 'provisioned', timeoutMs: 120_000, pollMs: 250 });
-    const pickUps = picked ? [...picked.values()].map((r) => r!.t - killedAt).sort((a, b) => a - b) : [];
+    const pickUps = picked ? [...picked.values()].map((r) => r!.startedAtMs - killedAt).sort((a, b) => a - b) : [];
     results.kill = {
       victim,
       sharder: leader ?? null,
@@ -156,7 +156,7 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     }
 
     const records = await bed.records();
-    results.overlaps = overlapFigures(bed, records);
+    results.overlaps = overlapFigures(records);
     const report = await auditDatabases(bed, startRevision, records);
     results.audit = { keys: report.keys, puts: report.puts, lostUpdates: report.lostUpdates, outOfOrderStatusWrites: report.outOfOrderStatusWrites, historyGaps: report.historyGaps, findings: report.findings.slice(0, 10).map((f) => JSON.stringify(f)) };
     results.supervisorRestarts = bed.supervisorRestarts;
