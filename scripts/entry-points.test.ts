@@ -12,7 +12,7 @@ import { REPO_ROOT } from './doc-samples.js';
 const read = (file: string): string => readFileSync(join(REPO_ROOT, file), 'utf8');
 const pkg = JSON.parse(read('package.json')) as { exports: Record<string, unknown>; scripts: Record<string, string> };
 
-/** package.json's entry points as subpaths ('.', './client', …), without './package.json'. */
+/** package.json's entry points as export subpaths (the root is '.'), leaving out the entry of package.json itself. */
 const exported = Object.keys(pkg.exports).filter((k) => k !== './package.json');
 
 /** Backticked entry names in `text` (`operator-runtime`, `operator-runtime/x`, `/x`) as export subpaths. */
