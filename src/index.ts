@@ -2,9 +2,10 @@
  * operator-runtime: what writing an operator needs — the client and its contracts, typed kinds,
  * the manager and controller builder, results and errors, leader election, logging, and the helpers
  * a reconciler calls. Everything else has its own entry point (`operator-runtime/client`, `/cache`,
- * `/workqueue`, `/controller`, `/manager`, `/leader-election`, `/helpers`, `/metrics`, `/testing`,
- * `/testing/conformance`, `/testing/chaos`); the full list is package.json `exports`, and the
- * names each one exports are in api/ (scripts/api-report.ts).
+ * `/workqueue`, `/controller`, `/manager`, `/leader-election`, `/sharding`, `/helpers`, `/metrics`,
+ * `/webhook`, `/rbac`, `/crd`, `/testing`, `/testing/conformance`, `/testing/chaos`, `/codegen`):
+ * package.json `exports`, which scripts/entry-points.test.ts holds this list to; the names each one
+ * exports are in api/ (scripts/api-report.ts).
  */
 
 // Client: the real client, the contracts fakes and caches implement, typed kinds, API errors.

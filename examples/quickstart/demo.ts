@@ -1,7 +1,10 @@
 /**
  * Quickstart demo: starts a real local control plane (etcd + kube-apiserver +
  * kube-controller-manager), applies a sample CRD and custom resource with kubectl, prints them,
- * and stops everything. Run it with `npm run demo` (or scripts/demo.sh).
+ * and stops everything. Run it from the repository root with
+ * `node --conditions=operator-runtime-source --import tsx examples/quickstart/demo.ts`
+ * (`npm run demo` is the reference operator's demo). TestEnv finds the control plane as
+ * docs/testing.md says: the folder in OPERATOR_RUNTIME_ASSETS, or the build scripts/demo.sh caches.
  */
 import { fileURLToPath } from 'node:url';
 import { TestEnv, kubectl, readManifests } from 'operator-runtime/testing';
