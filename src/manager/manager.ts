@@ -109,9 +109,11 @@ interface Entry {
 }
 
 /**
- * Owns one client, one informer cache, one metrics registry and one logger, and runs runnables in
- * order: HTTP endpoints → caches (until synced) → runnables that every replica runs → leader-only
- * runnables (controllers) once elected. Stops in reverse order. Two managers share nothing.
+ * Owns one client, one informer cache, one metrics registry and one logger, and runs its parts as
+ * groups (`RunnableGroup`), in order: HTTP endpoints → caches (until synced) → runnables that every
+ * replica runs → the leader term (leader-only runnables, controllers, once elected) and, when
+ * sharded, the member term (sharded controllers, while in the ring). Stops in reverse order. Two
+ * managers share nothing.
  */
 export class Manager {
   /**
