@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
 import { clientListerWatcherFactory } from '../cache/client-lister-watcher.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache, type KindLabelSelector } from '../cache/informer-cache.js';
@@ -8,35 +7,33 @@ import type { Client, RestMapper } from '../client/contracts.js';
 import type { SharedInformer } from '../cache/informer.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { ResourceType } from '../client/discovery.js';
-import { linkedAbortController } from '../core/abort.js';
+import { whenAborted } from '../core/abort.js';
 import { realClock, type Clock } from '../core/clock.js';
-import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
+import { AlreadyStartedError, InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { ControllerBuilder } from './controller-builder.js';
 import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
-import { EventRecorder } from '../controller/event-recorder.js';
-import { runChecks, type HealthCheck } from './health-checks.js';
-import { ConsoleServer } from '../console/console-server.js';
+import { EventRecorder, type RecordedEvent } from '../controller/event-recorder.js';
+import type { HealthCheck } from './health-checks.js';
 import { ConsoleState } from '../console/console-state.js';
 import type { ConsoleOptions } from '../console/console-options.js';
-import { EndpointServer, type RouteHandler } from './http-server.js';
-import { DEFAULT_SECURE_METRICS_PORT, defaultBindHost, secureEndpointOptions, validateSecureMetricsOptions, type SecureMetricsOptions } from './secure-metrics.js';
+import { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT, Endpoints } from './endpoints.js';
+import type { EndpointServer } from './http-server.js';
+import { RunnableGroup, type GroupMember } from './runnable-group.js';
+import { DEFAULT_SECURE_METRICS_PORT, validateSecureMetricsOptions, type SecureMetricsOptions } from './secure-metrics.js';
 import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
+import { StopOnFailure } from './stop-on-failure.js';
+import { alwaysHeld, termRunnable } from './term.js';
 import { Webhooks } from '../webhook/webhooks.js';
-import { WebhookServer, validateWebhookServerOptions, type WebhookServerOptions } from '../webhook/webhook-server.js';
+import { validateWebhookServerOptions, type WebhookServerOptions } from '../webhook/webhook-server.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
 import { Sharding } from '../sharding/sharding.js';
 import { shardAwareClient } from '../sharding/shard-aware-client.js';
 import type { ShardingOptions } from '../sharding/sharding-options.js';
 
-/** Listeners the manager's shared stop signals may carry before Node warns (one or two per informer). */
-const MAX_SIGNAL_LISTENERS = 10_000;
-
-/** controller-runtime's defaults. @defaultValue 8080 */
-export const DEFAULT_METRICS_PORT = 8080;
-/** @defaultValue 8081 */
-export const DEFAULT_HEALTH_PORT = 8081;
+export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };
 /** @defaultValue 30,000 ms */
 export const DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS = 30_000;
 /** A watcher failing this many times in a row makes /readyz fail. @defaultValue 3 */
@@ -104,18 +101,20 @@ export interface ManagerOptions {
   readonly sharding?: ShardingOptions;
 }
 
+/** Which group a runnable added to the manager joins: sharded ones run while this replica holds its ring membership. */
+type Placement = 'every-replica' | 'leader-only' | 'sharded';
+
 interface Entry {
-  readonly runnable: Runnable;
-  readonly name: string;
-  readonly needLeaderElection: boolean;
-  /** Runs on every replica while it holds its ring membership (sharded controllers). */
-  readonly sharded: boolean;
+  readonly member: GroupMember;
+  readonly placement: Placement;
 }
 
 /**
- * Owns one client, one informer cache, one metrics registry and one logger, and runs runnables in
- * order: HTTP endpoints → caches (until synced) → runnables that every replica runs → leader-only
- * runnables (controllers) once elected. Stops in reverse order. Two managers share nothing.
+ * Owns one client, one informer cache, one metrics registry and one logger, and runs its parts as
+ * groups (`RunnableGroup`), in order: HTTP endpoints → caches (until synced) → runnables that every
+ * replica runs → the leader term (leader-only runnables, controllers, once elected) and, when
+ * sharded, the member term (sharded controllers, while in the ring). Stops in reverse order. Two
+ * managers share nothing.
  */
 export class Manager {
   /**
@@ -152,12 +151,9 @@ export class Manager {
   private readonly restMapper: RestMapper;
   /** What controllers built by `controller()` see of this manager. */
   private readonly host: ControllerHost;
+  private readonly endpoints: Endpoints;
   private started = false;
   private cachesSynced = false;
-  private metricsServer: EndpointServer | undefined;
-  private healthServer: EndpointServer | undefined;
-  private consoleServer: ConsoleServer | undefined;
-  private webhookServer: WebhookServer | undefined;
 
   constructor(options: ManagerOptions) {
     this.options = options;
@@ -185,13 +181,12 @@ export class Manager {
       registry: this.registry,
     });
     this.cache = new InformerCache(this.informers, {
-      ...(options.namespaces ? { namespaces: options.namespaces } : {}),
-      ...(options.labelSelectorsByKind ? { labelSelectorsByKind: options.labelSelectorsByKind } : {}),
+      ...omitUndefined({ namespaces: options.namespaces, labelSelectorsByKind: options.labelSelectorsByKind }),
       isNamespaced: (type) => this.scopeOf(type) ?? true,
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     });
     this.sharding = options.sharding
-      ? new Sharding(options.sharding, { client: this.apiClient, clock: this.clock, logger: this.logger, registry: this.registry, ...(this.namespaces ? { namespaces: this.namespaces } : {}) })
+      ? new Sharding(options.sharding, { client: this.apiClient, clock: this.clock, logger: this.logger, registry: this.registry, ...omitUndefined({ namespaces: this.namespaces }) })
       : undefined;
     // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
     // knows it then; without, scope does not matter to the cache and reads skip discovery.
@@ -201,13 +196,15 @@ export class Manager {
     this.host = this.controllerHost();
     // The console's server options (port, host) ride along unused: ConsoleState reads only its own.
     this.console = options.console
-      ? new ConsoleState({ ...options.console, clock: this.clock, informers: () => this.informers.health(), ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}) })
+      ? new ConsoleState({ ...options.console, clock: this.clock, informers: () => this.informers.health(), ...omitUndefined({ leaderElection: options.leaderElection }) })
       : undefined;
+    const { apiClient: client, registry, logger, clock, webhooks, console, healthChecks, readyChecks } = this;
+    this.endpoints = new Endpoints(options, { client, registry, logger, clock, webhooks, console, healthChecks, readyChecks });
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
     if (options.webhook) {
       validateWebhookServerOptions(options.webhook);
-      this.readyChecks.set('webhook', () => this.webhookServer?.serving ?? false);
+      this.readyChecks.set('webhook', () => this.endpoints.webhook?.serving ?? false);
     }
     if (options.secureMetrics) {
       const reason = 'secure metrics: authenticate and authorize scrapers';
@@ -246,13 +243,15 @@ export class Manager {
     // Creates Events, and patches them to count repeats (EventRecorder.write).
     this.requirePermissions({ resource: { apiVersion: 'v1', kind: 'Event' }, verbs: ['create', 'patch'], reason: `event recorder ${component}` });
     const consoleState = this.console;
-    return new EventRecorder({ client: this.apiClient, component, clock: this.clock, logger: this.logger, ...(consoleState ? { onRecorded: (e) => consoleState.recordEvent(e) } : {}) });
+    const onRecorded = consoleState && ((e: RecordedEvent): void => consoleState.recordEvent(e));
+    return new EventRecorder({ client: this.apiClient, component, clock: this.clock, logger: this.logger, ...omitUndefined({ onRecorded }) });
   }
 
   /** Adds a runnable; controllers are leader-only by default, like controller-runtime's. */
   add(runnable: Runnable, options: RunnableOptions = {}): void {
-    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'cannot add a runnable to a started manager');
-    this.entries.push({ runnable, name: options.name ?? `runnable-${this.entries.length + 1}`, needLeaderElection: options.needLeaderElection ?? true, sharded: options.sharded ?? false });
+    if (this.started) throw new AlreadyStartedError('cannot add a runnable to a started manager');
+    const placement: Placement = options.sharded ? 'sharded' : (options.needLeaderElection ?? true) ? 'leader-only' : 'every-replica';
+    this.entries.push({ member: { runnable, name: options.name ?? `runnable-${this.entries.length + 1}` }, placement });
   }
 
   addHealthCheck(name: string, check: HealthCheck): void {
@@ -285,7 +284,7 @@ export class Manager {
       const shardKind = shard ? `${shard.apiVersion}/${shard.kind}` : '';
       const base = selectors.find((k) => `${k.apiVersion}/${k.kind}` === shardKind)?.labelSelector;
       return new InformerCache(this.informers, {
-        ...(this.options.namespaces ? { namespaces: this.options.namespaces } : {}),
+        ...omitUndefined({ namespaces: this.options.namespaces }),
         labelSelectorsByKind: shard
           ? [...selectors.filter((k) => `${k.apiVersion}/${k.kind}` !== shardKind), { ...shard, labelSelector: base ? `${base},${shard.labelSelector}` : shard.labelSelector }]
           : selectors,
@@ -309,32 +308,32 @@ export class Manager {
       isNamespaced: (type, signal) => this.isNamespaced(type, signal),
       add: (runnable, options) => this.add(runnable, options),
       requirePermissions: (...requirements) => this.requirePermissions(...requirements),
-      ...(this.sharding ? { sharding: this.sharding } : {}),
+      ...omitUndefined({ sharding: this.sharding }),
     };
   }
 
   /** The port the metrics server listens on (after start), if enabled. */
   get metricsPort(): number | undefined {
-    return this.metricsServer?.boundPort;
+    return this.endpoints.metrics?.boundPort;
   }
 
   get healthPort(): number | undefined {
-    return this.healthServer?.boundPort;
+    return this.endpoints.health?.boundPort;
   }
 
   /** The console's URL (after start), if enabled. */
   get consoleUrl(): string | undefined {
-    return this.consoleServer?.url;
+    return this.endpoints.console?.url;
   }
 
   /** The port the webhook server listens on (after start), if enabled. */
   get webhookPort(): number | undefined {
-    return this.webhookServer?.port;
+    return this.endpoints.webhook?.port;
   }
 
   /** The certificate (PEM) the webhook server presents now: the `caBundle` when it is self-signed. */
   get webhookCertificatePem(): string | undefined {
-    return this.webhookServer?.certificatePem;
+    return this.endpoints.webhook?.certificatePem;
   }
 
   /**
@@ -343,116 +342,81 @@ export class Manager {
    * (after leader-only work stopped) — the process should then exit non-zero.
    */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'the manager was already started');
+    if (this.started) throw new AlreadyStartedError('the manager was already started');
     this.started = true;
     const log = this.logger.child({ component: 'manager' });
     // One internal signal stops everything: the caller's, or a failure of any part.
-    const { controller: stopAll, dispose } = linkedAbortController(signal);
-    let failure: unknown;
-    const fail = (err: unknown): void => {
-      if (failure === undefined) failure = err;
-      stopAll.abort(err);
-    };
-
-    await this.startServers();
-    log.info({ metricsPort: this.metricsPort, healthPort: this.healthPort }, 'endpoints listening');
-
-    const cacheStop = new AbortController();
-    // Every informer (and every list page in flight) listens on these: many listeners, no leak.
-    setMaxListeners(MAX_SIGNAL_LISTENERS, cacheStop.signal, stopAll.signal);
-    const cacheRun = this.informers.start(cacheStop.signal);
-    const everyReplica = this.entries.filter((e) => !e.needLeaderElection && !e.sharded);
-    const leaderOnly = this.entries.filter((e) => e.needLeaderElection && !e.sharded);
-    const sharded = this.entries.filter((e) => e.sharded);
-    const shardedRuns: Promise<void>[] = [];
-    const shardedStop = new AbortController();
-    let memberRun: Promise<void> | undefined;
-    const memberStop = new AbortController();
-    const runs: Promise<void>[] = [];
-    const leaderRuns: Promise<void>[] = [];
-    const leaderStop = new AbortController();
-    let electionRun: Promise<void> | undefined;
-    const electionStop = new AbortController();
-
+    const stop = new StopOnFailure(signal);
+    const { servers, caches, everyReplica, terms } = this.groups(stop, log);
     try {
-      await this.informers.waitForSync(stopAll.signal, this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS);
+      await servers.start();
+      log.info({ metricsPort: this.metricsPort, healthPort: this.healthPort }, 'endpoints listening');
+      await caches.start();
       this.cachesSynced = true;
       log.info({ informers: this.informers.list().length }, 'caches synced');
-
-      const run = (e: Entry, s: AbortSignal, into: Promise<void>[]): void => {
-        into.push(e.runnable.start(s).catch((err: unknown) => {
-          log.error({ err, runnable: e.name }, 'runnable failed: stopping the manager');
-          fail(err);
-        }));
-      };
-      for (const e of everyReplica) run(e, stopAll.signal, runs);
-
-      // Resolves when this term's leader-only work has stopped: the elector waits for it (bounded)
-      // before it lets the Lease go, so nobody else leads while ours still runs.
-      const startLeaderWork = (leaderSignal: AbortSignal): Promise<void> => {
-        const { controller: leaderWork } = linkedAbortController(leaderSignal, stopAll.signal, leaderStop.signal);
-        leaderSignal.addEventListener('abort', () => {
-          if (stopAll.signal.aborted) return;
-          // Fencing: controllers see the reason (ERR_LEADERSHIP_LOST) and abort in-flight reconciles.
-          log.error({ reason: String(leaderSignal.reason) }, 'leadership lost: stopping leader-only runnables');
-          fail(leaderSignal.reason);
-        }, { once: true });
-        log.info({ runnables: leaderOnly.length }, 'starting leader-only runnables');
-        const term: Promise<void>[] = [];
-        for (const e of leaderOnly) run(e, leaderWork.signal, term);
-        leaderRuns.push(...term);
-        return Promise.all(term).then(() => undefined);
-      };
-      if (this.sharding) {
-        // Sharded controllers run while this replica holds its membership Lease; losing it fences them like leadership.
-        const sharding = this.sharding;
-        const startShardedWork = (memberSignal: AbortSignal): Promise<void> => {
-          const { controller: shardWork } = linkedAbortController(memberSignal, stopAll.signal, shardedStop.signal);
-          memberSignal.addEventListener('abort', () => {
-            if (stopAll.signal.aborted) return;
-            log.error({ reason: String(memberSignal.reason) }, 'ring membership lost: stopping sharded controllers');
-            fail(memberSignal.reason);
-          }, { once: true });
-          log.info({ runnables: sharded.length, member: sharding.memberId }, 'starting sharded controllers');
-          const term: Promise<void>[] = [];
-          for (const e of sharded) run(e, shardWork.signal, term);
-          shardedRuns.push(...term);
-          return Promise.all(term).then(() => undefined);
-        };
-        memberRun = sharding.runMember(memberStop.signal, startShardedWork).catch((err: unknown) => fail(err));
-      }
-      if (this.options.leaderElection) {
-        electionRun = this.options.leaderElection.run(electionStop.signal, startLeaderWork).catch((err: unknown) => fail(err));
-      } else {
-        void startLeaderWork(new AbortController().signal);
-      }
-
-      await new Promise<void>((resolve) => {
-        if (stopAll.signal.aborted) resolve();
-        else stopAll.signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      // In one step: the elections start in the same tick as the work every replica runs.
+      await Promise.all([everyReplica.start(stop.signal), terms.start()]);
+      await whenAborted(stop.signal);
     } catch (err) {
-      if (!stopAll.signal.aborted || failure === undefined) fail(err);
+      stop.fail(err);
     } finally {
       log.info({}, 'stopping');
-      // Sharded work first, then leave the ring (the sharder may hand our keys on only after that).
-      shardedStop.abort();
-      await Promise.all(shardedRuns);
-      memberStop.abort();
-      await memberRun;
-      leaderStop.abort();
-      // Leader-only work first, then release the lease (nobody else may lead while ours runs).
-      await Promise.all(leaderRuns);
-      electionStop.abort();
-      await electionRun;
-      await Promise.all(runs);
-      cacheStop.abort();
-      await cacheRun;
-      await this.stopServers();
-      dispose();
+      // Terms first (each: its work, then its Lease), then every-replica work, caches, servers.
+      for (const group of [terms, everyReplica, caches, servers]) await group.stop();
+      stop.dispose();
       log.info({}, 'stopped');
     }
-    if (failure !== undefined) throw failure;
+    if (stop.failure !== undefined) throw stop.failure;
+  }
+
+  /**
+   * The groups one run starts in order. Work runs under the stop signal (all of it stops at once,
+   * seeing the reason); servers, caches and the terms' holders stop one by one, in reverse.
+   */
+  private groups(stop: StopOnFailure, log: Logger): Record<'servers' | 'caches' | 'everyReplica' | 'terms', RunnableGroup> {
+    const onFailure = (err: unknown, runnable: string): void => {
+      log.error({ err, runnable }, 'runnable failed: stopping the manager');
+      stop.fail(err);
+    };
+    const work = (name: Placement): RunnableGroup => new RunnableGroup(name, { onFailure }).add(...this.placed(name));
+    const caches = new RunnableGroup('caches', { onFailure }).add({
+      name: 'informers',
+      runnable: this.informers,
+      ready: () => this.informers.waitForSync(stop.signal, this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS),
+    });
+    const term = { stopping: stop.signal, fail: stop.fail, logger: log };
+    const election = this.options.leaderElection;
+    const terms = new RunnableGroup('terms', { onFailure }).add({
+      name: 'leader-election',
+      runnable: termRunnable(election ? (s, w) => election.run(s, w) : alwaysHeld, {
+        ...term,
+        work: () => work('leader-only'),
+        startMessage: 'starting leader-only runnables',
+        lostMessage: 'leadership lost: stopping leader-only runnables',
+      }),
+    });
+    const sharding = this.sharding;
+    // Sharded controllers run while this replica holds its membership Lease; losing it fences them
+    // like leadership. Added last, so stopped first: sharded work, then leave the ring (the sharder
+    // may hand our keys on only after that), and only then leader-only work and the election.
+    if (sharding) {
+      terms.add({
+        name: 'ring-membership',
+        runnable: termRunnable((s, w) => sharding.runMember(s, w), {
+          ...term,
+          work: () => work('sharded'),
+          startMessage: 'starting sharded controllers',
+          lostMessage: 'ring membership lost: stopping sharded controllers',
+          fields: { member: sharding.memberId },
+        }),
+      });
+    }
+    const servers = new RunnableGroup('servers', { onFailure }).add(...this.endpoints.members());
+    return { servers, caches, everyReplica: work('every-replica'), terms };
+  }
+
+  private placed(placement: Placement): GroupMember[] {
+    return this.entries.filter((e) => e.placement === placement).map((e) => e.member);
   }
 
   private informersReady(): boolean {
@@ -460,56 +424,12 @@ export class Manager {
     return this.informers.health().every((h) => h.consecutiveFailures < DEFAULT_UNHEALTHY_WATCH_FAILURES);
   }
 
-  private async startServers(): Promise<void> {
-    const host = this.options.bindHost ?? defaultBindHost();
-    if (this.webhooks.size > 0 && !this.options.webhook) throw new InvalidOptionError('webhook', 'webhook handlers are registered but the manager has no webhook server options (port, certDir or certFile/keyFile)');
-    if (this.options.webhook) {
-      // First: the API server may call admission or conversion webhooks as soon as our caches list.
-      this.webhookServer = new WebhookServer(this.webhooks, this.options.webhook, { registry: this.registry, logger: this.logger, clock: this.clock, defaultHost: host });
-      await this.webhookServer.listen();
-    }
-    const secure = this.options.secureMetrics;
-    const metricsPort = this.options.metricsPort ?? (secure ? DEFAULT_SECURE_METRICS_PORT : DEFAULT_METRICS_PORT);
-    const healthPort = this.options.healthPort ?? DEFAULT_HEALTH_PORT;
-    const metricsRoute: RouteHandler = async () => ({ status: 200, contentType: this.registry.contentType, body: await this.registry.metrics() });
-    const checkRoute = (checks: Map<string, HealthCheck>): RouteHandler => async () => {
-      const result = await runChecks(checks);
-      return { status: result.ok ? 200 : 500, contentType: 'text/plain; charset=utf-8', body: result.body };
-    };
-    const healthRoutes = new Map([['/healthz', checkRoute(this.healthChecks)], ['/readyz', checkRoute(this.readyChecks)]]);
-    if (this.console) {
-      const state = this.console;
-      const c = this.options.console;
-      this.consoleServer = new ConsoleServer(() => state.snapshot(), {
-        clock: this.clock,
-        ...(c?.port !== undefined ? { port: c.port } : {}),
-        ...(c?.host ? { host: c.host } : {}),
-        ...(c?.allowedHosts ? { allowedHosts: c.allowedHosts } : {}),
-      });
-      await this.consoleServer.listen();
-    }
-    if (metricsPort > 0 && metricsPort === healthPort) {
-      this.metricsServer = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute], ...healthRoutes]));
-      this.healthServer = this.metricsServer;
-      await this.metricsServer.listen();
-      return;
-    }
-    if (metricsPort > 0) {
-      const serverOptions = secure ? await secureEndpointOptions(secure, { client: this.apiClient, clock: this.clock, logger: this.logger }) : {};
-      this.metricsServer = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute]]), serverOptions);
-      await this.metricsServer.listen();
-    }
-    if (healthPort > 0) {
-      this.healthServer = new EndpointServer(host, healthPort, healthRoutes);
-      await this.healthServer.listen();
-    }
+  /** White-box tests read these. */
+  private get metricsServer(): EndpointServer | undefined {
+    return this.endpoints.metrics;
   }
 
-  private async stopServers(): Promise<void> {
-    await this.consoleServer?.close();
-    await this.metricsServer?.close();
-    if (this.healthServer !== this.metricsServer) await this.healthServer?.close();
-    // Last: writes (and conversions) keep being answered while everything else stops.
-    await this.webhookServer?.close();
+  private get healthServer(): EndpointServer | undefined {
+    return this.endpoints.health;
   }
 }

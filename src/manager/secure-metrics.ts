@@ -9,6 +9,7 @@ import type { Client } from '../client/client.js';
 import type { Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { CertificateReloader } from '../webhook/certificate-reloader.js';
 import type { EndpointServerOptions, TlsSource } from './http-server.js';
 import { createSelfSignedCertificate } from './self-signed-certificate.js';
@@ -54,21 +55,21 @@ export async function secureEndpointOptions(
   const { certFile, keyFile } = options;
   // Read once at start, this used to serve the first certificate until a restart (issue 24).
   const tlsSource = certFile && keyFile ? reloadingCertificate(certFile, keyFile, options.certPollIntervalMs, deps) : undefined;
-  const tls = tlsSource ? undefined : createSelfSignedCertificate(options.selfSignedHosts ? { hosts: options.selfSignedHosts } : {});
+  const tls = tlsSource ? undefined : createSelfSignedCertificate(omitUndefined({ hosts: options.selfSignedHosts }));
   const authorizer = new TokenReviewAuthorizer({
     client: deps.client,
     clock: deps.clock,
     logger: deps.logger,
-    ...(options.authCacheTtlMs !== undefined ? { cacheTtlMs: options.authCacheTtlMs } : {}),
+    ...omitUndefined({ cacheTtlMs: options.authCacheTtlMs }),
   });
-  return { ...(tls ? { tls } : {}), ...(tlsSource ? { tlsSource } : {}), authorize: (req, path) => authorizer.authorize(req.headers.authorization, path) };
+  return { ...omitUndefined({ tls, tlsSource }), authorize: (req, path) => authorizer.authorize(req.headers.authorization, path) };
 }
 
 function reloadingCertificate(certFile: string, keyFile: string, pollIntervalMs: number | undefined, deps: { readonly clock: Clock; readonly logger: Logger }): TlsSource {
   let reloader: CertificateReloader | undefined;
   return {
     start(onChange) {
-      reloader = new CertificateReloader({ certFile, keyFile, clock: deps.clock, logger: deps.logger, onChange, ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}) });
+      reloader = new CertificateReloader({ certFile, keyFile, clock: deps.clock, logger: deps.logger, onChange, ...omitUndefined({ pollIntervalMs }) });
       return reloader.start();
     },
     stop() {

@@ -10,6 +10,7 @@ import type { Client } from '../client/client.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 
 /** How long an authentication or authorization answer is reused. @defaultValue 10,000 ms */
 export const DEFAULT_AUTH_CACHE_TTL_MS = 10_000;
@@ -89,9 +90,8 @@ export class TokenReviewAuthorizer {
         kind: 'SubjectAccessReview',
         spec: {
           user: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          ...(user.groups ? { groups: user.groups } : {}),
-          ...(user.extra ? { extra: user.extra } : {}),
+          // An empty uid is sent as none, as before.
+          ...omitUndefined({ uid: user.uid || undefined, groups: user.groups, extra: user.extra }),
           nonResourceAttributes: { path, verb: 'get' },
         },
       } as never);
