@@ -12,7 +12,7 @@ import type { Client, RestMapper } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { Kind } from '../client/kind.js';
 import type { GetOptions, ListOptions } from '../client/client-options.js';
-import type { KubeObject } from '../core/object-key.js';
+import { kindKey, type KubeObject } from '../core/object-key.js';
 import type { InformerCache } from './informer-cache.js';
 import { parseShardSelector, selectorMatches } from '../client/shard-selector.js';
 
@@ -41,7 +41,7 @@ export class DelegatingClient implements Client {
     private readonly cache: InformerCache,
     options: DelegatingClientOptions = {},
   ) {
-    this.uncached = new Set((options.uncached ?? []).map(typeKey));
+    this.uncached = new Set((options.uncached ?? []).map(kindKey));
     this.mapper = options.restMapper ?? client.mapper;
     this.mapBeforeRead = options.restMapper !== undefined;
   }
@@ -80,7 +80,7 @@ export class DelegatingClient implements Client {
   delete: Client['delete'] = (...args) => this.client.delete(...args);
 
   private fromCache(type: ResourceType): boolean {
-    return !this.uncached.has(typeKey(type));
+    return !this.uncached.has(kindKey(type));
   }
 
   private async mapped(type: ResourceType, signal: AbortSignal | undefined): Promise<void> {
@@ -90,8 +90,4 @@ export class DelegatingClient implements Client {
 
 export function createDelegatingClient(client: Client, cache: InformerCache, options: DelegatingClientOptions = {}): Client {
   return new DelegatingClient(client, cache, options);
-}
-
-function typeKey(t: ResourceType): string {
-  return `${t.apiVersion}/${t.kind}`;
 }

@@ -5,7 +5,7 @@ import { InformerFactory } from '../cache/informer-factory.js';
 import { createDelegatingClient } from '../cache/delegating-client.js';
 import type { Client, RestMapper } from '../client/contracts.js';
 import type { SharedInformer } from '../cache/informer.js';
-import type { KubeObject } from '../core/object-key.js';
+import { kindKey, type KubeObject } from '../core/object-key.js';
 import type { ResourceType } from '../client/discovery.js';
 import { whenAborted } from '../core/abort.js';
 import { realClock, type Clock } from '../core/clock.js';
@@ -279,14 +279,14 @@ export class Manager {
       const own = options.labelSelectorsByKind ?? [];
       const shard = options.shardSelector;
       if (own.length === 0 && !shard) return this.cache;
-      const ownKinds = new Set(own.map((k) => `${k.apiVersion}/${k.kind}`));
-      const selectors = [...(this.options.labelSelectorsByKind ?? []).filter((k) => !ownKinds.has(`${k.apiVersion}/${k.kind}`)), ...own];
-      const shardKind = shard ? `${shard.apiVersion}/${shard.kind}` : '';
-      const base = selectors.find((k) => `${k.apiVersion}/${k.kind}` === shardKind)?.labelSelector;
+      const ownKinds = new Set(own.map(kindKey));
+      const selectors = [...(this.options.labelSelectorsByKind ?? []).filter((k) => !ownKinds.has(kindKey(k))), ...own];
+      const shardKind = shard ? kindKey(shard) : '';
+      const base = selectors.find((k) => kindKey(k) === shardKind)?.labelSelector;
       return new InformerCache(this.informers, {
         ...omitUndefined({ namespaces: this.options.namespaces }),
         labelSelectorsByKind: shard
-          ? [...selectors.filter((k) => `${k.apiVersion}/${k.kind}` !== shardKind), { ...shard, labelSelector: base ? `${base},${shard.labelSelector}` : shard.labelSelector }]
+          ? [...selectors.filter((k) => kindKey(k) !== shardKind), { ...shard, labelSelector: base ? `${base},${shard.labelSelector}` : shard.labelSelector }]
           : selectors,
         isNamespaced: (type) => this.scopeOf(type) ?? true,
       });

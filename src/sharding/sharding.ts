@@ -10,7 +10,7 @@ import type { Client } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { KubeObject } from '../core/object-key.js';
+import { kindKey, type KubeObject } from '../core/object-key.js';
 import type { LeaderWork } from '../leader-election/leader-elector.js';
 import { MemberLease } from './member-lease.js';
 import { RangeCache } from './range-cache.js';
@@ -94,7 +94,7 @@ export class Sharding implements ShardingHost {
   }
 
   gateFor(type: ResourceType): ShardGate {
-    const id = `${type.apiVersion}/${type.kind}`;
+    const id = kindKey(type);
     let gate = this.gates.get(id);
     if (!gate) {
       // Keeps a custom kind's plural and scope: RBAC and the generated admission policy need its resource name offline.
@@ -208,7 +208,7 @@ export class Sharding implements ShardingHost {
   }
 
   private rangeCacheFor(type: ResourceType): RangeCache {
-    const id = `${type.apiVersion}/${type.kind}`;
+    const id = kindKey(type);
     let cache = this.rangeCaches.get(id);
     if (!cache) {
       cache = new RangeCache({
