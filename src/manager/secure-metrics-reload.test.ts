@@ -14,7 +14,7 @@ import { whenAborted } from '../core/abort.js';
 import { FakeClock } from '../core/fake-clock.js';
 import { freePort } from '../testing/free-port.js';
 import { Manager } from './manager.js';
-import { createSelfSignedCertificate } from './self-signed-certificate.js';
+import { createSelfSignedCertificate } from '../webhook/self-signed-certificate.js';
 
 function client(): Client {
   return {

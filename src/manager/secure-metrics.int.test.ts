@@ -9,7 +9,7 @@ import type { Kubeconfig } from '../client/kubeconfig.js';
 import { TestEnv } from '../testing/test-env.js';
 import { freePort } from '../testing/free-port.js';
 import { Manager } from './manager.js';
-import { createSelfSignedCertificate } from './self-signed-certificate.js';
+import { createSelfSignedCertificate } from '../webhook/self-signed-certificate.js';
 
 const NS = 'metrics-auth';
 

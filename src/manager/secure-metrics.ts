@@ -12,7 +12,7 @@ import type { Logger } from '../core/logger.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { CertificateReloader } from '../webhook/certificate-reloader.js';
 import type { EndpointServerOptions, TlsSource } from './http-server.js';
-import { createSelfSignedCertificate } from './self-signed-certificate.js';
+import { createSelfSignedCertificate } from '../webhook/self-signed-certificate.js';
 import { TokenReviewAuthorizer } from './token-review-authorizer.js';
 
 /** kubebuilder's secure metrics port. @defaultValue 8443 */

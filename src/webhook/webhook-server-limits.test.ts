@@ -11,7 +11,7 @@ import { kind } from '../client/kind.js';
 import { realClock } from '../core/clock.js';
 import type { KubeObject } from '../core/object-key.js';
 import { recordingLogger } from '../logging/recording-logger.js';
-import { createSelfSignedCertificate } from '../manager/self-signed-certificate.js';
+import { createSelfSignedCertificate } from './self-signed-certificate.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { spoke } from './handlers.js';
 import { WebhookServer, type WebhookServerOptions } from './webhook-server.js';

@@ -8,7 +8,7 @@ import { kind } from '../client/kind.js';
 import { realClock } from '../core/clock.js';
 import { recordingLogger } from '../logging/recording-logger.js';
 import type { KubeObject } from '../core/object-key.js';
-import { createSelfSignedCertificate } from '../manager/self-signed-certificate.js';
+import { createSelfSignedCertificate } from './self-signed-certificate.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { eventually } from '../testing/eventually.js';
 import { deny, spoke } from './handlers.js';

@@ -17,7 +17,7 @@ import type { Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { listenOn } from '../core/http-server-lifecycle.js';
 import type { Logger } from '../core/logger.js';
-import { createSelfSignedCertificate } from '../manager/self-signed-certificate.js';
+import { createSelfSignedCertificate } from './self-signed-certificate.js';
 import { admissionTimeoutMs, reviewAdmission } from './admission.js';
 import { CertificateReloader, type ServingCertificate } from './certificate-reloader.js';
 import { reviewConversion } from './conversion.js';
