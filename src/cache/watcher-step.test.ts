@@ -25,6 +25,7 @@ const unavailable = new ApiError({ status: 503, message: 'unavailable' });
 const throttled = new ApiError({ status: 429, reason: 'TooManyRequests', message: 'storage is (re)initializing' });
 const forbidden = new ApiError({ status: 403, reason: 'Forbidden', message: 'configmaps is forbidden' });
 const refused = new TransportError('WATCH', '/api/v1/configmaps', 'watch stream failed (ECONNREFUSED)', { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) });
+const reset = new TransportError('WATCH', '/api/v1/configmaps', 'watch stream failed (ECONNRESET)', { cause: Object.assign(new Error('read'), { code: 'ECONNRESET' }) });
 const tooLargeResponse = new ResponseTooLargeError('GET', '/api/v1/configmaps?limit=2&resourceVersion=0', 1024);
 const stalled = new WatchStalledError(330_000);
 const closedEarly = new WatchClosedEarlyError(3);
@@ -63,12 +64,17 @@ const rows: readonly Row[] = [
   { behaviour: 'a 410 during a watch-list before its bookmark makes the one list+watch sync a quorum read', state: streaming, error: gone, kind: 'gone', expect: { kind: 'retry', next: { phase: 'empty', quorum: true, listOnce: true, watchList: true }, reason: 'gone', wait: 'none' } },
   { behaviour: 'a watch-list stream ending before its bookmark falls back to one list+watch sync', state: streamingQuorum, error: new WatchListProtocolError('closed early'), kind: 'error', expect: { kind: 'retry', next: { phase: 'empty', quorum: true, listOnce: true, watchList: true }, reason: 'error', wait: 'none' } },
   { behaviour: 'a silent watch-list before its bookmark falls back to one list+watch sync', state: streaming, error: stalled, kind: 'stalled', history: after('stalled'), expect: { kind: 'retry', next: { phase: 'empty', quorum: false, listOnce: true, watchList: true }, reason: 'stalled', wait: 'none' } },
+  { behaviour: 'a 429 to a watch-list (storage still initializing) asks the same watch-list again after the backoff, as client-go', state: streamingQuorum, error: throttled, kind: 'not-yet', expect: { kind: 'retry', next: streamingQuorum, reason: 'error', wait: 'backoff' } },
+  { behaviour: 'a refused connection for a watch-list asks the same watch-list again after the backoff, as client-go', state: streaming, error: refused, kind: 'not-yet', expect: { kind: 'retry', next: streaming, reason: 'error', wait: 'backoff' } },
+  { behaviour: 'a reset connection during a watch-list before its bookmark falls back to one list+watch sync', state: streaming, error: reset, kind: 'error', expect: { kind: 'retry', next: { phase: 'empty', quorum: false, listOnce: true, watchList: true }, reason: 'error', wait: 'none' } },
 
   // network, 429, 5xx, 403
-  { behaviour: 'a network error during a watch backs off and resumes from the last resourceVersion', state: watching, error: refused, kind: 'error', expect: { kind: 'retry', next: watching, reason: 'error', wait: 'backoff' } },
+  { behaviour: 'a reset connection during a watch backs off and resumes from the last resourceVersion', state: watching, error: reset, kind: 'error', expect: { kind: 'retry', next: watching, reason: 'error', wait: 'backoff' } },
+  { behaviour: 'a refused connection for a watch backs off and resumes from the last resourceVersion', state: watching, error: refused, kind: 'not-yet', expect: { kind: 'retry', next: watching, reason: 'error', wait: 'backoff' } },
   { behaviour: 'a 503 during a watch backs off and resumes from the last resourceVersion', state: watching, error: unavailable, kind: 'error', expect: { kind: 'retry', next: watching, reason: 'error', wait: 'backoff' } },
-  { behaviour: 'a 429 during a watch backs off and resumes from the last resourceVersion', state: watching, error: throttled, kind: 'error', expect: { kind: 'retry', next: watching, reason: 'error', wait: 'backoff' } },
+  { behaviour: 'a 429 during a watch backs off and resumes from the last resourceVersion', state: watching, error: throttled, kind: 'not-yet', expect: { kind: 'retry', next: watching, reason: 'error', wait: 'backoff' } },
   { behaviour: 'a 503 on a list page backs off and asks the same page again (same continue token)', state: laterPage, error: unavailable, kind: 'error', expect: { kind: 'retry', next: laterPage, reason: 'error', wait: 'backoff' } },
+  { behaviour: 'a 429 that outlasted the client\'s own retries on a list page backs off and asks the same page again', state: laterPage, error: throttled, kind: 'not-yet', expect: { kind: 'retry', next: laterPage, reason: 'error', wait: 'backoff' } },
   { behaviour: 'a 403 on a list (RBAC not granted yet) backs off and asks again, forever', state: firstPage, error: forbidden, kind: 'error', history: after('error'), expect: { kind: 'retry', next: firstPage, reason: 'error', wait: 'backoff' } },
   { behaviour: 'a source that throws something not an Error backs off like any error', state: firstPage, error: 'boom', kind: 'error', expect: { kind: 'retry', next: firstPage, reason: 'error', wait: 'backoff' } },
 

@@ -21,7 +21,13 @@ export type FailureKind =
   | 'stalled'
   /** A watch the server closed at once, having sent nothing. */
   | 'closed-early'
-  /** Anything else: network, 429, 5xx, 403, a list timeout, a watch-list protocol breach. */
+  /**
+   * The server did not take the request, and says or shows it will soon: a 429 (on Kubernetes
+   * ≥ 1.31 also "storage is (re)initializing", while its watch cache fills after a start) or a
+   * refused connection. client-go's `isWatchErrorRetriable`.
+   */
+  | 'not-yet'
+  /** Anything else: other network errors, 5xx, 403, a list timeout, a watch-list protocol breach. */
   | 'error';
 
 export function classifyFailure(err: unknown): FailureKind {
@@ -31,7 +37,15 @@ export function classifyFailure(err: unknown): FailureKind {
   const e = typeof err === 'object' && err !== null ? (err as { code?: unknown; status?: unknown }) : {};
   if (e.code === 'ERR_API' && (e.status === 400 || e.status === 422)) return 'invalid-request';
   if (e.code === 'ERR_RESPONSE_TOO_LARGE') return 'response-too-large';
+  if ((e.code === 'ERR_API' && e.status === 429) || isConnectionRefused(err)) return 'not-yet';
   return 'error';
+}
+
+function isConnectionRefused(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
+  }
+  return false;
 }
 
 /**
@@ -84,7 +98,7 @@ export function afterFailure({ state, failure, history, nowMs, backoffResetMs }:
     next: nextState(state, failure),
     reason,
     // A failed watch-list is followed by a list at once: making progress beats waiting.
-    wait: immediate || state.phase === 'streaming' ? 'none' : 'backoff',
+    wait: immediate || (state.phase === 'streaming' && failure !== 'not-yet') ? 'none' : 'backoff',
     resetBackoff: history.healthySinceMs !== undefined && nowMs - history.healthySinceMs >= backoffResetMs,
     history: { consecutiveFailures: history.consecutiveFailures + 1, healthySinceMs: undefined, lastReason: reason, watchEventSinceFailure: false },
   };
@@ -92,6 +106,10 @@ export function afterFailure({ state, failure, history, nowMs, backoffResetMs }:
 
 function nextState(state: WatcherState, failure: FailureKind): WatcherState {
   const { watchList } = state;
+  // The server has not started on it: ask the same watch-list again after the backoff, as
+  // client-go does. A list instead would go to etcd (the watch cache is not ready) just when the
+  // API server is recovering, and leave this informer on list until its next relist.
+  if (state.phase === 'streaming' && failure === 'not-yet') return state;
   if (state.phase === 'streaming') {
     // A watch-list that failed before its bookmark (as client-go): one list+watch sync, then watch-list again.
     return { phase: 'empty', quorum: state.quorum || failure === 'gone', listOnce: true, watchList };

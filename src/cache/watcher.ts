@@ -11,7 +11,9 @@
  * - Where the lister-watcher can send one and the server has not refused it, a sync is a
  *   watch-list: the state streams in as ADDED events (batched into list pages for the store) and
  *   the initial-events-end bookmark completes it. A 400/422 answer means the server predates it:
- *   list+watch from then on. Any other failure before the bookmark: one list+watch sync.
+ *   list+watch from then on. A 429 (storage still initializing) or a refused connection: the same
+ *   watch-list after the backoff, as client-go. Any other failure before the bookmark: one
+ *   list+watch sync.
  * - The first list asks for `resourceVersion=0` with a page `limit` (servable from the API server's
  *   watch cache, as client-go's reflector does); any later list (after 410) is a quorum, paged read.
  * - Watches ask for bookmarks and a randomized server timeout in [min, 2·min), so a fleet of
@@ -93,8 +95,9 @@ export interface WatcherOptions {
   /**
    * Sync with a watch-list (`sendInitialEvents=true`, done at the `k8s.io/initial-events-end`
    * bookmark) when the lister-watcher can send one; a server that rejects it (Kubernetes before
-   * 1.27, or with the feature off) gets list+watch from then on, and any other failure before the
-   * bookmark falls back to one list+watch sync. @defaultValue {@link DEFAULT_WATCH_LIST}
+   * 1.27, or with the feature off) gets list+watch from then on; a 429 or a refused connection is
+   * asked again after the backoff; any other failure before the bookmark falls back to one
+   * list+watch sync. @defaultValue {@link DEFAULT_WATCH_LIST}
    */
   readonly watchList?: boolean;
   /** @defaultValue realClock */
