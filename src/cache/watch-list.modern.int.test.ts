@@ -12,7 +12,7 @@ const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 // Regression (the informer property test on 1.36 once ended with listMode 'list'): right after it
 // starts, a 1.36 API server answers watches with 429 "storage is (re)initializing" until its watch
 // cache is filled, and a watch-list met that way used to fall back to a list.
-test('Kubernetes 1.36: an informer started while the API server\'s storage is still initializing (429) syncs by watch-list once it is ready, without a list', async (t) => {
+test("Kubernetes 1.36: an informer started while the API server's storage is still initializing (429) syncs by watch-list once it is ready, without a list", async (t) => {
   const env = await TestEnv.start({ server: 'modern', crds: await readManifests(crdFile) });
   try {
     const admin = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
@@ -24,13 +24,15 @@ test('Kubernetes 1.36: an informer started while the API server\'s storage is st
       await env.restartApiServer();
       const client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
       const ac = new AbortController();
-      const informer = new SharedInformer(clientListerWatcher(client, { ...WIDGET, namespace: 'default' }), { backoff: { initialMs: 100, maxMs: 500 } });
+      const lw = clientListerWatcher(client, { ...WIDGET, namespace: 'default' });
+      const informer = new SharedInformer(lw, { backoff: { initialMs: 100, maxMs: 500 } });
       const running = informer.start(ac.signal);
       try {
         await informer.waitForSync(ac.signal, 30_000);
         const h = informer.health();
         metTooManyRequests = h.lastError?.status === 429;
-        t.diagnostic(`attempt ${attempt}: restarts ${h.restarts}, last error ${h.lastError?.status ?? 'none'}, listMode ${h.listMode}`);
+        const lastStatus = h.lastError?.status ?? 'none';
+        t.diagnostic(`attempt ${attempt}: restarts ${h.restarts}, last error ${lastStatus}, listMode ${h.listMode}`);
         assert.equal(h.listMode, 'watch-list');
         assert.equal(h.lists, 1, 'one sync, no fallback list');
         assert.deepEqual(informer.reader.list().map((o) => o.metadata?.name), ['w']);

@@ -55,7 +55,8 @@ export const NO_FAILURES: FailureHistory = Object.freeze({
 
 /** The history after progress at `nowMs`: the same object when nothing changes (the hot path). */
 export function afterProgress(history: FailureHistory, nowMs: number, watchEvent: boolean): FailureHistory {
-  if (history.consecutiveFailures === 0 && history.healthySinceMs !== undefined && (!watchEvent || history.watchEventSinceFailure)) return history;
+  const unchanged = history.consecutiveFailures === 0 && history.healthySinceMs !== undefined;
+  if (unchanged && (!watchEvent || history.watchEventSinceFailure)) return history;
   return {
     consecutiveFailures: 0,
     healthySinceMs: history.healthySinceMs ?? nowMs,

@@ -42,8 +42,10 @@ export function classifyFailure(err: unknown): FailureKind {
 }
 
 function isConnectionRefused(err: unknown): boolean {
-  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  let e = err;
+  for (let depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
     if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
+    e = (e as { cause?: unknown }).cause;
   }
   return false;
 }
@@ -55,7 +57,8 @@ function isConnectionRefused(err: unknown): boolean {
 export function isResourceVersionTooLarge(err: unknown): boolean {
   if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== 'ERR_API') return false;
   const e = err as { details?: { causes?: { reason?: string }[] }; message?: string };
-  return (e.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge') || /too large resource version/i.test(e.message ?? '');
+  const byCause = (e.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge');
+  return byCause || /too large resource version/i.test(e.message ?? '');
 }
 
 export interface FailureInput {
@@ -86,13 +89,15 @@ export type FailureDecision =
 
 export function afterFailure({ state, failure, history, nowMs, backoffResetMs }: FailureInput): FailureDecision {
   if (state.phase === 'streaming' && failure === 'invalid-request') {
-    return { kind: 'watch-list-refused', next: { phase: 'empty', quorum: state.quorum, listOnce: false, watchList: false } };
+    const next: WatcherState = { phase: 'empty', quorum: state.quorum, listOnce: false, watchList: false };
+    return { kind: 'watch-list-refused', next };
   }
   const reason = restartReason(failure);
   // A 410 or a stall is routine (compaction, a dead connection): act at once, unless the same
   // thing just happened with no watch event in between (a relist succeeding does not count),
   // which would otherwise make a hot list/watch loop.
-  const immediate = (reason === 'gone' || reason === 'stalled') && (history.lastReason !== reason || history.watchEventSinceFailure);
+  const routine = reason === 'gone' || reason === 'stalled';
+  const immediate = routine && (history.lastReason !== reason || history.watchEventSinceFailure);
   return {
     kind: 'retry',
     next: nextState(state, failure),
@@ -100,7 +105,12 @@ export function afterFailure({ state, failure, history, nowMs, backoffResetMs }:
     // A failed watch-list is followed by a list at once: making progress beats waiting.
     wait: immediate || (state.phase === 'streaming' && failure !== 'not-yet') ? 'none' : 'backoff',
     resetBackoff: history.healthySinceMs !== undefined && nowMs - history.healthySinceMs >= backoffResetMs,
-    history: { consecutiveFailures: history.consecutiveFailures + 1, healthySinceMs: undefined, lastReason: reason, watchEventSinceFailure: false },
+    history: {
+      consecutiveFailures: history.consecutiveFailures + 1,
+      healthySinceMs: undefined,
+      lastReason: reason,
+      watchEventSinceFailure: false,
+    },
   };
 }
 

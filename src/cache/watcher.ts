@@ -259,7 +259,8 @@ export class Watcher<T extends KubeObject> {
     while (!signal.aborted) {
       this.setState(state.phase === 'streaming' ? 'listing' : state.phase);
       const failedIn = state;
-      const result = await this.step(state, signal).catch((error: unknown): StepResult => ({ failedAt: failedIn, error }));
+      const stepped = this.step(state, signal);
+      const result = await stepped.catch((error: unknown): StepResult => ({ failedAt: failedIn, error }));
       if ('next' in result) {
         state = result.next;
         continue;
@@ -305,16 +306,20 @@ export class Watcher<T extends KubeObject> {
     if (reason === 'stalled') this.seen.stalls++;
     if (decision.resetBackoff) this.backoff.reset();
     const delayMs = decision.wait === 'backoff' ? this.backoff.next() : 0;
-    const log = reason === 'gone' || reason === 'stalled' ? this.logger.info.bind(this.logger) : this.logger.warn.bind(this.logger);
-    const consecutiveFailures = this.history.consecutiveFailures;
-    log({ err: this.seen.lastError, reason, phase: failedAt.phase, delayMs, consecutiveFailures }, 'watcher step failed; retrying');
+    const routine = reason === 'gone' || reason === 'stalled';
+    const log = routine ? this.logger.info.bind(this.logger) : this.logger.warn.bind(this.logger);
+    const { consecutiveFailures } = this.history;
+    const fields = { err: this.seen.lastError, reason, phase: failedAt.phase, delayMs, consecutiveFailures };
+    log(fields, 'watcher step failed; retrying');
     return delayMs;
   }
 
   private async step(state: WatcherState, signal: AbortSignal): Promise<StepResult> {
     switch (state.phase) {
       case 'empty':
-        if (state.watchList && !state.listOnce) return { next: { phase: 'streaming', quorum: state.quorum, watchList: state.watchList } };
+        if (state.watchList && !state.listOnce) {
+          return { next: { phase: 'streaming', quorum: state.quorum, watchList: state.watchList } };
+        }
         this.beginList(state.quorum, 'list');
         return { next: { phase: 'listing', quorum: state.quorum, continue: undefined, watchList: state.watchList } };
       case 'listing':
@@ -412,7 +417,8 @@ export class Watcher<T extends KubeObject> {
   private async watchOnce(state: WatcherState, signal: AbortSignal, initial?: InitialSync<T>): Promise<StepResult> {
     const { watchList } = state;
     let resourceVersion = state.phase === 'watching' ? state.resourceVersion : undefined;
-    const here = (): WatcherState => (initial && !initial.ended ? state : { phase: 'watching', resourceVersion: resourceVersion ?? '', watchList });
+    const here = (): WatcherState =>
+      initial && !initial.ended ? state : { phase: 'watching', resourceVersion: resourceVersion ?? '', watchList };
     // Uniform in [min, 2·min): spreads reconnects of many informers over time.
     const timeoutSeconds = Math.floor((this.minWatchTimeoutMs * (1 + this.random())) / 1000);
     const idleLimitMs = timeoutSeconds * 1000 + this.stallMarginMs;
@@ -470,9 +476,12 @@ export class Watcher<T extends KubeObject> {
       }
     }
     const durationMs = this.clock.monotonicNow() - startedAt;
-    if (received === 0 && durationMs < this.minWatchDurationMs) return { failedAt: here(), error: new WatchClosedEarlyError(durationMs) };
+    if (received === 0 && durationMs < this.minWatchDurationMs) {
+      return { failedAt: here(), error: new WatchClosedEarlyError(durationMs) };
+    }
     if (initial && !initial.ended) {
-      return { failedAt: here(), error: new WatchListProtocolError(`the watch closed after ${received} events, before the initial-events-end bookmark`) };
+      const error = new WatchListProtocolError(`the watch closed after ${received} events, before the initial-events-end bookmark`);
+      return { failedAt: here(), error };
     }
     this.logger.debug({ resourceVersion, received }, 'watch closed; resuming');
     return { next: here() };
