@@ -6,6 +6,8 @@ import { Watcher, type WatcherEvent, type WatcherOptions } from './watcher.js';
 import { SharedInformer } from './informer.js';
 import { FakeListerWatcher, apiError, gone } from './testing/fake-lister-watcher.js';
 import type { Logger } from '../core/logger.js';
+import { ApiError } from '../client/api-error.js';
+import { TransportError } from '../client/transport.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type ListerWatcher, type WatchEvent } from './lister-watcher.js';
 
 const cm = (name: string, data = '1'): KubeObject & { data: Record<string, string> } => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v: data } });
@@ -91,6 +93,35 @@ test('watch-list: another failure before the bookmark falls back to one list+wat
   await r.clock.advance(0);
   assert.equal(lw.listCalls.length, 1, 'no second list');
   assert.deepEqual(lw.watchCalls.at(-1), watchListCall);
+  assert.equal(r.watcher.health().listMode, 'watch-list');
+  await r.stop();
+});
+
+test('watch-list: a 429 (the API server\'s storage still initializing, as 1.36 answers right after a start) asks the watch-list again after the backoff instead of listing', async () => {
+  const lw = new FakeListerWatcher([cm('a')], { watchList: 'supported' });
+  lw.failNext('watch', new ApiError({ status: 429, reason: 'TooManyRequests', message: 'storage is (re)initializing' }), 2);
+  const r = run(lw);
+  await r.clock.advance(0);
+  assert.deepEqual(lw.listCalls, [], 'no list while the server is not ready');
+  assert.equal(r.clock.nextTimerInMs(), 800, 'backs off');
+  await r.clock.advance(800 + 1600);
+  assert.deepEqual(lw.listCalls, [], 'still no list');
+  assert.deepEqual(lw.watchCalls, [watchListCall, watchListCall, watchListCall]);
+  const h = r.watcher.health();
+  assert.equal(h.synced, true);
+  assert.equal(h.listMode, 'watch-list');
+  assert.equal(h.lists, 1, 'the refused attempts emitted nothing');
+  assert.equal(h.restarts, 2);
+  await r.stop();
+});
+
+test('watch-list: a refused connection asks the watch-list again after the backoff instead of listing', async () => {
+  const lw = new FakeListerWatcher([cm('a')], { watchList: 'supported' });
+  lw.failNext('watch', new TransportError('WATCH', '/api/v1/configmaps', 'connect failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }));
+  const r = run(lw);
+  await r.clock.advance(800);
+  assert.deepEqual(lw.listCalls, []);
+  assert.deepEqual(lw.watchCalls, [watchListCall, watchListCall]);
   assert.equal(r.watcher.health().listMode, 'watch-list');
   await r.stop();
 });

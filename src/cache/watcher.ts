@@ -11,7 +11,9 @@
  * - Where the lister-watcher can send one and the server has not refused it, a sync is a
  *   watch-list: the state streams in as ADDED events (batched into list pages for the store) and
  *   the initial-events-end bookmark completes it. A 400/422 answer means the server predates it:
- *   list+watch from then on. Any other failure before the bookmark: one list+watch sync.
+ *   list+watch from then on. A 429 (storage still initializing) or a refused connection: the same
+ *   watch-list after the backoff, as client-go. Any other failure before the bookmark: one
+ *   list+watch sync.
  * - The first list asks for `resourceVersion=0` with a page `limit` (servable from the API server's
  *   watch cache, as client-go's reflector does); any later list (after 410) is a quorum, paged read.
  * - Watches ask for bookmarks and a randomized server timeout in [min, 2·min), so a fleet of
@@ -22,6 +24,10 @@
  * - A watch receiving nothing, not even a bookmark, for its timeout plus a margin is torn down.
  * - resourceVersion is opaque: stored and sent back, compared for equality only.
  * - `start(signal)` never rejects on API errors; it resolves once `signal` aborts.
+ *
+ * The states and their data are in watcher-state.ts; what follows a failure is chosen by a pure
+ * function (`afterFailure`, watcher-step.ts). This file does the effects: requests, timers, the
+ * sink, counters, metrics and logs.
  */
 import { linkedAbortController, sleep } from '../core/abort.js';
 import { ExponentialBackoff } from '../core/backoff.js';
@@ -30,11 +36,14 @@ import { realClock, type Clock } from '../core/clock.js';
 import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
-import { isGone } from '../client/api-error.js';
 import type { Registry } from 'prom-client';
-import { informerMetrics, type InformerMetrics, type WatcherRestartReason } from './cache-metrics.js';
+import { informerMetrics, type InformerMetrics } from './cache-metrics.js';
 import { ListTimeoutError, WatchClosedEarlyError, WatchListProtocolError, WatchStalledError } from './errors.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type ListPage, type ListerWatcher, type WatchEvent } from './lister-watcher.js';
+import { afterProgress, initialState, NO_FAILURES, type FailureHistory, type WatcherState } from './watcher-state.js';
+import { afterFailure, classifyFailure, type FailureDecision } from './watcher-step.js';
+
+export { isResourceVersionTooLarge } from './watcher-step.js';
 
 /** Objects per list page. @defaultValue 500 (client-go's reflector) */
 export const DEFAULT_PAGE_SIZE = 500;
@@ -86,8 +95,9 @@ export interface WatcherOptions {
   /**
    * Sync with a watch-list (`sendInitialEvents=true`, done at the `k8s.io/initial-events-end`
    * bookmark) when the lister-watcher can send one; a server that rejects it (Kubernetes before
-   * 1.27, or with the feature off) gets list+watch from then on, and any other failure before the
-   * bookmark falls back to one list+watch sync. @defaultValue {@link DEFAULT_WATCH_LIST}
+   * 1.27, or with the feature off) gets list+watch from then on; a 429 or a refused connection is
+   * asked again after the backoff; any other failure before the bookmark falls back to one
+   * list+watch sync. @defaultValue {@link DEFAULT_WATCH_LIST}
    */
   readonly watchList?: boolean;
   /** @defaultValue realClock */
@@ -145,11 +155,22 @@ export interface WatcherHealth {
   readonly listMode: 'watch-list' | 'list' | undefined;
 }
 
-type State =
-  | { readonly phase: 'empty'; readonly quorum: boolean }
-  | { readonly phase: 'streaming'; readonly quorum: boolean }
-  | { readonly phase: 'listing'; readonly quorum: boolean; readonly continue: string | undefined }
-  | { readonly phase: 'watching'; readonly resourceVersion: string };
+/** What `health()` reports beyond the state and the failure history: observations only, no decisions. */
+interface Observations {
+  synced: boolean;
+  resourceVersion: string | undefined;
+  lastError: ErrorSummary | undefined;
+  lastEventAtMs: number | undefined;
+  lastSyncAtMs: number | undefined;
+  restarts: number;
+  stalls: number;
+  lists: number;
+  events: number;
+  listMode: 'watch-list' | 'list' | undefined;
+}
+
+/** A step either moves on to its next state or fails in a state (its data up to date) with an error. */
+type StepResult = { readonly next: WatcherState } | { readonly failedAt: WatcherState; readonly error: unknown };
 
 export class Watcher<T extends KubeObject> {
   private readonly clock: Clock;
@@ -165,32 +186,24 @@ export class Watcher<T extends KubeObject> {
   private readonly backoffResetMs: number;
   private readonly minWatchDurationMs: number;
   private readonly listTimeoutMs: number;
+  private readonly watchListEnabled: boolean;
 
   private started = false;
+  /** The phase shown by `health()` and the state metric (also `backoff`, `idle`, `stopped`). */
   private stateName: WatcherStateName = 'idle';
-  private synced = false;
-  private resourceVersion: string | undefined;
-  private lastError: ErrorSummary | undefined;
-  private lastEventAtMs: number | undefined;
-  private lastSyncAtMs: number | undefined;
-  private restarts = 0;
-  private stalls = 0;
-  private lists = 0;
-  private consecutiveFailures = 0;
-  private events = 0;
-  private listMode: 'watch-list' | 'list' | undefined;
-  private readonly watchListEnabled: boolean;
-  /** Cleared for good when the server rejects a watch-list request. */
-  private watchListSupported = true;
-  /** Set after a watch-list sync failed for another reason: the next sync is a list (as client-go). */
-  private listOnce = false;
-  /** The watch-list stream now running has passed its initial-events-end bookmark. */
-  private streamSynced = false;
-  /** Monotonic time since which every step has succeeded; undefined right after a failure. */
-  private healthySince: number | undefined;
-  private lastReason: WatcherRestartReason | undefined;
-  /** Watch events (bookmarks included) since the last failure: proof a 410 or stall is not a loop. */
-  private watchEventsSinceFailure = 0;
+  private history: FailureHistory = NO_FAILURES;
+  private readonly seen: Observations = {
+    synced: false,
+    resourceVersion: undefined,
+    lastError: undefined,
+    lastEventAtMs: undefined,
+    lastSyncAtMs: undefined,
+    restarts: 0,
+    stalls: 0,
+    lists: 0,
+    events: 0,
+    listMode: undefined,
+  };
 
   constructor(
     private readonly lw: ListerWatcher<T>,
@@ -221,19 +234,20 @@ export class Watcher<T extends KubeObject> {
   }
 
   health(): WatcherHealth {
+    const s = this.seen;
     return {
       state: this.stateName,
-      synced: this.synced,
-      resourceVersion: this.resourceVersion,
-      lastError: this.lastError,
-      lastEventAtMs: this.lastEventAtMs,
-      lastSyncAtMs: this.lastSyncAtMs,
-      restarts: this.restarts,
-      stalls: this.stalls,
-      lists: this.lists,
-      consecutiveFailures: this.consecutiveFailures,
-      events: this.events,
-      listMode: this.listMode,
+      synced: s.synced,
+      resourceVersion: s.resourceVersion,
+      lastError: s.lastError,
+      lastEventAtMs: s.lastEventAtMs,
+      lastSyncAtMs: s.lastSyncAtMs,
+      restarts: s.restarts,
+      stalls: s.stalls,
+      lists: s.lists,
+      consecutiveFailures: this.history.consecutiveFailures,
+      events: s.events,
+      listMode: s.listMode,
     };
   }
 
@@ -241,48 +255,83 @@ export class Watcher<T extends KubeObject> {
   async start(signal: AbortSignal): Promise<void> {
     if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'a watcher can be started once');
     this.started = true;
-    let state: State = { phase: 'empty', quorum: false };
+    let state = initialState(this.watchListEnabled && this.lw.watchList === true);
     while (!signal.aborted) {
       this.setState(state.phase === 'streaming' ? 'listing' : state.phase);
-      try {
-        state = await this.step(state, signal);
-      } catch (err) {
-        if (signal.aborted) break;
-        const { next, delayMs } = this.onFailure(state, err);
-        state = next;
-        if (delayMs > 0) {
-          this.setState('backoff');
-          try {
-            await sleep(this.clock, delayMs, signal);
-          } catch {
-            break; // aborted while backing off
-          }
+      const failedIn = state;
+      const stepped = this.step(state, signal);
+      const result = await stepped.catch((error: unknown): StepResult => ({ failedAt: failedIn, error }));
+      if ('next' in result) {
+        state = result.next;
+        continue;
+      }
+      if (signal.aborted) break;
+      const decision = afterFailure({
+        state: result.failedAt,
+        failure: classifyFailure(result.error),
+        history: this.history,
+        nowMs: this.clock.monotonicNow(),
+        backoffResetMs: this.backoffResetMs,
+      });
+      state = decision.next;
+      const delayMs = this.applyFailure(result.failedAt, result.error, decision);
+      if (delayMs > 0) {
+        this.setState('backoff');
+        try {
+          await sleep(this.clock, delayMs, signal);
+        } catch {
+          break; // aborted while backing off
         }
       }
     }
     this.setState('stopped');
   }
 
-  private async step(state: State, signal: AbortSignal): Promise<State> {
+  /** The effects of a failure decision: counters, metrics, logs and the backoff's delay (returned). */
+  private applyFailure(failedAt: WatcherState, err: unknown, decision: FailureDecision): number {
+    if (decision.kind === 'watch-list-refused') {
+      // Said once per logger (a manager's informers share one), at debug and in words: an
+      // expected capability answer on older servers, whose 422 text tripped greps for errors.
+      if (!watchListFallbackLogged.has(this.rootLogger)) {
+        watchListFallbackLogged.add(this.rootLogger);
+        this.logger.debug({}, 'the API server does not support watch-list; using list+watch');
+      }
+      return 0;
+    }
+    const { reason } = decision;
+    this.history = decision.history;
+    this.seen.restarts++;
+    this.seen.lastError = summarize(err, this.clock.now());
+    this.metrics.restart(reason);
+    if (reason === 'stalled') this.seen.stalls++;
+    if (decision.resetBackoff) this.backoff.reset();
+    const delayMs = decision.wait === 'backoff' ? this.backoff.next() : 0;
+    const routine = reason === 'gone' || reason === 'stalled';
+    const log = routine ? this.logger.info.bind(this.logger) : this.logger.warn.bind(this.logger);
+    const { consecutiveFailures } = this.history;
+    const fields = { err: this.seen.lastError, reason, phase: failedAt.phase, delayMs, consecutiveFailures };
+    log(fields, 'watcher step failed; retrying');
+    return delayMs;
+  }
+
+  private async step(state: WatcherState, signal: AbortSignal): Promise<StepResult> {
     switch (state.phase) {
       case 'empty':
-        if (this.watchListEnabled && this.lw.watchList === true && this.watchListSupported && !this.listOnce) {
-          return { phase: 'streaming', quorum: state.quorum };
+        if (state.watchList && !state.listOnce) {
+          return { next: { phase: 'streaming', quorum: state.quorum, watchList: state.watchList } };
         }
-        this.listOnce = false;
         this.beginList(state.quorum, 'list');
-        return { phase: 'listing', quorum: state.quorum, continue: undefined };
+        return { next: { phase: 'listing', quorum: state.quorum, continue: undefined, watchList: state.watchList } };
       case 'listing':
         return this.listPage(state, signal);
       case 'streaming':
-        this.streamSynced = false;
-        return this.watchOnce(undefined, signal, { quorum: state.quorum, begun: false, ended: false, page: [] });
+        return this.watchOnce(state, signal, { quorum: state.quorum, begun: false, ended: false, page: [] });
       case 'watching':
-        return this.watchOnce(state.resourceVersion, signal);
+        return this.watchOnce(state, signal);
     }
   }
 
-  private async listPage(state: Extract<State, { phase: 'listing' }>, signal: AbortSignal): Promise<State> {
+  private async listPage(state: Extract<WatcherState, { phase: 'listing' }>, signal: AbortSignal): Promise<StepResult> {
     const { controller, dispose } = linkedAbortController(signal);
     let timedOut = false;
     const timer = this.clock.setTimer(this.listTimeoutMs, () => {
@@ -301,35 +350,34 @@ export class Watcher<T extends KubeObject> {
         controller.signal,
       );
     } catch (err) {
-      if (timedOut && !signal.aborted) throw new ListTimeoutError(this.listTimeoutMs);
-      throw err;
+      return { failedAt: state, error: timedOut && !signal.aborted ? new ListTimeoutError(this.listTimeoutMs) : err };
     } finally {
       timer.cancel();
       dispose();
     }
-    this.progress();
+    this.progress(false);
     this.emit({ type: 'LIST_PAGE', items: page.items });
-    if (page.continue) return { phase: 'listing', quorum: state.quorum, continue: page.continue };
+    if (page.continue) return { next: { ...state, continue: page.continue } };
     this.listDone(page.resourceVersion);
-    return { phase: 'watching', resourceVersion: page.resourceVersion };
+    return { next: { phase: 'watching', resourceVersion: page.resourceVersion, watchList: state.watchList } };
   }
 
   private beginList(quorum: boolean, mode: 'watch-list' | 'list'): void {
-    this.lists++;
-    this.listMode = mode;
+    this.seen.lists++;
+    this.seen.listMode = mode;
     this.metrics.list();
     this.emit({ type: 'LIST_BEGIN', quorum });
   }
 
   private listDone(resourceVersion: string): void {
-    this.resourceVersion = resourceVersion;
+    this.seen.resourceVersion = resourceVersion;
     // Before LIST_DONE, so whoever wakes up on sync already sees the watcher in its watch phase.
     this.setState('watching');
     this.emit({ type: 'LIST_DONE', resourceVersion });
-    this.synced = true;
-    this.lastSyncAtMs = this.clock.now();
+    this.seen.synced = true;
+    this.seen.lastSyncAtMs = this.clock.now();
     this.metrics.setSynced(true);
-    this.logger.debug({ resourceVersion, lists: this.lists, mode: this.listMode }, 'list done');
+    this.logger.debug({ resourceVersion, lists: this.seen.lists, mode: this.seen.listMode }, 'list done');
   }
 
   /**
@@ -346,7 +394,6 @@ export class Watcher<T extends KubeObject> {
       if (ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== 'true') return;
       this.flushInitialPage(initial);
       initial.ended = true;
-      this.streamSynced = true;
       this.listDone(ev.object.metadata.resourceVersion);
       return;
     }
@@ -362,8 +409,16 @@ export class Watcher<T extends KubeObject> {
     this.emit({ type: 'LIST_PAGE', items });
   }
 
-  /** A watch from `fromResourceVersion`; with `initial`, a watch-list that syncs before it watches. */
-  private async watchOnce(fromResourceVersion: string | undefined, signal: AbortSignal, initial?: InitialSync<T>): Promise<State> {
+  /**
+   * A watch from a `watching` state's resourceVersion; with `initial`, a `streaming` state's
+   * watch-list, which syncs before it watches. Past the initial-events-end bookmark the stream is
+   * an ordinary watch: a failure from then on is one of `watching`, from the newest resourceVersion.
+   */
+  private async watchOnce(state: WatcherState, signal: AbortSignal, initial?: InitialSync<T>): Promise<StepResult> {
+    const { watchList } = state;
+    let resourceVersion = state.phase === 'watching' ? state.resourceVersion : undefined;
+    const here = (): WatcherState =>
+      initial && !initial.ended ? state : { phase: 'watching', resourceVersion: resourceVersion ?? '', watchList };
     // Uniform in [min, 2·min): spreads reconnects of many informers over time.
     const timeoutSeconds = Math.floor((this.minWatchTimeoutMs * (1 + this.random())) / 1000);
     const idleLimitMs = timeoutSeconds * 1000 + this.stallMarginMs;
@@ -383,7 +438,7 @@ export class Watcher<T extends KubeObject> {
         initial
           ? // No resourceVersion: the initial state is a consistent read, as client-go's watch-list.
             { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal }
-          : { resourceVersion: fromResourceVersion, allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal },
+          : { resourceVersion, allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal },
       );
       iterator = stream[Symbol.asyncIterator]();
       for (;;) {
@@ -391,25 +446,24 @@ export class Watcher<T extends KubeObject> {
         const r = await raceAbort(iterator.next(), controller.signal);
         if (r.done) break;
         received++;
-        this.watchEventsSinceFailure++;
         idleTimer.cancel();
         idleTimer = armIdleTimer();
-        this.progress();
+        this.progress(true);
         const ev = r.value;
         this.metrics.event(ev.type);
         if (initial && !initial.ended) {
           this.initialEvent(initial, ev);
+          if (initial.ended) resourceVersion = this.seen.resourceVersion; // the bookmark's, set by listDone
           continue;
         }
         const rv = ev.object.metadata?.resourceVersion;
-        if (rv) this.resourceVersion = rv;
+        if (rv) resourceVersion = this.seen.resourceVersion = rv;
         if (ev.type === 'BOOKMARK') continue;
-        this.events++;
+        this.seen.events++;
         this.emit({ type: ev.type, object: ev.object });
       }
     } catch (err) {
-      if (stalled && !signal.aborted) throw new WatchStalledError(idleLimitMs);
-      throw err;
+      return { failedAt: here(), error: stalled && !signal.aborted ? new WatchStalledError(idleLimitMs) : err };
     } finally {
       idleTimer.cancel();
       controller.abort(); // closes the stream on the source's side
@@ -422,80 +476,22 @@ export class Watcher<T extends KubeObject> {
       }
     }
     const durationMs = this.clock.monotonicNow() - startedAt;
-    if (received === 0 && durationMs < this.minWatchDurationMs) throw new WatchClosedEarlyError(durationMs);
-    if (initial && !initial.ended) throw new WatchListProtocolError(`the watch closed after ${received} events, before the initial-events-end bookmark`);
-    this.logger.debug({ resourceVersion: this.resourceVersion, received }, 'watch closed; resuming');
-    return { phase: 'watching', resourceVersion: this.resourceVersion ?? fromResourceVersion ?? '' };
+    if (received === 0 && durationMs < this.minWatchDurationMs) {
+      return { failedAt: here(), error: new WatchClosedEarlyError(durationMs) };
+    }
+    if (initial && !initial.ended) {
+      const error = new WatchListProtocolError(`the watch closed after ${received} events, before the initial-events-end bookmark`);
+      return { failedAt: here(), error };
+    }
+    this.logger.debug({ resourceVersion, received }, 'watch closed; resuming');
+    return { next: here() };
   }
 
   /** Records progress: the consecutive-failure count starts over and health time starts counting. */
-  private progress(): void {
-    this.consecutiveFailures = 0;
-    this.lastEventAtMs = this.clock.now();
-    this.metrics.setLastEventAt(this.lastEventAtMs);
-    this.healthySince ??= this.clock.monotonicNow();
-  }
-
-  private onFailure(failed: State, err: unknown): { next: State; delayMs: number } {
-    let state = failed;
-    if (state.phase === 'streaming') {
-      if (this.resourceVersion !== undefined && this.streamSynced) {
-        // The watch-list had synced: what failed was an ordinary watch.
-        state = { phase: 'watching', resourceVersion: this.resourceVersion };
-      } else if (isWatchListRejected(err)) {
-        this.watchListSupported = false;
-        // Said once per logger (a manager's informers share one), at debug and in words: an
-        // expected capability answer on older servers, whose 422 text tripped greps for errors.
-        if (!watchListFallbackLogged.has(this.rootLogger)) {
-          watchListFallbackLogged.add(this.rootLogger);
-          this.logger.debug({}, 'the API server does not support watch-list; using list+watch');
-        }
-        return { next: { phase: 'empty', quorum: state.quorum }, delayMs: 0 };
-      }
-    }
-    if (this.healthySince !== undefined && this.clock.monotonicNow() - this.healthySince >= this.backoffResetMs) this.backoff.reset();
-    this.healthySince = undefined;
-    this.consecutiveFailures++;
-    this.restarts++;
-    this.lastError = summarize(err, this.clock.now());
-
-    const reason: WatcherRestartReason = isGone(err) || isResourceVersionTooLarge(err)
-      ? 'gone'
-      : err instanceof WatchStalledError
-        ? 'stalled'
-        : err instanceof WatchClosedEarlyError
-          ? 'closed_early'
-          : 'error';
-    this.metrics.restart(reason);
-    if (reason === 'stalled') this.stalls++;
-
-    let next: State;
-    if (state.phase === 'streaming') {
-      // Making progress beats waiting for a watch-list that may never finish: one list+watch sync.
-      this.listOnce = true;
-      next = { phase: 'empty', quorum: state.quorum || reason === 'gone' };
-    } else if (reason === 'gone') {
-      // Our resourceVersion (or continue token) is compacted away: only a fresh quorum list helps.
-      next = { phase: 'empty', quorum: true };
-    } else if (state.phase === 'listing' && !state.quorum && (err as { code?: unknown } | null)?.code === 'ERR_RESPONSE_TOO_LARGE') {
-      // The API server serves a resourceVersion=0 list whole from its watch cache (limit ignored);
-      // past the client's maxResponseBytes only a paged quorum list can succeed.
-      next = { phase: 'empty', quorum: true };
-    } else if (state.phase === 'watching') {
-      next = { phase: 'watching', resourceVersion: this.resourceVersion ?? state.resourceVersion };
-    } else {
-      next = state; // retry the same page (same continue token) or the same list start
-    }
-    // A 410 or a stall is routine (compaction, a dead connection): act at once, unless the same
-    // thing just happened with no watch event in between (a relist succeeding does not count),
-    // which would otherwise make a hot list/watch loop.
-    const immediate = (reason === 'gone' || reason === 'stalled') && (this.lastReason !== reason || this.watchEventsSinceFailure > 0);
-    this.lastReason = reason;
-    this.watchEventsSinceFailure = 0;
-    const delayMs = immediate || state.phase === 'streaming' ? 0 : this.backoff.next();
-    const log = reason === 'gone' || reason === 'stalled' ? this.logger.info.bind(this.logger) : this.logger.warn.bind(this.logger);
-    log({ err: this.lastError, reason, phase: state.phase, delayMs, consecutiveFailures: this.consecutiveFailures }, 'watcher step failed; retrying');
-    return { next, delayMs };
+  private progress(watchEvent: boolean): void {
+    this.history = afterProgress(this.history, this.clock.monotonicNow(), watchEvent);
+    this.seen.lastEventAtMs = this.clock.now();
+    this.metrics.setLastEventAt(this.seen.lastEventAtMs);
   }
 
   private emit(event: WatcherEvent<T>): void {
@@ -514,28 +510,8 @@ export class Watcher<T extends KubeObject> {
   }
 }
 
-/**
- * The API server's answer when a list asks for a resourceVersion newer than it has (after an etcd
- * restore, or a lagging apiserver): client-go relists from scratch, so do we.
- */
-export function isResourceVersionTooLarge(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== 'ERR_API') return false;
-  const e = err as { details?: { causes?: { reason?: string }[] }; message?: string };
-  return (e.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge') || /too large resource version/i.test(e.message ?? '');
-}
-
 /** Loggers that have already said the server has no watch-list (weak: a stopped manager's go). */
 const watchListFallbackLogged = new WeakSet<Logger>();
-
-/**
- * A server that predates watch-list (or has it turned off) refuses `sendInitialEvents` or
- * `resourceVersionMatch` on a watch as an invalid request.
- */
-function isWatchListRejected(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null || (err as { code?: unknown }).code !== 'ERR_API') return false;
-  const status = (err as { status?: unknown }).status;
-  return status === 400 || status === 422;
-}
 
 interface InitialSync<T> {
   readonly quorum: boolean;
