@@ -33,7 +33,7 @@ import { linkedAbortController, sleep } from '../core/abort.js';
 import { ExponentialBackoff } from '../core/backoff.js';
 import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../core/backoff-options.js';
 import { realClock, type Clock } from '../core/clock.js';
-import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
+import { AbortedError, AlreadyStartedError, InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { Registry } from 'prom-client';
@@ -253,7 +253,7 @@ export class Watcher<T extends KubeObject> {
 
   /** Runs until `signal` aborts, then resolves. Never rejects because of the API server. */
   async start(signal: AbortSignal): Promise<void> {
-    if (this.started) throw new OperatorRuntimeError('ERR_ALREADY_STARTED', 'a watcher can be started once');
+    if (this.started) throw new AlreadyStartedError('a watcher can be started once');
     this.started = true;
     let state = initialState(this.watchListEnabled && this.lw.watchList === true);
     while (!signal.aborted) {

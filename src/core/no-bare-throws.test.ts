@@ -92,3 +92,27 @@ test('library code in src/ throws no bare Error, TypeError or RangeError (Operat
   }
   assert.deepEqual(offenders, [], `throw an OperatorRuntimeError subclass (src/core/errors.ts) instead:\n${offenders.join('\n')}`);
 });
+
+/** Codes that have their own class: `class X extends … { declare readonly code: 'ERR_…' }`. */
+function codesWithClass(sources: readonly { file: string; text: string }[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { text } of sources) {
+    for (const m of text.matchAll(/class (\w+) extends \w+ \{\s*declare readonly code: '(ERR_\w+)'/g)) out.set(m[2]!, m[1]!);
+  }
+  return out;
+}
+
+test('a code that has its own error class is thrown as that class, never as new OperatorRuntimeError(code)', () => {
+  const sources = shippedFiles(SRC).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+  const classes = codesWithClass(sources);
+  assert.equal(classes.get('ERR_ALREADY_STARTED'), 'AlreadyStartedError', 'the scan finds the error classes');
+  const offenders: string[] = [];
+  for (const { file, text } of sources) {
+    for (const m of text.matchAll(/new OperatorRuntimeError\(\s*'(ERR_\w+)'/g)) {
+      const own = classes.get(m[1]!);
+      // A class's own constructor spells its code once, in super(); that is not a `new`.
+      if (own) offenders.push(`src/${path.relative(SRC, file)}: ${m[1]!} — throw new ${own}(…)`);
+    }
+  }
+  assert.deepEqual(offenders, [], offenders.join('\n'));
+});
