@@ -10,7 +10,7 @@ import type { KubeObject } from '../core/object-key.js';
 import { parseShardSelector, selectorMatches } from '../client/shard-selector.js';
 import type { ListerWatcherFactory } from './informer-factory.js';
 import type { InformerSpec } from './informer-spec.js';
-import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
+import type { ListerWatcher, ListerWatchEvent } from './lister-watcher.js';
 
 /**
  * A ListerWatcher over `client` for `spec`. A metadata-only spec asks the client for
@@ -43,7 +43,7 @@ export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'> &
       return { items: cut ? kept.map(cut) : kept, resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) };
     },
     watch: (opts) => {
-      const events = client.watch<KubeObject>(type, { ...scope, ...opts }) as AsyncIterable<WatchEvent<KubeObject>>;
+      const events = client.watch<KubeObject>(type, { ...scope, ...opts }) as AsyncIterable<ListerWatchEvent<KubeObject>>;
       return cut || keep ? shapeEvents(events, cut, keep) : events;
     },
   };
@@ -55,10 +55,10 @@ export function clientListerWatcherFactory(client: Pick<Client, 'listPage' | 'wa
 }
 
 async function* shapeEvents(
-  events: AsyncIterable<WatchEvent<KubeObject>>,
+  events: AsyncIterable<ListerWatchEvent<KubeObject>>,
   cut: ((o: KubeObject) => KubeObject) | undefined,
   keep: ((o: KubeObject) => boolean) | undefined,
-): AsyncGenerator<WatchEvent<KubeObject>, void, undefined> {
+): AsyncGenerator<ListerWatchEvent<KubeObject>, void, undefined> {
   for await (const e of events) {
     if (e.type === 'BOOKMARK') yield e;
     else if (!keep || keep(e.object)) yield cut ? { type: e.type, object: cut(e.object) } : e;

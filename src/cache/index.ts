@@ -4,13 +4,13 @@
  * buffers; readers serve get/list/byIndex from memory. The API client is reached only through the
  * `ListerWatcher` interface.
  */
-// The cache's seam mirrors the client's list/watch types; renamed so each public name means one thing.
+// The cache's seam: the client's list/watch shapes narrowed to one (kind, scope, selectors).
 export type {
   ListerWatcher,
-  ListOptions as ListerListOptions,
-  ListPage as ListerListPage,
-  WatchOptions as ListerWatchOptions,
-  WatchEvent as ListerWatchEvent,
+  ListerListOptions,
+  ListerListPage,
+  ListerWatchOptions,
+  ListerWatchEvent,
 } from './lister-watcher.js';
 
 export {

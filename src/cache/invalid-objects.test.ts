@@ -5,7 +5,7 @@ import { FakeClock } from '../core/fake-clock.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import { SharedInformer } from './informer.js';
-import type { ListPage, ListerWatcher, WatchEvent } from './lister-watcher.js';
+import type { ListerListPage, ListerWatcher, ListerWatchEvent } from './lister-watcher.js';
 import { Store, type StoreDelta } from './store.js';
 
 interface Cm extends KubeObject {
@@ -92,9 +92,9 @@ test('watch events with a malformed object are skipped and counted; a DELETED th
 });
 
 /** A lister-watcher that serves fixed pages and then a watch with fixed events that stays open. */
-function scripted(pages: Cm[][], events: WatchEvent<Cm>[] = []): ListerWatcher<Cm> {
+function scripted(pages: Cm[][], events: ListerWatchEvent<Cm>[] = []): ListerWatcher<Cm> {
   return {
-    list(opts): Promise<ListPage<Cm>> {
+    list(opts): Promise<ListerListPage<Cm>> {
       const i = opts.continue ? Number(opts.continue) : 0;
       return Promise.resolve({ items: pages[i]!, resourceVersion: '10', ...(i + 1 < pages.length ? { continue: String(i + 1) } : {}) });
     },
@@ -110,7 +110,7 @@ function scripted(pages: Cm[][], events: WatchEvent<Cm>[] = []): ListerWatcher<C
 test('an informer whose list has a malformed item syncs with every other item and counts it on its registry', async () => {
   const registry = new Registry();
   const clock = new FakeClock(0);
-  const events: WatchEvent<Cm>[] = [
+  const events: ListerWatchEvent<Cm>[] = [
     { type: 'ADDED', object: nameless() },
     // The decoder only passes objects, so a watch object is at worst one without metadata.
     { type: 'MODIFIED', object: { kind: 'ConfigMap' } as Cm },

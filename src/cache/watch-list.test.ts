@@ -8,7 +8,7 @@ import { FakeListerWatcher, apiError, gone } from './testing/fake-lister-watcher
 import type { Logger } from '../core/logger.js';
 import { ApiError } from '../client/api-error.js';
 import { TransportError } from '../client/transport.js';
-import { INITIAL_EVENTS_END_ANNOTATION, type ListerWatcher, type WatchEvent } from './lister-watcher.js';
+import { INITIAL_EVENTS_END_ANNOTATION, type ListerWatcher, type ListerWatchEvent } from './lister-watcher.js';
 
 const cm = (name: string, data = '1'): KubeObject & { data: Record<string, string> } => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v: data } });
 
@@ -153,7 +153,7 @@ test('watch-list: a stream that ends before the initial-events-end bookmark does
       if (!opts.sendInitialEvents) return inner.watch(opts);
       watchLists++;
       // A server that streams some state and hangs up, never sending the bookmark.
-      return (async function* (): AsyncGenerator<WatchEvent<KubeObject>> {
+      return (async function* (): AsyncGenerator<ListerWatchEvent<KubeObject>> {
         yield { type: 'ADDED', object: cm('a') };
         yield { type: 'BOOKMARK', object: { metadata: { resourceVersion: '1' } } }; // not the end marker
       })();

@@ -7,7 +7,7 @@ import { ApiError } from '../client/api-error.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { Watcher, type WatcherEvent, type WatcherOptions } from './watcher.js';
 import { FakeListerWatcher, apiError, gone } from './testing/fake-lister-watcher.js';
-import type { ListerWatcher, WatchEvent } from './lister-watcher.js';
+import type { ListerWatcher, ListerWatchEvent } from './lister-watcher.js';
 
 const cm = (name: string, data = '1'): KubeObject & { data: Record<string, string> } => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v: data } });
 
@@ -171,7 +171,7 @@ test('a source that ignores the abort signal still cannot keep a stalled watch o
   const lw: ListerWatcher<KubeObject> = {
     list: () => Promise.resolve({ items: [], resourceVersion: '7' }),
     watch: () => ({
-      [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<WatchEvent<KubeObject>>>(() => {}) }),
+      [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<ListerWatchEvent<KubeObject>>>(() => {}) }),
     }),
   };
   let watches = 0;
@@ -283,7 +283,7 @@ test('a list page that never answers is abandoned after the list timeout and ask
       }
       return Promise.resolve({ items: [], resourceVersion: '1' });
     },
-    watch: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<WatchEvent<KubeObject>>>(() => {}) }) }),
+    watch: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<ListerWatchEvent<KubeObject>>>(() => {}) }) }),
   };
   const r = run(lw, { listTimeoutMs: 10_000 });
   await r.clock.advance(9_999);

@@ -39,7 +39,7 @@ import type { KubeObject } from '../core/object-key.js';
 import type { Registry } from 'prom-client';
 import { informerMetrics, type InformerMetrics } from './cache-metrics.js';
 import { ListTimeoutError, WatchClosedEarlyError, WatchListProtocolError, WatchStalledError } from './errors.js';
-import { INITIAL_EVENTS_END_ANNOTATION, type ListPage, type ListerWatcher, type WatchEvent } from './lister-watcher.js';
+import { INITIAL_EVENTS_END_ANNOTATION, type ListerListPage, type ListerWatcher, type ListerWatchEvent } from './lister-watcher.js';
 import { afterProgress, initialState, NO_FAILURES, type FailureHistory, type WatcherState } from './watcher-state.js';
 import { afterFailure, classifyFailure, type FailureDecision } from './watcher-step.js';
 
@@ -338,7 +338,7 @@ export class Watcher<T extends KubeObject> {
       timedOut = true;
       controller.abort();
     });
-    let page: ListPage<T>;
+    let page: ListerListPage<T>;
     try {
       // The API server refuses a continue token together with a resourceVersion: the token carries it.
       page = await raceAbort(
@@ -385,7 +385,7 @@ export class Watcher<T extends KubeObject> {
    * version of the same key wins in the replacement), the initial-events-end bookmark completes
    * the sync. The list begins with the first event, so a rejected request has emitted nothing.
    */
-  private initialEvent(initial: InitialSync<T>, ev: WatchEvent<T>): void {
+  private initialEvent(initial: InitialSync<T>, ev: ListerWatchEvent<T>): void {
     if (!initial.begun) {
       initial.begun = true;
       this.beginList(initial.quorum, 'watch-list');
@@ -432,7 +432,7 @@ export class Watcher<T extends KubeObject> {
     let idleTimer = armIdleTimer();
     const startedAt = this.clock.monotonicNow();
     let received = 0;
-    let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+    let iterator: AsyncIterator<ListerWatchEvent<T>> | undefined;
     try {
       const stream = this.lw.watch(
         initial

@@ -13,7 +13,7 @@ import type { ControllerBuilderOptions, ControllerDescription, ControllerSource,
 import type { ControllerHost } from './controller-host.js';
 import type { TriggerKey } from './trigger-source.js';
 
-export interface WatchOptions<T = KubeObject> {
+export interface ControllerWatchOptions<T = KubeObject> {
   /** All must pass for an event to enqueue. `for()` defaults to ignoring status-only updates. */
   readonly predicates?: readonly Predicate<T>[];
 }
@@ -21,7 +21,7 @@ export interface WatchOptions<T = KubeObject> {
 export type { ControllerBuilderOptions } from './controller-description.js';
 
 /** What `writes()` may declare besides the verbs. */
-export interface WritesOptions {
+export interface ControllerWritesOptions {
   /** The subresource written, e.g. `status` for `patchStatus`/`updateStatus`. @defaultValue the object itself */
   readonly subresource?: string;
 }
@@ -61,7 +61,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
   }
 
   /** The primary kind; with a typed `Kind<T>` (e.g. `kinds.Deployment`) its predicates receive `T`. */
-  for<P extends KubeObject = KubeObject>(type: Kind<P>, options: WatchOptions<P> = {}): ControllerBuilder<P> {
+  for<P extends KubeObject = KubeObject>(type: Kind<P>, options: ControllerWatchOptions<P> = {}): ControllerBuilder<P> {
     if (this.primary) throw new InvalidOptionError('for', `controller ${this.name} already has a primary kind`);
     this.primary = type;
     // The informer of `type` only ever hands these predicates objects of that kind.
@@ -71,13 +71,13 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
   }
 
   /** A kind this controller creates and controls: its events requeue the controlling owner. Its predicates receive `O`. */
-  owns<O extends KubeObject = KubeObject>(type: Kind<O>, options: WatchOptions<O> = {}): this {
+  owns<O extends KubeObject = KubeObject>(type: Kind<O>, options: ControllerWatchOptions<O> = {}): this {
     this.sources.push({ type, declaredBy: 'owns', predicates: (options.predicates ?? []) as readonly Predicate[] });
     return this;
   }
 
   /** Another kind, mapped to keys by `map`; `map` and the predicates receive `W`. */
-  watches<W extends KubeObject = KubeObject>(type: Kind<W>, map: MapFunction<W>, options: WatchOptions<W> = {}): this {
+  watches<W extends KubeObject = KubeObject>(type: Kind<W>, map: MapFunction<W>, options: ControllerWatchOptions<W> = {}): this {
     this.sources.push({ type, declaredBy: 'watches', predicates: (options.predicates ?? []) as readonly Predicate[], map: map as MapFunction<KubeObject> });
     return this;
   }
@@ -88,7 +88,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
    * Reads need no declaration: `for`/`owns`/`watches` already give list and watch, and the
    * manager's client answers reads of those kinds from the cache. Calls accumulate.
    */
-  writes(type: ResourceType, verbs: readonly WriteVerb[], options: WritesOptions = {}): this {
+  writes(type: ResourceType, verbs: readonly WriteVerb[], options: ControllerWritesOptions = {}): this {
     if (verbs.length === 0) throw new InvalidOptionError('writes', `controller ${this.name}: no verbs for ${type.kind}`);
     const unknown = verbs.filter((v) => !WRITE_VERBS.includes(v));
     if (unknown.length > 0) throw new InvalidOptionError('writes', `controller ${this.name}: ${unknown.join(', ')} on ${type.kind} is not a write verb (one of ${WRITE_VERBS.join(', ')})`);

@@ -8,7 +8,7 @@
  */
 import { clientListerWatcher } from '../cache/client-lister-watcher.js';
 import type { InformerSpec } from '../cache/informer-spec.js';
-import type { ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions } from '../cache/lister-watcher.js';
+import type { ListerListOptions, ListerListPage, ListerWatcher, ListerWatchEvent, ListerWatchOptions } from '../cache/lister-watcher.js';
 import { ApiError } from '../client/api-error.js';
 import type { Client } from '../client/contracts.js';
 import { linkedAbortController } from '../core/abort.js';
@@ -42,7 +42,7 @@ export class RangeListerWatcher implements ListerWatcher<KubeObject> {
     for (const notify of [...this.listeners]) notify();
   }
 
-  async list(opts: ListOptions): Promise<ListPage<KubeObject>> {
+  async list(opts: ListerListOptions): Promise<ListerListPage<KubeObject>> {
     const generation = opts.continue === undefined ? await this.ready(opts.signal) : this.generation;
     const page = await this.inner().list(opts);
     // A page of a list begun with other ranges: start over (a continue token belongs to its query).
@@ -50,7 +50,7 @@ export class RangeListerWatcher implements ListerWatcher<KubeObject> {
     return page;
   }
 
-  async *watch(opts: WatchOptions): AsyncGenerator<WatchEvent<KubeObject>, void, undefined> {
+  async *watch(opts: ListerWatchOptions): AsyncGenerator<ListerWatchEvent<KubeObject>, void, undefined> {
     const generation = await this.ready(opts.signal);
     const { controller, dispose } = linkedAbortController(opts.signal);
     const onChange = (): void => controller.abort(rangesChanged());

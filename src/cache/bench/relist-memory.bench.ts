@@ -10,7 +10,7 @@
 import { FakeClock } from '../../core/fake-clock.js';
 import type { KubeObject } from '../../core/object-key.js';
 import { SharedInformer } from '../informer.js';
-import type { ListOptions, ListPage, ListerWatcher, WatchEvent } from '../lister-watcher.js';
+import type { ListerListOptions, ListerListPage, ListerWatcher, ListerWatchEvent } from '../lister-watcher.js';
 import { gone } from '../testing/fake-lister-watcher.js';
 import { writeBenchJson } from '../../../bench/report/bench-output.js';
 
@@ -57,7 +57,7 @@ class SyntheticSource implements ListerWatcher<Widget> {
   private fail: ((err: unknown) => void) | undefined;
   watches = 0;
 
-  list(opts: ListOptions): Promise<ListPage<Widget>> {
+  list(opts: ListerListOptions): Promise<ListerListPage<Widget>> {
     if (this.sampling) this.samples.push(live());
     const offset = opts.continue ? Number(opts.continue) : 0;
     const end = opts.resourceVersion === '0' || !opts.limit ? N : Math.min(N, offset + opts.limit);
@@ -71,12 +71,12 @@ class SyntheticSource implements ListerWatcher<Widget> {
     return Promise.resolve({ items, resourceVersion: String(this.version), ...(end < N ? { continue: String(end) } : {}) });
   }
 
-  watch(): AsyncIterable<WatchEvent<Widget>> {
+  watch(): AsyncIterable<ListerWatchEvent<Widget>> {
     if (this.sampling) this.samples.push(live());
     this.watches++;
     return {
       [Symbol.asyncIterator]: () => ({
-        next: () => new Promise<IteratorResult<WatchEvent<Widget>>>((_, reject) => (this.fail = reject)),
+        next: () => new Promise<IteratorResult<ListerWatchEvent<Widget>>>((_, reject) => (this.fail = reject)),
         return: () => Promise.resolve({ done: true as const, value: undefined }),
       }),
     };

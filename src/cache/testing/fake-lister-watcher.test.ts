@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../core/object-key.js';
 import { isGone } from '../../client/api-error.js';
 import { FakeListerWatcher } from './fake-lister-watcher.js';
-import type { WatchEvent } from '../lister-watcher.js';
+import type { ListerWatchEvent } from '../lister-watcher.js';
 
 const cm = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' } });
 
-async function take(it: AsyncIterator<WatchEvent<KubeObject>>, n: number): Promise<string[]> {
+async function take(it: AsyncIterator<ListerWatchEvent<KubeObject>>, n: number): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const r = await it.next();

@@ -9,7 +9,7 @@
  */
 import { ApiError } from '../../client/api-error.js';
 import { keyOf, type KubeObject } from '../../core/object-key.js';
-import { INITIAL_EVENTS_END_ANNOTATION, type ListOptions, type ListPage, type ListerWatcher, type WatchEvent, type WatchOptions } from '../lister-watcher.js';
+import { INITIAL_EVENTS_END_ANNOTATION, type ListerListOptions, type ListerListPage, type ListerWatcher, type ListerWatchEvent, type ListerWatchOptions } from '../lister-watcher.js';
 
 export interface FakeListerWatcherOptions {
   /**
@@ -29,7 +29,7 @@ export interface FakeListerWatcherOptions {
 type Call = 'list' | 'watch';
 
 interface LiveWatch<T> {
-  queue: WatchEvent<T>[];
+  queue: ListerWatchEvent<T>[];
   wake: (() => void) | undefined;
   ended: boolean;
   error: unknown;
@@ -38,12 +38,12 @@ interface LiveWatch<T> {
 
 export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T> {
   /** Options of every list call, in order (signal left out). */
-  readonly listCalls: Omit<ListOptions, 'signal'>[] = [];
+  readonly listCalls: Omit<ListerListOptions, 'signal'>[] = [];
   /** Options of every watch call, in order (signal left out). */
-  readonly watchCalls: Omit<WatchOptions, 'signal'>[] = [];
+  readonly watchCalls: Omit<ListerWatchOptions, 'signal'>[] = [];
 
   private readonly objects = new Map<string, T>();
-  private history: { rv: number; event: WatchEvent<T> }[] = [];
+  private history: { rv: number; event: ListerWatchEvent<T> }[] = [];
   private rv = 1;
   private compactedRv = 0;
   private readonly failures: Record<Call, unknown[]> = { list: [], watch: [] };
@@ -136,7 +136,7 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
     this.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(this.rv) } } });
   }
 
-  list(opts: ListOptions): Promise<ListPage<T>> {
+  list(opts: ListerListOptions): Promise<ListerListPage<T>> {
     const { signal: _signal, ...rest } = opts;
     this.listCalls.push(rest);
     const failure = this.failures.list.shift();
@@ -161,7 +161,7 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
     return Promise.resolve({ items, resourceVersion: String(snap.rv), ...(token ? { continue: token } : {}) });
   }
 
-  watch(opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
+  watch(opts: ListerWatchOptions): AsyncIterable<ListerWatchEvent<T>> {
     const { signal, ...rest } = opts;
     this.watchCalls.push(rest);
     const failure = this.failures.watch.shift();
@@ -174,11 +174,11 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
     return { [Symbol.asyncIterator]: () => this.stream(opts.resourceVersion, signal, failure) };
   }
 
-  private async *stream(resourceVersion: string | undefined, signal: AbortSignal | undefined, failure: unknown, initialEventsEnd = false): AsyncGenerator<WatchEvent<T>> {
+  private async *stream(resourceVersion: string | undefined, signal: AbortSignal | undefined, failure: unknown, initialEventsEnd = false): AsyncGenerator<ListerWatchEvent<T>> {
     if (failure !== undefined) throw failure;
-    let queue: WatchEvent<T>[];
+    let queue: ListerWatchEvent<T>[];
     if (initialEventsEnd) {
-      queue = [...this.objects.values()].map((object): WatchEvent<T> => ({ type: 'ADDED', object }));
+      queue = [...this.objects.values()].map((object): ListerWatchEvent<T> => ({ type: 'ADDED', object }));
       queue.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(this.rv), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } } });
     } else if (resourceVersion === undefined || resourceVersion === '0') {
       // As the API server: no resourceVersion (or "any") starts with synthetic ADDED events for what exists.
@@ -223,12 +223,12 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
     return structuredClone(stored);
   }
 
-  private record(event: WatchEvent<T>): void {
+  private record(event: ListerWatchEvent<T>): void {
     this.history.push({ rv: this.rv, event });
     this.push(event);
   }
 
-  private push(event: WatchEvent<T>): void {
+  private push(event: ListerWatchEvent<T>): void {
     for (const w of this.live) {
       w.queue.push(event);
       w.wake?.();
