@@ -121,10 +121,10 @@ export async function generateManifests(config: OperatorProjectConfig): Promise<
   const sharding = manager.sharding;
   if (sharding && sharding.kinds().length > 0) {
     const comment = config.comments?.sharding ?? [
-      `Sharding (ring ${sharding.options.ring}): a ValidatingAdmissionPolicy that lets only the operator's ServiceAccount`,
+      `Sharding (ring ${sharding.ring}): a ValidatingAdmissionPolicy that lets only the operator's ServiceAccount`,
       'write the assignment labels of the sharded kinds (admissionregistration.k8s.io/v1: Kubernetes 1.30 or later).',
     ];
-    files.push({ path: SHARDING_FILE, content: yaml(config, shardLabelPolicyManifests(config, sharding.options.ring, sharding.kinds()), comment) });
+    files.push({ path: SHARDING_FILE, content: yaml(config, shardLabelPolicyManifests(config, sharding.ring, sharding.kinds()), comment) });
   }
   const resources = files.map((f) => f.path);
   files.push({ path: KUSTOMIZATION_FILE, content: yaml(config, [{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }]) });

@@ -31,7 +31,7 @@ import { validateWebhookServerOptions, type WebhookServerOptions } from '../webh
 import type { PermissionRequirement } from '../rbac/permission.js';
 import { Sharding } from '../sharding/sharding.js';
 import { shardAwareClient } from '../sharding/shard-aware-client.js';
-import type { ShardingOptions } from '../sharding/sharding-options.js';
+import type { ShardingOptions, ShardMembership } from '../sharding/sharding-options.js';
 
 export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };
 /** @defaultValue 30,000 ms */
@@ -140,9 +140,13 @@ export class Manager {
   readonly namespaces: readonly string[] | undefined;
   /** Whether /metrics is served only to authorized scrapers (`secureMetrics`). */
   readonly secureMetricsEnabled: boolean;
-  /** The ring membership and sharder, with the `sharding` option. */
-  readonly sharding: Sharding | undefined;
+  /** This replica's ring membership, with the `sharding` option. */
+  get sharding(): ShardMembership | undefined {
+    return this.ring;
+  }
 
+  /** The ring membership and sharder (`sharding` option); `sharding` shows what users may read of it. */
+  private readonly ring: Sharding | undefined;
   private readonly entries: Entry[] = [];
   private readonly requirements: PermissionRequirement[] = [];
   private readonly healthChecks = new Map<string, HealthCheck>();
@@ -185,14 +189,14 @@ export class Manager {
       isNamespaced: (type) => this.scopeOf(type) ?? true,
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     });
-    this.sharding = options.sharding
+    this.ring = options.sharding
       ? new Sharding(options.sharding, { client: this.apiClient, clock: this.clock, logger: this.logger, registry: this.registry, ...omitUndefined({ namespaces: this.namespaces }) })
       : undefined;
     // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
     // knows it then; without, scope does not matter to the cache and reads skip discovery.
     const cached = createDelegatingClient(this.apiClient, this.cache, options.namespaces?.length ? { restMapper: this.restMapper } : {});
     // Sharded: reads of a sharded primary kind go to the API server, never to an unfiltered informer.
-    this.client = this.sharding ? shardAwareClient(cached, this.apiClient, this.sharding) : cached;
+    this.client = this.ring ? shardAwareClient(cached, this.apiClient, this.ring) : cached;
     this.host = this.controllerHost();
     // The console's server options (port, host) ride along unused: ConsoleState reads only its own.
     this.console = options.console
@@ -215,7 +219,7 @@ export class Manager {
     }
     const election = options.leaderElection?.requiredPermissions?.();
     if (election) this.requirePermissions(...election);
-    if (this.sharding) this.add(this.sharding.sharder(), { name: 'sharder', needLeaderElection: true });
+    if (this.ring) this.add(this.ring.sharder(), { name: 'sharder', needLeaderElection: true });
   }
 
   /**
@@ -230,7 +234,7 @@ export class Manager {
   /** Everything recorded so far: what `rbacManifests` (operator-runtime/rbac) turns into Roles. */
   permissions(): readonly PermissionRequirement[] {
     // Sharding's are read now: its primary kinds are known once the controllers are built.
-    return [...this.requirements, ...(this.sharding?.requiredPermissions() ?? [])];
+    return [...this.requirements, ...(this.ring?.requiredPermissions() ?? [])];
   }
 
   /** Starts building a controller whose runnable is added to this manager by `complete()`. */
@@ -308,7 +312,7 @@ export class Manager {
       isNamespaced: (type, signal) => this.isNamespaced(type, signal),
       add: (runnable, options) => this.add(runnable, options),
       requirePermissions: (...requirements) => this.requirePermissions(...requirements),
-      ...omitUndefined({ sharding: this.sharding }),
+      ...omitUndefined({ sharding: this.ring }),
     };
   }
 
@@ -395,7 +399,7 @@ export class Manager {
         lostMessage: 'leadership lost: stopping leader-only runnables',
       }),
     });
-    const sharding = this.sharding;
+    const sharding = this.ring;
     // Sharded controllers run while this replica holds its membership Lease; losing it fences them
     // like leadership. Added last, so stopped first: sharded work, then leave the ring (the sharder
     // may hand our keys on only after that), and only then leader-only work and the election.

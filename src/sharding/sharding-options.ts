@@ -150,3 +150,17 @@ export function resolveShardingOptions(options: ShardingOptions): ResolvedShardi
   const identity = options.identity ?? defaultIdentity();
   return { ring: options.ring, namespace: options.namespace, identity, memberId: memberIdOf(`${identity}#${randomUUID()}`), leaseDurationMs, renewDeadlineMs, retryPeriodMs, mode };
 }
+
+/** What a sharded manager tells about its ring membership (`manager.sharding`). */
+export interface ShardMembership {
+  /** The ring's name (`ShardingOptions.ring`). */
+  readonly ring: string;
+  /** This replica's member id: the value of the shard label on the objects it owns. */
+  readonly memberId: string;
+  /** The informer mode, once resolved (`auto` is resolved when the replica joins the ring). */
+  readonly mode: ResolvedShardingMode | undefined;
+  /** Whether this replica holds its membership Lease now. */
+  isMember(): boolean;
+  /** The sharded primary kinds (one per controller with `.for(kind)`), known once the controllers are built. */
+  kinds(): readonly { readonly apiVersion: string; readonly kind: string }[];
+}

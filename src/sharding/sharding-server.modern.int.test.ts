@@ -14,6 +14,7 @@ import { TestEnv } from '../testing/test-env.js';
 import { eventually } from '../testing/eventually.js';
 import { NOTE_CRD } from '../testing/conformance/client-conformance.js';
 import { Manager } from '../manager/manager.js';
+import type { Sharding } from './sharding.js';
 import { LeaderElector } from '../leader-election/leader-elector.js';
 import type { KubeObject } from '../core/object-key.js';
 import { bucketOf, bucketOwner } from './buckets.js';
@@ -74,7 +75,8 @@ describe('sharding on Kubernetes 1.36 with ShardedListAndWatch (server-side mode
 
   /** Notes in the replica's range informer (sharding's own, not the manager's cache). */
   async function cached(manager: Manager): Promise<KubeObject[]> {
-    const informers = await manager.sharding!.primaryInformers(NOTE, () => Promise.reject(new Error('not in server mode')));
+    // The manager shows its ring as ShardMembership; the range informer is sharding's internal.
+    const informers = await (manager.sharding as Sharding).primaryInformers(NOTE, () => Promise.reject(new Error('not in server mode')));
     return informers.flatMap((i) => i.reader.list());
   }
 

@@ -20,7 +20,7 @@ import { ShardGate } from './shard-gate.js';
 import { Sharder } from './sharder.js';
 import { EventRecorder } from '../controller/event-recorder.js';
 import { registerShardingMetrics, type ShardingMetrics } from './sharding-metrics.js';
-import { drainLabel, grantLabel, releasedLabel, resolveShardingOptions, shardLabel, type ResolvedShardingMode, type ResolvedSharding, type ShardingOptions } from './sharding-options.js';
+import { drainLabel, grantLabel, releasedLabel, resolveShardingOptions, shardLabel, type ResolvedShardingMode, type ResolvedSharding, type ShardingOptions, type ShardMembership } from './sharding-options.js';
 
 /** An RBAC need of sharding, in the shape of the manager's `PermissionRequirement`. */
 export interface ShardingPermission {
@@ -55,7 +55,7 @@ export interface ShardingDependencies {
   readonly namespaces?: readonly string[];
 }
 
-export class Sharding implements ShardingHost {
+export class Sharding implements ShardingHost, ShardMembership {
   readonly options: ResolvedSharding;
   private readonly gates = new Map<string, ShardGate>();
   private readonly rangeCaches = new Map<string, RangeCache>();
@@ -81,6 +81,10 @@ export class Sharding implements ShardingHost {
       unassignableByKind: () => this.currentSharder?.unassignableByKind() ?? new Map(),
     }).metrics;
     this.memberLease = new MemberLease({ client: this.leaseClient, sharding: this.options, clock: deps.clock, logger: deps.logger, registry: deps.registry });
+  }
+
+  get ring(): string {
+    return this.options.ring;
   }
 
   /** This replica's member id: the value of the shard label on the objects it owns. */
