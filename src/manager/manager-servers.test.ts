@@ -10,23 +10,9 @@ import type { KubeObject } from '../core/object-key.js';
 import { freePort } from '../testing/free-port.js';
 import { deny } from '../webhook/handlers.js';
 import { Manager } from './manager.js';
+import { quietClient } from './testing/quiet-client.js';
 
 const WIDGET = kind<KubeObject>('example.com/v1', 'Widget');
-
-/** A client whose lists are empty and whose watches stay open until aborted. */
-function quietClient(): Client {
-  return {
-    listPage: async () => ({ items: [], resourceVersion: '1' }),
-    watch: (_type: unknown, opts: { signal?: AbortSignal }) => ({
-      [Symbol.asyncIterator]: () => ({
-        next: async () => {
-          if (opts.signal) await whenAborted(opts.signal);
-          return { done: true as const, value: undefined };
-        },
-      }),
-    }),
-  } as unknown as Client;
-}
 
 /** Whether the webhook server answers a review of a Widget (with an answer, allowed or not). */
 function answers(port: number, ca: string): Promise<boolean> {

@@ -1,25 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '../client/client.js';
 import { whenAborted } from '../core/abort.js';
 import { Manager } from './manager.js';
 import { LeadershipLostError } from '../leader-election/leadership-lost-error.js';
 import type { LeaderElection } from './runnable.js';
-
-/** A client whose lists are empty and whose watches stay open until aborted. */
-function quietClient(): Client {
-  return {
-    listPage: async () => ({ items: [], resourceVersion: '1' }),
-    watch: (_type: unknown, opts: { signal?: AbortSignal }) => ({
-      [Symbol.asyncIterator]: () => ({
-        next: async () => {
-          if (opts.signal) await whenAborted(opts.signal);
-          return { done: true as const, value: undefined };
-        },
-      }),
-    }),
-  } as unknown as Client;
-}
+import { quietClient } from './testing/quiet-client.js';
 
 /** Leader election driven by the test. */
 class ManualElection implements LeaderElection {

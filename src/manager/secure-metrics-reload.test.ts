@@ -10,26 +10,13 @@ import path from 'node:path';
 import { connect, type PeerCertificate } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import type { Client } from '../client/client.js';
-import { whenAborted } from '../core/abort.js';
 import { FakeClock } from '../core/fake-clock.js';
 import { freePort } from '../testing/free-port.js';
 import { Manager } from './manager.js';
 import { createSelfSignedCertificate } from '../webhook/self-signed-certificate.js';
+import { quietClient } from './testing/quiet-client.js';
 
-function client(): Client {
-  return {
-    listPage: async () => ({ items: [], resourceVersion: '1' }),
-    watch: (_type: unknown, opts: { signal?: AbortSignal }) => ({
-      [Symbol.asyncIterator]: () => ({
-        next: async () => {
-          if (opts.signal) await whenAborted(opts.signal);
-          return { done: true as const, value: undefined };
-        },
-      }),
-    }),
-    create: async () => ({ status: { authenticated: false } }),
-  } as unknown as Client;
-}
+const client = (): Client => quietClient({ extra: { create: async () => ({ status: { authenticated: false } }) } });
 
 /** The fingerprint of the certificate a new TLS connection is served. */
 function servedFingerprint(port: number): Promise<string> {

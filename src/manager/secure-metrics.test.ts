@@ -4,27 +4,18 @@ import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '../client/client.js';
-import { whenAborted } from '../core/abort.js';
 import { FakeClock } from '../core/fake-clock.js';
 import { freePort } from '../testing/free-port.js';
 import { Manager } from './manager.js';
 import { defaultBindHost } from './secure-metrics.js';
+import { quietClient } from './testing/quiet-client.js';
 
 /** Empty lists, idle watches, and reviews that know one allowed and one denied token. */
 function client(): Client & { reviews: number } {
-  const c = {
+  const extra = {
     reviews: 0,
-    listPage: async () => ({ items: [], resourceVersion: '1' }),
-    watch: (_type: unknown, opts: { signal?: AbortSignal }) => ({
-      [Symbol.asyncIterator]: () => ({
-        next: async () => {
-          if (opts.signal) await whenAborted(opts.signal);
-          return { done: true as const, value: undefined };
-        },
-      }),
-    }),
     create: async (obj: { kind: string; spec: { token?: string; user?: string } }) => {
-      c.reviews++;
+      extra.reviews++;
       if (obj.kind === 'TokenReview') {
         const user = obj.spec.token === 'good' ? 'scraper' : obj.spec.token === 'other' ? 'tenant' : undefined;
         return { status: user ? { authenticated: true, user: { username: user } } : { authenticated: false } };
@@ -32,7 +23,7 @@ function client(): Client & { reviews: number } {
       return { status: { allowed: obj.spec.user === 'scraper' } };
     },
   };
-  return c as unknown as Client & { reviews: number };
+  return quietClient({ extra });
 }
 
 function get(scheme: 'http' | 'https', port: number, path: string, token?: string): Promise<{ status: number; body: string }> {

@@ -4,33 +4,18 @@ import { request } from 'node:https';
 import { get } from 'node:http';
 import type { Client } from '../client/contracts.js';
 import { kind } from '../client/kind.js';
-import { whenAborted } from '../core/abort.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { KubeObject } from '../core/object-key.js';
 import { Manager } from '../manager/manager.js';
 import { freePort } from '../testing/free-port.js';
 import { eventually } from '../testing/eventually.js';
 import { deny } from './handlers.js';
+import { quietClient } from '../manager/testing/quiet-client.js';
 
 const WIDGET = kind<KubeObject & { spec: { size: number } }>('example.com/v1', 'Widget');
 
-/** Lists wait for `gate`; watches stay open until aborted. */
-function gatedClient(gate: Promise<void>): Client {
-  return {
-    listPage: async () => {
-      await gate;
-      return { items: [], resourceVersion: '1' };
-    },
-    watch: (_type: unknown, opts: { signal?: AbortSignal }) => ({
-      [Symbol.asyncIterator]: () => ({
-        next: async () => {
-          if (opts.signal) await whenAborted(opts.signal);
-          return { done: true as const, value: undefined };
-        },
-      }),
-    }),
-  } as unknown as Client;
-}
+const gatedClient = (gate: Promise<void>): Client => quietClient({ gate });
+
 
 function readyz(port: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
