@@ -8,6 +8,7 @@ import type { Client } from '../client/client.js';
 import { toPartialObjectMetadata } from '../client/partial-object-metadata.js';
 import type { KubeObject } from '../core/object-key.js';
 import { parseShardSelector, selectorMatches } from '../client/shard-selector.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import type { ListerWatcherFactory } from './informer-factory.js';
 import type { InformerSpec } from './informer-spec.js';
 import type { ListerWatcher, ListerWatchEvent } from './lister-watcher.js';
@@ -23,13 +24,14 @@ import type { ListerWatcher, ListerWatchEvent } from './lister-watcher.js';
  */
 export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean }, spec: InformerSpec): ListerWatcher<KubeObject> {
   const type = { apiVersion: spec.apiVersion, kind: spec.kind };
-  const scope = {
-    ...(spec.namespace ? { namespace: spec.namespace } : {}),
-    ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
-    ...(spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {}),
-    ...(spec.metadataOnly ? { metadataOnly: true } : {}),
-    ...(spec.shardSelector ? { shardSelector: spec.shardSelector } : {}),
-  };
+  // A falsy field ('' or false) is left out, as an absent one.
+  const scope = omitUndefined({
+    namespace: spec.namespace || undefined,
+    labelSelector: spec.labelSelector || undefined,
+    fieldSelector: spec.fieldSelector || undefined,
+    metadataOnly: spec.metadataOnly || undefined,
+    shardSelector: spec.shardSelector || undefined,
+  });
   const cut = spec.metadataOnly ? (o: KubeObject): KubeObject => toPartialObjectMetadata(o, type) : undefined;
   const shard = spec.shardSelector ? parseShardSelector(spec.shardSelector) : undefined;
   const keep = shard ? (o: KubeObject): boolean => selectorMatches(shard, o) : undefined;
@@ -40,7 +42,8 @@ export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'> &
     async list(opts) {
       const page = await client.listPage<KubeObject>(type, { ...scope, ...opts });
       const kept = keep ? page.items.filter(keep) : page.items;
-      return { items: cut ? kept.map(cut) : kept, resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) };
+      const items = cut ? kept.map(cut) : kept;
+      return { items, resourceVersion: page.resourceVersion, ...omitUndefined({ continue: page.continue || undefined }) };
     },
     watch: (opts) => {
       const events = client.watch<KubeObject>(type, { ...scope, ...opts }) as AsyncIterable<ListerWatchEvent<KubeObject>>;

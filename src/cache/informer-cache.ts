@@ -11,6 +11,7 @@ import { ApiError } from '../client/api-error.js';
 import { OperatorRuntimeError } from '../core/errors.js';
 import type { Kind } from '../client/kind.js';
 import { kindKey, type KubeObject, type ObjectRef } from '../core/object-key.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { CacheReader, type CacheListOptions } from './cache-reader.js';
 import { CacheNotStartedError } from './errors.js';
 import type { IndexFunc } from './indexer.js';
@@ -150,7 +151,11 @@ export class InformerCache {
 
   private specsFor(type: TypeRef): InformerSpec[] {
     const labelSelector = this.labelSelectors.get(kindKey(type));
-    const base: InformerSpec = { apiVersion: type.apiVersion, kind: type.kind, ...(labelSelector ? { labelSelector } : {}), ...(type.metadataOnly ? { metadataOnly: true } : {}) };
+    const base: InformerSpec = {
+      apiVersion: type.apiVersion,
+      kind: type.kind,
+      ...omitUndefined({ labelSelector: labelSelector || undefined, metadataOnly: type.metadataOnly || undefined }),
+    };
     if (!this.namespaces || !this.isNamespaced(type)) return [base];
     return this.namespaces.map((namespace) => ({ ...base, namespace }));
   }

@@ -3,6 +3,7 @@
  * the same objects (selectors written in another order, say) have the same key, so they share one
  * watch.
  */
+import { omitUndefined } from '../core/omit-undefined.js';
 import { formatLabelSelector, parseLabelSelector } from './label-selector.js';
 import { formatHashBound, formatShardSelector, parseShardSelector } from '../client/shard-selector.js';
 
@@ -46,11 +47,14 @@ export function normalizeInformerSpec(spec: InformerSpec): InformerSpec {
   return {
     apiVersion: spec.apiVersion,
     kind: spec.kind,
-    ...(spec.namespace ? { namespace: spec.namespace } : {}),
-    ...(labelSelector ? { labelSelector } : {}),
-    ...(fieldSelector ? { fieldSelector } : {}),
-    ...(spec.metadataOnly ? { metadataOnly: true } : {}),
-    ...(shardSelector ? { shardSelector } : {}),
+    // The canonical form leaves out an empty scope or selector and a false metadataOnly.
+    ...omitUndefined({
+      namespace: spec.namespace || undefined,
+      labelSelector: labelSelector || undefined,
+      fieldSelector: fieldSelector || undefined,
+      metadataOnly: spec.metadataOnly || undefined,
+      shardSelector: shardSelector || undefined,
+    }),
   };
 }
 

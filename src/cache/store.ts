@@ -17,6 +17,7 @@
  * watch's DELETED event or the next clean relist.
  */
 import { objectKey, type KubeObject } from '../core/object-key.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { noopInformerMetrics, type InformerMetrics } from './cache-metrics.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, type IndexFunc } from './indexer.js';
@@ -230,7 +231,7 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
   private reject(reason: InvalidObjectReason, source: InvalidObjectSource, key: string | undefined, uid: string | undefined): Checked<T> {
     this.invalid++;
     this.metrics.invalidObject(source);
-    this.logger.warn({ reason, source, ...(key !== undefined ? { key } : {}) }, 'object left out of the cache');
+    this.logger.warn({ reason, source, ...omitUndefined({ key }) }, 'object left out of the cache');
     return { ok: false, reason, key, uid };
   }
 

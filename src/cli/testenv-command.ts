@@ -4,6 +4,7 @@
  * `operator-runtime/testing`'s envtest functions; this file is only their command line.
  */
 import type { Command } from 'commander';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { BinariesNotFoundError } from '../testing/binaries.js';
 import { cleanupEnvtest, installEnvtest, listEnvtest, useEnvtest } from '../testing/envtest/envtest.js';
 import { EnvtestError } from '../testing/envtest/envtest-error.js';
@@ -29,7 +30,8 @@ const VERSION_HELP = 'a version or selector, as setup-envtest: 1.30.0, 1.30.x, ~
 
 export function addTestenvCommand(program: Command, io: TestenvIo): void {
   const progress = io.progress ?? { isTTY: false, write: io.stderr };
-  const common = (options: { index?: string }) => ({ progress, ...(io.env ? { env: io.env } : {}), ...(options.index ? { indexUrl: options.index } : {}) });
+  // An empty --index or version argument counts as not given.
+  const common = (options: { index?: string }) => ({ progress, ...omitUndefined({ env: io.env, indexUrl: options.index || undefined }) });
   const testenv = program
     .command('testenv')
     .description("control-plane binaries for TestEnv: envtest's etcd and kube-apiserver, downloaded and verified into the cache")
@@ -41,7 +43,7 @@ export function addTestenvCommand(program: Command, io: TestenvIo): void {
     .argument('[version]', VERSION_HELP)
     .option('--index <url>', INDEX_HELP)
     .action(async (version: string | undefined, options: { index?: string }) => {
-      const installed = await installEnvtest({ ...common(options), ...(version ? { version } : {}) });
+      const installed = await installEnvtest({ ...common(options), ...omitUndefined({ version: version || undefined }) });
       io.stdout(`${installed.dir}\n`);
     });
 
@@ -52,7 +54,7 @@ export function addTestenvCommand(program: Command, io: TestenvIo): void {
     .option('--index <url>', INDEX_HELP)
     .option('-i, --installed', 'only what is installed (no index)')
     .action(async (version: string | undefined, options: { index?: string; installed?: boolean }) => {
-      const listing = await listEnvtest({ ...common(options), ...(version ? { version } : {}), installedOnly: !!options.installed });
+      const listing = await listEnvtest({ ...common(options), ...omitUndefined({ version: version || undefined }), installedOnly: !!options.installed });
       const installedVersions = new Set(listing.installed.map((i) => i.version));
       for (const item of listing.installed) io.stdout(`(installed)  v${item.version}  ${item.platform.os}/${item.platform.arch}  ${item.dir}${item.store === 'setup-envtest' ? "  (setup-envtest's store)" : ''}\n`);
       for (const archive of listing.available) {
@@ -75,7 +77,12 @@ export function addTestenvCommand(program: Command, io: TestenvIo): void {
         io.stdout(`${USE_EXISTING_CLUSTER_ENV} is set: TestEnv uses your cluster, no control-plane binaries needed\n`);
         return;
       }
-      const used = await useEnvtest({ ...common(options), ...(version ? { version } : {}), installedOnly: !!options.installedOnly, sourceBuild: options.sourceBuild });
+      const used = await useEnvtest({
+        ...common(options),
+        ...omitUndefined({ version: version || undefined }),
+        installedOnly: !!options.installedOnly,
+        sourceBuild: options.sourceBuild,
+      });
       if (options.printPath) {
         io.stdout(`${used.dir}\n`);
         return;
@@ -89,7 +96,7 @@ export function addTestenvCommand(program: Command, io: TestenvIo): void {
     .description("remove versions from operator-runtime's cache (never from setup-envtest's store)")
     .argument('[version]', `${VERSION_HELP.replace('the newest', 'all')}`)
     .action(async (version: string | undefined) => {
-      const removed = await cleanupEnvtest({ ...(io.env ? { env: io.env } : {}), ...(version ? { version } : {}) });
+      const removed = await cleanupEnvtest(omitUndefined({ env: io.env, version: version || undefined }));
       for (const dir of removed) io.stdout(`removed ${dir}\n`);
       if (removed.length === 0) io.stdout('nothing to remove\n');
     });

@@ -1,3 +1,4 @@
+import { omitUndefined } from '../core/omit-undefined.js';
 import { isGone } from './api-error.js';
 import type { ResourceType } from './discovery.js';
 import type { ListOptions, ListPage, ListPageOptions, PagedListPage } from './client-options.js';
@@ -31,11 +32,11 @@ export async function* listPages<T>(listPage: ListPageFn, type: ResourceType, op
             labelSelector: opts.labelSelector,
             fieldSelector: opts.fieldSelector,
             // Like the label selector, the shard selector filters each page: the token does not carry it.
-            ...(opts.shardSelector ? { shardSelector: opts.shardSelector } : {}),
+            ...omitUndefined({ shardSelector: opts.shardSelector || undefined }),
             signal: opts.signal,
             limit,
             continue: cont,
-            ...(opts.metadataOnly ? { metadataOnly: true } : {}),
+            ...omitUndefined({ metadataOnly: opts.metadataOnly || undefined }),
           };
     try {
       page = await listPage<T>(type, pageOpts);

@@ -1,5 +1,6 @@
 import type { ReconcileObserver, ReconcileRecord } from '../controller/controller.js';
 import type { Clock } from '../core/clock.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { FixedRing } from './fixed-ring.js';
 import { describeError } from './redact-message.js';
 import { ReconcileWindow, type ReconcileWindowOptions, type WindowPoint, type WindowSummary } from './reconcile-window.js';
@@ -85,7 +86,7 @@ export class ControllerView implements ReconcileObserver {
     const failed = record.outcome === 'error' || record.outcome === 'terminal_error';
     this.window.record(this.clock.now(), record.durationMs, failed);
     const error = failed ? describeError(record.error) : undefined;
-    this.recent.push({ atMs: record.startedAtMs, key: record.key, reconcileID: record.reconcileID, result: record.outcome, durationMs: record.durationMs, ...(error !== undefined ? { error } : {}) });
+    this.recent.push({ atMs: record.startedAtMs, key: record.key, reconcileID: record.reconcileID, result: record.outcome, durationMs: record.durationMs, ...omitUndefined({ error }) });
     if (!failed) {
       this.failing.delete(record.key);
       return;

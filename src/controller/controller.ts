@@ -5,6 +5,7 @@ import { realClock, type Clock } from '../core/clock.js';
 import { AbortedError, AlreadyStartedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { objectKey, parseObjectKey, type ObjectRef } from '../core/object-key.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { Workqueue } from '../workqueue/workqueue.js';
 import { ControllerMetrics, type ReconcileOutcomeLabel } from './controller-metrics.js';
@@ -108,8 +109,7 @@ export class Controller {
       name: this.name,
       controller: this.name,
       clock: this.clock,
-      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
-      ...(options.registry ? { registry: options.registry } : {}),
+      ...omitUndefined({ rateLimiter: options.rateLimiter, registry: options.registry }),
     });
     this.metrics = options.registry ? new ControllerMetrics(options.registry, this.name, this.workers) : undefined;
     this.observer = options.observer;

@@ -5,6 +5,7 @@ import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { kindKey, objectKey as objectKeyOf, type KubeObject } from '../core/object-key.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -191,9 +192,11 @@ export class EventRecorder {
         apiVersion: e.obj.apiVersion,
         kind: e.obj.kind,
         name: meta.name,
-        ...(meta.namespace ? { namespace: meta.namespace } : {}),
-        ...(meta.uid ? { uid: meta.uid } : {}),
-        ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
+        ...omitUndefined({
+          namespace: meta.namespace || undefined,
+          uid: meta.uid || undefined,
+          resourceVersion: meta.resourceVersion || undefined,
+        }),
       },
       type: e.type,
       reason: e.reason,

@@ -4,6 +4,7 @@
  * structural-schema rules before it is returned, so a generator bug never reaches a cluster.
  */
 import type { CustomResourceConversion } from 'kubernetes-types/apiextensions/v1.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import type { AnyCustomKind } from './custom-kind.js';
 import type { CustomKindVersionDefinition, PrinterColumn, Scope, Subresources } from './custom-kind-definition.js';
 import { NonStructuralSchemaError } from './errors.js';
@@ -63,7 +64,7 @@ export function customResourceDefinition(kind: AnyCustomKind, options: CustomRes
       group,
       names: {
         kind: names.kind,
-        ...(names.listKind ? { listKind: names.listKind } : {}),
+        ...omitUndefined({ listKind: names.listKind || undefined }),
         plural: names.plural,
         singular: names.singular ?? names.kind.toLowerCase(),
         ...(names.shortNames?.length ? { shortNames: [...names.shortNames] } : {}),
@@ -71,7 +72,7 @@ export function customResourceDefinition(kind: AnyCustomKind, options: CustomRes
       },
       scope,
       versions: versions.map((v) => crdVersion(v)),
-      ...(options.conversion ? { conversion: options.conversion } : {}),
+      ...omitUndefined({ conversion: options.conversion }),
     },
   };
   const violations = crd.spec.versions.flatMap((v) => structuralViolations(v.schema.openAPIV3Schema, `versions[${v.name}].schema.openAPIV3Schema`));
@@ -90,9 +91,8 @@ function crdVersion(v: CustomKindVersionDefinition): CustomResourceDefinitionVer
     name: v.name,
     served: v.served,
     storage: v.storage,
-    ...(v.deprecated ? { deprecated: true } : {}),
-    ...(v.deprecationWarning ? { deprecationWarning: v.deprecationWarning } : {}),
-    ...(subresources ? { subresources } : {}),
+    // false and '' are left out as absent, so the manifest carries only what was set.
+    ...omitUndefined({ deprecated: v.deprecated || undefined, deprecationWarning: v.deprecationWarning || undefined, subresources }),
     ...(v.printerColumns?.length ? { additionalPrinterColumns: v.printerColumns.map(column) } : {}),
     schema: { openAPIV3Schema: toStructuralSchema(versionObjectSchema(v), `versions[${v.name}].schema`) },
   };
@@ -102,9 +102,8 @@ function column(c: PrinterColumn): PrinterColumn {
   return {
     name: c.name,
     type: c.type,
-    ...(c.format ? { format: c.format } : {}),
-    ...(c.description ? { description: c.description } : {}),
-    ...(c.priority ? { priority: c.priority } : {}),
+    // '' and a priority of 0 (the default) are left out as absent.
+    ...omitUndefined({ format: c.format, description: c.description || undefined, priority: c.priority || undefined }),
     jsonPath: c.jsonPath,
   };
 }

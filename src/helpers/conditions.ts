@@ -5,6 +5,7 @@
  * refreshed on every set.
  */
 import { realClock, type Clock } from '../core/clock.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { InvalidConditionError } from './errors.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -82,7 +83,7 @@ export function setCondition(conditions: readonly Condition[] | undefined, input
   const next: Condition = {
     type: input.type,
     status: input.status,
-    ...(input.observedGeneration !== undefined ? { observedGeneration: input.observedGeneration } : {}),
+    ...omitUndefined({ observedGeneration: input.observedGeneration }),
     lastTransitionTime:
       existing && existing.status === input.status && existing.lastTransitionTime
         ? existing.lastTransitionTime

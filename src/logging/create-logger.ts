@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilent, Logger as PinoLogger } from 'pino';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { DEFAULT_REDACT_KEYS, createRedactor } from './redact.js';
 
 /** @defaultValue 'info' */
@@ -36,7 +37,7 @@ export function createLogger(options: LoggerOptions = {}): PinoLogger {
     {
       level: options.level ?? DEFAULT_LOG_LEVEL,
       // pino's own default base is { pid, hostname }; kept unless the caller gives another.
-      base: { ...(options.base ?? { pid: process.pid, hostname: hostname() }), ...(options.name !== undefined ? { logger: options.name } : {}) },
+      base: { ...(options.base ?? { pid: process.pid, hostname: hostname() }), ...omitUndefined({ logger: options.name }) },
       timestamp: pino.stdTimeFunctions.isoTime,
       hooks: {
         // The message and printf arguments are free text the formatters never see (issue 18).

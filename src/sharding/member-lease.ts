@@ -11,6 +11,7 @@ import type { Client } from '../client/contracts.js';
 import { sleep } from '../core/abort.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { LeaderElector, type LeaderWork } from '../leader-election/leader-elector.js';
 import { LEASE_TYPE, leaseDurationSeconds, type Lease } from '../leader-election/lease-record.js';
 import type { Registry } from 'prom-client';
@@ -44,7 +45,7 @@ export class MemberLease {
       retryPeriodMs: s.retryPeriodMs,
       clock: options.clock,
       logger: options.logger,
-      ...(options.registry ? { registry: options.registry } : {}),
+      ...omitUndefined({ registry: options.registry }),
     });
   }
 

@@ -15,6 +15,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { Registry } from 'prom-client';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { bucketOf, bucketSelector, bucketsOf } from './buckets.js';
 import { RangeListerWatcher } from './range-lister-watcher.js';
 
@@ -50,7 +51,7 @@ export class RangeCache {
         new SharedInformer<KubeObject>(lw, {
           clock: options.clock,
           logger: options.logger,
-          ...(options.registry ? { registry: options.registry } : {}),
+          ...omitUndefined({ registry: options.registry }),
           // The shard label in the name tells this replica's own informer apart in cache_objects.
           name: `${options.type.apiVersion} ${options.type.kind}${scopes[i]!.namespace ? ` ns=${scopes[i]!.namespace}` : ''} ${options.shardLabel}=${options.memberId} ranges`,
         }),

@@ -14,6 +14,7 @@ import type { Client } from '../client/contracts.js';
 import { linkedAbortController } from '../core/abort.js';
 import { AbortedError } from '../core/errors.js';
 import type { KubeObject } from '../core/object-key.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 
 export class RangeListerWatcher implements ListerWatcher<KubeObject> {
   readonly watchList: boolean;
@@ -70,7 +71,7 @@ export class RangeListerWatcher implements ListerWatcher<KubeObject> {
   }
 
   private inner(): ListerWatcher<KubeObject> {
-    return clientListerWatcher(this.client, { ...this.spec, ...(this.selector ? { shardSelector: this.selector } : {}) });
+    return clientListerWatcher(this.client, { ...this.spec, ...omitUndefined({ shardSelector: this.selector || undefined }) });
   }
 
   /** Resolves with the generation once a selector is set; rejects when `signal` aborts first. */

@@ -21,6 +21,7 @@ import type { Reader } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { KubeObject } from '../core/object-key.js';
 import { HASH_SPACE_END, formatShardSelector, hashRange, objectInRange, shardHash, type ShardKeyField } from '../client/shard-selector.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 
 /** How the probe decided; `honoured` is the answer. */
 export type ShardSelectorSupport =
@@ -56,7 +57,7 @@ export const INVALID_PROBE_SELECTOR = "shardRange(object.metadata.uid, '0x800000
  */
 export async function probeShardSelectorSupport(client: Pick<Reader, 'listPage'>, type: ResourceType, options: ShardSupportProbeOptions = {}): Promise<ShardSelectorSupport> {
   const field = options.field ?? 'uid';
-  const scope = { ...(options.namespace ? { namespace: options.namespace } : {}), ...(options.signal ? { signal: options.signal } : {}) };
+  const scope = omitUndefined({ namespace: options.namespace || undefined, signal: options.signal });
   const first = await client.listPage<KubeObject>(type, { ...scope, limit: 1 });
   const item = first.items[0];
   if (item && first.resourceVersion) {

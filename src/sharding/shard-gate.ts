@@ -24,6 +24,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { keyOf, objectKey, type KubeObject } from '../core/object-key.js';
 import type { Reconciler } from '../controller/reconciler.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { requeueAfter } from '../core/result.js';
 
 /** How long to wait for the cache to catch up after an acknowledgement conflicted. @defaultValue 200 ms */
@@ -161,7 +162,7 @@ export class ShardGate {
           if (this.existsElsewhere?.(key)) return requeueAfter(this.options.failedAckWaitMs);
           // Gone from the cache while ours: deleted, or its label taken off by someone else. Only a
           // deletion is ours to reconcile; the server knows which.
-          const current = await ignoreNotFound(this.options.client.get(this.type, request.name, { ...(request.namespace ? { namespace: request.namespace } : {}), signal: ctx.signal }));
+          const current = await ignoreNotFound(this.options.client.get(this.type, request.name, { ...omitUndefined({ namespace: request.namespace || undefined }), signal: ctx.signal }));
           if (current !== undefined) {
             if (!this.find(key)) this.held.delete(key);
             ctx.log.info({ key }, 'left this shard’s cache without being deleted or handed over: not reconciled here');
@@ -247,7 +248,7 @@ export class ShardGate {
     try {
       await this.whenIdle(key, signal);
       for (;;) {
-        const obj = this.find(key) ?? (await ignoreNotFound(this.options.client.get<KubeObject>(this.type, name, { ...(namespace ? { namespace } : {}), signal })));
+        const obj = this.find(key) ?? (await ignoreNotFound(this.options.client.get<KubeObject>(this.type, name, { ...omitUndefined({ namespace: namespace || undefined }), signal })));
         if (!obj || this.owns(obj)) return; // gone, or granted to us again
         const labels = obj.metadata?.labels ?? {};
         const me = this.options.memberId;
@@ -266,7 +267,7 @@ export class ShardGate {
             { apiVersion: obj.apiVersion ?? this.type.apiVersion, kind: this.type.kind },
             obj.metadata!.name!,
             { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels: patch } },
-            { type: 'merge', signal, ...(obj.metadata?.namespace ? { namespace: obj.metadata.namespace } : {}) },
+            { type: 'merge', signal, ...omitUndefined({ namespace: obj.metadata?.namespace || undefined }) },
           );
           this.acknowledged++;
           this.log.info({ key, waitedMs: Math.round(this.options.clock.monotonicNow() - startedMs) }, 'handed over a key');

@@ -35,6 +35,7 @@
 import { clientListerWatcher } from '../cache/client-lister-watcher.js';
 import { SharedInformer } from '../cache/informer.js';
 import { ApiError, isConflict, isNotFound } from '../client/api-error.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { LEASE_TYPE } from '../leader-election/lease-record.js';
 import type { Client } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
@@ -209,7 +210,7 @@ export class Sharder {
       maxConcurrentReconciles: SHARDER_WORKERS,
       clock: this.options.clock,
       logger: this.log,
-      ...(this.options.registry ? { registry: this.options.registry } : {}),
+      ...omitUndefined({ registry: this.options.registry }),
       reconciler: {
         reconcile: async (request, ctx) => {
           const key = request.namespace ? `${request.namespace}/${request.name}` : request.name;
@@ -358,7 +359,7 @@ export class Sharder {
   private async patch(loop: KindLoop, key: string, obj: KubeObject, labels: Record<string, string | null>, signal: AbortSignal): Promise<boolean> {
     const namespace = obj.metadata?.namespace;
     try {
-      await this.options.client.patch(loop.type, obj.metadata!.name!, { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels } }, { type: 'merge', signal, ...(namespace ? { namespace } : {}) });
+      await this.options.client.patch(loop.type, obj.metadata!.name!, { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels } }, { type: 'merge', signal, ...omitUndefined({ namespace: namespace || undefined }) });
       loop.unassignable.delete(key);
       return true;
     } catch (err) {

@@ -11,6 +11,7 @@ import type { ResourceType } from '../client/discovery.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { kindKey, type KubeObject } from '../core/object-key.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import type { LeaderWork } from '../leader-election/leader-elector.js';
 import { MemberLease } from './member-lease.js';
 import { RangeCache } from './range-cache.js';
@@ -243,7 +244,7 @@ export class Sharding implements ShardingHost, ShardMembership {
     const namespace = this.deps.namespaces?.[0];
     for (const gate of this.gates.values()) {
       try {
-        const support = await probeShardSelectorSupport(this.deps.client, gate.type, { ...(namespace ? { namespace } : {}), signal });
+        const support = await probeShardSelectorSupport(this.deps.client, gate.type, { ...omitUndefined({ namespace: namespace || undefined }), signal });
         this.log.info({ kind: gate.type.kind, ...support }, 'probed server-side shardSelector support');
         if (!support.honoured) return 'label';
       } catch (err) {

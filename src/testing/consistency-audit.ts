@@ -45,6 +45,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { OperatorRuntimeError } from '../core/errors.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 
 /** One key-value as etcd stores it. Keys are decoded as UTF-8 (Kubernetes keys are ASCII). */
 export interface HistoryKv {
@@ -154,7 +155,7 @@ export async function auditConsistency(options: ConsistencyAuditOptions): Promis
     prefix: options.prefix,
     startRevision: options.startRevision,
     endRevision: history.endRevision,
-    ...(options.writes ? { writes: options.writes } : {}),
+    ...omitUndefined({ writes: options.writes }),
   });
 }
 
@@ -268,7 +269,7 @@ export function analyzeHistory(events: readonly HistoryEvent[], options: Analyze
 
   const notConverged = [...live]
     .filter(([, s]) => s.json && s.generation !== undefined && s.observedGeneration !== s.generation)
-    .map(([key, s]) => ({ key, ...(s.generation !== undefined ? { generation: s.generation } : {}), ...(s.observedGeneration !== undefined ? { observedGeneration: s.observedGeneration } : {}) }));
+    .map(([key, s]) => ({ key, ...omitUndefined({ generation: s.generation, observedGeneration: s.observedGeneration }) }));
 
   return {
     prefix: options.prefix ?? '',

@@ -5,6 +5,7 @@
  * lifecycle (CRDs, namespaces, cleanup); this file only knows how to reach the cluster.
  */
 import { Agent, type Dispatcher } from 'undici';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { adminRequest } from './admin-request.js';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { defaultKubeconfigPaths, loadKubeconfigFile, mergeKubeconfigs, resolveKubeconfig, type ClusterConfig, type Kubeconfig } from '../client/kubeconfig.js';
@@ -65,7 +66,7 @@ export class ExistingCluster {
     } catch (error) {
       throw new TestEnvUnavailableError('existingCluster', `cannot read its kubeconfig (${paths.join(', ') || 'no KUBECONFIG and no ~/.kube/config'}): ${(error as Error).message}`, { cause: error });
     }
-    const config = await resolveKubeconfig(kc, options.context ? { context: options.context } : {});
+    const config = await resolveKubeconfig(kc, omitUndefined({ context: options.context || undefined }));
     const contextName = config.contextName!;
     const context = kc.contexts!.find((c) => c.name === contextName)!.context!;
     const cluster = kc.clusters!.find((c) => c.name === context.cluster)!;
@@ -75,9 +76,9 @@ export class ExistingCluster {
     const dispatcher = new Agent({
       connect: {
         rejectUnauthorized: tls.rejectUnauthorized,
-        ...(tls.ca ? { ca: tls.ca } : {}),
+        ...omitUndefined({ ca: tls.ca || undefined }),
         ...(clientCert ? { cert: clientCert.cert, key: clientCert.key } : tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
-        ...(tls.servername ? { servername: tls.servername } : {}),
+        ...omitUndefined({ servername: tls.servername || undefined }),
       },
     });
     const existing = new ExistingCluster(
@@ -101,7 +102,7 @@ export class ExistingCluster {
   async request<T>(method: Dispatcher.HttpMethod, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: T }> {
     const impersonate = this.config.impersonate;
     const identity = {
-      ...(this.authorization ? { authorization: this.authorization } : {}),
+      ...omitUndefined({ authorization: this.authorization || undefined }),
       ...(impersonate ? { 'impersonate-user': impersonate.user, ...(impersonate.groups?.length ? { 'impersonate-group': [...impersonate.groups] } : {}) } : {}),
     };
     return adminRequest<T>(this.config.server, this.dispatcher, identity, method, path, body, headers);

@@ -6,6 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { adminRequest } from './admin-request.js';
 import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
@@ -668,7 +669,7 @@ export class TestEnv {
     const client = await KubeClient.fromKubeconfig({ kubeconfig: this.kubeconfig as unknown as Kubeconfig });
     const simulator = new PodSimulator({
       client,
-      ...(options.readyDelayMs !== undefined ? { readyDelayMs: options.readyDelayMs } : {}),
+      ...omitUndefined({ readyDelayMs: options.readyDelayMs }),
       bind: async (namespace, pod, node) => {
         const res = await this.request('POST', `/api/v1/namespaces/${namespace}/pods/${pod}/binding`, {
           apiVersion: 'v1',

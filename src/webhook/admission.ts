@@ -7,6 +7,7 @@
  * Neither reaches the HTTP layer as an error.
  */
 import type { Clock } from '../core/clock.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { redactCredentialText } from '../core/redact-text.js';
 import { InvalidReviewError, WebhookTimeoutError } from './errors.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, type ValidationResult, type WebhookRequest } from './handlers.js';
@@ -127,5 +128,5 @@ function badRequest(uid: string, message: string): AdmissionResponse {
 function toResponse(uid: string, result: ValidationResult): AdmissionResponse {
   const warnings = result.warnings?.length ? { warnings: result.warnings } : {};
   if (result.allowed) return { uid, allowed: true, ...warnings };
-  return { uid, allowed: false, status: { code: result.code ?? 403, message: result.message, ...(result.reason ? { reason: result.reason } : {}) }, ...warnings };
+  return { uid, allowed: false, status: { code: result.code ?? 403, message: result.message, ...omitUndefined({ reason: result.reason || undefined }) }, ...warnings };
 }

@@ -10,6 +10,7 @@ import type { MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations,
 import type { CustomResourceConversion } from 'kubernetes-types/apiextensions/v1.js';
 import type { ResourceType } from '../client/discovery.js';
 import { InvalidOptionError } from '../core/errors.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_SECONDS, type FailurePolicy } from './handlers.js';
 import type { LabelSelectorObject } from '../cache/label-selector.js';
 import { splitApiVersion } from './kind-resource.js';
@@ -78,7 +79,7 @@ function clientConfig(options: WebhookClientOptions, path: string): WebhookClien
   const ca = options.caBundle ? { caBundle: Buffer.from(options.caBundle).toString('base64') } : {};
   if (options.url) return { url: `${options.url}${path}`, ...ca };
   const s = options.service!;
-  return { service: { name: s.name, namespace: s.namespace, path, ...(s.port !== undefined ? { port: s.port } : {}) }, ...ca };
+  return { service: { name: s.name, namespace: s.namespace, path, ...omitUndefined({ port: s.port }) }, ...ca };
 }
 
 function metadata(name: string, options: WebhookManifestOptions): { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } {

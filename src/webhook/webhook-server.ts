@@ -17,6 +17,7 @@ import type { Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { listenOn } from '../core/http-server-lifecycle.js';
 import type { Logger } from '../core/logger.js';
+import { omitUndefined } from '../core/omit-undefined.js';
 import { createSelfSignedCertificate } from './self-signed-certificate.js';
 import { admissionTimeoutMs, reviewAdmission } from './admission.js';
 import { CertificateReloader, type ServingCertificate } from './certificate-reloader.js';
@@ -207,12 +208,12 @@ export class WebhookServer {
         ...files,
         clock: this.deps.clock,
         logger: this.log,
-        ...(this.options.certPollIntervalMs !== undefined ? { pollIntervalMs: this.options.certPollIntervalMs } : {}),
-        onChange: (next) => this.server?.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2', ...(this.clientCa ? { ca: this.clientCa } : {}) }),
+        ...omitUndefined({ pollIntervalMs: this.options.certPollIntervalMs }),
+        onChange: (next) => this.server?.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2', ...omitUndefined({ ca: this.clientCa }) }),
       });
       pair = await this.reloader.start();
     } else {
-      pair = this.selfSigned = createSelfSignedCertificate(this.options.selfSignedHosts ? { hosts: this.options.selfSignedHosts } : {});
+      pair = this.selfSigned = createSelfSignedCertificate(omitUndefined({ hosts: this.options.selfSignedHosts }));
     }
     const clientAuth = this.clientCa ? { ca: this.clientCa, requestCert: true, rejectUnauthorized: true } : {};
     const server = createServer(

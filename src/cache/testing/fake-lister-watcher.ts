@@ -9,6 +9,7 @@
  */
 import { ApiError } from '../../client/api-error.js';
 import { keyOf, type KubeObject } from '../../core/object-key.js';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type ListerListOptions, type ListerListPage, type ListerWatcher, type ListerWatchEvent, type ListerWatchOptions } from '../lister-watcher.js';
 
 export interface FakeListerWatcherOptions {
@@ -158,7 +159,7 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
       token = `c${this.nextToken++}`;
       this.snapshots.set(token, { items: snap.items, rv: snap.rv, offset: end });
     }
-    return Promise.resolve({ items, resourceVersion: String(snap.rv), ...(token ? { continue: token } : {}) });
+    return Promise.resolve({ items, resourceVersion: String(snap.rv), ...omitUndefined({ continue: token }) });
   }
 
   watch(opts: ListerWatchOptions): AsyncIterable<ListerWatchEvent<T>> {

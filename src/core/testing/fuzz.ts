@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import fc from 'fast-check';
+import { omitUndefined } from '../omit-undefined.js';
 
 /** One seed per process: `FUZZ_SEED=<n>` replays a run, otherwise it changes with every run. */
 export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
@@ -28,7 +29,7 @@ export async function checkProperty(name: string, property: fc.IRawProperty<unkn
     seed: FUZZ_SEED,
     numRuns: 1_000_000,
     interruptAfterTimeLimit: options.timeMs,
-    ...(options.runTimeoutMs !== undefined ? { timeout: options.runTimeoutMs } : {}),
+    ...omitUndefined({ timeout: options.runTimeoutMs }),
   });
   if (details.failed) {
     console.log(`# ${name}: failed with FUZZ_SEED=${FUZZ_SEED} (replay: FUZZ_SEED=${FUZZ_SEED} node --import tsx --test ${path.relative(process.cwd(), options.file)})`);

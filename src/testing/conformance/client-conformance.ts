@@ -13,6 +13,7 @@ import type { WatchEvent } from '../../client/watch-decoder.js';
 import { isNoKindMatch } from '../../client/discovery.js';
 import { InvalidOptionError } from '../../core/errors.js';
 import { formatShardSelector, objectInRange, splitHashSpace, type HashRange } from '../../client/shard-selector.js';
+import { omitUndefined } from '../../core/omit-undefined.js';
 
 /** What a conformance run needs from an implementation. */
 export interface ConformanceTarget {
@@ -356,7 +357,7 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       const ns = await namespace();
       const check = (name: string, resource: string, group?: string) => (e: unknown) => {
         assert.ok(e instanceof ApiError && isNotFound(e) && e.reason === 'NotFound', String(e));
-        assert.deepEqual(e.details, { name, ...(group ? { group } : {}), kind: resource });
+        assert.deepEqual(e.details, { name, ...omitUndefined({ group: group || undefined }), kind: resource });
         return true;
       };
       await assert.rejects(client.get(plain, 'nope', { namespace: ns }), check('nope', plainDetails.kind, plainDetails.group));
@@ -459,7 +460,7 @@ export function describeClientConformance(name: string, setup: () => Promise<Con
       await rejects({ ...plain, metadata: { name: 'a', namespace: ns, finalizers: ['bad finalizer/x y'] } }, 'metadata.finalizers');
       // Built-in kinds need domain-qualified finalizer names; custom resources only warn (see the Widget below).
       if (coreKinds) await rejects({ ...plain, metadata: { name: 'a', namespace: ns, finalizers: ['unqualified'] } }, 'metadata.finalizers[0]');
-      const owner = (name: string, uid: string, controller?: boolean) => ({ apiVersion: 'v1', kind: 'ConfigMap', name, uid, ...(controller ? { controller } : {}) });
+      const owner = (name: string, uid: string, controller?: boolean) => ({ apiVersion: 'v1', kind: 'ConfigMap', name, uid, ...omitUndefined({ controller: controller || undefined }) });
       await rejects({ ...plain, metadata: { name: 'a', namespace: ns, ownerReferences: [owner('o1', '6e3c8a70-0000-4000-8000-000000000001', true), owner('o2', '6e3c8a70-0000-4000-8000-000000000002', true)] } }, 'metadata.ownerReferences');
       await rejects({ ...plain, metadata: { name: 'a', namespace: ns, ownerReferences: [owner('o1', '')] } }, 'metadata.ownerReferences.uid');
       await rejects({ ...plain, metadata: { name: 'a'.repeat(254), namespace: ns } }, 'metadata.name');

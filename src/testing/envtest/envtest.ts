@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import { BinariesNotFoundError, binariesNotFoundMessage, resolveBinaries, sourceBuildScript, type BinariesSource } from '../binaries.js';
 import { EnvtestError } from './envtest-error.js';
 import { proxyAwareAgent } from './http.js';
@@ -95,7 +96,7 @@ export async function installEnvtest(options: EnvtestOptions = {}): Promise<Inst
   const env = options.env ?? process.env;
   const platform = options.platform ?? currentPlatform();
   return withAgent(options, async (dispatcher) => {
-    const releases = await fetchReleaseIndex(indexUrlOf(options), { dispatcher, ...(options.signal ? { signal: options.signal } : {}) });
+    const releases = await fetchReleaseIndex(indexUrlOf(options), { dispatcher, ...omitUndefined({ signal: options.signal }) });
     const archive = pickArchive(releases, options, platform);
     const present = listInstalledEnvtest(platform, env).find((i) => i.version === archive.version);
     if (present) return present;
@@ -103,7 +104,7 @@ export async function installEnvtest(options: EnvtestOptions = {}): Promise<Inst
       storeDir: envtestStoreDir(env),
       dispatcher,
       progress: options.progress ?? process.stderr,
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...omitUndefined({ signal: options.signal }),
     });
     return { version: archive.version, platform, dir, store: 'operator-runtime' };
   });
@@ -117,7 +118,7 @@ export async function listEnvtest(options: EnvtestOptions & { readonly installed
   const installed = listInstalledEnvtest(platform, env).filter((i) => selector.matches(i.version));
   if (options.installedOnly) return { installed, available: [] };
   try {
-    const releases = await withAgent(options, (dispatcher) => fetchReleaseIndex(indexUrlOf(options), { dispatcher, ...(options.signal ? { signal: options.signal } : {}) }));
+    const releases = await withAgent(options, (dispatcher) => fetchReleaseIndex(indexUrlOf(options), { dispatcher, ...omitUndefined({ signal: options.signal }) }));
     const available = releases.filter((r) => selector.matches(r.version)).map((r) => archiveFor(r, platform)).filter((a): a is EnvtestArchive => a !== undefined);
     return { installed, available };
   } catch (error) {

@@ -3,6 +3,7 @@
  * `HTTP_PROXY` and `NO_PROXY` (either case) apply as they do for curl and Go's setup-envtest.
  */
 import { EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
+import { omitUndefined } from '../../core/omit-undefined.js';
 
 /** An agent honouring the proxy variables of `env` (not of `process.env`, so tests can pass their own). */
 export function proxyAwareAgent(env: NodeJS.ProcessEnv): Dispatcher {
@@ -11,11 +12,10 @@ export function proxyAwareAgent(env: NodeJS.ProcessEnv): Dispatcher {
   const httpsProxy = pick('HTTPS_PROXY');
   const noProxy = pick('NO_PROXY');
   // GitHub release links redirect to their storage host.
-  return new EnvHttpProxyAgent({
-    ...(httpProxy ? { httpProxy } : {}),
-    ...(httpsProxy ? { httpsProxy } : {}),
-    ...(noProxy ? { noProxy } : {}),
-  }).compose(interceptors.redirect({ maxRedirections: 5 }));
+  // An empty variable counts as unset.
+  return new EnvHttpProxyAgent(
+    omitUndefined({ httpProxy: httpProxy || undefined, httpsProxy: httpsProxy || undefined, noProxy: noProxy || undefined }),
+  ).compose(interceptors.redirect({ maxRedirections: 5 }));
 }
 
 /** Loopback hosts, where plain http cannot be tampered with on the way. */

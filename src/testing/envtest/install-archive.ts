@@ -15,6 +15,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { list as tarList, extract as tarExtract } from 'tar';
 import { request, type Dispatcher } from 'undici';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import { EnvtestError } from './envtest-error.js';
 import { progressBar, type ProgressStream } from './progress-bar.js';
 import type { EnvtestArchive } from './release-index.js';
@@ -69,7 +70,7 @@ export async function installArchive(archive: EnvtestArchive, options: InstallAr
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }
-  }, { ...(options.signal ? { signal: options.signal } : {}) });
+  }, omitUndefined({ signal: options.signal }));
 }
 
 async function download(archive: EnvtestArchive, file: string, options: InstallArchiveOptions): Promise<void> {

@@ -33,6 +33,7 @@ import { AbortedError, InvalidOptionError } from '../../core/errors.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import type { KubeObject } from '../../core/object-key.js';
 import { throwIfAborted } from '../../core/abort.js';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import {
   alreadyExists,
   applyConflict,
@@ -541,10 +542,12 @@ export class FakeClient implements Client {
       kind: kind.kind,
       group: kind.group,
       resource: kind.plural,
-      ...(ns ? { namespace: ns } : {}),
-      ...(r.name ? { name: r.name } : {}),
-      ...(r.subresource ? { subresource: r.subresource } : {}),
-      ...(r.patchType ? { patchType: r.patchType } : {}),
+      ...omitUndefined({
+        namespace: ns || undefined,
+        name: r.name || undefined,
+        subresource: r.subresource || undefined,
+        patchType: r.patchType || undefined,
+      }),
       dryRun: r.dryRun ?? false,
       // A copy: the log must show what was sent even if the caller mutates its object afterwards.
       ...(r.body !== undefined ? { body: clone(r.body) } : {}),

@@ -5,6 +5,7 @@
  */
 import type { PatchType } from '../../client/client-options.js';
 import { ApiError } from '../../client/api-error.js';
+import { omitUndefined } from '../../core/omit-undefined.js';
 
 export type FakeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
@@ -70,7 +71,8 @@ function named(req: FakeRequest): string {
 }
 
 function details(req: FakeRequest): { name?: string; group?: string; kind: string } {
-  return { ...(req.name ? { name: req.name } : {}), ...(req.group ? { group: req.group } : {}), kind: req.resource };
+  // The core group is '': no group in the details, as the server answers.
+  return { ...omitUndefined({ name: req.name || undefined, group: req.group || undefined }), kind: req.resource };
 }
 
 /** The 409 Conflict the server answers a stale write with, for this request. */

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { create as tarCreate, Header } from 'tar';
 import { stringify as toYaml } from 'yaml';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import { archiveName, type EnvtestPlatform } from '../envtest/platform.js';
 
 export interface FixtureArchive {
@@ -60,7 +61,7 @@ export async function makeRawArchive(options: { readonly version: string; readon
       size: entry.type === 'File' ? body.length : 0,
       mode: entry.mode ?? (entry.type === 'Directory' ? 0o755 : 0o755),
       mtime: new Date(0),
-      ...(entry.linkpath ? { linkpath: entry.linkpath } : {}),
+      ...omitUndefined({ linkpath: entry.linkpath || undefined }),
     });
     const block = Buffer.alloc(512);
     header.encode(block);
