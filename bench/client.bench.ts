@@ -84,12 +84,21 @@ async function interleaved(ours: Op, plain: Op, total: number, concurrency: numb
       }
     }),
   );
-  return { oursMeanMs: oursMs / total, plainMeanMs: plainMs / total, combinedPerSecond: (2 * total * 1000) / (performance.now() - start) };
+  return {
+    oursMeanMs: oursMs / total,
+    plainMeanMs: plainMs / total,
+    combinedPerSecond: (2 * total * 1000) / (performance.now() - start),
+  };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function measure(ours: Op, plain: Op, n: number, concurrency: number): Promise<{ ours: number; plain: number; ratio: number; combined: number }> {
+async function measure(
+  ours: Op,
+  plain: Op,
+  n: number,
+  concurrency: number,
+): Promise<{ ours: number; plain: number; ratio: number; combined: number }> {
   await interleaved(ours, plain, Math.min(n, 100), concurrency); // warm-up
   const rounds: Round[] = [];
   for (let r = 0; r < ROUNDS; r++) rounds.push(await interleaved(ours, plain, n, concurrency));
@@ -103,7 +112,11 @@ async function measure(ours: Op, plain: Op, n: number, concurrency: number): Pro
 
 const env = await TestEnv.start({ crds: [crd] });
 const client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath, connections: CONNECTIONS });
-const pool = new Pool(env.server, { connect: { ca: env.caPem, rejectUnauthorized: true }, connections: CONNECTIONS, keepAliveTimeout: 30_000 });
+const pool = new Pool(env.server, {
+  connect: { ca: env.caPem, rejectUnauthorized: true },
+  connections: CONNECTIONS,
+  keepAliveTimeout: 30_000,
+});
 const auth = `Bearer ${env.adminToken}`;
 let worst = 0;
 
@@ -118,7 +131,11 @@ try {
   };
   const plain: Record<'get' | 'patch', Op> = {
     get: async (w) => {
-      const res = await pool.request({ path: path(w), method: 'GET', headers: { authorization: auth, accept: 'application/json' } });
+      const res = await pool.request({
+        path: path(w),
+        method: 'GET',
+        headers: { authorization: auth, accept: 'application/json' },
+      });
       const body: unknown = await res.body.json();
       if (res.statusCode !== 200) throw new Error(`GET ${res.statusCode}`);
       return body;
@@ -136,7 +153,9 @@ try {
     },
   };
 
-  console.log(`KubeClient vs plain undici against TestEnv (kube-apiserver 1.20), A/B interleaved, median of ${ROUNDS} rounds`);
+  console.log(
+    `KubeClient vs plain undici against TestEnv (kube-apiserver 1.20), A/B interleaved, median of ${ROUNDS} rounds`,
+  );
   for (const kind of ['get', 'patch'] as const) {
     for (const concurrency of [1, CONCURRENCY]) {
       const n = concurrency === 1 ? Math.max(100, Math.floor(REQUESTS / 4)) : REQUESTS;
@@ -159,24 +178,47 @@ await stubOverhead();
 
 /** Client-only cost: GET against a stub server that answers a fixed ConfigMap at once. */
 async function stubOverhead(): Promise<void> {
-  const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'd', resourceVersion: '1' }, data: { a: 'b'.repeat(1000) } });
-  const discovery = JSON.stringify({ kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['get'] }] });
+  const body = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'x', namespace: 'd', resourceVersion: '1' },
+    data: { a: 'b'.repeat(1000) },
+  });
+  const discovery = JSON.stringify({
+    kind: 'APIResourceList',
+    groupVersion: 'v1',
+    resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['get'] }],
+  });
   const server = http.createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end(req.url === '/api/v1' ? discovery : body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const stubClient = new KubeClient({ server: url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'd' }, { connections: CONNECTIONS });
+  const stubClient = new KubeClient(
+    {
+      server: url,
+      tls: makeTlsConfig({ rejectUnauthorized: true }),
+      credential: new StaticTokenCredential('t'),
+      namespace: 'd',
+    },
+    { connections: CONNECTIONS },
+  );
   const stubPool = new Pool(url, { connections: CONNECTIONS });
   const type = { apiVersion: 'v1', kind: 'ConfigMap' };
   const ours: Op = () => stubClient.get(type, 'x', { namespace: 'd' });
   const plain: Op = async () => {
-    const res = await stubPool.request({ path: '/api/v1/namespaces/d/configmaps/x', method: 'GET', headers: { authorization: 'Bearer t', accept: 'application/json' } });
+    const res = await stubPool.request({
+      path: '/api/v1/namespaces/d/configmaps/x',
+      method: 'GET',
+      headers: { authorization: 'Bearer t', accept: 'application/json' },
+    });
     return res.body.json();
   };
   try {
-    console.log(`\nclient-side cost against an in-process stub server (no API server work), ${REQUESTS * 5} GETs per side per round`);
+    console.log(
+      `\nclient-side cost against an in-process stub server (no API server work), ${REQUESTS * 5} GETs per side per round`,
+    );
     // Sequential only: with 32 in flight the in-process server's own queueing swamps a µs figure.
     for (const concurrency of [1]) {
       const m = await measure(ours, plain, REQUESTS * 5, concurrency);

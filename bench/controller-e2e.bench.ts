@@ -18,7 +18,9 @@ const objects = Number(process.argv[2] ?? 2000);
 const workers = Number(process.argv[3] ?? 8);
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
 
-const env = await TestEnv.start({ crds: await readManifests(new URL('../examples/quickstart/widget-crd.yaml', import.meta.url)) });
+const env = await TestEnv.start({
+  crds: await readManifests(new URL('../examples/quickstart/widget-crd.yaml', import.meta.url)),
+});
 const agent = new Agent({ connect: { ca: env.caPem }, connections: 64 });
 const base = `${env.server}/apis/example.com/v1/namespaces/default/widgets`;
 const headers = { authorization: `Bearer ${env.adminToken}`, 'content-type': 'application/json' };
@@ -26,15 +28,27 @@ const headers = { authorization: `Bearer ${env.adminToken}`, 'content-type': 'ap
 async function pool(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<number> {
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let i = next++; i < n; i = next++) await fn(i);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < n; i = next++) await fn(i);
+    }),
+  );
   return (performance.now() - t0) / 1000;
 }
 
 try {
   const createSeconds = await pool(objects, 32, async (i) => {
-    const res = await request(base, { method: 'POST', dispatcher: agent, headers, body: JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w-${i}` }, spec: { size: 1 + (i % 10) } }) });
+    const res = await request(base, {
+      method: 'POST',
+      dispatcher: agent,
+      headers,
+      body: JSON.stringify({
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: `w-${i}` },
+        spec: { size: 1 + (i % 10) },
+      }),
+    });
     await res.body.dump();
     if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode}`);
   });
@@ -48,7 +62,12 @@ try {
   async function ceiling(round: number, watching = false): Promise<number> {
     const watchAbort = new AbortController();
     if (watching) {
-      const res = await request(`${base}?watch=1&resourceVersion=0`, { dispatcher: agent, headers, signal: watchAbort.signal, bodyTimeout: 0 });
+      const res = await request(`${base}?watch=1&resourceVersion=0`, {
+        dispatcher: agent,
+        headers,
+        signal: watchAbort.signal,
+        bodyTimeout: 0,
+      });
       res.body.on('data', () => {}).on('error', () => {});
     }
     const seconds = await pool(objects, workers, async (i) => {
@@ -79,7 +98,12 @@ try {
       .complete(async (req, { signal }) => {
         firstReconcileAt ||= performance.now();
         const w = await manager.cache.get<{ metadata: { generation: number } }>(WIDGET, req, { signal });
-        await client.patchStatus(WIDGET, req.name, { status: { message: `reconciled ${round}`, observedGeneration: w.metadata.generation } }, { namespace: req.namespace, type: 'merge', signal });
+        await client.patchStatus(
+          WIDGET,
+          req.name,
+          { status: { message: `reconciled ${round}`, observedGeneration: w.metadata.generation } },
+          { namespace: req.namespace, type: 'merge', signal },
+        );
         if (++reconciled === objects) allDone();
       });
     const stop = new AbortController();
@@ -110,12 +134,25 @@ try {
     watchedCeilings.push(cw);
     watchedRatios.push(r.rate / cw);
     startups.push(r.startupSeconds);
-    console.log(`round ${round}: ceiling ${c.toFixed(0)} writes/s (${cw.toFixed(0)} with a watch open), controller ${r.rate.toFixed(0)} reconciles/s (start-up ${r.startupSeconds.toFixed(2)} s, included), ratio ${(100 * r.rate / c).toFixed(0)}% (${(100 * r.rate / cw).toFixed(0)}%)`);
+    console.log(
+      `round ${round}: ceiling ${c.toFixed(0)} writes/s (${cw.toFixed(0)} with a watch open), controller ${r.rate.toFixed(0)} reconciles/s (start-up ${r.startupSeconds.toFixed(2)} s, included), ratio ${((100 * r.rate) / c).toFixed(0)}% (${((100 * r.rate) / cw).toFixed(0)}%)`,
+    );
   }
   await client.close();
-  writeBenchJson({ bench: 'controller-e2e', objects, workers, rounds, ceilingPerSecond: ceilings, ceilingWithWatchPerSecond: watchedCeilings, controllerPerSecond: controllers, startupSeconds: startups });
+  writeBenchJson({
+    bench: 'controller-e2e',
+    objects,
+    workers,
+    rounds,
+    ceilingPerSecond: ceilings,
+    ceilingWithWatchPerSecond: watchedCeilings,
+    controllerPerSecond: controllers,
+    startupSeconds: startups,
+  });
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`median of ${rounds}: ceiling (plain undici, ${workers}-way) ${median(ceilings).toFixed(0)} writes/s; controller (${workers} workers, list + sync included) ${median(controllers).toFixed(0)} reconciles/s; ratio ${(100 * median(ratios)).toFixed(0)}% (goal >= 80%); against the ceiling with a watch open (${median(watchedCeilings).toFixed(0)} writes/s): ${(100 * median(watchedRatios)).toFixed(0)}%`);
+  console.log(
+    `median of ${rounds}: ceiling (plain undici, ${workers}-way) ${median(ceilings).toFixed(0)} writes/s; controller (${workers} workers, list + sync included) ${median(controllers).toFixed(0)} reconciles/s; ratio ${(100 * median(ratios)).toFixed(0)}% (goal >= 80%); against the ceiling with a watch open (${median(watchedCeilings).toFixed(0)} writes/s): ${(100 * median(watchedRatios)).toFixed(0)}%`,
+  );
 } finally {
   await agent.close();
   await env.stop();

@@ -23,10 +23,22 @@ const env = await TestEnv.start({
 const backups = new BackupService();
 await backups.start();
 const port = await freePort();
-const operator = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../examples/database-operator/src/main.ts', import.meta.url))], {
-  env: { ...process.env, KUBECONFIG: env.kubeconfigPath, BACKUP_SERVICE_URL: backups.url, METRICS_PORT: String(port), HEALTH_PORT: String(port), BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error' },
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
+const operator = spawn(
+  process.execPath,
+  ['--import', 'tsx', fileURLToPath(new URL('../examples/database-operator/src/main.ts', import.meta.url))],
+  {
+    env: {
+      ...process.env,
+      KUBECONFIG: env.kubeconfigPath,
+      BACKUP_SERVICE_URL: backups.url,
+      METRICS_PORT: String(port),
+      HEALTH_PORT: String(port),
+      BIND_HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  },
+);
 const agent = new Agent({ connect: { ca: env.caPem }, connections: 32 });
 const headers = { authorization: `Bearer ${env.adminToken}`, 'content-type': 'application/json' };
 const base = `${env.server}/apis/example.com/v1/namespaces/default/databases`;
@@ -48,26 +60,37 @@ try {
   }
   const t0 = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    for (let i = next++; i < count; i = next++) {
-      const res = await request(base, {
-        method: 'POST',
-        dispatcher: agent,
-        headers,
-        body: JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Database', metadata: { name: `db-${i}` }, spec: { engine: i % 2 ? 'mysql' : 'postgres', version: i % 2 ? '8.0' : '16', replicas: 1, storage: '1Gi' } }),
-      });
-      await res.body.dump();
-      if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const res = await request(base, {
+          method: 'POST',
+          dispatcher: agent,
+          headers,
+          body: JSON.stringify({
+            apiVersion: 'example.com/v1',
+            kind: 'Database',
+            metadata: { name: `db-${i}` },
+            spec: { engine: i % 2 ? 'mysql' : 'postgres', version: i % 2 ? '8.0' : '16', replicas: 1, storage: '1Gi' },
+          }),
+        });
+        await res.body.dump();
+        if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode}`);
+      }
+    }),
+  );
   const createdAt = performance.now();
   let ready = 0;
   let peakRss = 0;
   while (ready < count) {
     await new Promise((r) => setTimeout(r, 1000));
     const res = await request(base, { dispatcher: agent, headers });
-    const list = (await res.body.json()) as { items: { metadata: { generation: number }; status?: { phase?: string; observedGeneration?: number } }[] };
-    ready = list.items.filter((d) => d.status?.phase === 'Ready' && d.status.observedGeneration === d.metadata.generation).length;
+    const list = (await res.body.json()) as {
+      items: { metadata: { generation: number }; status?: { phase?: string; observedGeneration?: number } }[];
+    };
+    ready = list.items.filter(
+      (d) => d.status?.phase === 'Ready' && d.status.observedGeneration === d.metadata.generation,
+    ).length;
     peakRss = Math.max(peakRss, Number(/^process_resident_memory_bytes (\S+)$/m.exec(await metrics())?.[1] ?? 0));
     if (performance.now() - t0 > 15 * 60_000) throw new Error(`only ${ready}/${count} Ready after 15 minutes`);
   }
@@ -79,10 +102,16 @@ try {
   const writes = sum(text, /^rest_client_requests_total\{[^}]*method="(?:POST|PUT|PATCH|DELETE)"[^}]*\} (\S+)$/gm);
   const reads = sum(text, /^rest_client_requests_total\{[^}]*method="GET"[^}]*\} (\S+)$/gm);
   const rss = Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1] ?? 0);
-  console.log(`${count} Databases: created in ${((createdAt - t0) / 1000).toFixed(1)} s, all Ready after ${allReadyS.toFixed(1)} s`);
+  console.log(
+    `${count} Databases: created in ${((createdAt - t0) / 1000).toFixed(1)} s, all Ready after ${allReadyS.toFixed(1)} s`,
+  );
   console.log(`reconciles per Database: ${(reconciles / count).toFixed(2)} (${reconciles} total)`);
-  console.log(`API writes per Database: ${(writes / count).toFixed(2)} (${writes} total); API reads per Database: ${(reads / count).toFixed(2)}`);
-  console.log(`operator RSS: ${(rss / 2 ** 20).toFixed(0)} MiB at the end, ${(peakRss / 2 ** 20).toFixed(0)} MiB peak (sampled each second)`);
+  console.log(
+    `API writes per Database: ${(writes / count).toFixed(2)} (${writes} total); API reads per Database: ${(reads / count).toFixed(2)}`,
+  );
+  console.log(
+    `operator RSS: ${(rss / 2 ** 20).toFixed(0)} MiB at the end, ${(peakRss / 2 ** 20).toFixed(0)} MiB peak (sampled each second)`,
+  );
 } finally {
   operator.kill('SIGTERM');
   await new Promise((r) => operator.once('exit', r));

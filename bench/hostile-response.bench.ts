@@ -40,7 +40,15 @@ function vmHwmBytes(): number {
 }
 
 async function child(scenario: Scenario, url: string): Promise<void> {
-  const client = new KubeClient({ server: url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'd' }, { backoff: { maxAttempts: 1 } });
+  const client = new KubeClient(
+    {
+      server: url,
+      tls: makeTlsConfig({ rejectUnauthorized: true }),
+      credential: new StaticTokenCredential('t'),
+      namespace: 'd',
+    },
+    { backoff: { maxAttempts: 1 } },
+  );
   const type = { apiVersion: 'v1', kind: 'ConfigMap' };
   await client.get(type, 'small', { namespace: 'd' });
   (globalThis as { gc?: () => void }).gc?.();
@@ -65,7 +73,13 @@ async function child(scenario: Scenario, url: string): Promise<void> {
     outcome = `${e.code ?? 'error'}: ${String(e.message).slice(0, 160)}`;
   }
   const elapsedMs = Math.round(performance.now() - start);
-  const result: ChildResult = { scenario, baselineRssMiB: mib(baseline), peakRssMiB: mib(vmHwmBytes()), elapsedMs, outcome };
+  const result: ChildResult = {
+    scenario,
+    baselineRssMiB: mib(baseline),
+    peakRssMiB: mib(vmHwmBytes()),
+    elapsedMs,
+    outcome,
+  };
   process.stdout.write(JSON.stringify(result) + '\n');
   await client.close();
 }
@@ -93,14 +107,23 @@ function streamBody(res: http.ServerResponse, total: number, head: string, fill:
 function hostileServer(totalBytes: number, chunked: boolean): http.Server {
   const length = (n: number): Record<string, string> => (chunked ? {} : { 'content-length': String(n) });
   // One list item (~1 KiB), repeated: a valid list of ~totalBytes.
-  const item = JSON.stringify({ metadata: { name: 'cm', namespace: 'd', resourceVersion: '1' }, data: { k: 'v'.repeat(960) } });
+  const item = JSON.stringify({
+    metadata: { name: 'cm', namespace: 'd', resourceVersion: '1' },
+    data: { k: 'v'.repeat(960) },
+  });
   const itemsChunk = Buffer.from(Array.from({ length: 64 }, () => item + ',').join(''));
   const xs = Buffer.alloc(64 * 1024, 'x');
   return http.createServer((req, res) => {
     const path = req.url ?? '';
     if (path === '/api/v1') {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list', 'watch'] }] }));
+      res.end(
+        JSON.stringify({
+          kind: 'APIResourceList',
+          groupVersion: 'v1',
+          resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list', 'watch'] }],
+        }),
+      );
     } else if (path.startsWith('/api/v1/namespaces/d/configmaps/small')) {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'small', namespace: 'd' } }));
@@ -110,7 +133,13 @@ function hostileServer(totalBytes: number, chunked: boolean): http.Server {
     } else if (path.startsWith('/api/v1/namespaces/d/configmaps')) {
       res.writeHead(200, { 'content-type': 'application/json', ...length(totalBytes) });
       // The last item has no trailing comma: the filler ends on one, so the tail closes with an item.
-      streamBody(res, totalBytes, '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[', itemsChunk, `${item}]}`);
+      streamBody(
+        res,
+        totalBytes,
+        '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[',
+        itemsChunk,
+        `${item}]}`,
+      );
     } else {
       res.writeHead(404).end();
     }
@@ -120,18 +149,27 @@ function hostileServer(totalBytes: number, chunked: boolean): http.Server {
 async function main(): Promise<void> {
   const totalMiB = Number(process.argv[2] ?? 200);
   // The list's filler is whole items: size it as head + k·chunk + tail, k chosen to reach the total.
-  const probeItem = JSON.stringify({ metadata: { name: 'cm', namespace: 'd', resourceVersion: '1' }, data: { k: 'v'.repeat(960) } });
+  const probeItem = JSON.stringify({
+    metadata: { name: 'cm', namespace: 'd', resourceVersion: '1' },
+    data: { k: 'v'.repeat(960) },
+  });
   const chunkLen = Buffer.byteLength(Array.from({ length: 64 }, () => probeItem + ',').join(''));
   const head = '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[';
-  const listBytes = (mebibytes: number): number => Buffer.byteLength(head) + Math.ceil((mebibytes * MIB) / chunkLen) * chunkLen + Buffer.byteLength(`${probeItem}]}`);
+  const listBytes = (mebibytes: number): number =>
+    Buffer.byteLength(head) + Math.ceil((mebibytes * MIB) / chunkLen) * chunkLen + Buffer.byteLength(`${probeItem}]}`);
   const results: ChildResult[] = [];
   for (const scenario of SCENARIOS) {
-    const bytes = scenario === 'list-30MiB' ? listBytes(30) : scenario.startsWith('list') ? listBytes(totalMiB) : totalMiB * MIB;
+    const bytes =
+      scenario === 'list-30MiB' ? listBytes(30) : scenario.startsWith('list') ? listBytes(totalMiB) : totalMiB * MIB;
     const s = hostileServer(bytes, scenario !== '404' && scenario !== 'list');
     await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
     const out = await new Promise<string>((resolve, reject) => {
-      const p = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', scenario, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const p = spawn(
+        process.execPath,
+        ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', scenario, url],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let buf = '';
       p.stdout.on('data', (d: Buffer) => (buf += d.toString()));
       p.on('error', reject);
@@ -143,7 +181,9 @@ async function main(): Promise<void> {
   }
   console.log(`hostile responses of ${totalMiB} MiB (RSS in MiB, one fresh process each)`);
   for (const r of results) {
-    console.log(`${r.scenario.padEnd(12)} baseline ${String(r.baselineRssMiB).padStart(6)}  peak ${String(r.peakRssMiB).padStart(7)}  ${String(r.elapsedMs).padStart(6)} ms  ${r.outcome}`);
+    console.log(
+      `${r.scenario.padEnd(12)} baseline ${String(r.baselineRssMiB).padStart(6)}  peak ${String(r.peakRssMiB).padStart(7)}  ${String(r.elapsedMs).padStart(6)} ms  ${r.outcome}`,
+    );
   }
 }
 

@@ -47,7 +47,11 @@ import { TestEnv, type KubeconfigObject } from '../src/testing/test-env.js';
 import { writeBenchJson } from './report/bench-output.js';
 
 const CHILD = process.argv[2] === '--child';
-const COUNTS = (CHILD ? '' : (process.argv[2] ?? '10000,50000')).split(',').filter(Boolean).map(Number).sort((a, b) => a - b);
+const COUNTS = (CHILD ? '' : (process.argv[2] ?? '10000,50000'))
+  .split(',')
+  .filter(Boolean)
+  .map(Number)
+  .sort((a, b) => a - b);
 const NS = 'bench';
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 const WIDGETS_PATH = `/apis/example.com/v1/namespaces/${NS}/widgets`;
@@ -176,7 +180,11 @@ async function createWidgets(env: TestEnv, from: number, to: number): Promise<nu
     for (;;) {
       const i = next++;
       if (i >= to) return;
-      const body = JSON.stringify({ ...WIDGET, metadata: { name: `w-${i}` }, spec: { size: (i % 10) + 1, color: 'red' } });
+      const body = JSON.stringify({
+        ...WIDGET,
+        metadata: { name: `w-${i}` },
+        spec: { size: (i % 10) + 1, color: 'red' },
+      });
       for (let attempt = 0; ; attempt++) {
         const res = await request(`${env.server}${WIDGETS_PATH}`, {
           method: 'POST',
@@ -197,7 +205,11 @@ async function createWidgets(env: TestEnv, from: number, to: number): Promise<nu
 
 /** A write the Widget informers do not see, so their resourceVersion is older than the restarted watch cache. */
 async function writeElsewhere(env: BenchEnv, tag: string): Promise<void> {
-  const res = await env.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bump-${tag}` } });
+  const res = await env.request('POST', `/api/v1/namespaces/${NS}/configmaps`, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `bump-${tag}` },
+  });
   if (res.status !== 201) throw new Error(`configmap: ${res.status}`);
 }
 
@@ -222,7 +234,9 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   // moment the server is back (as for client-node's start()), without the restart's own garbage.
   const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(env.server).port) });
   const base = heapAfterGc();
-  const client = await KubeClient.fromKubeconfig({ kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig });
+  const client = await KubeClient.fromKubeconfig({
+    kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig,
+  });
   // As each list page arrives (before the informer takes it), optionally weigh what is live.
   let onPage: (() => void) | undefined;
   const lwFactory = clientListerWatcherFactory(client);
@@ -259,7 +273,12 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   const r0 = performance.now();
   proxy.thaw();
   proxy.cut(); // a reset: the watcher backs off (800 ms ± 20 %), resumes, gets 410 and relists
-  await until(() => informer.health().lists > lists && informer.health().state === 'watching', 120_000, 'our relist', 5);
+  await until(
+    () => informer.health().lists > lists && informer.health().state === 'watching',
+    120_000,
+    'our relist',
+    5,
+  );
   const relistMs = performance.now() - r0;
   const peak = sampler.stop();
 
@@ -274,12 +293,20 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   };
   proxy.thaw();
   proxy.cut();
-  await until(() => informer.health().lists > lists2 && informer.health().state === 'watching', 120_000, 'our second relist', 5);
+  await until(
+    () => informer.health().lists > lists2 && informer.health().state === 'watching',
+    120_000,
+    'our second relist',
+    5,
+  );
   onPage = undefined;
   livePeak = Math.max(livePeak, heapAfterGc());
 
   await createMarker(env, `marker-ours-${n}${ROUND_SUFFIX}`);
-  const deliveredAfterRestartMs = await timeUntil(() => informer.reader.has(`${NS}/marker-ours-${n}${ROUND_SUFFIX}`), DELIVERY_WINDOW_MS);
+  const deliveredAfterRestartMs = await timeUntil(
+    () => informer.reader.has(`${NS}/marker-ours-${n}${ROUND_SUFFIX}`),
+    DELIVERY_WINDOW_MS,
+  );
   stop.abort();
   await run;
   await client.close();
@@ -308,7 +335,12 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   let listsDone = 0;
   let onList: (() => void) | undefined;
   const listFn = async (): Promise<k8s.KubernetesListObject<k8s.KubernetesObject>> => {
-    const list = (await api.listNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: NS, plural: 'widgets' })) as k8s.KubernetesListObject<k8s.KubernetesObject>;
+    const list = (await api.listNamespacedCustomObject({
+      group: 'example.com',
+      version: 'v1',
+      namespace: NS,
+      plural: 'widgets',
+    })) as k8s.KubernetesListObject<k8s.KubernetesObject>;
     onList?.();
     listsDone++;
     return list;
@@ -336,7 +368,10 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   const stopped = errors.length > 0;
   const firstError = stopped ? describeError(errors[0]) : '';
   await createMarker(env, `marker-cn-${n}${ROUND_SUFFIX}`);
-  const deliveredAfterRestartMs = await timeUntil(() => informer.get(`marker-cn-${n}${ROUND_SUFFIX}`, NS) !== undefined, stopped ? DELIVERY_WINDOW_MS : 60_000);
+  const deliveredAfterRestartMs = await timeUntil(
+    () => informer.get(`marker-cn-${n}${ROUND_SUFFIX}`, NS) !== undefined,
+    stopped ? DELIVERY_WINDOW_MS : 60_000,
+  );
   let relistMs = performance.now() - r0;
   let peak = sampler.stop();
   if (stopped) {
@@ -357,7 +392,12 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   const errorsBefore = errors.length;
   const listsBefore2 = listsDone;
   await env.restartApiServer();
-  await until(() => listsDone > listsBefore2 || errors.length > errorsBefore, 60_000, 'client-node to relist or fail again', 5);
+  await until(
+    () => listsDone > listsBefore2 || errors.length > errorsBefore,
+    60_000,
+    'client-node to relist or fail again',
+    5,
+  );
   let livePeak = heapAfterGc();
   onList = () => {
     livePeak = Math.max(livePeak, heapAfterGc());
@@ -388,7 +428,9 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
 function describeError(err: unknown): string {
   if (typeof err !== 'object' || err === null) return String(err);
   const e = err as { code?: unknown; statusCode?: unknown; message?: unknown; type?: unknown };
-  return [e.code ?? e.statusCode ?? e.type, typeof e.message === 'string' ? e.message.slice(0, 60) : ''].filter(Boolean).join(' ');
+  return [e.code ?? e.statusCode ?? e.type, typeof e.message === 'string' ? e.message.slice(0, 60) : '']
+    .filter(Boolean)
+    .join(' ');
 }
 
 const fmt = (x: number, d = 0): string => x.toFixed(d);
@@ -397,14 +439,24 @@ const fmt = (x: number, d = 0): string => x.toFixed(d);
 type Impl = 'ours' | 'baseline' | 'client-node';
 const BASELINE = process.env.INFORMER_BASELINE;
 const IMPLS = (process.env.INFORMER_IMPLS ?? 'ours,client-node').split(',').filter(Boolean) as Impl[];
-if (IMPLS.includes('baseline') && !BASELINE) throw new Error('INFORMER_IMPLS has baseline: set INFORMER_BASELINE to an older checkout');
+if (IMPLS.includes('baseline') && !BASELINE)
+  throw new Error('INFORMER_IMPLS has baseline: set INFORMER_BASELINE to an older checkout');
 
 function measure(env: TestEnv, impl: Impl, n: number, round = 1): Promise<Row> {
-  const info: EnvInfo = { server: env.server, kubeconfig: env.kubeconfig, kubeconfigPath: env.kubeconfigPath, caPem: env.caPem, adminToken: env.adminToken };
+  const info: EnvInfo = {
+    server: env.server,
+    kubeconfig: env.kubeconfig,
+    kubeconfigPath: env.kubeconfigPath,
+    caPem: env.caPem,
+    adminToken: env.adminToken,
+  };
   // The baseline is the same bench file in the older checkout, measuring its own `ours`; its round
   // number is offset so the objects it names do not collide with ours.
   const script = impl === 'baseline' ? `${BASELINE}/bench/informer.bench.ts` : fileURLToPath(import.meta.url);
-  const args = impl === 'baseline' ? ['--child', 'ours', String(n), String(round + 1000)] : ['--child', impl, String(n), String(round)];
+  const args =
+    impl === 'baseline'
+      ? ['--child', 'ours', String(n), String(round + 1000)]
+      : ['--child', impl, String(n), String(round)];
   const child = fork(script, args, {
     execArgv: ['--expose-gc', '--import', 'tsx'],
     env: { ...process.env, INFORMER_BENCH_ENV: JSON.stringify(info) },
@@ -437,11 +489,17 @@ async function child(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const env = await TestEnv.start({ crds: await readManifests(fileURLToPath(new URL('../examples/quickstart/widget-crd.yaml', import.meta.url))) });
+  const env = await TestEnv.start({
+    crds: await readManifests(fileURLToPath(new URL('../examples/quickstart/widget-crd.yaml', import.meta.url))),
+  });
   const rows: Row[] = [];
   const jsonRows: (Row & { count: number; round: number })[] = [];
   try {
-    const ns = await env.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    const ns = await env.request('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: NS },
+    });
     if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
     let have = 0;
     for (const n of COUNTS) {
@@ -460,8 +518,28 @@ async function main(): Promise<void> {
   } finally {
     await env.stop();
   }
-  writeBenchJson({ bench: 'informer', counts: COUNTS, rounds: ROUNDS, deliveryWindowMs: DELIVERY_WINDOW_MS, rows: jsonRows });
-  const header = ['objects', 'informer', 'sync ms', 'sync CPU ms', 'heap B/obj', 'steady MB', 'relist peak MB', 'peak/steady', 'cache: peak/steady', 'cache: live peak/steady', 'relist ms', 'stopped on error', 'change after restart'];
+  writeBenchJson({
+    bench: 'informer',
+    counts: COUNTS,
+    rounds: ROUNDS,
+    deliveryWindowMs: DELIVERY_WINDOW_MS,
+    rows: jsonRows,
+  });
+  const header = [
+    'objects',
+    'informer',
+    'sync ms',
+    'sync CPU ms',
+    'heap B/obj',
+    'steady MB',
+    'relist peak MB',
+    'peak/steady',
+    'cache: peak/steady',
+    'cache: live peak/steady',
+    'relist ms',
+    'stopped on error',
+    'change after restart',
+  ];
   const lines = rows.map((r) => [
     String(r.n),
     r.impl,
@@ -475,7 +553,9 @@ async function main(): Promise<void> {
     `${fmt((r.livePeakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`,
     fmt(r.relistMs),
     r.stoppedOnError,
-    r.deliveredAfterRestartMs === undefined ? `lost (not in ${DELIVERY_WINDOW_MS / 1000} s)` : `${fmt(r.deliveredAfterRestartMs)} ms`,
+    r.deliveredAfterRestartMs === undefined
+      ? `lost (not in ${DELIVERY_WINDOW_MS / 1000} s)`
+      : `${fmt(r.deliveredAfterRestartMs)} ms`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const row = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
@@ -489,12 +569,18 @@ async function main(): Promise<void> {
       for (const impl of new Set(rows.map((r) => r.impl))) {
         const rs = jsonRows.filter((r) => r.count === n && r.impl === impl);
         if (rs.length === 0) continue;
-        console.log(`median of ${rs.length}, ${n} objects, ${impl}: sync ${fmt(median(rs.map((r) => r.syncMs)))} ms, sync CPU ${fmt(median(rs.map((r) => r.syncCpuMs)))} ms, relist ${fmt(median(rs.map((r) => r.relistMs)))} ms`);
+        console.log(
+          `median of ${rs.length}, ${n} objects, ${impl}: sync ${fmt(median(rs.map((r) => r.syncMs)))} ms, sync CPU ${fmt(median(rs.map((r) => r.syncCpuMs)))} ms, relist ${fmt(median(rs.map((r) => r.relistMs)))} ms`,
+        );
       }
     }
   }
-  console.log(`node ${process.version}; relist forced by a kube-apiserver restart (watch cache on) after a write the informer did not see.`);
-  console.log('cache: … = (heap − baseline before the informer) / (steady − baseline); "peak" is sampled heapUsed every 5 ms (garbage included),');
+  console.log(
+    `node ${process.version}; relist forced by a kube-apiserver restart (watch cache on) after a write the informer did not see.`,
+  );
+  console.log(
+    'cache: … = (heap − baseline before the informer) / (steady − baseline); "peak" is sampled heapUsed every 5 ms (garbage included),',
+  );
   console.log('"live peak" the largest heapUsed after gc as each list response arrived, in a second relist.');
 }
 

@@ -11,7 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestEnv } from '../src/testing/test-env.js';
 import { ReplicaGroup } from '../src/leader-election/testing/replica-group.js';
-import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS } from '../src/leader-election/leader-elector-options.js';
+import {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+} from '../src/leader-election/leader-elector-options.js';
 import { findOverlap } from '../src/leader-election/testing/intervals.js';
 import { writeBenchJson } from './report/bench-output.js';
 
@@ -29,13 +33,22 @@ let current: ReplicaGroup | undefined;
 
 async function failover(mode: 'SIGKILL' | 'SIGTERM', run: number): Promise<number> {
   // Default timings: the replica passes no timing options.
-  const g = new ReplicaGroup({ kubeconfigPath: env.kubeconfigPath, namespace: 'default', name: `failover-${mode.toLowerCase()}-${run}`, dir });
+  const g = new ReplicaGroup({
+    kubeconfigPath: env.kubeconfigPath,
+    namespace: 'default',
+    name: `failover-${mode.toLowerCase()}-${run}`,
+    dir,
+  });
   current = g;
   try {
     g.spawn('leader');
     await g.waitForLeader(30_000);
     g.spawn('standby');
-    await g.waitFor('the standby to see the leader', (rs) => rs.find((r) => r.id === 'standby' && r.ev === 'leader-seen'), 30_000);
+    await g.waitFor(
+      'the standby to see the leader',
+      (rs) => rs.find((r) => r.id === 'standby' && r.ev === 'leader-seen'),
+      30_000,
+    );
     await sleep(3_000 + Math.random() * 2_000);
     const at = g.signal('leader', mode);
     const next = await g.waitForLeader(DEFAULT_LEASE_DURATION_MS + 15_000, at, 'leader');
@@ -49,7 +62,9 @@ async function failover(mode: 'SIGKILL' | 'SIGTERM', run: number): Promise<numbe
 }
 
 try {
-  console.log(`leader failover, defaults: leaseDuration ${DEFAULT_LEASE_DURATION_MS} ms, renewDeadline ${DEFAULT_RENEW_DEADLINE_MS} ms, retryPeriod ${DEFAULT_RETRY_PERIOD_MS} ms; ${runs} runs each`);
+  console.log(
+    `leader failover, defaults: leaseDuration ${DEFAULT_LEASE_DURATION_MS} ms, renewDeadline ${DEFAULT_RENEW_DEADLINE_MS} ms, retryPeriod ${DEFAULT_RETRY_PERIOD_MS} ms; ${runs} runs each`,
+  );
   const results: Record<string, number[]> = {};
   for (const mode of ['SIGKILL', 'SIGTERM'] as const) {
     const times: number[] = [];
@@ -63,7 +78,15 @@ try {
       `${mode === 'SIGKILL' ? 'kill -9' : 'SIGTERM'}: median ${(median(times) / 1000).toFixed(2)} s, min ${(Math.min(...times) / 1000).toFixed(2)} s, max ${(Math.max(...times) / 1000).toFixed(2)} s over ${runs} runs`,
     );
   }
-  writeBenchJson({ bench: 'leader-failover', leaseDurationMs: DEFAULT_LEASE_DURATION_MS, renewDeadlineMs: DEFAULT_RENEW_DEADLINE_MS, retryPeriodMs: DEFAULT_RETRY_PERIOD_MS, runs, killMs: results.SIGKILL, termMs: results.SIGTERM });
+  writeBenchJson({
+    bench: 'leader-failover',
+    leaseDurationMs: DEFAULT_LEASE_DURATION_MS,
+    renewDeadlineMs: DEFAULT_RENEW_DEADLINE_MS,
+    retryPeriodMs: DEFAULT_RETRY_PERIOD_MS,
+    runs,
+    killMs: results.SIGKILL,
+    termMs: results.SIGTERM,
+  });
 } finally {
   await current?.stopAll();
   await env.stop();

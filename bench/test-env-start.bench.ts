@@ -20,5 +20,7 @@ async function measure(controllerManager: boolean): Promise<number[]> {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const kcm of [false, true]) {
   const times = await measure(kcm);
-  console.log(`TestEnv.start (controllerManager: ${kcm}): median ${(median(times) / 1000).toFixed(2)} s over ${runs} runs [${times.map((t) => (t / 1000).toFixed(2)).join(', ')}]`);
+  console.log(
+    `TestEnv.start (controllerManager: ${kcm}): median ${(median(times) / 1000).toFixed(2)} s over ${runs} runs [${times.map((t) => (t / 1000).toFixed(2)).join(', ')}]`,
+  );
 }

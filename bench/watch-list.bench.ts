@@ -56,16 +56,24 @@ async function child(mode: Mode, kubeconfigPath: string, live: boolean): Promise
   const client = await KubeClient.fromKubeconfig({ path: kubeconfigPath });
   const base = clientListerWatcher(client, { ...WIDGET, namespace: NS });
   // paged: every list a quorum read, as after a 410 (the watcher's first list would ask RV=0).
-  const lw: ListerWatcher<KubeObject> = mode === 'paged' ? { ...base, list: (opts) => base.list({ ...opts, resourceVersion: undefined }) } : base;
+  const lw: ListerWatcher<KubeObject> =
+    mode === 'paged' ? { ...base, list: (opts) => base.list({ ...opts, resourceVersion: undefined }) } : base;
   await client.listPage(WIDGET, { namespace: NS, limit: 1 }); // discovery and connection warm-up, outside the measurement
   gc!();
   const baseline = process.memoryUsage().heapUsed;
   let peak = baseline;
-  const sampler = setInterval(() => {
-    if (live) gc!();
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, live ? 25 : 5);
-  const informer = new SharedInformer(lw, { watchList: mode === 'watch-list' || mode === 'wl-incr', pageSize: 500, ...(mode === 'wl-incr' ? { relistMode: 'incremental' as const } : {}) });
+  const sampler = setInterval(
+    () => {
+      if (live) gc!();
+      peak = Math.max(peak, process.memoryUsage().heapUsed);
+    },
+    live ? 25 : 5,
+  );
+  const informer = new SharedInformer(lw, {
+    watchList: mode === 'watch-list' || mode === 'wl-incr',
+    pageSize: 500,
+    ...(mode === 'wl-incr' ? { relistMode: 'incremental' as const } : {}),
+  });
   const ac = new AbortController();
   const t0 = performance.now();
   const running = informer.start(ac.signal);
@@ -75,7 +83,16 @@ async function child(mode: Mode, kubeconfigPath: string, live: boolean): Promise
   peak = Math.max(peak, process.memoryUsage().heapUsed);
   gc!();
   const steady = process.memoryUsage().heapUsed;
-  const row: Row = { mode, live, syncMs: Math.round(syncMs), baselineMb: mb(baseline), steadyMb: mb(steady), peakMb: mb(peak), objects: informer.reader.list().length, listMode: informer.health().listMode };
+  const row: Row = {
+    mode,
+    live,
+    syncMs: Math.round(syncMs),
+    baselineMb: mb(baseline),
+    steadyMb: mb(steady),
+    peakMb: mb(peak),
+    objects: informer.reader.list().length,
+    listMode: informer.health().listMode,
+  };
   ac.abort();
   await running;
   await client.close();
@@ -93,7 +110,11 @@ async function parent(count: number): Promise<void> {
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         for (let i = next++; i < count; i = next++) {
-          const res = await env.request('POST', `/apis/example.com/v1/namespaces/${NS}/widgets`, { ...WIDGET, metadata: { name: `w-${i}` }, spec: { size: 1 + (i % 10) } });
+          const res = await env.request('POST', `/apis/example.com/v1/namespaces/${NS}/widgets`, {
+            ...WIDGET,
+            metadata: { name: `w-${i}` },
+            spec: { size: 1 + (i % 10) },
+          });
           if (res.status !== 201) throw new Error(`create w-${i}: ${res.status} ${JSON.stringify(res.body)}`);
         }
       }),
@@ -106,7 +127,9 @@ async function parent(count: number): Promise<void> {
       liveRows.set(mode, await runChild(mode, env.kubeconfigPath, true));
     }
     console.log(`\ninitial sync of ${count} Widgets, Kubernetes 1.36 (watch cache on), one fresh process per mode:`);
-    console.log('mode        sync ms  baseline MB  steady MB  peak MB  peak/steady  over-baseline  live peak MB  live peak/steady  live over-baseline  objects  listMode');
+    console.log(
+      'mode        sync ms  baseline MB  steady MB  peak MB  peak/steady  over-baseline  live peak MB  live peak/steady  live over-baseline  objects  listMode',
+    );
     for (const r of rows) {
       const l = liveRows.get(r.mode)!;
       const over = (r.peakMb - r.baselineMb) / Math.max(0.1, r.steadyMb - r.baselineMb);
@@ -114,7 +137,8 @@ async function parent(count: number): Promise<void> {
       console.log(
         `${r.mode.padEnd(10)}  ${String(r.syncMs).padStart(7)}  ${String(r.baselineMb).padStart(11)}  ${String(r.steadyMb).padStart(9)}  ${String(r.peakMb).padStart(7)}  ${(r.peakMb / r.steadyMb).toFixed(2).padStart(11)}  ${over.toFixed(2).padStart(13)}  ${String(l.peakMb).padStart(12)}  ${(l.peakMb / l.steadyMb).toFixed(2).padStart(16)}  ${liveOver.toFixed(2).padStart(18)}  ${String(r.objects).padStart(7)}  ${r.listMode}`,
       );
-      if (l.objects !== count) throw new Error(`${r.mode} (live): the informer holds ${l.objects} objects, expected ${count}`);
+      if (l.objects !== count)
+        throw new Error(`${r.mode} (live): the informer holds ${l.objects} objects, expected ${count}`);
       if (r.objects !== count) throw new Error(`${r.mode}: the informer holds ${r.objects} objects, expected ${count}`);
     }
   } finally {
@@ -124,7 +148,9 @@ async function parent(count: number): Promise<void> {
 
 function runChild(mode: Mode, kubeconfigPath: string, live: boolean): Promise<Row> {
   return new Promise((resolve, reject) => {
-    const p = fork(fileURLToPath(import.meta.url), ['--child', mode, kubeconfigPath, live ? 'live' : 'sampled'], { execArgv: ['--expose-gc', '--import', 'tsx'] });
+    const p = fork(fileURLToPath(import.meta.url), ['--child', mode, kubeconfigPath, live ? 'live' : 'sampled'], {
+      execArgv: ['--expose-gc', '--import', 'tsx'],
+    });
     let row: Row | undefined;
     p.on('message', (m) => (row = m as Row));
     p.on('error', reject);

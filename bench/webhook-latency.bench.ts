@@ -42,25 +42,42 @@ const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
 
 /** The load generator (child process): creates, alternating sides, and prints each side's latencies as JSON. */
 async function generateLoad(kubeconfigPath: string): Promise<void> {
-  const client = await KubeClient.fromKubeconfig({ path: kubeconfigPath, rateLimit: { qps: 10_000, burst: 10_000 }, connections: 128 });
-  const create = (ns: string, name: string): Promise<ConfigMap> => client.create<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { k: 'v' } });
+  const client = await KubeClient.fromKubeconfig({
+    path: kubeconfigPath,
+    rateLimit: { qps: 10_000, burst: 10_000 },
+    connections: 128,
+  });
+  const create = (ns: string, name: string): Promise<ConfigMap> =>
+    client.create<ConfigMap>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: ns },
+      data: { k: 'v' },
+    });
   // Warm-up: connections, the API server's webhook client, JIT.
-  await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => Promise.all([create(HOOKED, `warm-${i}`), create(PLAIN, `warm-${i}`)])));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, (_, i) =>
+      Promise.all([create(HOOKED, `warm-${i}`), create(PLAIN, `warm-${i}`)]),
+    ),
+  );
   const latencies: Record<string, number[]> = { [HOOKED]: [], [PLAIN]: [] };
   let next = 0;
   const startedAt = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async (_, worker) => {
-    for (let i = next++; i < REQUESTS; i = next++) {
-      // Which side goes first flips, so neither always meets the other's tail.
-      const order = (i + worker) % 2 === 0 ? [HOOKED, PLAIN] : [PLAIN, HOOKED];
-      for (const ns of order) {
-        const t = performance.now();
-        const cm = await create(ns, `cm-${i}`);
-        latencies[ns]!.push(performance.now() - t);
-        if (ns === HOOKED && cm.metadata?.annotations?.['bench.operator-runtime.dev/checked'] !== 'true') throw new Error('a hooked create was not mutated');
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, worker) => {
+      for (let i = next++; i < REQUESTS; i = next++) {
+        // Which side goes first flips, so neither always meets the other's tail.
+        const order = (i + worker) % 2 === 0 ? [HOOKED, PLAIN] : [PLAIN, HOOKED];
+        for (const ns of order) {
+          const t = performance.now();
+          const cm = await create(ns, `cm-${i}`);
+          latencies[ns]!.push(performance.now() - t);
+          if (ns === HOOKED && cm.metadata?.annotations?.['bench.operator-runtime.dev/checked'] !== 'true')
+            throw new Error('a hooked create was not mutated');
+        }
       }
-    }
-  }));
+    }),
+  );
   process.stdout.write(JSON.stringify({ latencies, wallMs: performance.now() - startedAt }));
   await client.close();
 }
@@ -74,21 +91,50 @@ const env = await TestEnv.start();
 const cert = await webhookServingCertificate();
 const client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
 try {
-  for (const name of [HOOKED, PLAIN]) await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'bench-webhooks': name === HOOKED ? 'on' : 'off' } } });
+  for (const name of [HOOKED, PLAIN])
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, labels: { 'bench-webhooks': name === HOOKED ? 'on' : 'off' } },
+    });
   const registry = createMetricsRegistry();
-  const manager = new Manager({ client, registry, metricsPort: 0, healthPort: 0, webhook: { port: 0, certDir: cert.dir } });
-  manager.webhooks.validate(kinds.ConfigMap, (cm) => (Object.keys(cm.data ?? {}).length > 100 ? deny('at most 100 keys') : undefined));
+  const manager = new Manager({
+    client,
+    registry,
+    metricsPort: 0,
+    healthPort: 0,
+    webhook: { port: 0, certDir: cert.dir },
+  });
+  manager.webhooks.validate(kinds.ConfigMap, (cm) =>
+    Object.keys(cm.data ?? {}).length > 100 ? deny('at most 100 keys') : undefined,
+  );
   manager.webhooks.mutate(kinds.ConfigMap, (cm) => {
-    cm.metadata = { ...cm.metadata, annotations: { ...cm.metadata?.annotations, 'bench.operator-runtime.dev/checked': 'true' } };
+    cm.metadata = {
+      ...cm.metadata,
+      annotations: { ...cm.metadata?.annotations, 'bench.operator-runtime.dev/checked': 'true' },
+    };
     return cm;
   });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
   await eventually('webhook server', () => manager.webhookPort);
-  const objects = webhookManifests(manager, { name: 'bench', url: `https://127.0.0.1:${manager.webhookPort}`, caBundle: cert.caPem, namespaceSelector: { matchLabels: { 'bench-webhooks': 'on' } } });
-  await kubectl(env.kubeconfigPath, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+  const objects = webhookManifests(manager, {
+    name: 'bench',
+    url: `https://127.0.0.1:${manager.webhookPort}`,
+    caBundle: cert.caPem,
+    namespaceSelector: { matchLabels: { 'bench-webhooks': 'on' } },
+  });
+  await kubectl(
+    env.kubeconfigPath,
+    ['apply', '-f', '-'],
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
+  );
   await eventually('the mutating webhook to be active', async () => {
-    const cm = await client.create<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `probe-${randomBytes(3).toString('hex')}`, namespace: HOOKED } });
+    const cm = await client.create<ConfigMap>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `probe-${randomBytes(3).toString('hex')}`, namespace: HOOKED },
+    });
     return cm.metadata?.annotations?.['bench.operator-runtime.dev/checked'] === 'true';
   });
 
@@ -97,7 +143,9 @@ try {
   const apiServerView = async (): Promise<Map<string, { sum: number; count: number }>> => {
     const text = (await env.request<string>('GET', '/metrics', undefined, { accept: 'text/plain' })).body;
     const out = new Map<string, { sum: number; count: number }>();
-    for (const m of text.matchAll(/^apiserver_admission_webhook_admission_duration_seconds_(sum|count)\{[^}]*name="([^"]+)"[^}]*\} ([0-9.e+-]+)$/gm)) {
+    for (const m of text.matchAll(
+      /^apiserver_admission_webhook_admission_duration_seconds_(sum|count)\{[^}]*name="([^"]+)"[^}]*\} ([0-9.e+-]+)$/gm,
+    )) {
       const entry = out.get(m[2]!) ?? { sum: 0, count: 0 };
       entry[m[1] as 'sum' | 'count'] += Number(m[3]);
       out.set(m[2]!, entry);
@@ -108,22 +156,38 @@ try {
   const apiBefore = await apiServerView();
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loopDelay.enable();
-  const { stdout } = await promisify(execFile)(process.execPath, [...process.execArgv, import.meta.filename, '--load', env.kubeconfigPath, String(REQUESTS), String(CONCURRENCY)], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [...process.execArgv, import.meta.filename, '--load', env.kubeconfigPath, String(REQUESTS), String(CONCURRENCY)],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
   loopDelay.disable();
   const { latencies, wallMs } = JSON.parse(stdout) as { latencies: Record<string, number[]>; wallMs: number };
   const after = await histogram();
   const apiAfter = await apiServerView();
   const sumCount = (m: typeof after, path: string) => {
-    const value = (suffix: string): number => m.values.find((v: { metricName?: string; labels: Record<string, unknown> }) => v.metricName?.endsWith(suffix) && v.labels.webhook === path)?.value ?? 0;
+    const value = (suffix: string): number =>
+      m.values.find(
+        (v: { metricName?: string; labels: Record<string, unknown> }) =>
+          v.metricName?.endsWith(suffix) && v.labels.webhook === path,
+      )?.value ?? 0;
     return { sum: value('_sum'), count: value('_count') };
   };
 
   const hooked = latencies[HOOKED]!.sort((a, b) => a - b);
   const plain = latencies[PLAIN]!.sort((a, b) => a - b);
-  console.log(`# webhook latency: ${REQUESTS} ConfigMap creates per side, ${CONCURRENCY} concurrent workers (another process), kube-apiserver 1.20 (TestEnv), ${wallMs.toFixed(0)} ms wall`);
-  console.log(`with validating + mutating webhook: p50 ${fmt(percentile(hooked, 50))}  p90 ${fmt(percentile(hooked, 90))}  p99 ${fmt(percentile(hooked, 99))}  max ${fmt(hooked.at(-1)!)}`);
-  console.log(`without webhooks:                   p50 ${fmt(percentile(plain, 50))}  p90 ${fmt(percentile(plain, 90))}  p99 ${fmt(percentile(plain, 99))}  max ${fmt(plain.at(-1)!)}`);
-  console.log(`added by the two webhook calls:     p50 ${fmt(percentile(hooked, 50) - percentile(plain, 50))}  p99 ${fmt(percentile(hooked, 99) - percentile(plain, 99))}`);
+  console.log(
+    `# webhook latency: ${REQUESTS} ConfigMap creates per side, ${CONCURRENCY} concurrent workers (another process), kube-apiserver 1.20 (TestEnv), ${wallMs.toFixed(0)} ms wall`,
+  );
+  console.log(
+    `with validating + mutating webhook: p50 ${fmt(percentile(hooked, 50))}  p90 ${fmt(percentile(hooked, 90))}  p99 ${fmt(percentile(hooked, 99))}  max ${fmt(hooked.at(-1)!)}`,
+  );
+  console.log(
+    `without webhooks:                   p50 ${fmt(percentile(plain, 50))}  p90 ${fmt(percentile(plain, 90))}  p99 ${fmt(percentile(plain, 99))}  max ${fmt(plain.at(-1)!)}`,
+  );
+  console.log(
+    `added by the two webhook calls:     p50 ${fmt(percentile(hooked, 50) - percentile(plain, 50))}  p99 ${fmt(percentile(hooked, 99) - percentile(plain, 99))}`,
+  );
   for (const path of ['/validate-core-v1-configmap', '/mutate-core-v1-configmap']) {
     const a = sumCount(after, path);
     const b = sumCount(before, path);
@@ -132,11 +196,15 @@ try {
   }
   for (const [name, a] of apiAfter) {
     const b = apiBefore.get(name) ?? { sum: 0, count: 0 };
-    console.log(`API server's time per call to ${name}: mean ${fmt(((a.sum - b.sum) / (a.count - b.count)) * 1000)} over ${a.count - b.count} calls`);
+    console.log(
+      `API server's time per call to ${name}: mean ${fmt(((a.sum - b.sum) / (a.count - b.count)) * 1000)} over ${a.count - b.count} calls`,
+    );
   }
   // The histogram records whole sampling intervals: the delay is what exceeds the resolution.
   const lag = (ns: number): string => fmt(Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS));
-  console.log(`webhook process event-loop delay: p50 ${lag(loopDelay.percentile(50))}  p99 ${lag(loopDelay.percentile(99))}  max ${lag(loopDelay.max)}`);
+  console.log(
+    `webhook process event-loop delay: p50 ${lag(loopDelay.percentile(50))}  p99 ${lag(loopDelay.percentile(99))}  max ${lag(loopDelay.max)}`,
+  );
   stop.abort();
   await running;
 } finally {

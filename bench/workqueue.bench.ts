@@ -134,7 +134,12 @@ async function stream(workers: number, variant: Variant): Promise<Figures> {
   }
   await running;
   const total = keys.length / ((performance.now() - t0) / 1000);
-  return { addPerSecond: NaN, processPerSecond: NaN, totalPerSecond: total, perCpuSecond: keys.length / (cpuSeconds() - c0) };
+  return {
+    addPerSecond: NaN,
+    processPerSecond: NaN,
+    totalPerSecond: total,
+    perCpuSecond: keys.length / (cpuSeconds() - c0),
+  };
 }
 
 function median(values: number[]): number {
@@ -145,11 +150,26 @@ function median(values: number[]): number {
 const fmt = (n: number): string => (Number.isNaN(n) ? '-' : `${Math.round(n / 1000).toLocaleString('en-US')}k`);
 
 async function main(): Promise<void> {
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
-  console.log(`workqueue bench: ${KEYS.toLocaleString('en-US')} keys, median of ${ROUNDS} rounds, node ${process.version}, ${cpus().length} CPUs, load ${load}`);
-  console.log(['shape', 'workers', 'metrics', 'add/s', 'get+done/s', 'items/s', 'items/CPU-s', 'goal'].map((h) => h.padStart(14)).join(''));
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  console.log(
+    `workqueue bench: ${KEYS.toLocaleString('en-US')} keys, median of ${ROUNDS} rounds, node ${process.version}, ${cpus().length} CPUs, load ${load}`,
+  );
+  console.log(
+    ['shape', 'workers', 'metrics', 'add/s', 'get+done/s', 'items/s', 'items/CPU-s', 'goal']
+      .map((h) => h.padStart(14))
+      .join(''),
+  );
   let failures = 0;
-  const configs: { shape: string; workers: number; metrics: boolean; anchor: boolean; totalPerSecond: number[]; perCpuSecond: number[] }[] = [];
+  const configs: {
+    shape: string;
+    workers: number;
+    metrics: boolean;
+    anchor: boolean;
+    totalPerSecond: number[];
+    perCpuSecond: number[];
+  }[] = [];
   for (const shape of ['batch', 'stream'] as const) {
     for (const workers of [1, 8]) {
       for (const variant of ['off', 'on', 'anchor'] as const) {
@@ -161,7 +181,14 @@ async function main(): Promise<void> {
         const perCpu = median(rounds.map((f) => f.perCpuSecond));
         const anchor = variant === 'anchor';
         const ok = anchor || perCpu >= GOAL_PER_SECOND;
-        configs.push({ shape, workers, metrics: variant === 'on', anchor, totalPerSecond: rounds.map((f) => f.totalPerSecond), perCpuSecond: rounds.map((f) => f.perCpuSecond) });
+        configs.push({
+          shape,
+          workers,
+          metrics: variant === 'on',
+          anchor,
+          totalPerSecond: rounds.map((f) => f.totalPerSecond),
+          perCpuSecond: rounds.map((f) => f.perCpuSecond),
+        });
         if (!ok) failures++;
         console.log(
           [
@@ -181,8 +208,16 @@ async function main(): Promise<void> {
     }
   }
   writeBenchJson({ bench: 'workqueue', keys: KEYS, rounds: ROUNDS, goalPerSecond: GOAL_PER_SECOND, configs });
-  console.log(`load after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(failures === 0 ? `all configurations ≥ ${fmt(GOAL_PER_SECOND)} items/s` : `${failures} configuration(s) below ${fmt(GOAL_PER_SECOND)} items/s`);
+  console.log(
+    `load after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    failures === 0
+      ? `all configurations ≥ ${fmt(GOAL_PER_SECOND)} items/s`
+      : `${failures} configuration(s) below ${fmt(GOAL_PER_SECOND)} items/s`,
+  );
 }
 
 await main();

@@ -22,7 +22,10 @@ describe('chaos: etcd leader partition (smoke)', () => {
   let env: TestEnv;
 
   before(async () => {
-    env = await TestEnv.start({ etcdMembers: 3, crds: await readManifests(new URL('../examples/quickstart/widget-crd.yaml', import.meta.url)) });
+    env = await TestEnv.start({
+      etcdMembers: 3,
+      crds: await readManifests(new URL('../examples/quickstart/widget-crd.yaml', import.meta.url)),
+    });
   });
   after(async () => {
     await env?.stop();
@@ -32,7 +35,12 @@ describe('chaos: etcd leader partition (smoke)', () => {
     const startRevision = (await env.etcdRevision()) + 1;
     const names = Array.from({ length: OBJECTS }, (_, i) => `w-${i}`);
     for (const name of names) {
-      const res = await env.request('POST', widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name }, spec: { size: 1 } });
+      const res = await env.request('POST', widgets, {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name },
+        spec: { size: 1 },
+      });
       assert.equal(res.status, 201, JSON.stringify(res.body));
     }
     const stopWork = new AbortController();
@@ -68,7 +76,12 @@ describe('chaos: etcd leader partition (smoke)', () => {
       await catchingUp;
       await running;
 
-      const report = await auditConsistency({ etcd: env, prefix: WIDGET_PREFIX, startRevision, writes: reconciler.writes });
+      const report = await auditConsistency({
+        etcd: env,
+        prefix: WIDGET_PREFIX,
+        startRevision,
+        writes: reconciler.writes,
+      });
       console.log(`# ${formatAuditReport(report).split('\n')[0]}`);
       row = {
         scenario: 'etcd-leader-partition (smoke)',
@@ -81,7 +94,11 @@ describe('chaos: etcd leader partition (smoke)', () => {
         reconcileOverlaps: null, // one worker by construction; the real operator records overlaps
         lostUpdates: report.lostUpdates,
         outOfOrderStatusWrites: report.outOfOrderStatusWrites,
-        passed: convergenceMs !== null && report.lostUpdates === 0 && report.outOfOrderStatusWrites === 0 && report.historyGaps === 0,
+        passed:
+          convergenceMs !== null &&
+          report.lostUpdates === 0 &&
+          report.outOfOrderStatusWrites === 0 &&
+          report.historyGaps === 0,
         notes: {
           newLeaderElectedMs: electionMs,
           longestSpecWriteStallMs: stall,

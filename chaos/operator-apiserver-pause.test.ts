@@ -7,22 +7,26 @@ import { LONG, runOperatorScenario, sleep } from './support/operator-scenario.js
 
 const FAULT_MS = Number(process.env.CHAOS_FAULT_MS ?? (LONG ? 20_000 : 8_000));
 
-test('the Database operator survives a frozen API server, with no two leaders at work', { timeout: 600_000 }, async () => {
-  await runOperatorScenario({
-    name: 'kube-apiserver paused',
-    fault: async ({ bed, faults, notes }) => {
-      const before = await bed.waitForLeader();
-      bed.env.pause('kube-apiserver');
-      faults.push(`SIGSTOP kube-apiserver ${FAULT_MS} ms`);
-      try {
-        await sleep(FAULT_MS);
-      } finally {
-        bed.env.resume('kube-apiserver');
-      }
-      const t0 = Date.now();
-      notes.leaderBefore = before;
-      notes.leaderAfter = await bed.waitForLeader({ timeoutMs: 60_000 });
-      notes.leaderAfterResumeMs = Date.now() - t0;
-    },
-  });
-});
+test(
+  'the Database operator survives a frozen API server, with no two leaders at work',
+  { timeout: 600_000 },
+  async () => {
+    await runOperatorScenario({
+      name: 'kube-apiserver paused',
+      fault: async ({ bed, faults, notes }) => {
+        const before = await bed.waitForLeader();
+        bed.env.pause('kube-apiserver');
+        faults.push(`SIGSTOP kube-apiserver ${FAULT_MS} ms`);
+        try {
+          await sleep(FAULT_MS);
+        } finally {
+          bed.env.resume('kube-apiserver');
+        }
+        const t0 = Date.now();
+        notes.leaderBefore = before;
+        notes.leaderAfter = await bed.waitForLeader({ timeoutMs: 60_000 });
+        notes.leaderAfterResumeMs = Date.now() - t0;
+      },
+    });
+  },
+);

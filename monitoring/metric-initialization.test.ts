@@ -6,7 +6,7 @@ import { ControllerMetrics } from '../src/controller/controller-metrics.js';
 // Regression: the series first appeared at their first error/panic. increase() and rate() need a
 // previous sample, so OperatorReconcilePanics missed the first panic after every start, and a
 // healthy controller had no reconcile error ratio at all (an empty panel instead of 0).
-test('a controller\'s reconcile counters and latency histogram exist at zero before its first reconcile', async () => {
+test("a controller's reconcile counters and latency histogram exist at zero before its first reconcile", async () => {
   const registry = new Registry();
   new ControllerMetrics(registry, 'database', 4);
   const text = await registry.metrics();

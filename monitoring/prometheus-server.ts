@@ -63,7 +63,10 @@ export class PrometheusServer {
       stringify({
         global: { scrape_interval: seconds, evaluation_interval: seconds, scrape_timeout: seconds },
         rule_files: [join(dir, 'rules.yaml')],
-        scrape_configs: Object.entries(options.scrapeTargets).map(([job, targets]) => ({ job_name: job, static_configs: [{ targets }] })),
+        scrape_configs: Object.entries(options.scrapeTargets).map(([job, targets]) => ({
+          job_name: job,
+          static_configs: [{ targets }],
+        })),
       }),
     );
     // The port is free when asked, not when bound: retry the rare race with another process.
@@ -91,10 +94,14 @@ export class PrometheusServer {
       child.on('exit', () => (exited = true));
       const server = new PrometheusServer(url, dir, child, () => output);
       try {
-        await eventually('Prometheus ready', async () => {
-          if (exited) throw new PrometheusServerError(`prometheus exited: ${output}`);
-          return (await fetch(`${url}/-/ready`)).ok;
-        }, { timeoutMs: 60_000, intervalMs: 200 });
+        await eventually(
+          'Prometheus ready',
+          async () => {
+            if (exited) throw new PrometheusServerError(`prometheus exited: ${output}`);
+            return (await fetch(`${url}/-/ready`)).ok;
+          },
+          { timeoutMs: 60_000, intervalMs: 200 },
+        );
         return server;
       } catch (err) {
         await server.kill();
@@ -107,7 +114,9 @@ export class PrometheusServer {
 
   /** Instant query; the samples of a vector result. */
   async query(promql: string): Promise<PromSample[]> {
-    const body = await this.api<{ resultType: string; result: PromSample[] }>(`/api/v1/query?query=${encodeURIComponent(promql)}`);
+    const body = await this.api<{ resultType: string; result: PromSample[] }>(
+      `/api/v1/query?query=${encodeURIComponent(promql)}`,
+    );
     return body.result;
   }
 
@@ -116,7 +125,11 @@ export class PrometheusServer {
   }
 
   async targets(): Promise<{ labels: Record<string, string>; health: string; lastError: string }[]> {
-    return (await this.api<{ activeTargets: { labels: Record<string, string>; health: string; lastError: string }[] }>('/api/v1/targets')).activeTargets;
+    return (
+      await this.api<{ activeTargets: { labels: Record<string, string>; health: string; lastError: string }[] }>(
+        '/api/v1/targets',
+      )
+    ).activeTargets;
   }
 
   /** Prometheus's own log lines (warnings and errors), for a failing test's message. */

@@ -21,7 +21,12 @@ const JOB = 'database-operator';
 const CONTROLLER = 'database';
 
 function database(name: string): Database {
-  return { apiVersion: 'example.com/v1', kind: 'Database', metadata: { name, namespace: NS }, spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' } } as Database;
+  return {
+    apiVersion: 'example.com/v1',
+    kind: 'Database',
+    metadata: { name, namespace: NS },
+    spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' },
+  } as Database;
 }
 
 describe('the shipped Prometheus rules against a real Prometheus scraping the Database operator', () => {
@@ -35,7 +40,9 @@ describe('the shipped Prometheus rules against a real Prometheus scraping the Da
   let running: Promise<void> | undefined;
 
   before(async () => {
-    env = await TestEnv.start({ crds: await readManifests(new URL('../examples/database-operator/config/crd.yaml', import.meta.url)) });
+    env = await TestEnv.start({
+      crds: await readManifests(new URL('../examples/database-operator/config/crd.yaml', import.meta.url)),
+    });
     backups = new BackupService({ backupDurationMs: 200 });
     await backups.start();
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
@@ -59,7 +66,10 @@ describe('the shipped Prometheus rules against a real Prometheus scraping the Da
       backupPollMs: 200,
     });
     running = operator.manager.start(stop.signal);
-    prometheus = await PrometheusServer.start({ scrapeTargets: { [JOB]: [`127.0.0.1:${metricsPort}`] }, rules: renderRuleFile({ forOverride: '5s' }) });
+    prometheus = await PrometheusServer.start({
+      scrapeTargets: { [JOB]: [`127.0.0.1:${metricsPort}`] },
+      rules: renderRuleFile({ forOverride: '5s' }),
+    });
   });
 
   after(async () => {
@@ -78,24 +88,57 @@ describe('the shipped Prometheus rules against a real Prometheus scraping the Da
     const [sample] = await prometheus.query(promql);
     return sample ? Number(sample.value[1]) : undefined;
   };
-  const firing = async (alertname: string): Promise<PromAlert | undefined> => (await prometheus.alerts()).find((a) => a.labels.alertname === alertname && a.state === 'firing');
+  const firing = async (alertname: string): Promise<PromAlert | undefined> =>
+    (await prometheus.alerts()).find((a) => a.labels.alertname === alertname && a.state === 'firing');
 
   test('Prometheus scrapes the operator, and the recording rules produce series from its metrics', async () => {
-    await eventually('the operator target up', async () => (await prometheus.targets()).some((t) => t.labels.job === JOB && t.health === 'up'), { timeoutMs: 60_000 });
+    await eventually(
+      'the operator target up',
+      async () => (await prometheus.targets()).some((t) => t.labels.job === JOB && t.health === 'up'),
+      { timeoutMs: 60_000 },
+    );
     await client.create(database('steady'));
-    await eventually('steady reconciled (finalizer added)', async () => (await client.get<Database>(DATABASE, 'steady', { namespace: NS })).metadata.finalizers?.includes(FINALIZER));
+    await eventually('steady reconciled (finalizer added)', async () =>
+      (await client.get<Database>(DATABASE, 'steady', { namespace: NS })).metadata.finalizers?.includes(FINALIZER),
+    );
 
-    const mustHaveSeries = [RECORD.reconcileRate, RECORD.reconcileErrorRate, RECORD.reconcileErrorRatio, RECORD.reconcileP50, RECORD.reconcileP99, RECORD.workqueueDepth, RECORD.workqueueAddRate, RECORD.workqueueWaitP99];
+    const mustHaveSeries = [
+      RECORD.reconcileRate,
+      RECORD.reconcileErrorRate,
+      RECORD.reconcileErrorRatio,
+      RECORD.reconcileP50,
+      RECORD.reconcileP99,
+      RECORD.workqueueDepth,
+      RECORD.workqueueAddRate,
+      RECORD.workqueueWaitP99,
+    ];
     for (const record of mustHaveSeries) {
-      const samples = await eventually(`series for ${record}`, async () => {
-        const s = await prometheus.query(`${record}{job="${JOB}", controller="${CONTROLLER}"}`);
-        return s.length > 0 ? s : undefined;
-      }, { timeoutMs: 60_000, intervalMs: 500 });
-      assert.ok(samples.every((s) => Number.isFinite(Number(s.value[1]))), `${record}: ${JSON.stringify(samples)}`);
+      const samples = await eventually(
+        `series for ${record}`,
+        async () => {
+          const s = await prometheus.query(`${record}{job="${JOB}", controller="${CONTROLLER}"}`);
+          return s.length > 0 ? s : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
+      assert.ok(
+        samples.every((s) => Number.isFinite(Number(s.value[1]))),
+        `${record}: ${JSON.stringify(samples)}`,
+      );
     }
-    assert.ok((await scalar(`${RECORD.reconcileRate}{job="${JOB}", controller="${CONTROLLER}", result="success"}`))! > 0, 'successful reconciles are counted');
+    assert.ok(
+      (await scalar(`${RECORD.reconcileRate}{job="${JOB}", controller="${CONTROLLER}", result="success"}`))! > 0,
+      'successful reconciles are counted',
+    );
     // One replica, leading: the recorded number of leaders is 1 (and OperatorNoLeader stays quiet).
-    assert.equal(await eventually('one leader recorded', () => scalar(`${RECORD.leaders}{job="${JOB}", name="database-operator"}`), { timeoutMs: 30_000 }), 1);
+    assert.equal(
+      await eventually(
+        'one leader recorded',
+        () => scalar(`${RECORD.leaders}{job="${JOB}", name="database-operator"}`),
+        { timeoutMs: 30_000 },
+      ),
+      1,
+    );
     assert.equal(await firing('OperatorNoLeader'), undefined);
     assert.equal(await firing('OperatorCacheNotSynced'), undefined, 'every cache synced');
   });
@@ -106,20 +149,31 @@ describe('the shipped Prometheus rules against a real Prometheus scraping the Da
     if (errorsSoFar === 0) assert.equal(await firing('OperatorReconcileErrors'), undefined, 'no error yet, no alert');
 
     await client.create(database('doomed'));
-    await eventually('doomed reconciled (finalizer added)', async () => (await client.get<Database>(DATABASE, 'doomed', { namespace: NS })).metadata.finalizers?.includes(FINALIZER));
+    await eventually('doomed reconciled (finalizer added)', async () =>
+      (await client.get<Database>(DATABASE, 'doomed', { namespace: NS })).metadata.finalizers?.includes(FINALIZER),
+    );
     // Its backup before delete now fails on every attempt: the finalizer stays and the workqueue backs off.
     backups.setFaults({ down: true });
     await client.delete(DATABASE, 'doomed', { namespace: NS });
 
-    const alert = await eventually('OperatorReconcileErrors firing', () => firing('OperatorReconcileErrors'), { timeoutMs: 90_000, intervalMs: 500 }).catch(async (err: unknown) => {
+    const alert = await eventually('OperatorReconcileErrors firing', () => firing('OperatorReconcileErrors'), {
+      timeoutMs: 90_000,
+      intervalMs: 500,
+    }).catch(async (err: unknown) => {
       const ratio = await prometheus.query(RECORD.reconcileErrorRatio);
-      throw new Error(`no alert; error ratio ${JSON.stringify(ratio)}; alerts ${JSON.stringify(await prometheus.alerts())}; prometheus log: ${prometheus.log()}`, { cause: err });
+      throw new Error(
+        `no alert; error ratio ${JSON.stringify(ratio)}; alerts ${JSON.stringify(await prometheus.alerts())}; prometheus log: ${prometheus.log()}`,
+        { cause: err },
+      );
     });
     assert.equal(alert.labels.controller, CONTROLLER);
     assert.equal(alert.labels.job, JOB);
     assert.equal(alert.labels.severity, 'warning');
     assert.match(alert.annotations.summary ?? '', /Controller database fails more than 10% of its reconciles/);
-    assert.ok((await scalar(`sum(controller_runtime_reconcile_errors_total{job="${JOB}"})`))! > errorsSoFar, 'the errors are the operator\'s own count');
+    assert.ok(
+      (await scalar(`sum(controller_runtime_reconcile_errors_total{job="${JOB}"})`))! > errorsSoFar,
+      "the errors are the operator's own count",
+    );
     const doomed = await client.get<Database>(DATABASE, 'doomed', { namespace: NS });
     assert.deepEqual(doomed.metadata.finalizers, [FINALIZER], 'the Database is stuck, as the alert says');
 

@@ -50,19 +50,37 @@ export const RECORD = {
 export const RECORDING_RULES: RuleGroup<RecordingRule> = {
   name: 'operator-runtime.rules',
   rules: [
-    { record: RECORD.reconcileRate, expr: `sum by (${BY}, controller, result) (rate(controller_runtime_reconcile_total[5m]))` },
-    { record: RECORD.reconcileErrorRate, expr: `sum by (${BY}, controller) (rate(controller_runtime_reconcile_errors_total[5m]))` },
+    {
+      record: RECORD.reconcileRate,
+      expr: `sum by (${BY}, controller, result) (rate(controller_runtime_reconcile_total[5m]))`,
+    },
+    {
+      record: RECORD.reconcileErrorRate,
+      expr: `sum by (${BY}, controller) (rate(controller_runtime_reconcile_errors_total[5m]))`,
+    },
     {
       record: RECORD.reconcileErrorRatio,
       // Errors over all outcomes; a controller that did nothing has no ratio (0/0), not 0.
       expr: `${RECORD.reconcileErrorRate} / on (${BY}, controller) sum by (${BY}, controller) (${RECORD.reconcileRate})`,
     },
-    { record: RECORD.reconcileP50, expr: `histogram_quantile(0.5, sum by (${BY}, controller, le) (rate(controller_runtime_reconcile_time_seconds_bucket[5m])))` },
-    { record: RECORD.reconcileP99, expr: `histogram_quantile(0.99, sum by (${BY}, controller, le) (rate(controller_runtime_reconcile_time_seconds_bucket[5m])))` },
+    {
+      record: RECORD.reconcileP50,
+      expr: `histogram_quantile(0.5, sum by (${BY}, controller, le) (rate(controller_runtime_reconcile_time_seconds_bucket[5m])))`,
+    },
+    {
+      record: RECORD.reconcileP99,
+      expr: `histogram_quantile(0.99, sum by (${BY}, controller, le) (rate(controller_runtime_reconcile_time_seconds_bucket[5m])))`,
+    },
     { record: RECORD.workqueueDepth, expr: `max by (${BY}, controller, name) (workqueue_depth)` },
     { record: RECORD.workqueueAddRate, expr: `sum by (${BY}, controller, name) (rate(workqueue_adds_total[5m]))` },
-    { record: RECORD.workqueueWaitP99, expr: `histogram_quantile(0.99, sum by (${BY}, controller, name, le) (rate(workqueue_queue_duration_seconds_bucket[5m])))` },
-    { record: RECORD.watchRestartRate, expr: `sum by (${BY}, informer, reason) (rate(cache_watch_restarts_total[5m]))` },
+    {
+      record: RECORD.workqueueWaitP99,
+      expr: `histogram_quantile(0.99, sum by (${BY}, controller, name, le) (rate(workqueue_queue_duration_seconds_bucket[5m])))`,
+    },
+    {
+      record: RECORD.watchRestartRate,
+      expr: `sum by (${BY}, informer, reason) (rate(cache_watch_restarts_total[5m]))`,
+    },
     // Each replica exports 1 while it leads the named Lease, 0 otherwise: the sum is the number of leaders.
     { record: RECORD.leaders, expr: `sum by (${BY}, name) (leader_election_master_status)` },
   ],
@@ -78,7 +96,7 @@ export const ALERT_RULES: RuleGroup<AlertRule> = {
       severity: 'warning',
       summary: 'Controller {{ $labels.controller }} fails more than 10% of its reconciles.',
       description:
-        '{{ $value | humanizePercentage }} of the reconciles of controller {{ $labels.controller }} ({{ $labels.job }} in {{ $labels.namespace }}) failed over the last 5 minutes. The keys are retried with backoff; the operator\'s logs (reconcileID, namespace, name) and the objects\' Warning events say which and why.',
+        "{{ $value | humanizePercentage }} of the reconciles of controller {{ $labels.controller }} ({{ $labels.job }} in {{ $labels.namespace }}) failed over the last 5 minutes. The keys are retried with backoff; the operator's logs (reconcileID, namespace, name) and the objects' Warning events say which and why.",
     },
     {
       alert: 'OperatorReconcilePanics',
@@ -86,7 +104,8 @@ export const ALERT_RULES: RuleGroup<AlertRule> = {
       for: '0m',
       severity: 'warning',
       summary: 'Controller {{ $labels.controller }} threw a programming error.',
-      description: 'The reconciler of {{ $labels.controller }} ({{ $labels.job }}) threw something that is not an error it meant to throw (a TypeError, say) in the last 10 minutes: a bug in the operator.',
+      description:
+        'The reconciler of {{ $labels.controller }} ({{ $labels.job }}) threw something that is not an error it meant to throw (a TypeError, say) in the last 10 minutes: a bug in the operator.',
     },
     {
       alert: 'OperatorWorkqueueDepthGrowing',
@@ -95,7 +114,8 @@ export const ALERT_RULES: RuleGroup<AlertRule> = {
       for: '15m',
       severity: 'warning',
       summary: 'The work queue of controller {{ $labels.controller }} keeps growing.',
-      description: 'Queue {{ $labels.name }} of {{ $labels.job }} holds {{ $value | humanize }} keys and has grown for 15 minutes: the controller does not keep up (slow reconciles, too few workers, or a hot loop of requeues).',
+      description:
+        'Queue {{ $labels.name }} of {{ $labels.job }} holds {{ $value | humanize }} keys and has grown for 15 minutes: the controller does not keep up (slow reconciles, too few workers, or a hot loop of requeues).',
     },
     {
       alert: 'OperatorReconcileStuck',
@@ -103,7 +123,8 @@ export const ALERT_RULES: RuleGroup<AlertRule> = {
       for: '5m',
       severity: 'warning',
       summary: 'A reconcile of controller {{ $labels.controller }} has run for more than 10 minutes.',
-      description: 'The longest running reconcile of {{ $labels.controller }} ({{ $labels.job }}) has run for {{ $value | humanizeDuration }}; a reconciler that ignores its AbortSignal holds a worker.',
+      description:
+        'The longest running reconcile of {{ $labels.controller }} ({{ $labels.job }}) has run for {{ $value | humanizeDuration }}; a reconciler that ignores its AbortSignal holds a worker.',
     },
     {
       alert: 'OperatorNoLeader',
@@ -111,7 +132,8 @@ export const ALERT_RULES: RuleGroup<AlertRule> = {
       for: '5m',
       severity: 'critical',
       summary: 'No replica of {{ $labels.job }} leads Lease {{ $labels.name }}.',
-      description: 'Replicas of {{ $labels.job }} in {{ $labels.namespace }} are scraped but none has held Lease {{ $labels.name }} for 5 minutes, so no controller reconciles. Check the Lease (kubectl get lease {{ $labels.name }}) and the replicas\' RBAC on coordination.k8s.io.',
+      description:
+        "Replicas of {{ $labels.job }} in {{ $labels.namespace }} are scraped but none has held Lease {{ $labels.name }} for 5 minutes, so no controller reconciles. Check the Lease (kubectl get lease {{ $labels.name }}) and the replicas' RBAC on coordination.k8s.io.",
     },
     {
       alert: 'OperatorWatchStalls',
@@ -119,7 +141,8 @@ export const ALERT_RULES: RuleGroup<AlertRule> = {
       for: '0m',
       severity: 'warning',
       summary: 'The watch of informer {{ $labels.informer }} keeps going silent.',
-      description: 'The watch of {{ $labels.informer }} ({{ $labels.job }}) went silent past its deadline and was torn down {{ $value | humanize }} times in 15 minutes. Something between the operator and the API server (a proxy, a load balancer idle timeout) holds connections open without passing events.',
+      description:
+        'The watch of {{ $labels.informer }} ({{ $labels.job }}) went silent past its deadline and was torn down {{ $value | humanize }} times in 15 minutes. Something between the operator and the API server (a proxy, a load balancer idle timeout) holds connections open without passing events.',
     },
     {
       alert: 'OperatorWatchFailing',
@@ -127,7 +150,8 @@ export const ALERT_RULES: RuleGroup<AlertRule> = {
       for: '10m',
       severity: 'warning',
       summary: 'The watcher of informer {{ $labels.informer }} has been backing off for 10 minutes.',
-      description: 'Every list or watch of {{ $labels.informer }} ({{ $labels.job }}) fails (RBAC, a removed CRD, an unreachable API server); the cache serves data that is getting older.',
+      description:
+        'Every list or watch of {{ $labels.informer }} ({{ $labels.job }}) fails (RBAC, a removed CRD, an unreachable API server); the cache serves data that is getting older.',
     },
     {
       alert: 'OperatorCacheNotSynced',
@@ -135,7 +159,8 @@ export const ALERT_RULES: RuleGroup<AlertRule> = {
       for: '10m',
       severity: 'critical',
       summary: 'The cache of informer {{ $labels.informer }} never synced.',
-      description: 'Informer {{ $labels.informer }} of {{ $labels.job }} has not completed its first list for 10 minutes; its controllers wait for it and reconcile nothing.',
+      description:
+        'Informer {{ $labels.informer }} of {{ $labels.job }} has not completed its first list for 10 minutes; its controllers wait for it and reconcile nothing.',
     },
   ],
 };

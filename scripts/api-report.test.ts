@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API_DIR, UPDATE_COMMAND, buildApiReport, readCommittedReport, readEntryPoints, reportDiff } from './api-report.js';
+import {
+  API_DIR,
+  UPDATE_COMMAND,
+  buildApiReport,
+  readCommittedReport,
+  readEntryPoints,
+  reportDiff,
+} from './api-report.js';
 
 // One program over every entry (a few seconds); the tests below read from it.
 const reports = buildApiReport();
@@ -8,7 +15,10 @@ const reports = buildApiReport();
 test('the committed API report (api/) matches the public API; a difference is a public change to review', () => {
   const generated = new Map(reports.map((r) => [r.entry.reportFile, r.text]));
   const diff = reportDiff(readCommittedReport(API_DIR), generated);
-  if (diff !== '') assert.fail(`api/ is out of date with the entry points in package.json exports. Review this diff, then run \`${UPDATE_COMMAND}\` and commit api/:\n${diff}`);
+  if (diff !== '')
+    assert.fail(
+      `api/ is out of date with the entry points in package.json exports. Review this diff, then run \`${UPDATE_COMMAND}\` and commit api/:\n${diff}`,
+    );
 });
 
 test('reportDiff names the file and the lines that changed, added or went missing', () => {
@@ -45,17 +55,50 @@ test('the root entry is curated: 60–80 names, no test tools, no bare combinato
   const root = reports.find((r) => r.entry.specifier === 'operator-runtime');
   assert.ok(root);
   const names = new Set(root.names.map((n) => n.name));
-  assert.ok(names.size >= 60 && names.size <= 80, `root exports ${names.size} names; the front door holds what writing an operator needs (60–80)`);
-  for (const name of ['Manager', 'KubeClient', 'Client', 'kinds', 'requeueAfter', 'TerminalError', 'OperatorRuntimeError', 'createLogger', 'runUntilSignal', 'LeaderElector', 'predicates']) {
+  assert.ok(
+    names.size >= 60 && names.size <= 80,
+    `root exports ${names.size} names; the front door holds what writing an operator needs (60–80)`,
+  );
+  for (const name of [
+    'Manager',
+    'KubeClient',
+    'Client',
+    'kinds',
+    'requeueAfter',
+    'TerminalError',
+    'OperatorRuntimeError',
+    'createLogger',
+    'runUntilSignal',
+    'LeaderElector',
+    'predicates',
+  ]) {
     assert.ok(names.has(name), `root lacks ${name}`);
   }
-  for (const name of ['FakeClock', 'seededRandom', 'recordingLogger', 'FakeClient', 'TestEnv', 'and', 'or', 'not', 'done']) {
+  for (const name of [
+    'FakeClock',
+    'seededRandom',
+    'recordingLogger',
+    'FakeClient',
+    'TestEnv',
+    'and',
+    'or',
+    'not',
+    'done',
+  ]) {
     assert.ok(!names.has(name), `root exports ${name}`);
   }
 });
 
 test('test tools are exported only from operator-runtime/testing*, internals from no entry', () => {
-  const testTools = ['FakeClock', 'seededRandom', 'recordingLogger', 'FakeClient', 'TestEnv', 'FaultProxy', 'auditConsistency'];
+  const testTools = [
+    'FakeClock',
+    'seededRandom',
+    'recordingLogger',
+    'FakeClient',
+    'TestEnv',
+    'FaultProxy',
+    'auditConsistency',
+  ];
   const internals = ['Transport', 'WatchDecoder', 'StoreReplacement', 'IDEMPOTENT_METHODS'];
   for (const r of reports) {
     const names = new Set(r.names.map((n) => n.name));

@@ -45,12 +45,16 @@ export interface ApiName {
 
 /** The entry points declared in package.json `exports`, in declaration order. */
 export function readEntryPoints(root: string = REPO_ROOT): EntryPoint[] {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> };
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    name: string;
+    exports: Record<string, unknown>;
+  };
   const entries: EntryPoint[] = [];
   for (const [key, value] of Object.entries(pkg.exports)) {
     if (typeof value !== 'object' || value === null) continue; // the package.json export
     const source = (value as Record<string, unknown>)[SOURCE_CONDITION];
-    if (typeof source !== 'string') throw new Error(`package.json exports["${key}"] has no "${SOURCE_CONDITION}" condition`);
+    if (typeof source !== 'string')
+      throw new Error(`package.json exports["${key}"] has no "${SOURCE_CONDITION}" condition`);
     const specifier = key === '.' ? pkg.name : `${pkg.name}/${key.replace(/^\.\//, '')}`;
     const reportFile = `${specifier.replace(/\//g, '.')}.api.md`;
     entries.push({ specifier, source: source.replace(/^\.\//, ''), reportFile });
@@ -60,12 +64,16 @@ export function readEntryPoints(root: string = REPO_ROOT): EntryPoint[] {
 
 function createProgram(root: string, files: readonly string[]): ts.Program {
   const configPath = join(root, 'tsconfig.json');
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!parsed) throw new Error(`cannot read ${configPath}`);
   return ts.createProgram({ rootNames: files.map((f) => join(root, f)), options: { ...parsed.options, noEmit: true } });
 }
@@ -103,15 +111,16 @@ function kindOf(symbol: ts.Symbol): string {
   return 'unknown';
 }
 
-const FORMAT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.WriteArrowStyleSignature | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope;
+const FORMAT =
+  ts.TypeFormatFlags.NoTruncation |
+  ts.TypeFormatFlags.WriteArrowStyleSignature |
+  ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope;
 
 const PRINTER = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind.LineFeed });
 
 /** A declared type as written, without its comments (a comment edit is not an API change), on one line. */
 function printed(node: ts.Node): string {
-  return PRINTER.printNode(ts.EmitHint.Unspecified, node, node.getSourceFile())
-    .replace(/\s+/g, ' ')
-    .trim();
+  return PRINTER.printNode(ts.EmitHint.Unspecified, node, node.getSourceFile()).replace(/\s+/g, ' ').trim();
 }
 
 function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string[] {
@@ -125,7 +134,9 @@ function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string[
     if (modifiers & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) continue;
     const optional = prop.flags & ts.SymbolFlags.Optional ? '?' : '';
     const readonly = modifiers & ts.ModifierFlags.Readonly ? 'readonly ' : '';
-    lines.push(`${readonly}${symbolName(prop)}${optional}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(prop, at), at, FORMAT)}`);
+    lines.push(
+      `${readonly}${symbolName(prop)}${optional}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(prop, at), at, FORMAT)}`,
+    );
   }
   return lines.sort();
 }
@@ -173,7 +184,10 @@ function signatureOf(checker: ts.TypeChecker, symbol: ts.Symbol, kind: string): 
 /** Builds the report of every entry point, in memory. */
 export function buildApiReport(root: string = REPO_ROOT): ApiEntryReport[] {
   const entries = readEntryPoints(root);
-  const program = createProgram(root, entries.map((e) => e.source));
+  const program = createProgram(
+    root,
+    entries.map((e) => e.source),
+  );
   const checker = program.getTypeChecker();
   return entries.map((entry) => {
     const file = program.getSourceFile(join(root, entry.source));
@@ -185,7 +199,11 @@ export function buildApiReport(root: string = REPO_ROOT): ApiEntryReport[] {
       const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
       if (isInternal(target)) continue;
       const kind = kindOf(target);
-      names.push({ name: exported.name, kind, signature: stableText(signatureOf(checker, target, kind).split(root).join('<root>')) });
+      names.push({
+        name: exported.name,
+        kind,
+        signature: stableText(signatureOf(checker, target, kind).split(root).join('<root>')),
+      });
     }
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return { entry, names, text: renderEntry(entry, names) };
@@ -200,7 +218,10 @@ function renderEntry(entry: EntryPoint, names: readonly ApiName[]): string {
     `${names.length} exported names.`,
     '',
     '```ts',
-    ...names.map((n) => `${n.kind} ${n.name}${n.signature.startsWith(':') || n.signature.startsWith(' =') ? '' : ' '}${n.signature}`),
+    ...names.map(
+      (n) =>
+        `${n.kind} ${n.name}${n.signature.startsWith(':') || n.signature.startsWith(' =') ? '' : ' '}${n.signature}`,
+    ),
     '```',
     '',
   ];
@@ -216,7 +237,8 @@ export function readCommittedReport(dir: string = API_DIR): Map<string, string> 
   } catch {
     return files; // no api/ yet: every entry shows as not committed
   }
-  for (const name of names.filter((n) => n.endsWith('.api.md')).sort()) files.set(name, readFileSync(join(dir, name), 'utf8'));
+  for (const name of names.filter((n) => n.endsWith('.api.md')).sort())
+    files.set(name, readFileSync(join(dir, name), 'utf8'));
   return files;
 }
 
@@ -258,7 +280,9 @@ function main(): void {
   rmSync(API_DIR, { recursive: true, force: true });
   mkdirSync(API_DIR, { recursive: true });
   for (const r of reports) writeFileSync(join(API_DIR, r.entry.reportFile), r.text);
-  console.log(`wrote ${reports.length} files to api/: ${reports.map((r) => `${r.entry.specifier} (${r.names.length})`).join(', ')}`);
+  console.log(
+    `wrote ${reports.length} files to api/: ${reports.map((r) => `${r.entry.specifier} (${r.names.length})`).join(', ')}`,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

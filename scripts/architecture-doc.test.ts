@@ -16,12 +16,20 @@ const doc = readFileSync(join(REPO_ROOT, 'docs/architecture.md'), 'utf8');
 function tableRows(markdown: string, heading: string): string[][] {
   const at = markdown.indexOf(`\n${heading}`);
   assert.ok(at >= 0, `docs/architecture.md has a "${heading}" section`);
-  const lines = markdown.slice(at + 1).split('\n').slice(1);
+  const lines = markdown
+    .slice(at + 1)
+    .split('\n')
+    .slice(1);
   const first = lines.findIndex((l) => l.startsWith('|'));
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.slice(1, -1).split('|').map((c) => c.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((c) => c.trim()),
+    );
   }
   return rows;
 }
@@ -46,22 +54,32 @@ function layerRules(): Map<string, string[]> {
     const allowed = /^\^src\/\((.*)\)\/$/.exec(rule.to.pathNot ?? '');
     assert.ok(allowed, `${rule.name}: to.pathNot is ^src/(<module>|<allowed>…)/`);
     assert.equal(rule.from.path, `^src/${module}/`, `${rule.name} applies to src/${module}/`);
-    out.set(module, allowed[1]!.split('|').filter((m) => m !== module));
+    out.set(
+      module,
+      allowed[1]!.split('|').filter((m) => m !== module),
+    );
   }
   return out;
 }
 
 const sorted = (xs: Iterable<string>): string[] => [...xs].sort();
-const difference = (a: Iterable<string>, b: Iterable<string>): string[] => sorted([...a].filter((x) => !new Set(b).has(x)));
+const difference = (a: Iterable<string>, b: Iterable<string>): string[] =>
+  sorted([...a].filter((x) => !new Set(b).has(x)));
 
-const srcModules = readdirSync(join(REPO_ROOT, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const srcModules = readdirSync(join(REPO_ROOT, 'src'), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 const modulesTable = tableRows(doc, '## Modules');
 const contractsTable = tableRows(doc, '## Contracts');
 
 test('the module table has one row for every folder under src/, and no other', () => {
   const rows = modulesTable.map((r) => moduleName(r[0]!));
   assert.deepEqual(
-    { missing: difference(srcModules, rows), extra: difference(rows, srcModules), repeated: rows.filter((m, i) => rows.indexOf(m) !== i) },
+    {
+      missing: difference(srcModules, rows),
+      extra: difference(rows, srcModules),
+      repeated: rows.filter((m, i) => rows.indexOf(m) !== i),
+    },
     { missing: [], extra: [], repeated: [] },
   );
 });
@@ -74,11 +92,13 @@ test('the imports column is the layer rules lint runs (.dependency-cruiser.cjs),
     const doc = table.get(module);
     const rule = rules.get(module);
     if (doc === undefined) mismatches.push(`${module}: a layer rule but no row in docs/architecture.md`);
-    else if (rule === undefined) mismatches.push(`${module}: a row in docs/architecture.md but no layer-${module} rule`);
+    else if (rule === undefined)
+      mismatches.push(`${module}: a row in docs/architecture.md but no layer-${module} rule`);
     else {
       const onlyDoc = difference(doc, rule);
       const onlyRule = difference(rule, doc);
-      if (onlyDoc.length + onlyRule.length > 0) mismatches.push(`${module}: only in the doc [${onlyDoc}], only in the rule [${onlyRule}]`);
+      if (onlyDoc.length + onlyRule.length > 0)
+        mismatches.push(`${module}: only in the doc [${onlyDoc}], only in the rule [${onlyRule}]`);
     }
   }
   assert.deepEqual(mismatches, []);
@@ -104,7 +124,10 @@ test('the imports column has no cycle: every module can be placed above all it i
 
 test('the contracts table states a contract for every module and names test files that exist', () => {
   const rows = contractsTable.map((r) => moduleName(r[0]!));
-  assert.deepEqual({ missing: difference(srcModules, rows), extra: difference(rows, srcModules) }, { missing: [], extra: [] });
+  assert.deepEqual(
+    { missing: difference(srcModules, rows), extra: difference(rows, srcModules) },
+    { missing: [], extra: [] },
+  );
   const problems: string[] = [];
   for (const [cell, contract, heldBy] of contractsTable) {
     const files = [...(heldBy ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
@@ -119,7 +142,9 @@ test('the contracts table states a contract for every module and names test file
 });
 
 test('every repository path the architecture doc names exists', () => {
-  const paths = [...doc.matchAll(/(?<![\w./-])((?:src|docs|scripts|examples|chaos|bench)\/[\w./-]*[\w-])(?![\w*<])/g)].map((m) => m[1]!);
+  const paths = [
+    ...doc.matchAll(/(?<![\w./-])((?:src|docs|scripts|examples|chaos|bench)\/[\w./-]*[\w-])(?![\w*<])/g),
+  ].map((m) => m[1]!);
   assert.ok(paths.length > 20, 'finds the paths');
   assert.deepEqual(sorted(new Set(paths.filter((p) => !existsSync(join(REPO_ROOT, p))))), []);
 });

@@ -11,10 +11,14 @@ import ts from 'typescript';
 import { REPO_ROOT, readEntryPoints } from './api-report.js';
 
 function buildFiles(): string[] {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(REPO_ROOT, 'tsconfig.build.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, '\n')),
-  });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(REPO_ROOT, 'tsconfig.build.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+    },
+  );
   assert.ok(parsed);
   return parsed.fileNames.map((f) => relative(REPO_ROOT, f).split(sep).join('/'));
 }
@@ -25,13 +29,16 @@ function isTestSupport(rel: string): boolean {
 }
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+  );
 }
 
 const files = buildFiles();
 
 test('the build compiles every entry point in package.json exports', () => {
-  for (const entry of readEntryPoints()) assert.ok(files.includes(entry.source), `${entry.specifier}: ${entry.source} is not in tsconfig.build.json`);
+  for (const entry of readEntryPoints())
+    assert.ok(files.includes(entry.source), `${entry.specifier}: ${entry.source} is not in tsconfig.build.json`);
 });
 
 test('the build compiles no tests, benchmarks or per-module test support', () => {
@@ -43,7 +50,11 @@ test('test support has one home: no *.test-support.ts, no helper beside the code
   const src = walk(join(REPO_ROOT, 'src')).map((f) => relative(REPO_ROOT, f).split(sep).join('/'));
   const inTestingFolder = (f: string): boolean => /^src\/(testing|[^/]+\/testing)\//.test(f);
   // FakeClock stays in core beside the Clock it implements; it is exported only from operator-runtime/testing.
-  const misplaced = src.filter((f) => /\.test-support\.ts$/.test(f) || (/\/fake-[^/]*\.ts$/.test(f) && !/\.test\.ts$/.test(f) && !inTestingFolder(f) && f !== 'src/core/fake-clock.ts'));
+  const misplaced = src.filter(
+    (f) =>
+      /\.test-support\.ts$/.test(f) ||
+      (/\/fake-[^/]*\.ts$/.test(f) && !/\.test\.ts$/.test(f) && !inTestingFolder(f) && f !== 'src/core/fake-clock.ts'),
+  );
   assert.deepEqual(misplaced, []);
 });
 
@@ -52,7 +63,9 @@ test('shipped code never imports per-module test support', () => {
   for (const rel of files.filter((f) => f.endsWith('.ts'))) {
     const text = readFileSync(join(REPO_ROOT, rel), 'utf8');
     for (const m of text.matchAll(/\bfrom\s+'(\.[^']+)'/g)) {
-      const target = relative(REPO_ROOT, resolve(dirname(join(REPO_ROOT, rel)), m[1]!)).split(sep).join('/');
+      const target = relative(REPO_ROOT, resolve(dirname(join(REPO_ROOT, rel)), m[1]!))
+        .split(sep)
+        .join('/');
       if (isTestSupport(target)) offenders.push(`${rel} imports ${target}`);
     }
   }

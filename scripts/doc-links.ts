@@ -16,7 +16,20 @@ import { REPO_ROOT } from './doc-samples.js';
 export const SCANNED_DIRS = ['src', 'examples', 'docs', 'scripts', 'bench', 'chaos', 'monitoring'] as const;
 const TOP_LEVEL = ['src', 'docs', 'examples', 'scripts', 'bench', 'chaos', 'monitoring', 'config', 'test'];
 /** A src module folder then a file name (with its extension) names a module's file: checked too. */
-const MODULES = ['core', 'client', 'cache', 'workqueue', 'controller', 'leader-election', 'helpers', 'metrics', 'logging', 'manager', 'testing', 'console'];
+const MODULES = [
+  'core',
+  'client',
+  'cache',
+  'workqueue',
+  'controller',
+  'leader-election',
+  'helpers',
+  'metrics',
+  'logging',
+  'manager',
+  'testing',
+  'console',
+];
 /** Paths under these are build or run output: they exist only after a build or a run. */
 const GENERATED_SEGMENTS = new Set(['dist', '.tmp', 'node_modules']);
 
@@ -66,13 +79,21 @@ export function shellComments(text: string): { line: number; text: string }[] {
 
 /** Dangling references in one file's text. `file` is relative to `root`. */
 export function checkText(file: string, text: string, root: string = REPO_ROOT): DanglingReference[] {
-  const chunks = file.endsWith('.ts') ? tsComments(text) : file.endsWith('.sh') ? shellComments(text) : [{ line: 1, text }];
+  const chunks = file.endsWith('.ts')
+    ? tsComments(text)
+    : file.endsWith('.sh')
+      ? shellComments(text)
+      : [{ line: 1, text }];
   const out: DanglingReference[] = [];
   for (const chunk of chunks) {
     chunk.text.split('\n').forEach((lineText, i) => {
       const location = `${file}:${chunk.line + i}`;
       if (/\bseed's\b|\bseed\s+(?:\d|chapters?\b)/i.test(lineText) || /\.\.\/seed\b/.test(lineText)) {
-        out.push({ location, reference: /\bseed\S*(?:\s+\S+)?/i.exec(lineText)![0], reason: 'cites the practices seed, which is not in the repository' });
+        out.push({
+          location,
+          reference: /\bseed\S*(?:\s+\S+)?/i.exec(lineText)![0],
+          reason: 'cites the practices seed, which is not in the repository',
+        });
       }
       for (const ref of pathMentions(lineText)) {
         const reason = resolveReference(root, file, ref);
@@ -80,7 +101,14 @@ export function checkText(file: string, text: string, root: string = REPO_ROOT):
       }
       // A document or source file named without its folder must still be one of ours.
       for (const m of lineText.matchAll(/(?<![\w./@:$-])([A-Za-z0-9_][\w.-]*\.(?:md|ts))(?![\w/])/g)) {
-        if (!fileNames(root).has(m[1]!)) out.push({ location, reference: m[1]!, reason: m[1]!.endsWith('.md') ? 'names a document that is not in the repository' : 'names a file that is not in the repository' });
+        if (!fileNames(root).has(m[1]!))
+          out.push({
+            location,
+            reference: m[1]!,
+            reason: m[1]!.endsWith('.md')
+              ? 'names a document that is not in the repository'
+              : 'names a file that is not in the repository',
+          });
       }
     });
   }
@@ -105,7 +133,10 @@ export function checkRepository(root: string = REPO_ROOT): DanglingReference[] {
 
 /** Repository-looking paths in a line: from the root, relative (dot-slash or dot-dot-slash), or module paths. */
 export function pathMentions(line: string): string[] {
-  const re = new RegExp(String.raw`(?<![\w./@:-])((?:\.\.?\/)+[\w.@-]+(?:\/[\w.@-]*)*|(?:${TOP_LEVEL.join('|')})\/[\w.@-]*(?:\/[\w.@-]*)*)`, 'g');
+  const re = new RegExp(
+    String.raw`(?<![\w./@:-])((?:\.\.?\/)+[\w.@-]+(?:\/[\w.@-]*)*|(?:${TOP_LEVEL.join('|')})\/[\w.@-]*(?:\/[\w.@-]*)*)`,
+    'g',
+  );
   const out: string[] = [];
   for (const m of line.matchAll(re)) {
     const after = line.slice(m.index + m[0].length);
@@ -116,7 +147,10 @@ export function pathMentions(line: string): string[] {
     ref = ref.replace(/\/+$/, '');
     out.push(ref);
   }
-  const moduleRe = new RegExp(String.raw`(?<![\w./@:-])((?:${MODULES.join('|')})\/[\w.@-]+(?:\/[\w.@-]+)*\.(?:ts|md|json|yaml|sh))(?![\w/])`, 'g');
+  const moduleRe = new RegExp(
+    String.raw`(?<![\w./@:-])((?:${MODULES.join('|')})\/[\w.@-]+(?:\/[\w.@-]+)*\.(?:ts|md|json|yaml|sh))(?![\w/])`,
+    'g',
+  );
   for (const m of line.matchAll(moduleRe)) out.push(m[1]!);
   return out;
 }

@@ -57,12 +57,19 @@ export function extractSamples(markdown: string, file: string): DocSample[] {
       const m = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)\s*(.*)$/.exec(text);
       if (!m) continue;
       const flags = (m[3] ?? '').split(/\s+/).filter(Boolean);
-      open = { fence: m[1]!, start: i + 2, lang: (m[2] ?? '').toLowerCase(), check: !flags.includes(NO_CHECK_FLAG), body: [] };
+      open = {
+        fence: m[1]!,
+        start: i + 2,
+        lang: (m[2] ?? '').toLowerCase(),
+        check: !flags.includes(NO_CHECK_FLAG),
+        body: [],
+      };
       continue;
     }
     // A closing fence: the same character, at least as long, nothing after it.
     if (new RegExp(`^ {0,3}${open.fence[0] === '`' ? '`' : '~'}{${open.fence.length},}\\s*$`).test(text)) {
-      if (TS_LANGUAGES.has(open.lang)) samples.push({ file, line: open.start, code: open.body.join('\n'), check: open.check });
+      if (TS_LANGUAGES.has(open.lang))
+        samples.push({ file, line: open.start, code: open.body.join('\n'), check: open.check });
       open = undefined;
       continue;
     }
@@ -83,7 +90,10 @@ export function extractCommentSamples(source: string, file: string): DocSample[]
 
 /** Source files whose doc comments are checked: src/ and examples/, tests left out. */
 export function sourceFiles(root: string = REPO_ROOT): string[] {
-  return ['src', 'examples'].flatMap((d) => walk(root, d)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).sort();
+  return ['src', 'examples']
+    .flatMap((d) => walk(root, d))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .sort();
 }
 
 /** Every sample of every doc file, and of every doc comment in src/ and examples/, under `root`. */
@@ -111,12 +121,16 @@ export function checkSamples(samples: readonly DocSample[], root: string = REPO_
       writeFileSync(path, `${s.code}\nexport {};\n`);
       byPath.set(path, s);
     });
-    const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => {
-        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(root, 'tsconfig.json'),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (d) => {
+          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+        },
       },
-    });
+    );
     if (!config) throw new Error(`cannot read ${join(root, 'tsconfig.json')}`);
     const program = ts.createProgram({ rootNames: [...byPath.keys()], options: { ...config.options, noEmit: true } });
     const out: SampleDiagnostic[] = [];
@@ -165,6 +179,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const errors = checkSamples(samples);
   for (const e of errors) console.log(`${e.location}: ${e.message}`);
   const skipped = samples.filter((s) => !s.check).length;
-  console.log(`${samples.length} samples, ${samples.length - skipped} checked, ${skipped} skipped (${NO_CHECK_FLAG}), ${errors.length} errors`);
+  console.log(
+    `${samples.length} samples, ${samples.length - skipped} checked, ${skipped} skipped (${NO_CHECK_FLAG}), ${errors.length} errors`,
+  );
   process.exitCode = errors.length > 0 ? 1 : 0;
 }

@@ -48,12 +48,10 @@ test("src/index.ts's doc comment lists every other entry point package.json expo
 });
 
 test('the entry names are read from both spellings, so a missing one is named', () => {
-  assert.deepEqual(entryNames('the root `operator-runtime`, `operator-runtime/client`, `/cache` and `/testing/chaos`; not `x`'), [
-    '.',
-    './client',
-    './cache',
-    './testing/chaos',
-  ]);
+  assert.deepEqual(
+    entryNames('the root `operator-runtime`, `operator-runtime/client`, `/cache` and `/testing/chaos`; not `x`'),
+    ['.', './client', './cache', './testing/chaos'],
+  );
   assert.deepEqual(compare(['.', './client', './nowhere']).extra, ['./nowhere']);
   assert.ok(compare(['.']).missing.includes('./codegen'));
 });

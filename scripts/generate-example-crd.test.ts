@@ -13,7 +13,9 @@ test('examples/database-operator/config/crd.yaml is what the Database schema gen
   const committed = readFileSync(EXAMPLE_CRD_PATH, 'utf8');
   const generated = await exampleCrdYaml();
   if (committed !== generated) {
-    assert.fail(`config/crd.yaml is out of date with examples/database-operator/src/database-schema.ts (- committed, + generated):\n${lineDiff(committed, generated)}\nRegenerate it with:\n  ${REGENERATE_EXAMPLE_CRD}`);
+    assert.fail(
+      `config/crd.yaml is out of date with examples/database-operator/src/database-schema.ts (- committed, + generated):\n${lineDiff(committed, generated)}\nRegenerate it with:\n  ${REGENERATE_EXAMPLE_CRD}`,
+    );
   }
 });
 
@@ -23,11 +25,19 @@ test('the drift check would catch a changed constraint, naming the line', async 
   assert.notEqual(edited, generated, 'the CRD has the replicas maximum the test edits');
   const diff = lineDiff(edited, generated);
   // Two lines, in either order (v1alpha1 has the same maximum, so the alignment may put + first).
-  assert.deepEqual(diff.split('\n').map((l) => l.replace(/\d+\)$/, 'n)')).sort(), ['+                  maximum: 9  (line n)', '-                  maximum: 10  (line n)']);
+  assert.deepEqual(
+    diff
+      .split('\n')
+      .map((l) => l.replace(/\d+\)$/, 'n)'))
+      .sort(),
+    ['+                  maximum: 9  (line n)', '-                  maximum: 10  (line n)'],
+  );
 });
 
 test('the committed CRD keeps the constraints the hand-written one had', () => {
-  const crd = parseAllDocuments(readFileSync(EXAMPLE_CRD_PATH, 'utf8'))[0]!.toJS() as { spec: { versions: { schema: { openAPIV3Schema: Schema } }[] } };
+  const crd = parseAllDocuments(readFileSync(EXAMPLE_CRD_PATH, 'utf8'))[0]!.toJS() as {
+    spec: { versions: { schema: { openAPIV3Schema: Schema } }[] };
+  };
   const spec = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
   const status = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.status!;
   assert.deepEqual(spec.required, ['engine', 'version', 'replicas', 'storage']);

@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { generateCrds } from 'operator-runtime/codegen';
 import exampleConfig from '../examples/database-operator/operator-runtime.config.js';
 
-export const EXAMPLE_CRD_PATH = fileURLToPath(new URL('../examples/database-operator/config/crd.yaml', import.meta.url));
+export const EXAMPLE_CRD_PATH = fileURLToPath(
+  new URL('../examples/database-operator/config/crd.yaml', import.meta.url),
+);
 /** The command the generated files name (package.json: the CLI on the example's config). */
 export const REGENERATE_EXAMPLE_CRD = 'npm run generate:example';
 
@@ -27,7 +29,9 @@ export function lineDiff(before: string, after: string): string {
   const a = before.split('\n');
   const b = after.split('\n');
   const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const out: string[] = [];
   let i = 0;
   let j = 0;
@@ -49,7 +53,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes('--check')) {
     const committed = readFileSync(EXAMPLE_CRD_PATH, 'utf8');
     if (committed !== generated) {
-      console.error(`${EXAMPLE_CRD_PATH} is out of date with the schema:\n${lineDiff(committed, generated)}\nRegenerate: ${REGENERATE_EXAMPLE_CRD}`);
+      console.error(
+        `${EXAMPLE_CRD_PATH} is out of date with the schema:\n${lineDiff(committed, generated)}\nRegenerate: ${REGENERATE_EXAMPLE_CRD}`,
+      );
       process.exit(1);
     }
   } else {

@@ -13,8 +13,11 @@ import { generateRbac } from 'operator-runtime/codegen';
 import config from '../examples/database-operator/operator-runtime.config.js';
 import { lineDiff } from './generate-example-crd.js';
 
-export const EXAMPLE_RBAC_PATH = fileURLToPath(new URL('../examples/database-operator/config/rbac.yaml', import.meta.url));
-export const REGENERATE_EXAMPLE_RBAC = 'NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx scripts/generate-example-rbac.ts (or npm run generate:example for all of config/)';
+export const EXAMPLE_RBAC_PATH = fileURLToPath(
+  new URL('../examples/database-operator/config/rbac.yaml', import.meta.url),
+);
+export const REGENERATE_EXAMPLE_RBAC =
+  'NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx scripts/generate-example-rbac.ts (or npm run generate:example for all of config/)';
 
 /** The YAML the committed rbac.yaml must hold, byte for byte: the roles the operator's manager declares. */
 export async function exampleRbacYaml(): Promise<string> {
@@ -29,7 +32,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes('--check')) {
     const committed = readFileSync(EXAMPLE_RBAC_PATH, 'utf8');
     if (committed !== generated) {
-      console.error(`${EXAMPLE_RBAC_PATH} is out of date with the operator's declarations:\n${lineDiff(committed, generated)}\nRegenerate: ${REGENERATE_EXAMPLE_RBAC}`);
+      console.error(
+        `${EXAMPLE_RBAC_PATH} is out of date with the operator's declarations:\n${lineDiff(committed, generated)}\nRegenerate: ${REGENERATE_EXAMPLE_RBAC}`,
+      );
       process.exit(1);
     }
   } else {

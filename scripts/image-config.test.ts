@@ -21,7 +21,11 @@ test('the Dockerfile builds on the exact Node 24 version the tests run, and runs
   assert.match(stages[0]!, /scripts\/layout-runtime\.sh \/runtime/);
   const runtime = stages[1]!;
   assert.match(runtime, /^\$\{NODE_IMAGE\}\n/);
-  assert.deepEqual(runtime.match(/^COPY .*/gm), ['COPY --from=build /runtime /app'], 'the runtime stage holds only the laid-out files');
+  assert.deepEqual(
+    runtime.match(/^COPY .*/gm),
+    ['COPY --from=build /runtime /app'],
+    'the runtime stage holds only the laid-out files',
+  );
   assert.doesNotMatch(runtime, /^RUN /m, 'nothing runs (or writes) while the runtime stage is assembled');
   assert.match(runtime, /^USER 65532:65532$/m);
   assert.match(runtime, /^ENTRYPOINT \["node", "dist\/main\.js"\]$/m);
@@ -29,8 +33,20 @@ test('the Dockerfile builds on the exact Node 24 version the tests run, and runs
 });
 
 test('the Deployment runs a versioned image, never :latest, on a read-only root filesystem', async () => {
-  const docs = parseAllDocuments(await read('examples/database-operator/config/deployment.yaml')).map((d) => d.toJS() as { kind?: string; spec?: { template?: { spec?: { containers?: { image?: string; securityContext?: { readOnlyRootFilesystem?: boolean } }[] } } } });
-  const containers = docs.filter((d) => d.kind === 'Deployment').flatMap((d) => d.spec?.template?.spec?.containers ?? []);
+  const docs = parseAllDocuments(await read('examples/database-operator/config/deployment.yaml')).map(
+    (d) =>
+      d.toJS() as {
+        kind?: string;
+        spec?: {
+          template?: {
+            spec?: { containers?: { image?: string; securityContext?: { readOnlyRootFilesystem?: boolean } }[] };
+          };
+        };
+      },
+  );
+  const containers = docs
+    .filter((d) => d.kind === 'Deployment')
+    .flatMap((d) => d.spec?.template?.spec?.containers ?? []);
   assert.ok(containers.length > 0);
   const version = (JSON.parse(await read('package.json')) as { version: string }).version;
   for (const c of containers) {

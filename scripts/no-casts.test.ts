@@ -44,7 +44,11 @@ test('examples/database-operator/src has no type assertions (as const and import
   const files = sourceFiles(CHECKED_DIR);
   assert.ok(files.length >= 5, `expected the operator's sources under ${CHECKED_DIR}, found ${files.length}`);
   const casts = files.flatMap((f) => findCasts(relative(ROOT, f), readFileSync(f, 'utf8')));
-  assert.deepEqual(casts, [], `type assertions in the reference operator (use a typed Kind, a type guard or a typed parse instead):\n${casts.join('\n')}`);
+  assert.deepEqual(
+    casts,
+    [],
+    `type assertions in the reference operator (use a typed Kind, a type guard or a typed parse instead):\n${casts.join('\n')}`,
+  );
 });
 
 test('findCasts finds as-casts and angle-bracket casts, multi-line ones at their first line', () => {

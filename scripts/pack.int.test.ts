@@ -18,10 +18,18 @@ import { REPO, entryPoints, pack, userEnv, withDist, type PackResult } from './p
 const run = promisify(execFile);
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const bin = (name: string) => join(REPO, 'node_modules/.bin', name);
-const versionOf = async (pkg: string) => (JSON.parse(await readFile(join(REPO, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+const versionOf = async (pkg: string) =>
+  (JSON.parse(await readFile(join(REPO, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Anything in the tarball that is not library output: tests, test support, benchmarks, sources, repo tooling. */
-const NOT_SHIPPED = [/\.test\./, /\.test-support\./, /\.bench\./, /^dist\/[^/]+\/(testing|bench)\//, /(^|\/)(chaos|bench|scripts|examples|src)\//, /\.ts$/];
+const NOT_SHIPPED = [
+  /\.test\./,
+  /\.test-support\./,
+  /\.bench\./,
+  /^dist\/[^/]+\/(testing|bench)\//,
+  /(^|\/)(chaos|bench|scripts|examples|src)\//,
+  /\.ts$/,
+];
 /** Repo files the package ships on purpose: the source build of the control plane, for Debian users without a network. */
 const SHIPPED_SCRIPTS = new Set(['scripts/install-control-plane.sh']);
 const isDeclaration = (path: string) => path.endsWith('.d.ts');
@@ -114,9 +122,25 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
     entries = await entryPoints();
     consumer = join(dir, 'consumer');
     await mkdir(consumer);
-    await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await writeFile(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
     // The consumer's own prom-client and @types/node, at the repo's versions so they come from the npm cache.
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', packed.tarball, `prom-client@${await versionOf('prom-client')}`, `@types/node@${await versionOf('@types/node')}`], { cwd: consumer, env: userEnv() });
+    await run(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        packed.tarball,
+        `prom-client@${await versionOf('prom-client')}`,
+        `@types/node@${await versionOf('@types/node')}`,
+      ],
+      { cwd: consumer, env: userEnv() },
+    );
   });
 
   after(async () => {
@@ -125,13 +149,35 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
 
   test('the tarball holds dist/, the library sources its maps name, README, LICENSE and the control-plane source build, and no tests, test support, benchmarks or other scripts', (t) => {
     t.diagnostic(`tarball ${packed.size} bytes, ${packed.files.length} files, unpacked ${packed.unpackedSize} bytes`);
-    for (const required of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', ...SHIPPED_SCRIPTS]) assert.ok(packed.files.includes(required), `${required} is in the tarball`);
-    const stray = packed.files.filter((f) => !(f.startsWith('dist/') || f.startsWith('src/') || SHIPPED_SCRIPTS.has(f) || ['package.json', 'README.md', 'LICENSE'].includes(f)));
+    for (const required of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'dist/index.js',
+      'dist/index.d.ts',
+      ...SHIPPED_SCRIPTS,
+    ])
+      assert.ok(packed.files.includes(required), `${required} is in the tarball`);
+    const stray = packed.files.filter(
+      (f) =>
+        !(
+          f.startsWith('dist/') ||
+          f.startsWith('src/') ||
+          SHIPPED_SCRIPTS.has(f) ||
+          ['package.json', 'README.md', 'LICENSE'].includes(f)
+        ),
+    );
     assert.deepEqual(stray, []);
     // src/ ships for the source maps (scripts/source-maps.int.test.ts checks it is exactly the build's inputs).
-    const notShipped = packed.files.filter((f) => !isDeclaration(f) && !f.startsWith('src/') && !SHIPPED_SCRIPTS.has(f) && NOT_SHIPPED.some((re) => re.test(f)));
+    const notShipped = packed.files.filter(
+      (f) =>
+        !isDeclaration(f) && !f.startsWith('src/') && !SHIPPED_SCRIPTS.has(f) && NOT_SHIPPED.some((re) => re.test(f)),
+    );
     assert.deepEqual(notShipped, []);
-    assert.deepEqual(packed.files.filter((f) => isDeclaration(f) && /\.test(-support)?\.d\.ts$/.test(f)), []);
+    assert.deepEqual(
+      packed.files.filter((f) => isDeclaration(f) && /\.test(-support)?\.d\.ts$/.test(f)),
+      [],
+    );
   });
 
   test('the published types leave out @internal declarations', async () => {
@@ -142,7 +188,9 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
   });
 
   test('every export resolves to files in the tarball', async () => {
-    const manifest = JSON.parse(await readFile(join(consumer, 'node_modules/operator-runtime/package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+    const manifest = JSON.parse(
+      await readFile(join(consumer, 'node_modules/operator-runtime/package.json'), 'utf8'),
+    ) as { exports: Record<string, string | Record<string, string>> };
     for (const [key, target] of Object.entries(manifest.exports)) {
       if (typeof target === 'string') continue;
       assert.ok(target.types && target.default, `${key} has types and default conditions`);
@@ -156,16 +204,31 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
   test('plain ESM imports every entry point, builds a KubeClient from a kubeconfig file and a Manager on its own Registry', async () => {
     await writeFile(join(consumer, 'kubeconfig.yaml'), KUBECONFIG);
     await writeFile(join(consumer, 'consume.mjs'), CONSUME_MJS);
-    const { stdout } = await run(process.execPath, ['consume.mjs', JSON.stringify(entries)], { cwd: consumer, env: userEnv(), timeout: 60_000 });
-    const out = JSON.parse(stdout) as { loaded: Record<string, { resolved: string; exports: number }>; sameRegistry: boolean; metrics: string[]; crds: string[] };
+    const { stdout } = await run(process.execPath, ['consume.mjs', JSON.stringify(entries)], {
+      cwd: consumer,
+      env: userEnv(),
+      timeout: 60_000,
+    });
+    const out = JSON.parse(stdout) as {
+      loaded: Record<string, { resolved: string; exports: number }>;
+      sameRegistry: boolean;
+      metrics: string[];
+      crds: string[];
+    };
     assert.deepEqual(Object.keys(out.loaded), entries);
     for (const [entry, { resolved, exports }] of Object.entries(out.loaded)) {
       assert.match(resolved, /\/node_modules\/operator-runtime\/dist\/.+\.js$/, `${entry} resolves into dist/`);
       assert.ok(exports > 0, `${entry} exports something`);
     }
     assert.equal(out.sameRegistry, true);
-    assert.ok(out.metrics.includes('rest_client_requests_total'), `the runtime registered its metrics on the user's Registry: ${out.metrics.join(', ')}`);
-    assert.ok(out.crds.includes('widgets.example.com'), `the conformance suite finds its CRDs inside the installed package: ${out.crds.join(', ')}`);
+    assert.ok(
+      out.metrics.includes('rest_client_requests_total'),
+      `the runtime registered its metrics on the user's Registry: ${out.metrics.join(', ')}`,
+    );
+    assert.ok(
+      out.crds.includes('widgets.example.com'),
+      `the conformance suite finds its CRDs inside the installed package: ${out.crds.join(', ')}`,
+    );
   });
 
   test("prom-client is a peer: one copy in the consumer's tree, the user's", () => {
@@ -173,11 +236,19 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
     assert.equal(existsSync(join(consumer, 'node_modules/operator-runtime/node_modules/prom-client')), false);
   });
 
-  test('require() from CommonJS works on Node ≥ 22', { skip: NODE_MAJOR < 22 && `Node ${process.versions.node} has no require(esm)` }, async () => {
-    await writeFile(join(consumer, 'consume.cjs'), CONSUME_CJS);
-    const { stdout } = await run(process.execPath, ['consume.cjs'], { cwd: consumer, env: userEnv(), timeout: 60_000 });
-    assert.deepEqual(JSON.parse(stdout), { KubeClient: 'function', Manager: 'function' });
-  });
+  test(
+    'require() from CommonJS works on Node ≥ 22',
+    { skip: NODE_MAJOR < 22 && `Node ${process.versions.node} has no require(esm)` },
+    async () => {
+      await writeFile(join(consumer, 'consume.cjs'), CONSUME_CJS);
+      const { stdout } = await run(process.execPath, ['consume.cjs'], {
+        cwd: consumer,
+        env: userEnv(),
+        timeout: 60_000,
+      });
+      assert.deepEqual(JSON.parse(stdout), { KubeClient: 'function', Manager: 'function' });
+    },
+  );
 
   for (const resolution of ['nodenext', 'bundler'] as const) {
     test(`a strict TypeScript consumer compiles under moduleResolution ${resolution}`, async () => {
@@ -187,8 +258,14 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
       await writeFile(join(project, 'tsconfig.json'), tsconfig(resolution));
       // Shares the consumer's node_modules, as a project would have its own.
       await run('ln', ['-s', join(consumer, 'node_modules'), join(project, 'node_modules')]);
-      await writeFile(join(project, 'package.json'), JSON.stringify({ name: `ts-${resolution}`, private: true, type: 'module' }));
-      const result = await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, env: userEnv() }).then(
+      await writeFile(
+        join(project, 'package.json'),
+        JSON.stringify({ name: `ts-${resolution}`, private: true, type: 'module' }),
+      );
+      const result = await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], {
+        cwd: project,
+        env: userEnv(),
+      }).then(
         () => '',
         (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}` || 'tsc failed',
       );
@@ -203,7 +280,11 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
 
   test('attw reports no problems for an ESM-only package', async () => {
     // esm-only: node10 and require-from-node16-CJS are out of scope (require(esm) is Node ≥ 22, tested above).
-    const result = await run(process.execPath, [bin('attw'), '--profile', 'esm-only', '--format', 'json', packed.tarball], { env: userEnv(), maxBuffer: 64 << 20 }).then(
+    const result = await run(
+      process.execPath,
+      [bin('attw'), '--profile', 'esm-only', '--format', 'json', packed.tarball],
+      { env: userEnv(), maxBuffer: 64 << 20 },
+    ).then(
       ({ stdout }) => ({ code: 0, stdout }),
       (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? '' }),
     );

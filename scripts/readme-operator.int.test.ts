@@ -34,7 +34,10 @@ async function sampleCrd(sample: string, dir: string): Promise<Record<string, un
   const definition = /^const WEBSITE = defineCustomKind\(\{\n[\s\S]*?^\}\);$/m.exec(sample)?.[0];
   if (!definition) assert.fail('the sample defines WEBSITE with defineCustomKind');
   const file = join(dir, 'website-crd.ts');
-  writeFileSync(file, `import { Type, customResourceDefinition, defineCustomKind, k8s } from 'operator-runtime/crd';\n${definition}\nexport default customResourceDefinition(WEBSITE);\n`);
+  writeFileSync(
+    file,
+    `import { Type, customResourceDefinition, defineCustomKind, k8s } from 'operator-runtime/crd';\n${definition}\nexport default customResourceDefinition(WEBSITE);\n`,
+  );
   return ((await import(pathToFileURL(file).href)) as { default: Record<string, unknown> }).default;
 }
 
@@ -65,11 +68,15 @@ describe('the README operator sample, run against a TestEnv', () => {
     env = await TestEnv.start({ crds: [await sampleCrd(sample, dir)] });
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
     for (const name of ['ops', 'web']) await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    operator = spawn(process.execPath, ['--conditions=operator-runtime-source', '--import', 'tsx', join(dir, 'operator.ts')], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, KUBECONFIG: env.kubeconfigPath },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    operator = spawn(
+      process.execPath,
+      ['--conditions=operator-runtime-source', '--import', 'tsx', join(dir, 'operator.ts')],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, KUBECONFIG: env.kubeconfigPath },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     operator.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     operator.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     exited = new Promise((resolve) => operator.on('exit', (code) => resolve(code)));
@@ -85,11 +92,19 @@ describe('the README operator sample, run against a TestEnv', () => {
   const ready = (w: Website) => w.status?.conditions?.find((c) => c.type === 'Ready');
 
   it('creates the owned ConfigMap, adds its finalizer and writes status with observedGeneration and a Ready condition', async () => {
-    await client.create<Website>({ ...WEBSITE, metadata: { name: 'home', namespace: 'web' }, spec: { html: '<h1>v1</h1>' } });
-    const cm = await eventually('the ConfigMap holds the page', async () => {
-      const c = await client.get<ConfigMap>(CONFIG_MAP, 'home-page', { namespace: 'web' }).catch(() => undefined);
-      return c?.data?.['index.html'] === '<h1>v1</h1>' ? c : undefined;
-    }, { timeoutMs: 60_000 }).catch((err: unknown) => assert.fail(`${String(err)}\noperator output:\n${output}`));
+    await client.create<Website>({
+      ...WEBSITE,
+      metadata: { name: 'home', namespace: 'web' },
+      spec: { html: '<h1>v1</h1>' },
+    });
+    const cm = await eventually(
+      'the ConfigMap holds the page',
+      async () => {
+        const c = await client.get<ConfigMap>(CONFIG_MAP, 'home-page', { namespace: 'web' }).catch(() => undefined);
+        return c?.data?.['index.html'] === '<h1>v1</h1>' ? c : undefined;
+      },
+      { timeoutMs: 60_000 },
+    ).catch((err: unknown) => assert.fail(`${String(err)}\noperator output:\n${output}`));
     const site = await eventually('status is current', async () => {
       const w = await client.get<Website>(WEBSITE, 'home', { namespace: 'web' });
       return w.status?.observedGeneration === w.metadata.generation && ready(w)?.status === 'True' ? w : undefined;
@@ -102,9 +117,24 @@ describe('the README operator sample, run against a TestEnv', () => {
   });
 
   it('follows a spec change: the ConfigMap is patched and observedGeneration moves to the new generation', async () => {
-    const changed = await client.patch<Website>(WEBSITE, 'home', { spec: { html: '<h1>v2</h1>' } }, { type: 'merge', namespace: 'web' });
-    await eventually('the ConfigMap holds the new page', async () => (await client.get<ConfigMap>(CONFIG_MAP, 'home-page', { namespace: 'web' })).data?.['index.html'] === '<h1>v2</h1>');
-    await eventually('observedGeneration is the new generation', async () => (await client.get<Website>(WEBSITE, 'home', { namespace: 'web' })).status?.observedGeneration === changed.metadata.generation);
+    const changed = await client.patch<Website>(
+      WEBSITE,
+      'home',
+      { spec: { html: '<h1>v2</h1>' } },
+      { type: 'merge', namespace: 'web' },
+    );
+    await eventually(
+      'the ConfigMap holds the new page',
+      async () =>
+        (await client.get<ConfigMap>(CONFIG_MAP, 'home-page', { namespace: 'web' })).data?.['index.html'] ===
+        '<h1>v2</h1>',
+    );
+    await eventually(
+      'observedGeneration is the new generation',
+      async () =>
+        (await client.get<Website>(WEBSITE, 'home', { namespace: 'web' })).status?.observedGeneration ===
+        changed.metadata.generation,
+    );
   });
 
   it('on delete, runs its cleanup and releases the finalizer, so the Website goes away', async () => {

@@ -28,13 +28,28 @@ function shellEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs a command; its stdout (and stderr with `stderr: true`); fails with the output when it fails. */
-async function sh(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number; stderr?: false }): Promise<string> {
+async function sh(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number; stderr?: false },
+): Promise<string> {
   try {
-    const { stdout, stderr } = await run(command, [...args], { cwd: options.cwd, env: options.env ?? shellEnv(), timeout: options.timeout ?? 300_000, maxBuffer: 64 << 20 });
+    const { stdout, stderr } = await run(command, [...args], {
+      cwd: options.cwd,
+      env: options.env ?? shellEnv(),
+      timeout: options.timeout ?? 300_000,
+      maxBuffer: 64 << 20,
+    });
     return options.stderr === false ? stdout : `${stdout}${stderr}`;
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${options.cwd}: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`.slice(0, 20_000), { cause: error });
+    throw new Error(
+      `${command} ${args.join(' ')} failed in ${options.cwd}: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`.slice(
+        0,
+        20_000,
+      ),
+      { cause: error },
+    );
   }
 }
 
@@ -57,7 +72,10 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
   let configAfterInit: Record<string, string>;
 
   before(async () => {
-    assert.ok(process.env.OPERATOR_RUNTIME_ASSETS, 'OPERATOR_RUNTIME_ASSETS names the control-plane binaries (scripts/test.sh sets it)');
+    assert.ok(
+      process.env.OPERATOR_RUNTIME_ASSETS,
+      'OPERATOR_RUNTIME_ASSETS names the control-plane binaries (scripts/test.sh sets it)',
+    );
     dir = await mkdtemp(join(tmpdir(), 'operator-runtime-scaffold-'));
     packed = await withDist(() => pack(dir));
     // The CLI as a user gets it: the tarball installed, its bin linked by npm.
@@ -75,7 +93,9 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
 
   test('init scaffolds a project whose own integration test passes against a real TestEnv', async (t) => {
     const started = performance.now();
-    const initOutput = await sh(bin, ['init', project, '--group', 'demo.example.com', '--kind', 'Greeting'], { cwd: dir });
+    const initOutput = await sh(bin, ['init', project, '--group', 'demo.example.com', '--kind', 'Greeting'], {
+      cwd: dir,
+    });
     assert.match(initOutput, /created .*my-operator/);
     configAfterInit = await readTree(join(project, 'config'));
     // The scaffold depends on a version range; here it gets the tarball under test instead.
@@ -85,7 +105,10 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
     manifest.dependencies['operator-runtime'] = `file:${packed.tarball}`;
     await writeFile(manifestPath, JSON.stringify(manifest, null, 2));
     await sh('npm', NPM_INSTALL, { cwd: project });
-    const output = await sh('npm', ['test'], { cwd: project, env: shellEnv({ OPERATOR_RUNTIME_ASSETS: process.env.OPERATOR_RUNTIME_ASSETS! }) });
+    const output = await sh('npm', ['test'], {
+      cwd: project,
+      env: shellEnv({ OPERATOR_RUNTIME_ASSETS: process.env.OPERATOR_RUNTIME_ASSETS! }),
+    });
     initToGreenMs = performance.now() - started;
     assert.match(output, /# pass 2\n# fail 0/, output);
     t.diagnostic(`init → green scaffold test (init, npm install, npm test): ${(initToGreenMs / 1000).toFixed(1)} s`);
@@ -97,8 +120,14 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
     const cluster = await startControlPlaneProcess();
     const observer = await TestEnv.start({ existingCluster: { kubeconfigPath: cluster.kubeconfigPath } });
     try {
-      const names = async (path: string) => (await observer.request<{ items: { metadata: { name: string } }[] }>('GET', path)).body.items.map((i) => i.metadata.name).sort();
-      const before = { namespaces: await names('/api/v1/namespaces'), crds: await names('/apis/apiextensions.k8s.io/v1/customresourcedefinitions') };
+      const names = async (path: string) =>
+        (await observer.request<{ items: { metadata: { name: string } }[] }>('GET', path)).body.items
+          .map((i) => i.metadata.name)
+          .sort();
+      const before = {
+        namespaces: await names('/api/v1/namespaces'),
+        crds: await names('/apis/apiextensions.k8s.io/v1/customresourcedefinitions'),
+      };
       const env = shellEnv({ OPERATOR_RUNTIME_USE_EXISTING_CLUSTER: 'true', KUBECONFIG: cluster.kubeconfigPath });
       // No control-plane binaries needed: nothing is started.
       delete env.OPERATOR_RUNTIME_ASSETS;
@@ -106,7 +135,11 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
       const output = await sh('npm', ['test'], { cwd: project, env });
       assert.match(output, /# pass 2\n# fail 0/, output);
       assert.deepEqual(await names('/api/v1/namespaces'), before.namespaces, 'no namespace left behind');
-      assert.deepEqual(await names('/apis/apiextensions.k8s.io/v1/customresourcedefinitions'), before.crds, 'no CRD left behind');
+      assert.deepEqual(
+        await names('/apis/apiextensions.k8s.io/v1/customresourcedefinitions'),
+        before.crds,
+        'no CRD left behind',
+      );
       assert.deepEqual(before.crds, [], 'the cluster had no CRD before');
     } finally {
       await observer.stop();
@@ -125,7 +158,12 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
     assert.ok(configAfterInit, 'the scaffold exists');
     const output = await sh('npm', ['run', '--silent', 'generate'], { cwd: project });
     assert.match(output, /wrote config\/crd\.yaml/);
-    assert.deepEqual(Object.keys(configAfterInit).sort(), ['crd.yaml', 'deployment.yaml', 'kustomization.yaml', 'rbac.yaml']);
+    assert.deepEqual(Object.keys(configAfterInit).sort(), [
+      'crd.yaml',
+      'deployment.yaml',
+      'kustomization.yaml',
+      'rbac.yaml',
+    ]);
     assert.deepEqual(await readTree(join(project, 'config')), configAfterInit);
   });
 
@@ -139,26 +177,40 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
       (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
     );
     assert.equal(refused.code, 2);
-    assert.match(refused.stderr, /^error: loading .*operator-runtime\.config\.ts needs tsx: npm install --save-dev tsx \(or write the config as \.mjs\)\n$/);
+    assert.match(
+      refused.stderr,
+      /^error: loading .*operator-runtime\.config\.ts needs tsx: npm install --save-dev tsx \(or write the config as \.mjs\)\n$/,
+    );
     assert.deepEqual(await readdir(project), ['operator-runtime.config.ts'], 'nothing written');
     // The same project as plain JavaScript, importing the installed package.
     await rm(join(project, 'operator-runtime.config.ts'));
-    await writeFile(join(tools, 'operator-runtime.config.mjs'), `import { Manager } from 'operator-runtime';
+    await writeFile(
+      join(tools, 'operator-runtime.config.mjs'),
+      `import { Manager } from 'operator-runtime';
 import { defineConfig } from 'operator-runtime/codegen';
 import { Type, defineCustomKind } from 'operator-runtime/crd';
 import { offlineClient } from 'operator-runtime/rbac';
 const NOTE = defineCustomKind({ group: 'plain.example.com', names: { kind: 'Note', plural: 'notes' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { spec: Type.Object({ text: Type.String() }) } }] });
 export default defineConfig({ name: 'note-operator', namespace: 'notes', image: 'example.com/note-operator:1.0.0', kinds: [NOTE], manager: () => { const m = new Manager({ client: offlineClient() }); m.controller('note').for(NOTE).complete(async () => undefined); return m; } });
-`);
+`,
+    );
     const output = await sh(bin, ['generate', 'manifests', '--out', project], { cwd: tools });
     assert.match(output, /wrote .*crd\.yaml/);
-    assert.deepEqual((await readdir(project)).sort(), ['crd.yaml', 'deployment.yaml', 'kustomization.yaml', 'rbac.yaml']);
+    assert.deepEqual((await readdir(project)).sort(), [
+      'crd.yaml',
+      'deployment.yaml',
+      'kustomization.yaml',
+      'rbac.yaml',
+    ]);
     assert.match(await readFile(join(project, 'crd.yaml'), 'utf8'), /name: notes\.plain\.example\.com/);
   });
 
   test('the bin runs on Node 24 too: --version and generate manifests give the same files', async () => {
     assert.ok(configAfterInit, 'the scaffold exists');
-    const node24 = (await sh(join(REPO, 'scripts/install-node24.sh'), [], { cwd: REPO, stderr: false })).trim().split('\n').pop()!;
+    const node24 = (await sh(join(REPO, 'scripts/install-node24.sh'), [], { cwd: REPO, stderr: false }))
+      .trim()
+      .split('\n')
+      .pop()!;
     const version = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
     assert.equal((await sh(node24, [bin, '--version'], { cwd: project, stderr: false })).trim(), version.version);
     await sh(node24, [bin, 'generate', 'manifests', '--out', 'config-node24'], { cwd: project });

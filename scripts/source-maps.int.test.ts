@@ -22,7 +22,11 @@ const run = promisify(execFile);
 
 /** The files tsconfig.build.json compiles, relative to the repository. */
 function buildInputs(): string[] {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(REPO, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(REPO, 'tsconfig.build.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
   assert.ok(parsed);
   return parsed.fileNames.map((f) => relative(REPO, f).split(sep).join('/'));
 }
@@ -41,8 +45,15 @@ describe('source maps in the packed package', { timeout: 600_000 }, () => {
     await run('tar', ['-xzf', packed.tarball, '-C', unpacked]);
     consumer = join(dir, 'consumer');
     await mkdir(consumer);
-    await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', packed.tarball], { cwd: consumer, env: userEnv(), timeout: 300_000 });
+    await writeFile(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', packed.tarball], {
+      cwd: consumer,
+      env: userEnv(),
+      timeout: 300_000,
+    });
   });
   after(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -60,7 +71,10 @@ describe('source maps in the packed package', { timeout: 600_000 }, () => {
     const dangling: string[] = [];
     for (const map of maps) {
       const path = join(root, 'dist', map);
-      const { sources, sourceRoot } = JSON.parse(readFileSync(path, 'utf8')) as { sources: string[]; sourceRoot?: string };
+      const { sources, sourceRoot } = JSON.parse(readFileSync(path, 'utf8')) as {
+        sources: string[];
+        sourceRoot?: string;
+      };
       assert.ok(sources.length > 0, map);
       for (const source of sources) {
         const target = resolve(dirname(path), sourceRoot ?? '', source);
@@ -72,17 +86,29 @@ describe('source maps in the packed package', { timeout: 600_000 }, () => {
 
   test('a stack trace thrown from inside the installed package names a .ts file that exists, at the throwing line', async () => {
     const script = join(consumer, 'throws.mjs');
-    await writeFile(script, `import { parseLabelSelector } from 'operator-runtime/cache';
+    await writeFile(
+      script,
+      `import { parseLabelSelector } from 'operator-runtime/cache';
 try { parseLabelSelector('app in'); } catch (error) { process.stdout.write(error.stack); }
-`);
-    const { stdout } = await run(process.execPath, ['--enable-source-maps', script], { cwd: consumer, env: userEnv(), timeout: 60_000 });
-    const frame = /\((\/[^)]*node_modules\/operator-runtime\/[^):]+):(\d+):(\d+)\)/.exec(stdout) ?? /at (\/[^\s:]*node_modules\/operator-runtime\/[^:]+):(\d+):(\d+)/.exec(stdout);
+`,
+    );
+    const { stdout } = await run(process.execPath, ['--enable-source-maps', script], {
+      cwd: consumer,
+      env: userEnv(),
+      timeout: 60_000,
+    });
+    const frame =
+      /\((\/[^)]*node_modules\/operator-runtime\/[^):]+):(\d+):(\d+)\)/.exec(stdout) ??
+      /at (\/[^\s:]*node_modules\/operator-runtime\/[^:]+):(\d+):(\d+)/.exec(stdout);
     assert.ok(frame, stdout);
     const [, file, line] = frame;
     assert.match(file!, /\/node_modules\/operator-runtime\/src\/cache\/label-selector\.ts$/, stdout);
     assert.ok(existsSync(file!), `${file} exists`);
     assert.match(readFileSync(file!, 'utf8').split('\n')[Number(line) - 1]!, /throw new InvalidLabelSelectorError/);
     // The same file as in the repository: the trace points at what was compiled.
-    assert.equal(await readFile(file!, 'utf8'), await readFile(fileURLToPath(new URL('../src/cache/label-selector.ts', import.meta.url)), 'utf8'));
+    assert.equal(
+      await readFile(file!, 'utf8'),
+      await readFile(fileURLToPath(new URL('../src/cache/label-selector.ts', import.meta.url)), 'utf8'),
+    );
   });
 });

@@ -9,7 +9,17 @@
  */
 
 // Client: the real client, the contracts fakes and caches implement, typed kinds, API errors.
-export { KubeClient, kind, kinds, ApiError, isNotFound, isConflict, isAlreadyExists, isForbidden, ignoreNotFound } from './client/index.js';
+export {
+  KubeClient,
+  kind,
+  kinds,
+  ApiError,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isForbidden,
+  ignoreNotFound,
+} from './client/index.js';
 export type {
   Client,
   Reader,
@@ -39,7 +49,18 @@ export type { Logger, KubeObject, ObjectMeta, ObjectRef } from './core/index.js'
 
 // Reconciling: results, terminal errors, predicates (grouped: `predicates.and(…)`), events.
 export { requeueAfter, TerminalError, isTerminalError, EventRecorder } from './controller/index.js';
-export type { Result, Reconciler, ReconcileRequest, ReconcileContext, ReconcileFunction, ObjectReconciler, ObjectReconcileContext, ObjectReconcileFunction, Predicate, EventType } from './controller/index.js';
+export type {
+  Result,
+  Reconciler,
+  ReconcileRequest,
+  ReconcileContext,
+  ReconcileFunction,
+  ObjectReconciler,
+  ObjectReconcileContext,
+  ObjectReconcileFunction,
+  Predicate,
+  EventType,
+} from './controller/index.js';
 export * as predicates from './controller/predicates.js';
 
 // Running: the manager, its builder, leader election, signals, logging, metrics.

@@ -21,14 +21,19 @@ test('the axis maximum is a round number at or above the largest value', () => {
 
 test('a bar stands at the median and its whisker spans min to max', () => {
   // Axis 0..500 over a 200 px plot (300 − 36 − 64): 1 px per 2.5 units, zero at y = 236.
-  const svg = barChart({ title: 't', unit: 'u', groups: [{ label: 'g', bars: [{ series: 's', value: { min: 100, median: 250, max: 450, n: 3 } }] }] });
+  const svg = barChart({
+    title: 't',
+    unit: 'u',
+    groups: [{ label: 'g', bars: [{ series: 's', value: { min: 100, median: 250, max: 450, n: 3 } }] }],
+  });
   assert.match(svg, /<rect class="bar" [^>]*y="136\.0" [^>]*height="100\.0"/);
   assert.match(svg, /<path class="whisker" d="M[\d.]+ 56\.0V196\.0/);
 });
 
 test('the report renders every section of the fixture with its charts', () => {
   const html = renderReport(fixture);
-  for (const id of ['machine', 'informer', 'controller', 'workqueue', 'leader-failover', 'relist']) assert.match(html, new RegExp(`<section id="${id}">`));
+  for (const id of ['machine', 'informer', 'controller', 'workqueue', 'leader-failover', 'relist'])
+    assert.match(html, new RegExp(`<section id="${id}">`));
   // informer: sync + heap; controller; workqueue; leader; relist: in-process + informer live peak.
   assert.equal(html.match(/<svg class="chart"/g)?.length, 7);
   assert.match(html, /load average \(1\/5\/15 min\) at start<\/td><td>1\.00 \/ 0\.50 \/ 0\.25/);
@@ -43,7 +48,9 @@ test('text from the results is escaped and the page references nothing outside i
   assert.ok(!html.includes('<script'), 'no script element, not even from a result string');
   assert.ok(html.includes('yes: &lt;script&gt;alert(1)&lt;/script&gt;'));
   assert.ok(html.includes('&lt;b&gt;made-up&lt;/b&gt;'));
-  const urls = [...html.matchAll(/(?:https?:)?\/\/[^\s"'<>)]+/g)].map((m) => m[0]).filter((u) => u !== 'http://www.w3.org/2000/svg');
+  const urls = [...html.matchAll(/(?:https?:)?\/\/[^\s"'<>)]+/g)]
+    .map((m) => m[0])
+    .filter((u) => u !== 'http://www.w3.org/2000/svg');
   assert.deepEqual(urls, []);
 });
 

@@ -11,9 +11,12 @@ const esc = escapeXml;
 
 function fmtSpread(s: Spread | undefined, digits = 0, unit = ''): string {
   if (!s) return 'n/a';
-  const f = (v: number): string => v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  const f = (v: number): string =>
+    v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   const u = unit ? ` ${unit}` : '';
-  return s.n > 1 ? `${f(s.median)}${u} <span class="spread">(${f(s.min)}–${f(s.max)}, n=${s.n})</span>` : `${f(s.median)}${u} <span class="spread">(n=1)</span>`;
+  return s.n > 1
+    ? `${f(s.median)}${u} <span class="spread">(${f(s.min)}–${f(s.max)}, n=${s.n})</span>`
+    : `${f(s.median)}${u} <span class="spread">(n=1)</span>`;
 }
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -32,22 +35,40 @@ function informerSection(data: ReportData): string {
   const counts = [...r.counts];
   const rowsFor = (count: number, impl: string) => r.rows.filter((x) => x.count === count && x.impl === impl);
   const groups = (pick: (x: InformerRow) => number): BarGroup[] =>
-    counts.map((count) => ({ label: `${count.toLocaleString('en-US')} objects`, bars: impls.map((impl) => ({ series: impl, value: spread(rowsFor(count, impl).map(pick)) })) }));
+    counts.map((count) => ({
+      label: `${count.toLocaleString('en-US')} objects`,
+      bars: impls.map((impl) => ({ series: impl, value: spread(rowsFor(count, impl).map(pick)) })),
+    }));
   const charts =
     barChart({ title: 'Informer sync time (start → synced)', unit: 'ms', groups: groups((x) => x.syncMs) }) +
-    barChart({ title: 'Informer heap per cached object (after gc, minus baseline)', unit: 'bytes/object', groups: groups((x) => x.bytesPerObject) });
+    barChart({
+      title: 'Informer heap per cached object (after gc, minus baseline)',
+      unit: 'bytes/object',
+      groups: groups((x) => x.bytesPerObject),
+    });
   const rows = counts.flatMap((count) =>
     impls.map((impl) => {
       const xs = rowsFor(count, impl);
-      const lost = xs.filter((x) => x.deliveredAfterRestartMs === undefined || x.deliveredAfterRestartMs === null).length;
+      const lost = xs.filter(
+        (x) => x.deliveredAfterRestartMs === undefined || x.deliveredAfterRestartMs === null,
+      ).length;
       return [
         esc(count.toLocaleString('en-US')),
         esc(impl),
         fmtSpread(spread(xs.map((x) => x.syncMs)), 0, 'ms'),
         fmtSpread(spread(xs.map((x) => x.bytesPerObject)), 0, 'B'),
         fmtSpread(spread(xs.map((x) => x.relistMs)), 0, 'ms'),
-        esc(xs.map((x) => x.stoppedOnError).filter((v, i, a) => a.indexOf(v) === i).join('; ')),
-        esc(lost ? `lost in ${lost} of ${xs.length} (not within ${r.deliveryWindowMs / 1000} s)` : `delivered in ${xs.length} of ${xs.length}`),
+        esc(
+          xs
+            .map((x) => x.stoppedOnError)
+            .filter((v, i, a) => a.indexOf(v) === i)
+            .join('; '),
+        ),
+        esc(
+          lost
+            ? `lost in ${lost} of ${xs.length} (not within ${r.deliveryWindowMs / 1000} s)`
+            : `delivered in ${xs.length} of ${xs.length}`,
+        ),
       ];
     }),
   );
@@ -55,7 +76,19 @@ function informerSection(data: ReportData): string {
     'informer',
     'Informer: operator-runtime vs @kubernetes/client-node',
     `Same Widgets, same API server, same run; each measurement in a fresh process, ${r.rounds} round(s) per count and informer, alternating. Sync: start until synced. Heap: heapUsed after gc once synced, minus before start, over the objects held.`,
-    charts + table(['objects', 'informer', 'sync', 'heap per object', 'relist after API server restart', 'stopped on error', 'a change after the restart'], rows),
+    charts +
+      table(
+        [
+          'objects',
+          'informer',
+          'sync',
+          'heap per object',
+          'relist after API server restart',
+          'stopped on error',
+          'a change after the restart',
+        ],
+        rows,
+      ),
   );
 }
 
@@ -69,8 +102,14 @@ function controllerSection(data: ReportData): string {
     unit: 'writes/s',
     groups: [
       { label: 'API write ceiling (plain undici)', bars: [{ series: 'ceiling', value: spread(r.ceilingPerSecond) }] },
-      { label: 'ceiling, a watch open', bars: [{ series: 'ceiling with watch', value: spread(r.ceilingWithWatchPerSecond) }] },
-      { label: 'controller (list + sync included)', bars: [{ series: 'controller', value: spread(r.controllerPerSecond) }] },
+      {
+        label: 'ceiling, a watch open',
+        bars: [{ series: 'ceiling with watch', value: spread(r.ceilingWithWatchPerSecond) }],
+      },
+      {
+        label: 'controller (list + sync included)',
+        bars: [{ series: 'controller', value: spread(r.controllerPerSecond) }],
+      },
     ],
   });
   return section(
@@ -85,7 +124,10 @@ function controllerSection(data: ReportData): string {
           ['ceiling with a watch open', fmtSpread(spread(r.ceilingWithWatchPerSecond), 0, 'writes/s')],
           ['controller', fmtSpread(spread(r.controllerPerSecond), 0, 'reconciles/s')],
           ['controller / ceiling (per round)', fmtSpread(spread(ratios.map((x) => 100 * x)), 0, '%')],
-          ['controller / ceiling with a watch (per round)', fmtSpread(spread(watchedRatios.map((x) => 100 * x)), 0, '%')],
+          [
+            'controller / ceiling with a watch (per round)',
+            fmtSpread(spread(watchedRatios.map((x) => 100 * x)), 0, '%'),
+          ],
           ['controller start-up until the first reconcile', fmtSpread(spread(r.startupSeconds), 2, 's')],
         ],
       ),
@@ -96,13 +138,19 @@ function workqueueSection(data: ReportData): string {
   const r = data.workqueue;
   if (!r) return '';
   type Config = (typeof r.configs)[number];
-  const variant = (c: Config): string => (c.anchor ? 'plain FIFO (anchor)' : c.metrics ? 'operator-runtime, metrics on' : 'operator-runtime');
+  const variant = (c: Config): string =>
+    c.anchor ? 'plain FIFO (anchor)' : c.metrics ? 'operator-runtime, metrics on' : 'operator-runtime';
   const shapes = [...new Set(r.configs.map((c) => `${c.shape}, ${c.workers} worker${c.workers === 1 ? '' : 's'}`))];
   const shapeOf = (c: Config): string => `${c.shape}, ${c.workers} worker${c.workers === 1 ? '' : 's'}`;
   const chart = barChart({
     title: `Work queue: add/get/done on ${r.keys.toLocaleString('en-US')} keys, items per CPU-second`,
     unit: 'items/CPU-s',
-    groups: shapes.map((shape) => ({ label: shape, bars: r.configs.filter((c) => shapeOf(c) === shape).map((c) => ({ series: variant(c), value: spread(c.perCpuSecond) })) })),
+    groups: shapes.map((shape) => ({
+      label: shape,
+      bars: r.configs
+        .filter((c) => shapeOf(c) === shape)
+        .map((c) => ({ series: variant(c), value: spread(c.perCpuSecond) })),
+    })),
     referenceLines: [{ value: r.goalPerSecond, label: 'goal' }],
   });
   return section(
@@ -130,7 +178,10 @@ function leaderSection(data: ReportData): string {
     unit: 's',
     groups: [
       { label: 'leader killed (kill -9)', bars: [{ series: 'time to new leader', value: s(r.killMs) }] },
-      { label: 'leader stopped (SIGTERM, releases the Lease)', bars: [{ series: 'time to new leader', value: s(r.termMs) }] },
+      {
+        label: 'leader stopped (SIGTERM, releases the Lease)',
+        bars: [{ series: 'time to new leader', value: s(r.termMs) }],
+      },
     ],
     referenceLines: [
       { value: (r.leaseDurationMs + r.retryPeriodMs) / 1000, label: 'bound after kill -9: lease + retry' },
@@ -164,11 +215,22 @@ function relistSection(data: ReportData): string {
     body += barChart({
       title: `In-process relist (410), ${r.objects.toLocaleString('en-US')} objects: live heap`,
       unit: 'MB',
-      groups: labels.map((l) => ({ label: l.replace('relist, ', ''), bars: [{ series: 'steady', value: spread(of(l).map((x) => mb(x.steadyBytes))) }, { series: 'relist peak', value: spread(of(l).map((x) => mb(x.peakBytes))) }] })),
+      groups: labels.map((l) => ({
+        label: l.replace('relist, ', ''),
+        bars: [
+          { series: 'steady', value: spread(of(l).map((x) => mb(x.steadyBytes))) },
+          { series: 'relist peak', value: spread(of(l).map((x) => mb(x.peakBytes))) },
+        ],
+      })),
     });
     body += table(
       ['scenario', 'steady', 'peak', 'peak / steady'],
-      labels.map((l) => [esc(l), fmtSpread(spread(of(l).map((x) => mb(x.steadyBytes))), 1, 'MB'), fmtSpread(spread(of(l).map((x) => mb(x.peakBytes))), 1, 'MB'), fmtSpread(spread(of(l).map((x) => x.peakBytes / x.steadyBytes)), 2, '×')]),
+      labels.map((l) => [
+        esc(l),
+        fmtSpread(spread(of(l).map((x) => mb(x.steadyBytes))), 1, 'MB'),
+        fmtSpread(spread(of(l).map((x) => mb(x.peakBytes))), 1, 'MB'),
+        fmtSpread(spread(of(l).map((x) => x.peakBytes / x.steadyBytes)), 2, '×'),
+      ]),
     );
   }
   if (inf) {
@@ -177,7 +239,13 @@ function relistSection(data: ReportData): string {
     body += barChart({
       title: 'Relist after an API server restart: cache live peak / steady (informer bench)',
       unit: '× steady',
-      groups: [...inf.counts].map((count) => ({ label: `${count.toLocaleString('en-US')} objects`, bars: impls.map((impl) => ({ series: impl, value: spread(inf.rows.filter((x) => x.count === count && x.impl === impl).map(ratio)) })) })),
+      groups: [...inf.counts].map((count) => ({
+        label: `${count.toLocaleString('en-US')} objects`,
+        bars: impls.map((impl) => ({
+          series: impl,
+          value: spread(inf.rows.filter((x) => x.count === count && x.impl === impl).map(ratio)),
+        })),
+      })),
       referenceLines: [{ value: 1, label: 'steady' }],
     });
   }
@@ -222,7 +290,9 @@ export function renderReport(data: ReportData): string {
     ? `<div class="failures"><strong>Benchmarks that failed</strong><ul>${data.failures.map((f) => `<li>${esc(f.bench)}: <code>${esc(f.message)}</code></li>`).join('')}</ul></div>`
     : '';
   const commands = Object.keys(data.commands).length
-    ? `<details><summary>Commands</summary><ul>${Object.entries(data.commands).map(([k, v]) => `<li>${esc(k)}: <code>${esc(v)}</code></li>`).join('')}</ul></details>`
+    ? `<details><summary>Commands</summary><ul>${Object.entries(data.commands)
+        .map(([k, v]) => `<li>${esc(k)}: <code>${esc(v)}</code></li>`)
+        .join('')}</ul></details>`
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

@@ -17,12 +17,28 @@ test('the report rendered from a fixed JSON by `run-report.ts --render` shows it
   const out = await mkdtemp(join(tmpdir(), 'bench-report-page-'));
   t.after(() => rm(out, { recursive: true, force: true }));
   // The CLI path users take, without running any benchmark.
-  await run(process.execPath, ['--import', 'tsx', 'bench/report/run-report.ts', '--render', 'bench/report/fixture-report.json', '--out', out], { cwd: ROOT });
-  assert.equal(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')).workqueue.keys, 1000, 'the JSON is written beside the page');
+  await run(
+    process.execPath,
+    ['--import', 'tsx', 'bench/report/run-report.ts', '--render', 'bench/report/fixture-report.json', '--out', out],
+    { cwd: ROOT },
+  );
+  assert.equal(
+    JSON.parse(await readFile(join(out, 'report.json'), 'utf8')).workqueue.keys,
+    1000,
+    'the JSON is written beside the page',
+  );
 
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   t.after(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });

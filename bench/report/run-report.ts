@@ -42,28 +42,74 @@ function plans(quick: boolean): BenchPlan[] {
   const minutes = (m: number): number => m * 60_000;
   return [
     // In-process benches first, before TestEnvs have warmed the machine up.
-    { key: 'workqueue', name: 'workqueue', file: 'bench/workqueue.bench.ts', args: quick ? ['50000', '3'] : ['100000', '5'], env: {}, exposeGc: false, timeoutMs: minutes(quick ? 2 : 10) },
-    { key: 'relist', name: 'relist-memory', file: 'src/cache/bench/relist-memory.bench.ts', args: quick ? ['5000'] : ['50000'], env: { RELIST_ROUNDS: '3' }, exposeGc: true, timeoutMs: minutes(quick ? 2 : 10) },
-    { key: 'controller', name: 'controller-e2e', file: 'bench/controller-e2e.bench.ts', args: quick ? ['300', '8'] : ['2000', '8'], env: { BENCH_ROUNDS: quick ? '3' : '5' }, exposeGc: false, timeoutMs: minutes(quick ? 3 : 20) },
-    { key: 'informer', name: 'informer', file: 'bench/informer.bench.ts', args: quick ? ['500,2000'] : ['10000,50000'], env: { INFORMER_ROUNDS: quick ? '1' : '2', ...(quick ? { INFORMER_DELIVERY_WINDOW_MS: '5000' } : {}) }, exposeGc: true, timeoutMs: minutes(quick ? 4 : 60) },
-    { key: 'leaderFailover', name: 'leader-failover', file: 'bench/leader-failover.bench.ts', args: quick ? ['2'] : ['5'], env: {}, exposeGc: false, timeoutMs: minutes(quick ? 3 : 15) },
+    {
+      key: 'workqueue',
+      name: 'workqueue',
+      file: 'bench/workqueue.bench.ts',
+      args: quick ? ['50000', '3'] : ['100000', '5'],
+      env: {},
+      exposeGc: false,
+      timeoutMs: minutes(quick ? 2 : 10),
+    },
+    {
+      key: 'relist',
+      name: 'relist-memory',
+      file: 'src/cache/bench/relist-memory.bench.ts',
+      args: quick ? ['5000'] : ['50000'],
+      env: { RELIST_ROUNDS: '3' },
+      exposeGc: true,
+      timeoutMs: minutes(quick ? 2 : 10),
+    },
+    {
+      key: 'controller',
+      name: 'controller-e2e',
+      file: 'bench/controller-e2e.bench.ts',
+      args: quick ? ['300', '8'] : ['2000', '8'],
+      env: { BENCH_ROUNDS: quick ? '3' : '5' },
+      exposeGc: false,
+      timeoutMs: minutes(quick ? 3 : 20),
+    },
+    {
+      key: 'informer',
+      name: 'informer',
+      file: 'bench/informer.bench.ts',
+      args: quick ? ['500,2000'] : ['10000,50000'],
+      env: { INFORMER_ROUNDS: quick ? '1' : '2', ...(quick ? { INFORMER_DELIVERY_WINDOW_MS: '5000' } : {}) },
+      exposeGc: true,
+      timeoutMs: minutes(quick ? 4 : 60),
+    },
+    {
+      key: 'leaderFailover',
+      name: 'leader-failover',
+      file: 'bench/leader-failover.bench.ts',
+      args: quick ? ['2'] : ['5'],
+      env: {},
+      exposeGc: false,
+      timeoutMs: minutes(quick ? 3 : 15),
+    },
   ];
 }
 
 function commandLine(p: BenchPlan): string {
-  const env = Object.entries(p.env).map(([k, v]) => `${k}=${v} `).join('');
+  const env = Object.entries(p.env)
+    .map(([k, v]) => `${k}=${v} `)
+    .join('');
   return `${env}node ${p.exposeGc ? '--expose-gc ' : ''}--import tsx ${p.file} ${p.args.join(' ')}`.trim();
 }
 
 /** Runs one bench in its own process group (so a timeout can stop it and whatever it started). */
 function runBench(p: BenchPlan, jsonFile: string): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...(p.exposeGc ? ['--expose-gc'] : []), '--import', 'tsx', p.file, ...p.args], {
-      cwd: ROOT,
-      env: { ...process.env, ...p.env, [BENCH_JSON_ENV]: jsonFile },
-      stdio: ['ignore', 'inherit', 'inherit'],
-      detached: true,
-    });
+    const child = spawn(
+      process.execPath,
+      [...(p.exposeGc ? ['--expose-gc'] : []), '--import', 'tsx', p.file, ...p.args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...p.env, [BENCH_JSON_ENV]: jsonFile },
+        stdio: ['ignore', 'inherit', 'inherit'],
+        detached: true,
+      },
+    );
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
@@ -93,7 +139,12 @@ async function writeReport(data: ReportData, outDir: string): Promise<void> {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' }, render: { type: 'string' } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      only: { type: 'string' },
+      render: { type: 'string' },
+    },
   });
   const outDir = resolve(values.out ?? join(ROOT, '.tmp/bench-report'));
   if (values.render) {
@@ -148,7 +199,9 @@ async function main(): Promise<number> {
     failures,
   };
   await writeReport(data, outDir);
-  console.log(`total ${(data.durationMs / 1000).toFixed(0)} s; load average at start ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `total ${(data.durationMs / 1000).toFixed(0)} s; load average at start ${loadAverageStart.map((l) => l.toFixed(2)).join(' ')}`,
+  );
   return failures.length ? 1 : 0;
 }
 

@@ -81,9 +81,13 @@ export function barChart(options: BarChartOptions): string {
     const v = i * scale.step;
     const yy = y(v).toFixed(1);
     parts.push(`<line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${yy}" y2="${yy}"/>`);
-    parts.push(`<text class="tick" x="${MARGIN.left - 6}" y="${yy}" text-anchor="end" dominant-baseline="middle">${escapeXml(fmt(v))}</text>`);
+    parts.push(
+      `<text class="tick" x="${MARGIN.left - 6}" y="${yy}" text-anchor="end" dominant-baseline="middle">${escapeXml(fmt(v))}</text>`,
+    );
   }
-  parts.push(`<text class="axis-label" transform="translate(14 ${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(options.unit)}</text>`);
+  parts.push(
+    `<text class="axis-label" transform="translate(14 ${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(options.unit)}</text>`,
+  );
   // Bars.
   const groupW = plotW / Math.max(1, options.groups.length);
   options.groups.forEach((g, gi) => {
@@ -107,7 +111,9 @@ export function barChart(options: BarChartOptions): string {
           `<path class="whisker" d="M${cx} ${y(max).toFixed(1)}V${y(min).toFixed(1)}M${(+cx - w).toFixed(1)} ${y(max).toFixed(1)}h${(2 * w).toFixed(1)}M${(+cx - w).toFixed(1)} ${y(min).toFixed(1)}h${(2 * w).toFixed(1)}"/>`,
         );
       }
-      parts.push(`<text class="value" x="${cx}" y="${(y(max) - 4).toFixed(1)}" text-anchor="middle">${escapeXml(fmt(median))}</text>`);
+      parts.push(
+        `<text class="value" x="${cx}" y="${(y(max) - 4).toFixed(1)}" text-anchor="middle">${escapeXml(fmt(median))}</text>`,
+      );
     });
     const gx = (MARGIN.left + gi * groupW + groupW / 2).toFixed(1);
     const gy = MARGIN.top + plotH + 16;
@@ -120,7 +126,9 @@ export function barChart(options: BarChartOptions): string {
   for (const r of options.referenceLines ?? []) {
     const yy = y(r.value).toFixed(1);
     parts.push(`<line class="reference" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${yy}" y2="${yy}"/>`);
-    parts.push(`<text class="reference-label" x="${WIDTH - MARGIN.right}" y="${(+yy - 4).toFixed(1)}" text-anchor="end">${escapeXml(`${r.label}: ${fmt(r.value)}`)}</text>`);
+    parts.push(
+      `<text class="reference-label" x="${WIDTH - MARGIN.right}" y="${(+yy - 4).toFixed(1)}" text-anchor="end">${escapeXml(`${r.label}: ${fmt(r.value)}`)}</text>`,
+    );
   }
   parts.push(`<line class="axis" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(0)}" y2="${y(0)}"/>`);
   // Legend.

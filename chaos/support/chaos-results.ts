@@ -36,8 +36,14 @@ const COLUMNS: readonly [string, (r: ChaosResult) => string][] = [
   ['scenario', (r) => r.scenario],
   ['faults injected', (r) => r.faults.join('; ')],
   ['objects', (r) => String(r.objects)],
-  ['convergence after heal', (r) => (r.convergenceMs === null ? 'NOT CONVERGED' : `${(r.convergenceMs / 1000).toFixed(1)} s`)],
-  ['backups started/completed', (r) => (r.backupsStarted === null ? 'n/a' : `${r.backupsStarted}/${r.backupsCompleted ?? 0}`)],
+  [
+    'convergence after heal',
+    (r) => (r.convergenceMs === null ? 'NOT CONVERGED' : `${(r.convergenceMs / 1000).toFixed(1)} s`),
+  ],
+  [
+    'backups started/completed',
+    (r) => (r.backupsStarted === null ? 'n/a' : `${r.backupsStarted}/${r.backupsCompleted ?? 0}`),
+  ],
   ['API writes', (r) => String(r.apiWrites)],
   ['reconcile overlaps', (r) => (r.reconcileOverlaps === null ? 'n/a' : String(r.reconcileOverlaps))],
   ['lost updates', (r) => String(r.lostUpdates)],
@@ -68,7 +74,9 @@ export async function mergeChaosResults(): Promise<ChaosResult[]> {
   } catch {
     // no scenario recorded anything
   }
-  const results = await Promise.all(files.map(async (f) => JSON.parse(await readFile(join(RESULTS_DIR, f), 'utf8')) as ChaosResult));
+  const results = await Promise.all(
+    files.map(async (f) => JSON.parse(await readFile(join(RESULTS_DIR, f), 'utf8')) as ChaosResult),
+  );
   await mkdir(join(RESULTS_DIR, '..'), { recursive: true });
   await writeFile(RESULTS_FILE, `${JSON.stringify({ generatedAt: new Date().toISOString(), results }, null, 2)}\n`);
   return results;

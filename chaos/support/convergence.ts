@@ -24,6 +24,8 @@ export async function waitForConvergence<T>(options: WaitForConvergenceOptions<T
 }
 
 /** Every object's `status.observedGeneration` equals its `metadata.generation`. */
-export function statusCurrent(items: readonly { metadata: { generation?: number }; status?: { observedGeneration?: number } }[]): boolean {
+export function statusCurrent(
+  items: readonly { metadata: { generation?: number }; status?: { observedGeneration?: number } }[],
+): boolean {
   return items.every((o) => o.status?.observedGeneration === o.metadata.generation);
 }

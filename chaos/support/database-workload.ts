@@ -58,7 +58,20 @@ export class DatabaseWorkload {
     for (let attempt = 0; ; attempt++) {
       try {
         this.writes++;
-        await this.admin.create({ apiVersion: 'example.com/v1', kind: 'Database', metadata: { name, namespace: this.namespace }, spec: { engine: postgres ? 'postgres' : 'mysql', version: postgres ? '16' : '8.0', replicas: 1, storage: '1Gi' } }, { ...(signal ? { signal } : {}) });
+        await this.admin.create(
+          {
+            apiVersion: 'example.com/v1',
+            kind: 'Database',
+            metadata: { name, namespace: this.namespace },
+            spec: {
+              engine: postgres ? 'postgres' : 'mysql',
+              version: postgres ? '16' : '8.0',
+              replicas: 1,
+              storage: '1Gi',
+            },
+          },
+          { ...(signal ? { signal } : {}) },
+        );
         this.names.push(name);
         return;
       } catch (err) {
@@ -77,7 +90,12 @@ export class DatabaseWorkload {
     const name = this.pick();
     if (!name) return;
     this.writes++;
-    await this.admin.patch(DATABASE, name, { spec: { replicas: 1 + Math.floor(this.random() * 3) } }, { namespace: this.namespace, type: 'merge', signal });
+    await this.admin.patch(
+      DATABASE,
+      name,
+      { spec: { replicas: 1 + Math.floor(this.random() * 3) } },
+      { namespace: this.namespace, type: 'merge', signal },
+    );
   }
 
   private async deleteOne(signal: AbortSignal): Promise<void> {
@@ -85,9 +103,17 @@ export class DatabaseWorkload {
     if (!name) return;
     const db = await this.admin.get<Database>(DATABASE, name, { namespace: this.namespace, signal });
     this.writes++;
-    await this.admin.delete(DATABASE, name, { namespace: this.namespace, signal, preconditions: { uid: db.metadata.uid } });
+    await this.admin.delete(DATABASE, name, {
+      namespace: this.namespace,
+      signal,
+      preconditions: { uid: db.metadata.uid },
+    });
     this.names.splice(this.names.indexOf(name), 1);
-    this.deleted.push({ name, uid: db.metadata.uid, hadFinalizer: db.metadata.finalizers?.includes(FINALIZER) ?? false });
+    this.deleted.push({
+      name,
+      uid: db.metadata.uid,
+      hadFinalizer: db.metadata.finalizers?.includes(FINALIZER) ?? false,
+    });
   }
 
   private pick(): string | undefined {

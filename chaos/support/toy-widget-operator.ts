@@ -28,7 +28,11 @@ export interface ToyWidgetOperatorOptions {
 
 /** Client settings for both loops: short per-request timeouts so a stalled etcd shows as errors. */
 async function chaosClient(kubeconfig: KubeconfigObject): Promise<KubeClient> {
-  return KubeClient.fromKubeconfig({ kubeconfig: kubeconfig as unknown as Kubeconfig, requestTimeoutMs: 5000, backoff: { maxAttempts: 3, initialMs: 50, maxMs: 500 } });
+  return KubeClient.fromKubeconfig({
+    kubeconfig: kubeconfig as unknown as Kubeconfig,
+    requestTimeoutMs: 5000,
+    backoff: { maxAttempts: 3, initialMs: 50, maxMs: 500 },
+  });
 }
 
 export class ToyStatusReconciler {
@@ -49,11 +53,19 @@ export class ToyStatusReconciler {
           for (const w of items) {
             if (signal.aborted) break;
             if (w.status?.observedGeneration === w.metadata.generation) continue;
-            const next = { ...w, status: { observedGeneration: w.metadata.generation, message: `size ${w.spec.size}` } };
+            const next = {
+              ...w,
+              status: { observedGeneration: w.metadata.generation, message: `size ${w.spec.size}` },
+            };
             this.apiWrites++;
             try {
               const written = await client.update(next, { subresource: 'status', signal });
-              this.writes.push({ key: registryKey(WIDGET_PREFIX, namespace, w.metadata.name), readRevision: w.metadata.resourceVersion, writtenRevision: written.metadata.resourceVersion, writer: 'toy-reconciler' });
+              this.writes.push({
+                key: registryKey(WIDGET_PREFIX, namespace, w.metadata.name),
+                readRevision: w.metadata.resourceVersion,
+                writtenRevision: written.metadata.resourceVersion,
+                writer: 'toy-reconciler',
+              });
             } catch (err) {
               if (isConflict(err)) this.conflicts++;
               else throw err;

@@ -10,7 +10,14 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { inflateSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { KubeClient, Manager, createLogger, createMetricsRegistry, type Client, type Kubeconfig } from 'operator-runtime';
+import {
+  KubeClient,
+  Manager,
+  createLogger,
+  createMetricsRegistry,
+  type Client,
+  type Kubeconfig,
+} from 'operator-runtime';
 import { TestEnv, eventually, freePort, readManifests } from 'operator-runtime/testing';
 import type { Database } from './src/database.js';
 import { createDatabaseOperator, type DatabaseOperator } from './src/operator.js';
@@ -25,7 +32,15 @@ before(async () => {
   mkdirSync(OUT_DIR, { recursive: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 after(async () => {
@@ -33,7 +48,9 @@ after(async () => {
 });
 
 /** A page on the console that records console errors, uncaught page errors and dialogs. */
-async function openConsole(url: string): Promise<{ page: Page; problems: string[]; dialogs: string[]; close(): Promise<void> }> {
+async function openConsole(
+  url: string,
+): Promise<{ page: Page; problems: string[]; dialogs: string[]; close(): Promise<void> }> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await context.newPage();
   page.setDefaultTimeout(PAGE_TIMEOUT_MS);
@@ -88,7 +105,12 @@ function pngColours(png: Buffer): { width: number; height: number; colours: numb
       const b = prev[i]!;
       const c = i >= channels ? prev[i - channels]! : 0;
       const p = a + b - c;
-      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const paeth =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+          ? a
+          : Math.abs(p - b) <= Math.abs(p - c)
+            ? b
+            : c;
       const predictor = [0, a, b, (a + b) >> 1, paeth][filter]!;
       line[i] = (src[i]! + predictor) & 0xff;
     }
@@ -116,7 +138,17 @@ describe('the operator console against the Database operator on a real control p
     operatorClient = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, registry });
     // Nothing listens there: every backup before delete fails, so a deleted Database sits in backoff.
     const deadBackupService = `http://127.0.0.1:${await freePort()}/`;
-    operator = createDatabaseOperator({ client: operatorClient, registry, logger: createLogger({ level: 'silent' }), backupEndpoint: deadBackupService, metricsPort: 0, healthPort: 0, consolePort: 0, leaderElectionNamespace: NS, identity: 'console-test' });
+    operator = createDatabaseOperator({
+      client: operatorClient,
+      registry,
+      logger: createLogger({ level: 'silent' }),
+      backupEndpoint: deadBackupService,
+      metricsPort: 0,
+      healthPort: 0,
+      consolePort: 0,
+      leaderElectionNamespace: NS,
+      identity: 'console-test',
+    });
     running = operator.manager.start(stop.signal);
   });
 
@@ -130,7 +162,12 @@ describe('the operator console against the Database operator on a real control p
   });
 
   const database = (name: string, version: string): Database =>
-    ({ apiVersion: 'example.com/v1', kind: 'Database', metadata: { name, namespace: NS }, spec: { engine: 'postgres', version, replicas: 1, storage: '1Gi' } }) as Database;
+    ({
+      apiVersion: 'example.com/v1',
+      kind: 'Database',
+      metadata: { name, namespace: NS },
+      spec: { engine: 'postgres', version, replicas: 1, storage: '1Gi' },
+    }) as Database;
 
   test('shows failing keys, keys in backoff, informers and Events live, with no console errors; the screenshot is not blank', async () => {
     const { page, problems, dialogs, close } = await openConsole(await consoleUrl(operator.manager));
@@ -146,17 +183,33 @@ describe('the operator console against the Database operator on a real control p
       await broken.waitFor();
       assert.match(await broken.innerText(), /terminal_error/);
       assert.match(await broken.innerText(), /unsupported version postgres 99/);
-      await page.locator('#failing-body tr', { hasText: `${NS}/stuck` }).first().waitFor();
-      await page.locator('#backoff-body tr', { hasText: `${NS}/stuck` }).first().waitFor();
-      assert.equal(await page.locator('#failing-body tr', { hasText: `${NS}/fine` }).count(), 0, 'a healthy key is not listed as failing');
+      await page
+        .locator('#failing-body tr', { hasText: `${NS}/stuck` })
+        .first()
+        .waitFor();
+      await page
+        .locator('#backoff-body tr', { hasText: `${NS}/stuck` })
+        .first()
+        .waitFor();
+      assert.equal(
+        await page.locator('#failing-body tr', { hasText: `${NS}/fine` }).count(),
+        0,
+        'a healthy key is not listed as failing',
+      );
       await page.locator('#events-body tr', { hasText: 'UnsupportedVersion' }).first().waitFor();
-      await page.locator('#recent tr', { hasText: `${NS}/fine` }).first().waitFor();
+      await page
+        .locator('#recent tr', { hasText: `${NS}/fine` })
+        .first()
+        .waitFor();
       const controllerRow = page.locator('#controllers-body tr', { hasText: 'database' });
-      assert.equal(await controllerRow.locator('svg.chart rect').count() > 0, true, 'the chart has bars');
+      assert.equal((await controllerRow.locator('svg.chart rect').count()) > 0, true, 'the chart has bars');
       const informers = await page.locator('#informers-body').innerText();
       assert.match(informers, /Database/);
       assert.match(informers, /watching/);
-      assert.match(await page.locator('#leader').innerText(), /this replica leads · identity console-test · Lease holder console-test/);
+      assert.match(
+        await page.locator('#leader').innerText(),
+        /this replica leads · identity console-test · Lease holder console-test/,
+      );
 
       const screenshot = `${OUT_DIR}console.png`;
       await page.screenshot({ path: screenshot, fullPage: true });
@@ -186,7 +239,13 @@ describe('the operator console renders hostile names and messages as text', () =
     const hostile = {
       apiVersion: 'example.com/v1',
       kind: 'Database',
-      metadata: { name: PAYLOAD_NAME, namespace: NS, uid: 'u1', resourceVersion: '1', labels: { team: PAYLOAD_SCRIPT } },
+      metadata: {
+        name: PAYLOAD_NAME,
+        namespace: NS,
+        uid: 'u1',
+        resourceVersion: '1',
+        labels: { team: PAYLOAD_SCRIPT },
+      },
       spec: {},
     };
     manager = new Manager({ client: hostileClient([hostile]), metricsPort: 0, healthPort: 0, console: { port: 0 } });
@@ -213,14 +272,18 @@ describe('the operator console renders hostile names and messages as text', () =
       await row.waitFor();
       assert.ok((await row.innerText()).includes(PAYLOAD_SCRIPT), 'the error message shows the script as text');
       await page.locator('#events-body tr', { hasText: PAYLOAD_SCRIPT }).first().waitFor();
-      await page.locator('#controllers-body tr', { hasText: `db ${PAYLOAD_SCRIPT}` }).first().waitFor();
+      await page
+        .locator('#controllers-body tr', { hasText: `db ${PAYLOAD_SCRIPT}` })
+        .first()
+        .waitFor();
       await page.locator('#backoff-body tr', { hasText: PAYLOAD_NAME }).first().waitFor();
       // Let a few polls re-render the rows with the payloads before looking for side effects.
       await page.waitForFunction('document.querySelectorAll("#recent tbody tr").length >= 3');
 
-      const count = (selector: string): Promise<number> => page.evaluate(`document.querySelectorAll(${JSON.stringify(selector)}).length`);
+      const count = (selector: string): Promise<number> =>
+        page.evaluate(`document.querySelectorAll(${JSON.stringify(selector)}).length`);
       assert.equal(await count('img'), 0, 'no <img> was injected');
-      assert.equal(await count('script'), 1, 'only the page\'s own script');
+      assert.equal(await count('script'), 1, "only the page's own script");
       assert.equal(await page.evaluate('typeof window.__xss'), 'undefined');
       assert.deepEqual(dialogs, []);
       assert.deepEqual(problems, []);
@@ -257,7 +320,13 @@ function hostileClient(objects: readonly object[]): Client {
     listPage: async () => ({ items: objects, resourceVersion: '1' }),
     watch: (_type: unknown, opts: { signal?: AbortSignal; sendInitialEvents?: boolean }) => {
       const initial: Event[] = opts.sendInitialEvents
-        ? [...objects.map((object) => ({ type: 'ADDED', object })), { type: 'BOOKMARK', object: { metadata: { resourceVersion: '1', annotations: { 'k8s.io/initial-events-end': 'true' } } } }]
+        ? [
+            ...objects.map((object) => ({ type: 'ADDED', object })),
+            {
+              type: 'BOOKMARK',
+              object: { metadata: { resourceVersion: '1', annotations: { 'k8s.io/initial-events-end': 'true' } } },
+            },
+          ]
         : [];
       return {
         [Symbol.asyncIterator]: () => ({
@@ -266,7 +335,8 @@ function hostileClient(objects: readonly object[]): Client {
             if (event) return Promise.resolve({ done: false, value: event });
             return new Promise((resolve) => {
               if (opts.signal?.aborted) resolve({ done: true, value: undefined });
-              else opts.signal?.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
+              else
+                opts.signal?.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
             });
           },
         }),

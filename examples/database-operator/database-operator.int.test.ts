@@ -14,7 +14,12 @@ const crdFile = new URL('./config/crd.yaml', import.meta.url);
 const NS = 'default';
 
 function database(name: string, spec: Partial<Database['spec']> = {}) {
-  return { apiVersion: 'example.com/v1', kind: 'Database', metadata: { name, namespace: NS }, spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi', ...spec } };
+  return {
+    apiVersion: 'example.com/v1',
+    kind: 'Database',
+    metadata: { name, namespace: NS },
+    spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi', ...spec },
+  };
 }
 
 /** Writes (POST/PUT/PATCH/DELETE) the operator's client made, from its own rest_client metrics. */
@@ -36,13 +41,18 @@ describe('the Database operator against a real control plane', () => {
   const ended: string[] = [];
 
   const get = (name: string) => client.get<Database>(DATABASE, name, { namespace: NS });
-  const ready = (name: string) => eventually(`${name} Ready`, async () => {
-    const db = await get(name);
-    return db.status?.phase === 'Ready' && db.status.observedGeneration === db.metadata.generation ? db : undefined;
-  });
+  const ready = (name: string) =>
+    eventually(`${name} Ready`, async () => {
+      const db = await get(name);
+      return db.status?.phase === 'Ready' && db.status.observedGeneration === db.metadata.generation ? db : undefined;
+    });
 
   before(async () => {
-    env = await TestEnv.start({ crds: await readManifests(crdFile), controllerManager: true, simulatePods: { readyDelayMs: 100 } });
+    env = await TestEnv.start({
+      crds: await readManifests(crdFile),
+      controllerManager: true,
+      simulatePods: { readyDelayMs: 100 },
+    });
     backups = new BackupService({ backupDurationMs: 1500 });
     await backups.start();
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
@@ -82,8 +92,17 @@ describe('the Database operator against a real control plane', () => {
     assert.equal(db.status?.readyReplicas, 2);
     assert.deepEqual(db.metadata.finalizers, [FINALIZER]);
     assert.equal(db.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
-    for (const [type, name] of [[SECRET, 'alpha-credentials'], [STATEFUL_SET, 'alpha'], [{ apiVersion: 'v1', kind: 'Service' }, 'alpha'], [{ apiVersion: 'v1', kind: 'ConfigMap' }, 'alpha-config']] as const) {
-      const owned = await client.get<{ metadata?: { ownerReferences?: { uid: string; controller?: boolean }[] } }>(type, name, { namespace: NS });
+    for (const [type, name] of [
+      [SECRET, 'alpha-credentials'],
+      [STATEFUL_SET, 'alpha'],
+      [{ apiVersion: 'v1', kind: 'Service' }, 'alpha'],
+      [{ apiVersion: 'v1', kind: 'ConfigMap' }, 'alpha-config'],
+    ] as const) {
+      const owned = await client.get<{ metadata?: { ownerReferences?: { uid: string; controller?: boolean }[] } }>(
+        type,
+        name,
+        { namespace: NS },
+      );
       assert.equal(owned.metadata?.ownerReferences?.[0]?.uid, db.metadata.uid, `${type.kind} ${name} is owned`);
       assert.equal(owned.metadata?.ownerReferences?.[0]?.controller, true);
     }
@@ -93,7 +112,11 @@ describe('the Database operator against a real control plane', () => {
     await client.patch(DATABASE, 'alpha', { spec: { replicas: 3 } }, { namespace: NS, type: 'merge' });
     const db = await eventually('alpha with 3 ready replicas', async () => {
       const d = await get('alpha');
-      return d.status?.readyReplicas === 3 && d.status.phase === 'Ready' && d.status.observedGeneration === d.metadata.generation ? d : undefined;
+      return d.status?.readyReplicas === 3 &&
+        d.status.phase === 'Ready' &&
+        d.status.observedGeneration === d.metadata.generation
+        ? d
+        : undefined;
     });
     const sts = await client.get(STATEFUL_SET, 'alpha', { namespace: NS });
     assert.equal(sts.spec?.replicas, 3);
@@ -130,7 +153,16 @@ describe('the Database operator against a real control plane', () => {
     assert.equal(db.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'UnsupportedVersion');
     await new Promise((r) => setTimeout(r, 2000));
     assert.ok(reconciles.get(`${NS}/oldie`)! <= 3, `bounded reconciles, got ${reconciles.get(`${NS}/oldie`)}`);
-    const events = await kubectl(env.kubeconfigPath, ['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=oldie,type=Warning', '-o', 'jsonpath={.items[*].reason}']);
+    const events = await kubectl(env.kubeconfigPath, [
+      'get',
+      'events',
+      '-n',
+      NS,
+      '--field-selector',
+      'involvedObject.name=oldie,type=Warning',
+      '-o',
+      'jsonpath={.items[*].reason}',
+    ]);
     assert.match(events, /UnsupportedVersion/);
   });
 
@@ -142,10 +174,26 @@ describe('the Database operator against a real control plane', () => {
       return s.metadata?.uid !== secretBefore.metadata?.uid ? s : undefined;
     });
     assert.ok(Buffer.from(secretAfter.data?.password ?? '', 'base64').length >= 20);
-    await eventually('a SecretRecreated warning', async () => /SecretRecreated/.test(await kubectl(env.kubeconfigPath, ['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=alpha,type=Warning', '-o', 'jsonpath={.items[*].reason}'])));
+    await eventually('a SecretRecreated warning', async () =>
+      /SecretRecreated/.test(
+        await kubectl(env.kubeconfigPath, [
+          'get',
+          'events',
+          '-n',
+          NS,
+          '--field-selector',
+          'involvedObject.name=alpha,type=Warning',
+          '-o',
+          'jsonpath={.items[*].reason}',
+        ]),
+      ),
+    );
 
     await client.patch(STATEFUL_SET, 'alpha', { spec: { replicas: 7 } }, { namespace: NS, type: 'merge' });
-    await eventually('replicas restored to 3', async () => (await client.get(STATEFUL_SET, 'alpha', { namespace: NS })).spec?.replicas === 3);
+    await eventually(
+      'replicas restored to 3',
+      async () => (await client.get(STATEFUL_SET, 'alpha', { namespace: NS })).spec?.replicas === 3,
+    );
     // The surviving Secret is never regenerated by these reconciles.
     const still = await client.get(SECRET, 'alpha-credentials', { namespace: NS });
     assert.equal(still.metadata?.uid, secretAfter.metadata?.uid);
@@ -154,12 +202,25 @@ describe('the Database operator against a real control plane', () => {
   test('delete → exactly one backup, the finalizer removed only after it completed, owned objects collected', async () => {
     const db = await get('alpha');
     await client.delete(DATABASE, 'alpha', { namespace: NS });
-    await eventually('alpha gone', async () => client.get(DATABASE, 'alpha', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404), { timeoutMs: 30_000 });
+    await eventually(
+      'alpha gone',
+      async () =>
+        client.get(DATABASE, 'alpha', { namespace: NS }).then(
+          () => false,
+          (err: { status?: number }) => err.status === 404,
+        ),
+      { timeoutMs: 30_000 },
+    );
     const mine = backups.backups().filter((b) => b.uid === db.metadata.uid);
     assert.equal(mine.length, 1, 'exactly one backup for this deletion');
     assert.equal(mine[0]!.state, 'completed');
     assert.ok(Date.parse(mine[0]!.completedAt!) >= Date.parse(mine[0]!.startedAt) + 1500);
-    await eventually('the StatefulSet garbage-collected', async () => client.get(STATEFUL_SET, 'alpha', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404));
+    await eventually('the StatefulSet garbage-collected', async () =>
+      client.get(STATEFUL_SET, 'alpha', { namespace: NS }).then(
+        () => false,
+        (err: { status?: number }) => err.status === 404,
+      ),
+    );
   });
 
   test('backup service down → finalizer kept, BackedUp=False and a Warning event; then success when it recovers', async () => {
@@ -169,7 +230,11 @@ describe('the Database operator against a real control plane', () => {
     await client.delete(DATABASE, 'beta', { namespace: NS });
     const stuck = await eventually('BackedUp=False', async () => {
       const d = await get('beta');
-      return d.status?.conditions?.find((c) => c.type === 'BackedUp' && c.status === 'False' && c.reason === 'BackupFailed') ? d : undefined;
+      return d.status?.conditions?.find(
+        (c) => c.type === 'BackedUp' && c.status === 'False' && c.reason === 'BackupFailed',
+      )
+        ? d
+        : undefined;
     });
     assert.deepEqual(stuck.metadata.finalizers, [FINALIZER], 'the finalizer stays while the backup cannot run');
     assert.equal(stuck.status?.phase, 'Deleting');
@@ -178,9 +243,30 @@ describe('the Database operator against a real control plane', () => {
     assert.ok(failed);
     assert.match(failed.message, /HTTP 503/);
     assert.doesNotMatch(failed.message, /unavailable|injected|127\.0\.0\.1/);
-    await eventually('a BackupFailed warning', async () => /BackupFailed/.test(await kubectl(env.kubeconfigPath, ['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=beta,type=Warning', '-o', 'jsonpath={.items[*].reason}'])));
+    await eventually('a BackupFailed warning', async () =>
+      /BackupFailed/.test(
+        await kubectl(env.kubeconfigPath, [
+          'get',
+          'events',
+          '-n',
+          NS,
+          '--field-selector',
+          'involvedObject.name=beta,type=Warning',
+          '-o',
+          'jsonpath={.items[*].reason}',
+        ]),
+      ),
+    );
     backups.setFaults({});
-    await eventually('beta gone', async () => client.get(DATABASE, 'beta', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404), { timeoutMs: 40_000 });
+    await eventually(
+      'beta gone',
+      async () =>
+        client.get(DATABASE, 'beta', { namespace: NS }).then(
+          () => false,
+          (err: { status?: number }) => err.status === 404,
+        ),
+      { timeoutMs: 40_000 },
+    );
     assert.equal(backups.backups().filter((b) => b.uid === stuck.metadata.uid && b.state === 'completed').length, 1);
   });
 
@@ -196,37 +282,90 @@ describe('the Database operator against a real control plane', () => {
       await client.create(database('ssrf', { backup: { endpoint: trapUrl } }));
       const refused = await eventually('BackupEndpointAllowed=False', async () => {
         const d = await get('ssrf');
-        return d.status?.conditions?.find((c) => c.type === 'BackupEndpointAllowed' && c.status === 'False' && c.reason === 'EndpointNotAllowed') ? d : undefined;
+        return d.status?.conditions?.find(
+          (c) => c.type === 'BackupEndpointAllowed' && c.status === 'False' && c.reason === 'EndpointNotAllowed',
+        )
+          ? d
+          : undefined;
       });
-      assert.doesNotMatch(JSON.stringify(refused.status), /127\.0\.0\.1:\d+/, 'the tenant\'s URL is not echoed');
+      assert.doesNotMatch(JSON.stringify(refused.status), /127\.0\.0\.1:\d+/, "the tenant's URL is not echoed");
       await client.delete(DATABASE, 'ssrf', { namespace: NS });
       const stuck = await eventually('BackedUp=False EndpointNotAllowed', async () => {
         const d = await get('ssrf');
-        return d.status?.conditions?.find((c) => c.type === 'BackedUp' && c.status === 'False' && c.reason === 'EndpointNotAllowed') ? d : undefined;
+        return d.status?.conditions?.find(
+          (c) => c.type === 'BackedUp' && c.status === 'False' && c.reason === 'EndpointNotAllowed',
+        )
+          ? d
+          : undefined;
       });
       assert.deepEqual(stuck.metadata.finalizers, [FINALIZER], 'no backup, so the finalizer stays');
-      await eventually('an EndpointNotAllowed warning', async () => /EndpointNotAllowed/.test(await kubectl(env.kubeconfigPath, ['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=ssrf,type=Warning', '-o', 'jsonpath={.items[*].reason}'])));
-      assert.equal(hits, 0, 'the operator never called the tenant\'s endpoint');
+      await eventually('an EndpointNotAllowed warning', async () =>
+        /EndpointNotAllowed/.test(
+          await kubectl(env.kubeconfigPath, [
+            'get',
+            'events',
+            '-n',
+            NS,
+            '--field-selector',
+            'involvedObject.name=ssrf,type=Warning',
+            '-o',
+            'jsonpath={.items[*].reason}',
+          ]),
+        ),
+      );
+      assert.equal(hits, 0, "the operator never called the tenant's endpoint");
       // Naming no endpoint (the operator's own) lets the deletion finish.
       await client.patch(DATABASE, 'ssrf', { spec: { backup: { endpoint: null } } }, { namespace: NS, type: 'merge' });
-      await eventually('ssrf gone', async () => client.get(DATABASE, 'ssrf', { namespace: NS }).then(() => false, (err: { status?: number }) => err.status === 404), { timeoutMs: 30_000 });
+      await eventually(
+        'ssrf gone',
+        async () =>
+          client.get(DATABASE, 'ssrf', { namespace: NS }).then(
+            () => false,
+            (err: { status?: number }) => err.status === 404,
+          ),
+        { timeoutMs: 30_000 },
+      );
       assert.equal(hits, 0);
     } finally {
       await new Promise<void>((resolve) => trap.close(() => resolve()));
     }
   });
 
-  test('owned kinds are cached by the managed-by label: a tenant\'s own Secrets and ConfigMaps never enter the operator\'s memory', async () => {
-    await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tenant-token', namespace: NS }, stringData: { token: 'x' } });
-    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tenant-config', namespace: NS }, data: { a: 'b' } });
+  test("owned kinds are cached by the managed-by label: a tenant's own Secrets and ConfigMaps never enter the operator's memory", async () => {
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'tenant-token', namespace: NS },
+      stringData: { token: 'x' },
+    });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'tenant-config', namespace: NS },
+      data: { a: 'b' },
+    });
     await client.create(database('gamma'));
     await ready('gamma');
-    const secrets = await operator.manager.cache.list<{ metadata: { name: string; labels?: Record<string, string> } }>(SECRET);
+    const secrets = await operator.manager.cache.list<{ metadata: { name: string; labels?: Record<string, string> } }>(
+      SECRET,
+    );
     assert.ok(secrets.some((s) => s.metadata.name === 'gamma-credentials'));
-    assert.ok(secrets.every((s) => s.metadata.labels?.['app.kubernetes.io/managed-by'] === 'database-operator'), secrets.map((s) => s.metadata.name).join(','));
-    const configMaps = await operator.manager.cache.list<{ metadata: { name: string } }>({ apiVersion: 'v1', kind: 'ConfigMap' });
+    assert.ok(
+      secrets.every((s) => s.metadata.labels?.['app.kubernetes.io/managed-by'] === 'database-operator'),
+      secrets.map((s) => s.metadata.name).join(','),
+    );
+    const configMaps = await operator.manager.cache.list<{ metadata: { name: string } }>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+    });
     assert.ok(!configMaps.some((c) => c.metadata.name === 'tenant-config' || c.metadata.name === 'kube-root-ca.crt'));
-    const names = operator.manager.informers.list().map((i) => i.name).filter((n) => /Secret|ConfigMap|Service|StatefulSet/.test(n));
-    assert.ok(names.length >= 4 && names.every((n) => n.includes('labels=app.kubernetes.io/managed-by=database-operator')), names.join('; '));
+    const names = operator.manager.informers
+      .list()
+      .map((i) => i.name)
+      .filter((n) => /Secret|ConfigMap|Service|StatefulSet/.test(n));
+    assert.ok(
+      names.length >= 4 && names.every((n) => n.includes('labels=app.kubernetes.io/managed-by=database-operator')),
+      names.join('; '),
+    );
   });
 });

@@ -29,7 +29,11 @@ const started = performance.now();
 const elapsed = (): string => `${((performance.now() - started) / 1000).toFixed(1)}s`;
 
 say('starting the local control plane (etcd, kube-apiserver, kube-controller-manager, simulated kubelet)');
-const env = await TestEnv.start({ crds: await readManifests(new URL('./config/crd.yaml', import.meta.url)), controllerManager: true, simulatePods: { readyDelayMs: 1500 } });
+const env = await TestEnv.start({
+  crds: await readManifests(new URL('./config/crd.yaml', import.meta.url)),
+  controllerManager: true,
+  simulatePods: { readyDelayMs: 1500 },
+});
 const backups = new BackupService({ backupDurationMs: 3000 });
 await backups.start();
 const replicas: { name: string; child: ChildProcess; metricsPort: number; consolePort: number }[] = [];
@@ -37,7 +41,12 @@ let exitCode = 0;
 
 async function shutdown(): Promise<void> {
   for (const r of replicas) r.child.kill('SIGTERM');
-  await Promise.all(replicas.map((r) => new Promise<void>((resolve) => (r.child.exitCode !== null ? resolve() : r.child.once('exit', () => resolve())))));
+  await Promise.all(
+    replicas.map(
+      (r) =>
+        new Promise<void>((resolve) => (r.child.exitCode !== null ? resolve() : r.child.once('exit', () => resolve()))),
+    ),
+  );
   await backups.stop();
   await env.stop();
 }
@@ -52,7 +61,10 @@ async function databases(): Promise<Database[]> {
 
 async function leader(): Promise<string> {
   try {
-    return (await k('get', 'lease', 'database-operator', '-n', OPERATOR_NS, '-o', 'jsonpath={.spec.holderIdentity}')) || '(none)';
+    return (
+      (await k('get', 'lease', 'database-operator', '-n', OPERATOR_NS, '-o', 'jsonpath={.spec.holderIdentity}')) ||
+      '(none)'
+    );
   } catch {
     return '(no lease yet)';
   }
@@ -61,7 +73,15 @@ async function leader(): Promise<string> {
 function table(dbs: Database[], leaderName: string): string {
   const rows = dbs.map((d) => {
     const conds = (d.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`).join(',');
-    return [d.metadata.name, d.spec.engine, String(d.spec.replicas), String(d.status?.readyReplicas ?? 0), d.status?.phase ?? '-', d.metadata.deletionTimestamp ? 'deleting' : '', conds];
+    return [
+      d.metadata.name,
+      d.spec.engine,
+      String(d.spec.replicas),
+      String(d.status?.readyReplicas ?? 0),
+      d.status?.phase ?? '-',
+      d.metadata.deletionTimestamp ? 'deleting' : '',
+      conds,
+    ];
   });
   const header = ['NAME', 'ENGINE', 'REPLICAS', 'READY', 'PHASE', '', 'CONDITIONS'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -91,7 +111,13 @@ async function watchUntil(what: string, done: (dbs: Database[]) => boolean): Pro
 }
 
 const allReady = (dbs: Database[]): boolean =>
-  dbs.length > 0 && dbs.every((d) => d.status?.phase === 'Ready' && d.status.observedGeneration === d.metadata.generation && d.status.readyReplicas === d.spec.replicas);
+  dbs.length > 0 &&
+  dbs.every(
+    (d) =>
+      d.status?.phase === 'Ready' &&
+      d.status.observedGeneration === d.metadata.generation &&
+      d.status.readyReplicas === d.spec.replicas,
+  );
 
 async function startReplica(name: string): Promise<void> {
   const metricsPort = await freePort();
@@ -131,7 +157,9 @@ async function metricsSummary(): Promise<string> {
       const reads = sum(/^rest_client_requests_total\{[^}]*method="GET"[^}]*\} (\S+)$/gm);
       const isLeader = /^leader_election_master_status\{[^}]*\} 1$/m.test(text);
       const rss = /^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1];
-      lines.push(`${r.name}${isLeader ? ' (leader)' : ' (standby)'}: reconciles ${reconciles}, reconcile errors ${errors}, API writes ${writes}, API reads ${reads}, RSS ${rss ? (Number(rss) / 2 ** 20).toFixed(0) : '?'} MiB`);
+      lines.push(
+        `${r.name}${isLeader ? ' (leader)' : ' (standby)'}: reconciles ${reconciles}, reconcile errors ${errors}, API writes ${writes}, API reads ${reads}, RSS ${rss ? (Number(rss) / 2 ** 20).toFixed(0) : '?'} MiB`,
+      );
     } catch (err) {
       lines.push(`${r.name}: metrics unavailable (${String(err)})`);
     }
@@ -156,17 +184,23 @@ try {
 
   say('scaling "sessions" from 1 to 3 replicas');
   await k('patch', 'database', 'sessions', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":3}}');
-  await watchUntil('sessions has 3 ready replicas', (dbs) => allReady(dbs) && dbs.find((d) => d.metadata.name === 'sessions')?.status?.readyReplicas === 3);
+  await watchUntil(
+    'sessions has 3 ready replicas',
+    (dbs) => allReady(dbs) && dbs.find((d) => d.metadata.name === 'sessions')?.status?.readyReplicas === 3,
+  );
 
   say('deleting "analytics": the operator backs it up first, then releases its finalizer');
   await k('delete', 'database', 'analytics', '-n', 'default', '--wait=false');
   await watchUntil('analytics is gone after its backup', (dbs) => !dbs.some((d) => d.metadata.name === 'analytics'));
   const analyticsBackups = backups.backups().filter((b) => b.database === 'default/analytics');
-  if (analyticsBackups.length !== 1 || analyticsBackups[0]!.state !== 'completed') throw new Error(`expected one completed backup of analytics, got ${JSON.stringify(analyticsBackups)}`);
+  if (analyticsBackups.length !== 1 || analyticsBackups[0]!.state !== 'completed')
+    throw new Error(`expected one completed backup of analytics, got ${JSON.stringify(analyticsBackups)}`);
 
   say('metrics summary');
   console.log(await metricsSummary());
-  console.log(`\nevents:\n${await k('get', 'events', '-n', 'default', '--field-selector', 'involvedObject.kind=Database', '--sort-by=.lastTimestamp')}`);
+  console.log(
+    `\nevents:\n${await k('get', 'events', '-n', 'default', '--field-selector', 'involvedObject.kind=Database', '--sort-by=.lastTimestamp')}`,
+  );
   console.log(`✔ demo converged in ${elapsed()}`);
 } catch (err) {
   exitCode = 1;
@@ -177,6 +211,8 @@ if (once) {
   await shutdown();
   process.exit(exitCode);
 } else {
-  console.log(`\nThe cluster keeps running. Try:\n  export KUBECONFIG=${env.kubeconfigPath}\n  kubectl get databases -w\n${consoleUrls()}\nCtrl-C stops everything.`);
+  console.log(
+    `\nThe cluster keeps running. Try:\n  export KUBECONFIG=${env.kubeconfigPath}\n  kubectl get databases -w\n${consoleUrls()}\nCtrl-C stops everything.`,
+  );
   await new Promise(() => {}); // until a signal
 }

@@ -37,7 +37,14 @@ const certManagerCrd = (kind: string, plural: string) => ({
     group: 'cert-manager.io',
     names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
     scope: 'Namespaced',
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 });
 
@@ -59,10 +66,24 @@ describe('the reference operator’s Kustomize base', { timeout: 300_000 }, () =
 
   test('config/ is exactly what `operator-runtime generate manifests` writes from operator-runtime.config.ts', async () => {
     // The CLI from source, under tsx, as `npm run generate:example` runs it.
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'src/cli/main.ts'), 'generate', 'manifests', '--config', 'examples/database-operator/operator-runtime.config.ts', '--out', out], {
-      cwd: REPO,
-      env: { ...process.env, NODE_OPTIONS: '--conditions=operator-runtime-source' },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(REPO, 'src/cli/main.ts'),
+        'generate',
+        'manifests',
+        '--config',
+        'examples/database-operator/operator-runtime.config.ts',
+        '--out',
+        out,
+      ],
+      {
+        cwd: REPO,
+        env: { ...process.env, NODE_OPTIONS: '--conditions=operator-runtime-source' },
+      },
+    );
     const generated = (await readdir(out)).sort();
     assert.equal(stdout.trim().split('\n').length, generated.length);
     const committed = (await readdir(CONFIG_DIR)).filter((f) => !HAND_WRITTEN.includes(f)).sort();
@@ -70,7 +91,10 @@ describe('the reference operator’s Kustomize base', { timeout: 300_000 }, () =
     for (const file of generated) {
       const want = await readFile(join(out, file), 'utf8');
       const have = await readFile(join(CONFIG_DIR, file), 'utf8');
-      assert.ok(want === have, `config/${file} drifted from what the config generates (- committed, + generated):\n${lineDiff(have, want)}\nRegenerate: ${REGENERATE}`);
+      assert.ok(
+        want === have,
+        `config/${file} drifted from what the config generates (- committed, + generated):\n${lineDiff(have, want)}\nRegenerate: ${REGENERATE}`,
+      );
     }
   });
 
@@ -80,7 +104,9 @@ describe('the reference operator’s Kustomize base', { timeout: 300_000 }, () =
     let rendered: Manifest[];
 
     before(async () => {
-      env = await TestEnv.start({ crds: [certManagerCrd('Issuer', 'issuers'), certManagerCrd('Certificate', 'certificates')] });
+      env = await TestEnv.start({
+        crds: [certManagerCrd('Issuer', 'issuers'), certManagerCrd('Certificate', 'certificates')],
+      });
       client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
     });
     after(async () => {
@@ -92,12 +118,34 @@ describe('the reference operator’s Kustomize base', { timeout: 300_000 }, () =
       const yaml = await kubectl(env.kubeconfigPath, ['kustomize', CONFIG_DIR]);
       rendered = parseAllDocuments(yaml).map((d) => d.toJS() as Manifest);
       const kinds = new Set(rendered.map((o) => o.kind));
-      for (const kind of ['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment', 'Service', 'NetworkPolicy']) {
+      for (const kind of [
+        'Namespace',
+        'CustomResourceDefinition',
+        'ServiceAccount',
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Role',
+        'RoleBinding',
+        'Deployment',
+        'Service',
+        'NetworkPolicy',
+      ]) {
         assert.ok(kinds.has(kind), `${kind} in the rendered base (${[...kinds].join(', ')})`);
       }
-      const deployment = rendered.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { securityContext: unknown; containers: { securityContext: unknown }[] } } } };
-      assert.deepEqual(deployment.spec.template.spec.securityContext, { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
-      assert.deepEqual(deployment.spec.template.spec.containers[0]!.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      const deployment = rendered.find((o) => o.kind === 'Deployment') as unknown as {
+        spec: { template: { spec: { securityContext: unknown; containers: { securityContext: unknown }[] } } };
+      };
+      assert.deepEqual(deployment.spec.template.spec.securityContext, {
+        runAsNonRoot: true,
+        runAsUser: 65532,
+        runAsGroup: 65532,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      assert.deepEqual(deployment.spec.template.spec.containers[0]!.securityContext, {
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
     });
 
     test('kubectl apply --dry-run=server accepts every object', async () => {
@@ -106,7 +154,10 @@ describe('the reference operator’s Kustomize base', { timeout: 300_000 }, () =
       await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'database-operator-system' } });
       const yaml = await kubectl(env.kubeconfigPath, ['kustomize', CONFIG_DIR]);
       const output = await kubectl(env.kubeconfigPath, ['apply', '--dry-run=server', '-f', '-'], yaml);
-      const accepted = output.trim().split('\n').filter((line) => / (created|configured|unchanged) \(server dry run\)$/.test(line));
+      const accepted = output
+        .trim()
+        .split('\n')
+        .filter((line) => / (created|configured|unchanged) \(server dry run\)$/.test(line));
       assert.equal(accepted.length, rendered.length, output);
     });
   });

@@ -6,13 +6,29 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readManifests } from 'operator-runtime/testing';
-import { RBAC_FILE, RbacHarness, ruleRemovals, runWithout, verbRemovals, type OperatorRole, type PolicyRule, type Removal } from './testing/rbac-scenario.js';
+import {
+  RBAC_FILE,
+  RbacHarness,
+  ruleRemovals,
+  runWithout,
+  verbRemovals,
+  type OperatorRole,
+  type PolicyRule,
+  type Removal,
+} from './testing/rbac-scenario.js';
 import { OPERATOR_NAME } from './src/manifest-manager.js';
 
 // The removals are tests of their own, so they are known before the control plane starts.
 const roles: OperatorRole[] = (await readManifests(RBAC_FILE))
-  .filter((o) => (o.kind === 'Role' || o.kind === 'ClusterRole') && (o.metadata as { name: string }).name === OPERATOR_NAME)
-  .map((o) => ({ kind: o.kind as 'Role' | 'ClusterRole', name: OPERATOR_NAME, namespace: (o.metadata as { namespace?: string }).namespace, rules: o.rules as PolicyRule[] }));
+  .filter(
+    (o) => (o.kind === 'Role' || o.kind === 'ClusterRole') && (o.metadata as { name: string }).name === OPERATOR_NAME,
+  )
+  .map((o) => ({
+    kind: o.kind as 'Role' | 'ClusterRole',
+    name: OPERATOR_NAME,
+    namespace: (o.metadata as { namespace?: string }).namespace,
+    rules: o.rules as PolicyRule[],
+  }));
 
 /**
  * The 403 names the resource as the authorizer writes it (`resource "databases/status"`). The one
@@ -21,7 +37,10 @@ const roles: OperatorRole[] = (await readManifests(RBAC_FILE))
  */
 function namesResource(removal: Removal, message: string): boolean {
   if (message.includes(`resource "${removal.resource}"`)) return true;
-  return removal.resource.endsWith('/finalizers') && /cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on/.test(message);
+  return (
+    removal.resource.endsWith('/finalizers') &&
+    /cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on/.test(message)
+  );
 }
 
 function expectForbidden(removal: Removal, forbidden: string | undefined): void {
@@ -49,10 +68,12 @@ describe('every generated rule, and every verb, is needed: without it the operat
   });
 
   for (const removal of ruleRemovals(roles)) {
-    test(`without the rule ${removal.title}`, async () => expectForbidden(removal, (await runWithout(harness, removal)).forbidden));
+    test(`without the rule ${removal.title}`, async () =>
+      expectForbidden(removal, (await runWithout(harness, removal)).forbidden));
   }
 
   for (const removal of verbRemovals(roles)) {
-    test(`without the verb ${removal.title}`, async () => expectForbidden(removal, (await runWithout(harness, removal)).forbidden));
+    test(`without the verb ${removal.title}`, async () =>
+      expectForbidden(removal, (await runWithout(harness, removal)).forbidden));
   }
 });

@@ -22,7 +22,10 @@ describe('the operator runs under a ServiceAccount bound to exactly the generate
     const rules = harness.roles.flatMap((r) => r.rules);
     assert.deepEqual(rules.find((r) => r.resources?.includes('secrets'))?.verbs, ['list', 'watch', 'create']);
     // Reads come from the informers' cache; only the Lease is read by name.
-    assert.deepEqual(rules.filter((r) => r.verbs.includes('get')).map((r) => `${r.resources?.join()} ${r.resourceNames?.join()}`), ['leases database-operator']);
+    assert.deepEqual(
+      rules.filter((r) => r.verbs.includes('get')).map((r) => `${r.resources?.join()} ${r.resourceNames?.join()}`),
+      ['leases database-operator'],
+    );
     assert.ok(rules.every((r) => !r.verbs.includes('*') && !r.resources?.includes('*')));
   });
 });

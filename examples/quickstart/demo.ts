@@ -25,7 +25,14 @@ try {
   console.log(await kubectl(env.kubeconfigPath, ['get', 'widget', 'first-widget', '-o', 'yaml']));
   // The schema is enforced by the real API server:
   try {
-    await kubectl(env.kubeconfigPath, ['patch', 'widget', 'first-widget', '--type=merge', '-p', '{"spec":{"size":42}}']);
+    await kubectl(env.kubeconfigPath, [
+      'patch',
+      'widget',
+      'first-widget',
+      '--type=merge',
+      '-p',
+      '{"spec":{"size":42}}',
+    ]);
   } catch (err) {
     console.log(`rejected as expected: ${(err as Error).message.split('\n').pop()}`);
   }

@@ -39,10 +39,17 @@ async function newestMtimeMs(dir: string, include: (path: string) => boolean): P
 }
 
 async function buildIsCurrent(): Promise<boolean> {
-  const built = await stat(join(REPO, 'dist/index.js')).then((s) => s.mtimeMs, () => 0);
+  const built = await stat(join(REPO, 'dist/index.js')).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
   if (built === 0) return false;
   const sources = await newestMtimeMs(join(REPO, 'src'), (p) => p.endsWith('.ts') && !p.endsWith('.test.ts'));
-  const config = Math.max(...(await Promise.all(['tsconfig.json', 'tsconfig.build.json'].map(async (f) => (await stat(join(REPO, f))).mtimeMs))));
+  const config = Math.max(
+    ...(await Promise.all(
+      ['tsconfig.json', 'tsconfig.build.json'].map(async (f) => (await stat(join(REPO, f))).mtimeMs),
+    )),
+  );
   return built >= Math.max(sources, config);
 }
 
@@ -69,9 +76,11 @@ export async function withDist<T>(read: () => Promise<T>): Promise<T> {
   }
   try {
     if (!(await buildIsCurrent())) {
-      await run(join(REPO, 'scripts/build.sh'), [], { cwd: REPO, env: userEnv(), maxBuffer: 64 << 20 }).catch((error: Error & { stdout?: string; stderr?: string }) => {
-        throw new Error(`npm run build failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, { cause: error });
-      });
+      await run(join(REPO, 'scripts/build.sh'), [], { cwd: REPO, env: userEnv(), maxBuffer: 64 << 20 }).catch(
+        (error: Error & { stdout?: string; stderr?: string }) => {
+          throw new Error(`npm run build failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, { cause: error });
+        },
+      );
     }
     return await read();
   } finally {
@@ -88,15 +97,32 @@ export interface PackResult {
 
 /** `npm pack` of the repository into `destination` (dist/ must be built: prepack is skipped). */
 export async function pack(destination: string): Promise<PackResult> {
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], { cwd: REPO, env: userEnv(), maxBuffer: 64 << 20 });
-  const [result] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], {
+    cwd: REPO,
+    env: userEnv(),
+    maxBuffer: 64 << 20,
+  });
+  const [result] = JSON.parse(stdout) as {
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    files: { path: string }[];
+  }[];
   if (!result) throw new Error(`npm pack printed no result: ${stdout}`);
-  return { tarball: join(destination, result.filename), size: result.size, unpackedSize: result.unpackedSize, files: result.files.map((f) => f.path) };
+  return {
+    tarball: join(destination, result.filename),
+    size: result.size,
+    unpackedSize: result.unpackedSize,
+    files: result.files.map((f) => f.path),
+  };
 }
 
 /** The public entry points, from package.json `exports` (the one place they are defined). */
 export async function entryPoints(packageJsonPath = join(REPO, 'package.json')): Promise<string[]> {
-  const manifest = JSON.parse(await readFile(packageJsonPath, 'utf8')) as { name: string; exports: Record<string, unknown> };
+  const manifest = JSON.parse(await readFile(packageJsonPath, 'utf8')) as {
+    name: string;
+    exports: Record<string, unknown>;
+  };
   return Object.keys(manifest.exports)
     .filter((key) => key !== './package.json')
     .map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`));

@@ -29,7 +29,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const dir = await mkdtemp(join(tmpdir(), 'operator-memory-'));
 const app = join(dir, 'app');
 await withDist(() => run(join(REPO, 'scripts/layout-runtime.sh'), [app], { env: userEnv(), maxBuffer: 64 << 20 }));
-const env = await TestEnv.start({ crds: await readManifests(new URL('../../examples/database-operator/config/crd.yaml', import.meta.url)) });
+const env = await TestEnv.start({
+  crds: await readManifests(new URL('../../examples/database-operator/config/crd.yaml', import.meta.url)),
+});
 const client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
 const kubeconfigPath = join(dir, 'kubeconfig.yaml');
 await writeFile(kubeconfigPath, stringify(env.kubeconfig), { mode: 0o600 });
@@ -39,7 +41,12 @@ try {
   for (let i = 0; i < count; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, count - i) }, (_, j) =>
-        client.create({ apiVersion: 'example.com/v1', kind: 'Database', metadata: { name: `db-${i + j}`, namespace: 'default' }, spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' } }),
+        client.create({
+          apiVersion: 'example.com/v1',
+          kind: 'Database',
+          metadata: { name: `db-${i + j}`, namespace: 'default' },
+          spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' },
+        }),
       ),
     );
   }
@@ -50,13 +57,19 @@ try {
   const variants: { name: string; cwd: string; args: string[]; env?: Record<string, string> }[] = [
     { ...compiled, name: 'warm-up (creates the owned objects; not a figure)' },
     compiled,
-    { name: 'tsx from source', cwd: REPO, args: ['--conditions=operator-runtime-source', '--import', 'tsx', 'examples/database-operator/src/main.ts'] },
+    {
+      name: 'tsx from source',
+      cwd: REPO,
+      args: ['--conditions=operator-runtime-source', '--import', 'tsx', 'examples/database-operator/src/main.ts'],
+    },
   ];
   // Extra compiled runs with other V8 flags / environment, e.g. BENCH_EXTRA='--max-semi-space-size=1;MALLOC_ARENA_MAX=2'
   for (const extra of (process.env.BENCH_EXTRA ?? '').split('|').filter(Boolean)) {
     const parts = extra.split(';');
     const flags = parts.filter((p) => p.startsWith('--'));
-    const vars = Object.fromEntries(parts.filter((p) => !p.startsWith('--')).map((p) => p.split('=') as [string, string]));
+    const vars = Object.fromEntries(
+      parts.filter((p) => !p.startsWith('--')).map((p) => p.split('=') as [string, string]),
+    );
     variants.push({ name: `compiled JS with ${extra}`, cwd: app, args: [...flags, 'dist/main.js'], env: vars });
   }
   console.log(`node ${process.versions.node}, ${count} Databases`);
@@ -65,25 +78,55 @@ try {
     const started = performance.now();
     const child = spawn(process.execPath, variant.args, {
       cwd: variant.cwd,
-      env: userEnv({ ...variant.env, KUBECONFIG: kubeconfigPath, BACKUP_SERVICE_URL: 'http://127.0.0.1:9', METRICS_PORT: String(port), HEALTH_PORT: String(port), BIND_HOST: '127.0.0.1', LOG_LEVEL: 'error' }),
+      env: userEnv({
+        ...variant.env,
+        KUBECONFIG: kubeconfigPath,
+        BACKUP_SERVICE_URL: 'http://127.0.0.1:9',
+        METRICS_PORT: String(port),
+        HEALTH_PORT: String(port),
+        BIND_HOST: '127.0.0.1',
+        LOG_LEVEL: 'error',
+      }),
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     const metrics = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const sum = (text: string, name: string) => text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-    await eventually('ready', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), { timeoutMs: 120_000, intervalMs: 20 });
+    const sum = (text: string, name: string) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+        .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    await eventually(
+      'ready',
+      async () =>
+        (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined,
+      { timeoutMs: 120_000, intervalMs: 20 },
+    );
     const readyMs = performance.now() - started;
-    await eventually('every Database reconciled', async () => {
-      const { items } = await client.list<{ metadata: { generation?: number }; status?: { observedGeneration?: number } }>({ apiVersion: 'example.com/v1', kind: 'Database' }, { namespace: 'default' });
-      return items.length === count && items.every((d) => d.status?.observedGeneration === d.metadata.generation) ? true : undefined;
-    }, { timeoutMs: 600_000, intervalMs: 1000 });
+    await eventually(
+      'every Database reconciled',
+      async () => {
+        const { items } = await client.list<{
+          metadata: { generation?: number };
+          status?: { observedGeneration?: number };
+        }>({ apiVersion: 'example.com/v1', kind: 'Database' }, { namespace: 'default' });
+        return items.length === count && items.every((d) => d.status?.observedGeneration === d.metadata.generation)
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 600_000, intervalMs: 1000 },
+    );
     let last = -1;
-    await eventually('idle for 5 s', async () => {
-      const text = await metrics();
-      const reconciles = sum(text, 'controller_runtime_reconcile_total');
-      const idle = sum(text, 'workqueue_depth') === 0 && reconciles === last;
-      last = reconciles;
-      return idle ? true : undefined;
-    }, { timeoutMs: 600_000, intervalMs: 5000 });
+    await eventually(
+      'idle for 5 s',
+      async () => {
+        const text = await metrics();
+        const reconciles = sum(text, 'controller_runtime_reconcile_total');
+        const idle = sum(text, 'workqueue_depth') === 0 && reconciles === last;
+        last = reconciles;
+        return idle ? true : undefined;
+      },
+      { timeoutMs: 600_000, intervalMs: 5000 },
+    );
     const rss: number[] = [];
     for (let i = 0; i < samples; i++) {
       const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
@@ -93,7 +136,9 @@ try {
     rss.sort((a, b) => a - b);
     const text = await metrics();
     const mib = (name: string) => (sum(text, name) / 2 ** 20).toFixed(1);
-    console.log(`${variant.name}: ready ${Math.round(readyMs)} ms after spawn; idle RSS median ${rss[rss.length >> 1]!.toFixed(1)} MiB (min ${rss[0]!.toFixed(1)}, max ${rss.at(-1)!.toFixed(1)}); heap used ${mib('nodejs_heap_size_used_bytes')} MiB of ${mib('nodejs_heap_size_total_bytes')} MiB; reconciles ${last}`);
+    console.log(
+      `${variant.name}: ready ${Math.round(readyMs)} ms after spawn; idle RSS median ${rss[rss.length >> 1]!.toFixed(1)} MiB (min ${rss[0]!.toFixed(1)}, max ${rss.at(-1)!.toFixed(1)}); heap used ${mib('nodejs_heap_size_used_bytes')} MiB of ${mib('nodejs_heap_size_total_bytes')} MiB; reconciles ${last}`,
+    );
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   }

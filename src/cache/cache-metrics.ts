@@ -19,19 +19,51 @@ export class CacheMetrics {
   private readonly invalid: Counter<'informer' | 'source'>;
 
   constructor(registry: Registry) {
-    this.events = getOrCreateCounter(registry, { name: 'cache_watch_events_total', help: 'Watch events received, by type (bookmarks included)', labelNames: ['informer', 'type'] });
-    this.restarts = getOrCreateCounter(registry, { name: 'cache_watch_restarts_total', help: 'Lists or watches that failed and were resumed, by reason', labelNames: ['informer', 'reason'] });
-    this.relists = getOrCreateCounter(registry, { name: 'cache_lists_total', help: 'Full lists started (the first one included)', labelNames: ['informer'] });
-    this.synced = getOrCreateGauge(registry, { name: 'cache_synced', help: '1 once the first list has been stored', labelNames: ['informer'] });
-    this.state = getOrCreateGauge(registry, { name: 'cache_watcher_state', help: '1 for the state the watcher is in', labelNames: ['informer', 'state'] });
-    this.lastEvent = getOrCreateGauge(registry, { name: 'cache_last_event_timestamp_seconds', help: 'When the watcher last received anything (bookmarks included)', labelNames: ['informer'] });
-    this.objects = getOrCreateGauge(registry, { name: 'cache_objects', help: 'Objects held in the store', labelNames: ['informer'] });
+    this.events = getOrCreateCounter(registry, {
+      name: 'cache_watch_events_total',
+      help: 'Watch events received, by type (bookmarks included)',
+      labelNames: ['informer', 'type'],
+    });
+    this.restarts = getOrCreateCounter(registry, {
+      name: 'cache_watch_restarts_total',
+      help: 'Lists or watches that failed and were resumed, by reason',
+      labelNames: ['informer', 'reason'],
+    });
+    this.relists = getOrCreateCounter(registry, {
+      name: 'cache_lists_total',
+      help: 'Full lists started (the first one included)',
+      labelNames: ['informer'],
+    });
+    this.synced = getOrCreateGauge(registry, {
+      name: 'cache_synced',
+      help: '1 once the first list has been stored',
+      labelNames: ['informer'],
+    });
+    this.state = getOrCreateGauge(registry, {
+      name: 'cache_watcher_state',
+      help: '1 for the state the watcher is in',
+      labelNames: ['informer', 'state'],
+    });
+    this.lastEvent = getOrCreateGauge(registry, {
+      name: 'cache_last_event_timestamp_seconds',
+      help: 'When the watcher last received anything (bookmarks included)',
+      labelNames: ['informer'],
+    });
+    this.objects = getOrCreateGauge(registry, {
+      name: 'cache_objects',
+      help: 'Objects held in the store',
+      labelNames: ['informer'],
+    });
     this.invalid = getOrCreateCounter(registry, {
       name: 'cache_invalid_objects_total',
       help: 'Objects from the API server left out of the cache because they could not be stored (not an object, no name, bad namespace, transform threw), by source (list or watch)',
       labelNames: ['informer', 'source'],
     });
-    this.pending = getOrCreateGauge(registry, { name: 'cache_handler_pending_keys', help: 'Keys with changes not yet delivered to a handler', labelNames: ['informer', 'handler'] });
+    this.pending = getOrCreateGauge(registry, {
+      name: 'cache_handler_pending_keys',
+      help: 'Keys with changes not yet delivered to a handler',
+      labelNames: ['informer', 'handler'],
+    });
   }
 
   forInformer(informer: string): InformerMetrics {

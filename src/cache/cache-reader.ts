@@ -30,13 +30,19 @@ export class CacheReader<T extends KubeObject> {
   }
 
   list(options: CacheListOptions = {}): T[] {
-    const labels = options.labelSelector === undefined ? MATCH_ALL_LABELS : typeof options.labelSelector === 'string' ? parseLabelSelector(options.labelSelector) : options.labelSelector;
+    const labels =
+      options.labelSelector === undefined
+        ? MATCH_ALL_LABELS
+        : typeof options.labelSelector === 'string'
+          ? parseLabelSelector(options.labelSelector)
+          : options.labelSelector;
     const fields = options.fieldSelector ? parseFieldSelector(options.fieldSelector) : [];
     const metaFields = fields.filter((f) => f.field === 'metadata.name' || f.field === 'metadata.namespace');
     const indexedFields = fields.filter((f) => !metaFields.includes(f));
     for (const f of indexedFields) {
       const index = fieldIndexName(f.field);
-      if (!this.store.hasIndex(index)) throw new IndexError(index, `field selector on ${f.field} needs an index named ${JSON.stringify(index)}`);
+      if (!this.store.hasIndex(index))
+        throw new IndexError(index, `field selector on ${f.field} needs an index named ${JSON.stringify(index)}`);
       if (f.operator !== '=') throw new IndexError(index, `only "=" is supported on indexed field ${f.field}`);
     }
     // Start from the narrowest index available, then filter the rest in memory.

@@ -20,13 +20,43 @@ function recordingClient() {
 
 test('the client adapter scopes list and watch to the spec namespace and selectors, passing the watcher options through', async () => {
   const { client, calls } = recordingClient();
-  const lw = clientListerWatcher(client, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'prod', labelSelector: 'app=db', fieldSelector: 'metadata.name=x' });
+  const lw = clientListerWatcher(client, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: 'prod',
+    labelSelector: 'app=db',
+    fieldSelector: 'metadata.name=x',
+  });
   const signal = new AbortController().signal;
   await lw.list({ limit: 500, resourceVersion: '0', signal });
-  for await (const _ of lw.watch({ resourceVersion: '9', allowWatchBookmarks: true, timeoutSeconds: 300, signal })) break;
+  for await (const _ of lw.watch({ resourceVersion: '9', allowWatchBookmarks: true, timeoutSeconds: 300, signal }))
+    break;
   assert.deepEqual(calls, [
-    { method: 'listPage', type: { apiVersion: 'apps/v1', kind: 'Deployment' }, opts: { namespace: 'prod', labelSelector: 'app=db', fieldSelector: 'metadata.name=x', limit: 500, resourceVersion: '0', signal } },
-    { method: 'watch', type: { apiVersion: 'apps/v1', kind: 'Deployment' }, opts: { namespace: 'prod', labelSelector: 'app=db', fieldSelector: 'metadata.name=x', resourceVersion: '9', allowWatchBookmarks: true, timeoutSeconds: 300, signal } },
+    {
+      method: 'listPage',
+      type: { apiVersion: 'apps/v1', kind: 'Deployment' },
+      opts: {
+        namespace: 'prod',
+        labelSelector: 'app=db',
+        fieldSelector: 'metadata.name=x',
+        limit: 500,
+        resourceVersion: '0',
+        signal,
+      },
+    },
+    {
+      method: 'watch',
+      type: { apiVersion: 'apps/v1', kind: 'Deployment' },
+      opts: {
+        namespace: 'prod',
+        labelSelector: 'app=db',
+        fieldSelector: 'metadata.name=x',
+        resourceVersion: '9',
+        allowWatchBookmarks: true,
+        timeoutSeconds: 300,
+        signal,
+      },
+    },
   ]);
 });
 
@@ -37,7 +67,12 @@ test('a cluster-wide spec sends no namespace or selectors', async () => {
 });
 
 test('a metadata-only spec asks the client for PartialObjectMetadata and caches no data even from a client that sends whole objects', async () => {
-  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'n', labels: { a: 'b' } }, data: { password: 'aHVudGVyMg==' } };
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 's', namespace: 'n', labels: { a: 'b' } },
+    data: { password: 'aHVudGVyMg==' },
+  };
   const calls: { method: string; opts: unknown }[] = [];
   const client = {
     listPage: (_type: unknown, opts: unknown) => {
@@ -56,8 +91,14 @@ test('a metadata-only spec asks the client for PartialObjectMetadata and caches 
   const page = await lw.list({ limit: 5 });
   const events = [];
   for await (const e of lw.watch({ resourceVersion: '9' })) events.push(e);
-  assert.deepEqual(calls.map((c) => (c.opts as { metadataOnly?: boolean }).metadataOnly), [true, true]);
+  assert.deepEqual(
+    calls.map((c) => (c.opts as { metadataOnly?: boolean }).metadataOnly),
+    [true, true],
+  );
   const expected = { apiVersion: 'v1', kind: 'Secret', metadata: secret.metadata };
   assert.deepEqual(page.items, [expected]);
-  assert.deepEqual(events, [{ type: 'MODIFIED', object: expected }, { type: 'BOOKMARK', object: { metadata: { resourceVersion: '10' } } }]);
+  assert.deepEqual(events, [
+    { type: 'MODIFIED', object: expected },
+    { type: 'BOOKMARK', object: { metadata: { resourceVersion: '10' } } },
+  ]);
 });

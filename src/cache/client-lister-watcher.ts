@@ -22,7 +22,10 @@ import type { ListerWatcher, ListerWatchEvent } from './lister-watcher.js';
  * foreign key in the cache. An object never changes range (its uid and namespace are immutable),
  * so dropping its events one by one is consistent.
  */
-export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean }, spec: InformerSpec): ListerWatcher<KubeObject> {
+export function clientListerWatcher(
+  client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean },
+  spec: InformerSpec,
+): ListerWatcher<KubeObject> {
   const type = { apiVersion: spec.apiVersion, kind: spec.kind };
   // A falsy field ('' or false) is left out, as an absent one.
   const scope = omitUndefined({
@@ -43,17 +46,25 @@ export function clientListerWatcher(client: Pick<Client, 'listPage' | 'watch'> &
       const page = await client.listPage<KubeObject>(type, { ...scope, ...opts });
       const kept = keep ? page.items.filter(keep) : page.items;
       const items = cut ? kept.map(cut) : kept;
-      return { items, resourceVersion: page.resourceVersion, ...omitUndefined({ continue: page.continue || undefined }) };
+      return {
+        items,
+        resourceVersion: page.resourceVersion,
+        ...omitUndefined({ continue: page.continue || undefined }),
+      };
     },
     watch: (opts) => {
-      const events = client.watch<KubeObject>(type, { ...scope, ...opts }) as AsyncIterable<ListerWatchEvent<KubeObject>>;
+      const events = client.watch<KubeObject>(type, { ...scope, ...opts }) as AsyncIterable<
+        ListerWatchEvent<KubeObject>
+      >;
       return cut || keep ? shapeEvents(events, cut, keep) : events;
     },
   };
 }
 
 /** The factory function an `InformerFactory` needs, over one client. */
-export function clientListerWatcherFactory(client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean }): ListerWatcherFactory {
+export function clientListerWatcherFactory(
+  client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean },
+): ListerWatcherFactory {
   return (spec) => clientListerWatcher(client, spec);
 }
 

@@ -10,17 +10,24 @@ import { FakeListerWatcher } from './testing/fake-lister-watcher.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
-const cm = (name: string, labels: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', labels } });
+const cm = (name: string, labels: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns', labels },
+});
 
 function setup() {
   const calls: string[] = [];
   // Every method records its name and answers something harmless.
   const server = new Proxy({} as Client, {
-    get: (_t, method: string) =>
+    get:
+      (_t, method: string) =>
       (..._args: unknown[]) => {
         calls.push(method);
         if (method === 'listPages') return (async function* () {})();
-        return Promise.resolve(method === 'list' ? { items: [], resourceVersion: 'server' } : { metadata: { name: 'from-server' } });
+        return Promise.resolve(
+          method === 'list' ? { items: [], resourceVersion: 'server' } : { metadata: { name: 'from-server' } },
+        );
       },
   });
   const clock = new FakeClock(0);
@@ -42,7 +49,10 @@ test('the delegating client reads cached kinds from the cache and writes to the 
   await s.clock.advance(0);
   assert.equal((await got).metadata?.name, 'a');
   const l = await listed;
-  assert.deepEqual(l.items.map((o) => o.metadata?.name), ['a']);
+  assert.deepEqual(
+    l.items.map((o) => o.metadata?.name),
+    ['a'],
+  );
   assert.notEqual(l.resourceVersion, '', 'a single informer lends its resourceVersion');
   await s.client.create(cm('c'));
   await s.client.patch(CM, 'a', {}, { namespace: 'ns', type: 'merge' });

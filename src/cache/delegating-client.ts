@@ -47,7 +47,8 @@ export class DelegatingClient implements Client {
   }
 
   async get<T = KubeObject>(type: Kind<T>, name: string, opts: GetOptions = {}): Promise<T> {
-    if (!this.fromCache(type) || opts.subresource !== undefined || opts.resourceVersion !== undefined) return this.client.get<T>(type, name, opts);
+    if (!this.fromCache(type) || opts.subresource !== undefined || opts.resourceVersion !== undefined)
+      return this.client.get<T>(type, name, opts);
     await this.mapped(type, opts.signal);
     return (await this.cache.get<KubeObject>(type, { namespace: opts.namespace, name }, { signal: opts.signal })) as T;
   }
@@ -57,7 +58,12 @@ export class DelegatingClient implements Client {
     // The cache keeps no hash ranges: a shard selector filters what it holds, as the server would.
     const shard = opts.shardSelector ? parseShardSelector(opts.shardSelector) : undefined;
     await this.mapped(type, opts.signal);
-    const cached = await this.cache.list<KubeObject>(type, { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, signal: opts.signal });
+    const cached = await this.cache.list<KubeObject>(type, {
+      namespace: opts.namespace,
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
+      signal: opts.signal,
+    });
     const items = shard ? cached.filter((o) => selectorMatches(shard, o)) : cached;
     // One informer has one meaningful resourceVersion; merged namespaces have none.
     const informers = this.cache.informersFor(type);
@@ -88,6 +94,10 @@ export class DelegatingClient implements Client {
   }
 }
 
-export function createDelegatingClient(client: Client, cache: InformerCache, options: DelegatingClientOptions = {}): Client {
+export function createDelegatingClient(
+  client: Client,
+  cache: InformerCache,
+  options: DelegatingClientOptions = {},
+): Client {
   return new DelegatingClient(client, cache, options);
 }

@@ -14,7 +14,8 @@ function recording(gate?: Promise<void>) {
       log.push(`add:${x.metadata?.name}@${x.metadata?.resourceVersion}`);
       if (gate) await gate;
     },
-    update: (a, b) => void log.push(`update:${b.metadata?.name}@${a.metadata?.resourceVersion}->${b.metadata?.resourceVersion}`),
+    update: (a, b) =>
+      void log.push(`update:${b.metadata?.name}@${a.metadata?.resourceVersion}->${b.metadata?.resourceVersion}`),
     delete: (x) => void log.push(`delete:${isTombstone(x) ? `${x.key}:tombstone` : x.metadata?.name}`),
   };
   return { log, handler };

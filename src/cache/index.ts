@@ -44,13 +44,26 @@ export type { InformerSpec } from './informer-spec.js';
 export { CacheReader } from './cache-reader.js';
 export type { CacheListOptions } from './cache-reader.js';
 export { InformerCache, NamespaceNotCachedError, DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './informer-cache.js';
-export type { InformerCacheOptions, CacheReadOptions, ByIndexOptions, CachedObjectOf, TypeRef, KindLabelSelector } from './informer-cache.js';
+export type {
+  InformerCacheOptions,
+  CacheReadOptions,
+  ByIndexOptions,
+  CachedObjectOf,
+  TypeRef,
+  KindLabelSelector,
+} from './informer-cache.js';
 
 export { clientListerWatcher, clientListerWatcherFactory } from './client-lister-watcher.js';
 export { createDelegatingClient } from './delegating-client.js';
 export type { DelegatingClientOptions } from './delegating-client.js';
 
-export { parseLabelSelector, labelSelectorFromObject, matchesLabels, formatLabelSelector, MATCH_ALL_LABELS } from './label-selector.js';
+export {
+  parseLabelSelector,
+  labelSelectorFromObject,
+  matchesLabels,
+  formatLabelSelector,
+  MATCH_ALL_LABELS,
+} from './label-selector.js';
 export type { LabelSelector, LabelRequirement, LabelSelectorObject } from './label-selector.js';
 export { parseFieldSelector, fieldIndexName } from './field-selector.js';
 export type { FieldRequirement } from './field-selector.js';

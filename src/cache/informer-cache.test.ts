@@ -15,9 +15,25 @@ import { IndexError } from './errors.js';
 
 type Job = ObjectOf<typeof kinds.Job>;
 
-const cm = (name: string, ns: string, labels: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels } });
+const cm = (name: string, ns: string, labels: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: ns, labels },
+});
 const node = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
-const job = (name: string, ns: string, owner: string): KubeObject => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: ns, ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: owner, uid: `${ns}-${owner}`, controller: true }] }, spec: { backoffLimit: 2, template: {} } } as KubeObject);
+const job = (name: string, ns: string, owner: string): KubeObject =>
+  ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name,
+      namespace: ns,
+      ownerReferences: [
+        { apiVersion: 'batch/v1', kind: 'CronJob', name: owner, uid: `${ns}-${owner}`, controller: true },
+      ],
+    },
+    spec: { backoffLimit: 2, template: {} },
+  }) as KubeObject;
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const NODE = { apiVersion: 'v1', kind: 'Node' } as const;
 
@@ -26,7 +42,12 @@ function setup(namespaces?: string[]) {
   const server: Record<string, KubeObject[]> = {
     ConfigMap: [cm('a', 'x', { app: 'web' }), cm('b', 'x'), cm('c', 'y', { app: 'web' }), cm('d', 'z')],
     Node: [node('n1')],
-    Job: [job('nightly-1', 'x', 'nightly'), job('nightly-2', 'x', 'nightly'), job('nightly-1', 'y', 'nightly'), job('other', 'y', 'hourly')],
+    Job: [
+      job('nightly-1', 'x', 'nightly'),
+      job('nightly-2', 'x', 'nightly'),
+      job('nightly-1', 'y', 'nightly'),
+      job('other', 'y', 'hourly'),
+    ],
   };
   const specs: InformerSpec[] = [];
   const factory = new InformerFactory(
@@ -38,7 +59,11 @@ function setup(namespaces?: string[]) {
     },
     { clock, random: () => 0 },
   );
-  const cache = new InformerCache(factory, { namespaces, isNamespaced: (t) => t.kind !== 'Node', syncTimeoutMs: 5_000 });
+  const cache = new InformerCache(factory, {
+    namespaces,
+    isNamespaced: (t) => t.kind !== 'Node',
+    syncTimeoutMs: 5_000,
+  });
   const ac = new AbortController();
   return { clock, specs, factory, cache, ac };
 }
@@ -50,7 +75,10 @@ test('the first read of a kind starts its informer lazily and waits for its sync
   const got = s.cache.get(CM, { namespace: 'x', name: 'a' });
   await s.clock.advance(0);
   assert.equal((await got).metadata?.name, 'a');
-  assert.deepEqual(await s.cache.list(CM, { labelSelector: 'app=web' }).then((xs) => xs.map((x) => x.metadata?.name).sort()), ['a', 'c']);
+  assert.deepEqual(
+    await s.cache.list(CM, { labelSelector: 'app=web' }).then((xs) => xs.map((x) => x.metadata?.name).sort()),
+    ['a', 'c'],
+  );
   assert.equal(s.specs.length, 1, 'one informer for the kind');
   s.ac.abort();
   await run;
@@ -98,12 +126,19 @@ test('a multi-namespace cache runs one informer per namespace, merges lists, and
   await s.clock.advance(0);
   assert.deepEqual((await all).map((o) => o.metadata?.name).sort(), ['a', 'b', 'c']);
   assert.deepEqual(s.specs.map((sp) => sp.namespace).sort(), ['x', 'y']);
-  assert.deepEqual((await s.cache.list(CM, { namespace: 'y' })).map((o) => o.metadata?.name), ['c']);
+  assert.deepEqual(
+    (await s.cache.list(CM, { namespace: 'y' })).map((o) => o.metadata?.name),
+    ['c'],
+  );
   await assert.rejects(s.cache.get(CM, { namespace: 'z', name: 'd' }), NamespaceNotCachedError);
   await assert.rejects(s.cache.list(CM, { namespace: 'z' }), NamespaceNotCachedError);
   const nodes = s.cache.list(NODE);
   await s.clock.advance(0);
-  assert.deepEqual((await nodes).map((o) => o.metadata?.name), ['n1'], 'cluster-scoped kinds are watched cluster-wide');
+  assert.deepEqual(
+    (await nodes).map((o) => o.metadata?.name),
+    ['n1'],
+    'cluster-scoped kinds are watched cluster-wide',
+  );
   assert.equal(s.specs.filter((sp) => sp.kind === 'Node')[0]?.namespace, undefined);
   s.ac.abort();
   await run;
@@ -123,7 +158,8 @@ test('indexes added through the cache serve byIndex across every namespace infor
 // ---- field indexes: the contract docs/indexes.md states ------------------------------------------
 
 /** The tutorial's index: Jobs by the name of the CronJob that controls them. */
-const byOwner = (j: Job): string[] => (j.metadata?.ownerReferences ?? []).filter((r) => r.controller && r.kind === 'CronJob').map((r) => r.name);
+const byOwner = (j: Job): string[] =>
+  (j.metadata?.ownerReferences ?? []).filter((r) => r.controller && r.kind === 'CronJob').map((r) => r.name);
 
 test('byIndex(kinds.Job, …) is typed Job[], and addIndex hands the index function a Job', async () => {
   const s = setup();
@@ -154,9 +190,20 @@ test('index values are not per namespace: byIndex returns every namespace’s ob
     const all = s.cache.byIndex(kinds.Job, 'owner', 'nightly');
     await s.clock.advance(0);
     const key = (j: Job) => `${j.metadata?.namespace}/${j.metadata?.name}`;
-    assert.deepEqual((await all).map(key).sort(), ['x/nightly-1', 'x/nightly-2', 'y/nightly-1'], `namespaces: ${String(namespaces)}`);
-    assert.deepEqual((await s.cache.byIndex(kinds.Job, 'owner', 'nightly', { namespace: 'y' })).map(key), ['y/nightly-1']);
-    assert.deepEqual(await s.cache.byIndex(kinds.Job, 'owner', 'nightly', { namespace: 'elsewhere' }).catch((e: unknown) => (e instanceof NamespaceNotCachedError ? 'not cached' : e)), namespaces ? 'not cached' : []);
+    assert.deepEqual(
+      (await all).map(key).sort(),
+      ['x/nightly-1', 'x/nightly-2', 'y/nightly-1'],
+      `namespaces: ${String(namespaces)}`,
+    );
+    assert.deepEqual((await s.cache.byIndex(kinds.Job, 'owner', 'nightly', { namespace: 'y' })).map(key), [
+      'y/nightly-1',
+    ]);
+    assert.deepEqual(
+      await s.cache
+        .byIndex(kinds.Job, 'owner', 'nightly', { namespace: 'elsewhere' })
+        .catch((e: unknown) => (e instanceof NamespaceNotCachedError ? 'not cached' : e)),
+      namespaces ? 'not cached' : [],
+    );
     s.ac.abort();
     await run;
   }
@@ -169,7 +216,10 @@ test('an index need not be added before start: added after the first sync, it is
   await s.clock.advance(0);
   assert.equal((await listed).length, 4, 'synced before the index exists');
   s.cache.addIndex(kinds.Job, 'owner', byOwner);
-  assert.deepEqual((await s.cache.byIndex(kinds.Job, 'owner', 'hourly')).map((j) => j.metadata?.name), ['other']);
+  assert.deepEqual(
+    (await s.cache.byIndex(kinds.Job, 'owner', 'hourly')).map((j) => j.metadata?.name),
+    ['other'],
+  );
   s.ac.abort();
   await run;
 });
@@ -178,9 +228,16 @@ test('an index is one function per name: the same again is a no-op, a different 
   const s = setup();
   s.cache.addIndex(kinds.Job, 'owner', byOwner);
   s.cache.addIndex(kinds.Job, 'owner', byOwner);
-  assert.throws(() => s.cache.addIndex(kinds.Job, 'owner', () => []), (e: unknown) => e instanceof IndexError && /index "owner": already registered with a different function/.test(e.message));
+  assert.throws(
+    () => s.cache.addIndex(kinds.Job, 'owner', () => []),
+    (e: unknown) =>
+      e instanceof IndexError && /index "owner": already registered with a different function/.test(e.message),
+  );
   const run = s.factory.start(s.ac.signal);
-  const missing = assert.rejects(s.cache.byIndex(kinds.Job, 'no-such-index', 'x'), (e: unknown) => e instanceof IndexError && /index "no-such-index": no such index/.test(e.message));
+  const missing = assert.rejects(
+    s.cache.byIndex(kinds.Job, 'no-such-index', 'x'),
+    (e: unknown) => e instanceof IndexError && /index "no-such-index": no such index/.test(e.message),
+  );
   await s.clock.advance(0);
   await missing;
   s.ac.abort();

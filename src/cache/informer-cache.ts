@@ -71,7 +71,8 @@ export interface ByIndexOptions extends CacheReadOptions {
  * The object type of a kind read from the cache: what `kind<T>()` / `kinds.Job` carry, else
  * `KubeObject` (a bare `{ apiVersion, kind }`).
  */
-export type CachedObjectOf<K> = K extends Kind<infer T> ? (unknown extends T ? KubeObject : T extends KubeObject ? T : KubeObject) : KubeObject;
+export type CachedObjectOf<K> =
+  K extends Kind<infer T> ? (unknown extends T ? KubeObject : T extends KubeObject ? T : KubeObject) : KubeObject;
 
 /** A namespace outside the cache's configured set was read. */
 export class NamespaceNotCachedError extends OperatorRuntimeError {
@@ -118,18 +119,33 @@ export class InformerCache {
   }
 
   /** The object, or a 404 `ApiError` as the API server would answer. */
-  async get<T extends KubeObject = KubeObject>(type: TypeRef, ref: ObjectRef, options: CacheReadOptions = {}): Promise<T> {
+  async get<T extends KubeObject = KubeObject>(
+    type: TypeRef,
+    ref: ObjectRef,
+    options: CacheReadOptions = {},
+  ): Promise<T> {
     const informer = this.informerForNamespace<T>(type, ref.namespace);
     await this.synced(informer, options);
     const obj = new CacheReader(informer.reader).get(ref);
     if (obj === undefined) {
-      throw new ApiError({ status: 404, reason: 'NotFound', message: `${type.kind} ${JSON.stringify(ref.name)} not found (cache)`, details: { name: ref.name, kind: type.kind } });
+      throw new ApiError({
+        status: 404,
+        reason: 'NotFound',
+        message: `${type.kind} ${JSON.stringify(ref.name)} not found (cache)`,
+        details: { name: ref.name, kind: type.kind },
+      });
     }
     return obj;
   }
 
-  async list<T extends KubeObject = KubeObject>(type: TypeRef, options: CacheListOptions & CacheReadOptions = {}): Promise<T[]> {
-    const informers = options.namespace !== undefined ? [this.informerForNamespace<T>(type, options.namespace)] : this.informersFor<T>(type);
+  async list<T extends KubeObject = KubeObject>(
+    type: TypeRef,
+    options: CacheListOptions & CacheReadOptions = {},
+  ): Promise<T[]> {
+    const informers =
+      options.namespace !== undefined
+        ? [this.informerForNamespace<T>(type, options.namespace)]
+        : this.informersFor<T>(type);
     await Promise.all(informers.map((i) => this.synced(i, options)));
     return informers.flatMap((i) => new CacheReader(i.reader).list(options));
   }
@@ -141,9 +157,17 @@ export class InformerCache {
    * should key by `<namespace>/<name>` or be read with `namespace`). Waits for the kind's first
    * sync; `IndexError` for an index never added.
    */
-  async byIndex<K extends TypeRef>(type: K, index: string, value: string, options: ByIndexOptions = {}): Promise<CachedObjectOf<K>[]> {
+  async byIndex<K extends TypeRef>(
+    type: K,
+    index: string,
+    value: string,
+    options: ByIndexOptions = {},
+  ): Promise<CachedObjectOf<K>[]> {
     const namespace = options.namespace;
-    const informers = namespace !== undefined ? [this.informerForNamespace<CachedObjectOf<K>>(type, namespace)] : this.informersFor<CachedObjectOf<K>>(type);
+    const informers =
+      namespace !== undefined
+        ? [this.informerForNamespace<CachedObjectOf<K>>(type, namespace)]
+        : this.informersFor<CachedObjectOf<K>>(type);
     await Promise.all(informers.map((i) => this.synced(i, options)));
     const found = informers.flatMap((i) => i.reader.byIndex(index, value));
     return namespace === undefined ? found : found.filter((o) => o.metadata?.namespace === namespace);
@@ -162,11 +186,15 @@ export class InformerCache {
 
   private informerForNamespace<T extends KubeObject>(type: TypeRef, namespace: string | undefined): SharedInformer<T> {
     if (!this.namespaces || !this.isNamespaced(type)) return this.factory.informerFor<T>(this.specsFor(type)[0]!);
-    if (namespace === undefined || !this.namespaces.includes(namespace)) throw new NamespaceNotCachedError(namespace ?? '');
+    if (namespace === undefined || !this.namespaces.includes(namespace))
+      throw new NamespaceNotCachedError(namespace ?? '');
     return this.factory.informerFor<T>({ ...this.specsFor(type)[0]!, namespace });
   }
 
-  private async synced(informer: Pick<SharedInformer<KubeObject>, 'hasSynced' | 'waitForSync'>, options: CacheReadOptions): Promise<void> {
+  private async synced(
+    informer: Pick<SharedInformer<KubeObject>, 'hasSynced' | 'waitForSync'>,
+    options: CacheReadOptions,
+  ): Promise<void> {
     if (informer.hasSynced()) return;
     // Without a running factory a lazily created informer would never sync: fail fast instead.
     if (!this.factory.started) throw new CacheNotStartedError();

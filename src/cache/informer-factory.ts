@@ -47,12 +47,18 @@ export class InformerFactory {
   }
 
   /** The shared informer for `spec`, created on first request (and started if the factory runs). */
-  informerFor<T extends KubeObject = KubeObject>(spec: InformerSpec, options: InformerForOptions<T> = {}): SharedInformer<T> {
+  informerFor<T extends KubeObject = KubeObject>(
+    spec: InformerSpec,
+    options: InformerForOptions<T> = {},
+  ): SharedInformer<T> {
     const key = informerKey(spec);
     let informer = this.informers.get(key);
     if (!informer) {
       const normalized = normalizeInformerSpec(spec);
-      informer = new SharedInformer<KubeObject>(this.createListerWatcher(normalized), { ...this.options, name: informerName(normalized) });
+      informer = new SharedInformer<KubeObject>(this.createListerWatcher(normalized), {
+        ...this.options,
+        name: informerName(normalized),
+      });
       this.informers.set(key, informer);
       if (this.started) this.run(informer, this.signal!);
     }

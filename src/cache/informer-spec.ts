@@ -42,7 +42,16 @@ export function normalizeInformerSpec(spec: InformerSpec): InformerSpec {
   const labelSelector = spec.labelSelector ? formatLabelSelector(parseLabelSelector(spec.labelSelector)) : '';
   const shardSelector = spec.shardSelector ? canonicalShardSelector(spec.shardSelector) : '';
   const fieldSelector = spec.fieldSelector
-    ? [...new Set(spec.fieldSelector.split(',').map((p) => p.replace(/\s+/g, '')).filter((p) => p !== ''))].sort().join(',')
+    ? [
+        ...new Set(
+          spec.fieldSelector
+            .split(',')
+            .map((p) => p.replace(/\s+/g, ''))
+            .filter((p) => p !== ''),
+        ),
+      ]
+        .sort()
+        .join(',')
     : '';
   return {
     apiVersion: spec.apiVersion,
@@ -66,7 +75,15 @@ function canonicalShardSelector(selector: string): string {
 /** A stable string naming the spec: equal for specs that select the same objects. */
 export function informerKey(spec: InformerSpec): string {
   const n = normalizeInformerSpec(spec);
-  return JSON.stringify([n.apiVersion, n.kind, n.namespace ?? '', n.labelSelector ?? '', n.fieldSelector ?? '', n.metadataOnly ?? false, n.shardSelector ?? '']);
+  return JSON.stringify([
+    n.apiVersion,
+    n.kind,
+    n.namespace ?? '',
+    n.labelSelector ?? '',
+    n.fieldSelector ?? '',
+    n.metadataOnly ?? false,
+    n.shardSelector ?? '',
+  ]);
 }
 
 /** A readable name for logs and metrics: `apps/v1 Deployment ns=x app=db`. */

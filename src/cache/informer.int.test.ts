@@ -69,8 +69,10 @@ class Replica {
 
   private update(old: KubeObject, obj: KubeObject): void {
     const key = keyOf(obj);
-    if (this.objects.get(key) !== old) this.violations.push(`update(${key}): old is not what this handler was last given`);
-    if (old.metadata?.uid !== obj.metadata?.uid) this.violations.push(`update(${key}) across uids: a delete and re-create was hidden`);
+    if (this.objects.get(key) !== old)
+      this.violations.push(`update(${key}): old is not what this handler was last given`);
+    if (old.metadata?.uid !== obj.metadata?.uid)
+      this.violations.push(`update(${key}) across uids: a delete and re-create was hidden`);
     this.objects.set(key, obj);
     this.given.add(obj.metadata!.uid!);
   }
@@ -80,7 +82,8 @@ class Replica {
     const key = keyOf(obj);
     const held = this.objects.get(key);
     if (!held) this.violations.push(`delete(${key}) of an object the handler was not given`);
-    else if (held.metadata?.uid !== obj.metadata?.uid) this.violations.push(`delete(${key}) names another uid than the one held`);
+    else if (held.metadata?.uid !== obj.metadata?.uid)
+      this.violations.push(`delete(${key}) names another uid than the one held`);
     if (isTombstone(x)) this.tombstones++;
     this.objects.delete(key);
     if (held?.metadata?.uid) this.deleted.add(held.metadata.uid);
@@ -95,7 +98,13 @@ interface DriverStats {
 }
 
 /** Random creates, updates and deletes on a small pool of names (so names are re-used by new uids). */
-async function drive(client: KubeClient, namespace: string, signal: AbortSignal, stats: DriverStats, other: Kind = CM): Promise<void> {
+async function drive(
+  client: KubeClient,
+  namespace: string,
+  signal: AbortSignal,
+  stats: DriverStats,
+  other: Kind = CM,
+): Promise<void> {
   const worker = async (): Promise<void> => {
     while (!signal.aborted) {
       const kind: Kind = Math.random() < 0.5 ? WIDGET : other;
@@ -104,10 +113,17 @@ async function drive(client: KubeClient, namespace: string, signal: AbortSignal,
       const value = Math.floor(Math.random() * 10) + 1;
       try {
         if (r < 0.4) {
-          await client.create(kind === WIDGET ? { ...WIDGET, metadata: { name, namespace }, spec: { size: value } } : { ...kind, metadata: { name, namespace }, data: { v: String(value) } });
+          await client.create(
+            kind === WIDGET
+              ? { ...WIDGET, metadata: { name, namespace }, spec: { size: value } }
+              : { ...kind, metadata: { name, namespace }, data: { v: String(value) } },
+          );
           stats.creates++;
         } else if (r < 0.75) {
-          await client.patch(kind, name, kind === WIDGET ? { spec: { size: value } } : { data: { v: String(value) } }, { namespace, type: 'merge' });
+          await client.patch(kind, name, kind === WIDGET ? { spec: { size: value } } : { data: { v: String(value) } }, {
+            namespace,
+            type: 'merge',
+          });
           stats.updates++;
         } else {
           await client.delete(kind, name, { namespace });
@@ -123,7 +139,12 @@ async function drive(client: KubeClient, namespace: string, signal: AbortSignal,
 }
 
 /** Waits until `informer`'s store holds exactly what a fresh quorum list returns, then compares objects. */
-async function assertStoreEqualsServer(informer: SharedInformer<KubeObject>, client: KubeClient, kind: Kind, namespace: string): Promise<KubeObject[]> {
+async function assertStoreEqualsServer(
+  informer: SharedInformer<KubeObject>,
+  client: KubeClient,
+  kind: Kind,
+  namespace: string,
+): Promise<KubeObject[]> {
   let server: KubeObject[] = [];
   await until(
     async () => {
@@ -137,7 +158,12 @@ async function assertStoreEqualsServer(informer: SharedInformer<KubeObject>, cli
     assert.deepEqual(versions(informer.reader.list()), versions(server), String(err));
   });
   const byKey = new Map(informer.reader.list().map((o) => [keyOf(o), o]));
-  for (const o of server) assert.deepEqual(byKey.get(keyOf(o)), withoutManagedFields(o), `${kind.kind} ${keyOf(o)} differs from the server's`);
+  for (const o of server)
+    assert.deepEqual(
+      byKey.get(keyOf(o)),
+      withoutManagedFields(o),
+      `${kind.kind} ${keyOf(o)} differs from the server's`,
+    );
   return server;
 }
 
@@ -147,7 +173,10 @@ async function assertStoreEqualsServer(informer: SharedInformer<KubeObject>, cli
  */
 async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns: string, other: Kind): Promise<void> {
   const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(env.server).port) });
-  const client = await KubeClient.fromKubeconfig({ kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig, requestTimeoutMs: 15_000 });
+  const client = await KubeClient.fromKubeconfig({
+    kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig,
+    requestTimeoutMs: 15_000,
+  });
   const options: InformerFactoryOptions = {
     pageSize: 7, // several pages per list, so continue tokens (and their expiry) are exercised
     minWatchTimeoutMs: 3_000, // clean server closes every few seconds: resume from the last resourceVersion
@@ -155,7 +184,10 @@ async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns:
     listTimeoutMs: 20_000,
   };
   const factory = new InformerFactory(clientListerWatcherFactory(client), options);
-  const informers: Record<string, SharedInformer<KubeObject>> = { [WIDGET.kind]: factory.informerFor({ ...WIDGET, namespace: ns }), [other.kind]: factory.informerFor({ ...other, namespace: ns }) };
+  const informers: Record<string, SharedInformer<KubeObject>> = {
+    [WIDGET.kind]: factory.informerFor({ ...WIDGET, namespace: ns }),
+    [other.kind]: factory.informerFor({ ...other, namespace: ns }),
+  };
   const replicas = new Map<string, Replica[]>();
   for (const [kind, informer] of Object.entries(informers)) {
     const fast = new Replica(false);
@@ -177,7 +209,10 @@ async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns:
     for (let round = 0; round < ROUNDS; round++) {
       // Let writes land between faults; sometimes a fault hits a relist still in progress.
       await new Promise((r) => setTimeout(r, 300 + Math.random() * 1200));
-      const fault = round < schedule.length ? schedule[round]! : (['cut', 'cut', 'compact', 'compact', 'restart'] as const)[Math.floor(Math.random() * 5)]!;
+      const fault =
+        round < schedule.length
+          ? schedule[round]!
+          : (['cut', 'cut', 'compact', 'compact', 'restart'] as const)[Math.floor(Math.random() * 5)]!;
       faults.push(fault);
       if (fault === 'cut') {
         proxy.cut();
@@ -197,7 +232,8 @@ async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns:
     await driving;
 
     const servers: Record<string, KubeObject[]> = {};
-    for (const kind of [WIDGET, other]) servers[kind.kind] = await assertStoreEqualsServer(informers[kind.kind]!, admin, kind, ns);
+    for (const kind of [WIDGET, other])
+      servers[kind.kind] = await assertStoreEqualsServer(informers[kind.kind]!, admin, kind, ns);
 
     for (const kind of [WIDGET, other]) {
       const informer = informers[kind.kind]!;
@@ -206,27 +242,49 @@ async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns:
       const alive = new Set(server.map((o) => o.metadata!.uid!));
       for (const replica of replicas.get(kind.kind)!) {
         assert.deepEqual(replica.violations, [], `${kind.kind} handler contract`);
-        assert.deepEqual(versions(replica.objects.values()), versions(server), `${kind.kind} handler replica equals the server`);
+        assert.deepEqual(
+          versions(replica.objects.values()),
+          versions(server),
+          `${kind.kind} handler replica equals the server`,
+        );
         const undeleted = [...replica.given].filter((uid) => !alive.has(uid) && !replica.deleted.has(uid));
-        assert.deepEqual(undeleted, [], `${kind.kind}: every object a handler was given and that is gone was deleted in it`);
+        assert.deepEqual(
+          undeleted,
+          [],
+          `${kind.kind}: every object a handler was given and that is gone was deleted in it`,
+        );
       }
     }
     // The faults did what they are for: compaction made ConfigMaps relist (1.20, no watch cache for
     // them), the restart made the custom resources relist — on 1.36 by watch-list, first sync included.
     const otherLists = informers[other.kind]!.health().lists;
-    assert.ok(otherLists >= 2, `${other.kind}s relisted after ${other === CM ? 'compaction' : 'the restart'} (lists: ${otherLists})`);
-    assert.ok(informers[WIDGET.kind]!.health().lists >= 2, `Widgets relisted after the restart (lists: ${informers[WIDGET.kind]!.health().lists})`);
-    if (other !== CM) for (const i of Object.values(informers)) assert.equal(i.health().listMode, 'watch-list', `${i.name}: the 1.36 server syncs by watch-list`);
+    assert.ok(
+      otherLists >= 2,
+      `${other.kind}s relisted after ${other === CM ? 'compaction' : 'the restart'} (lists: ${otherLists})`,
+    );
+    assert.ok(
+      informers[WIDGET.kind]!.health().lists >= 2,
+      `Widgets relisted after the restart (lists: ${informers[WIDGET.kind]!.health().lists})`,
+    );
+    if (other !== CM)
+      for (const i of Object.values(informers))
+        assert.equal(i.health().listMode, 'watch-list', `${i.name}: the 1.36 server syncs by watch-list`);
 
     // Still live, and nothing stale replayed after convergence: a new write arrives and the rest holds.
     await admin.create({ ...other, metadata: { name: 'marker', namespace: ns } });
     await admin.create({ ...WIDGET, metadata: { name: 'marker', namespace: ns }, spec: { size: 1 } });
-    await until(() => informers[other.kind]!.reader.has(`${ns}/marker`) && informers[WIDGET.kind]!.reader.has(`${ns}/marker`), 20_000, 'the markers');
+    await until(
+      () => informers[other.kind]!.reader.has(`${ns}/marker`) && informers[WIDGET.kind]!.reader.has(`${ns}/marker`),
+      20_000,
+      'the markers',
+    );
     for (const kind of [WIDGET, other]) await assertStoreEqualsServer(informers[kind.kind]!, admin, kind, ns);
 
     const deletes = [...replicas.values()].flat().map((r) => r.deleted.size);
     const tombstones = [...replicas.values()].flat().map((r) => r.tombstones);
-    t.diagnostic(`faults ${faults.join(',')}; driver ${JSON.stringify(stats)}; deletes delivered ${deletes.join('/')}, tombstones ${tombstones.join('/')}; lists W=${informers[WIDGET.kind]!.health().lists} ${other.kind}=${informers[other.kind]!.health().lists}`);
+    t.diagnostic(
+      `faults ${faults.join(',')}; driver ${JSON.stringify(stats)}; deletes delivered ${deletes.join('/')}, tombstones ${tombstones.join('/')}; lists W=${informers[WIDGET.kind]!.health().lists} ${other.kind}=${informers[other.kind]!.health().lists}`,
+    );
   } finally {
     drivers.abort();
     await driving;
@@ -243,7 +301,10 @@ describe('informer against a real API server', () => {
 
   before(async () => {
     env = await TestEnv.start({ crds: [WIDGET_CRD], apiServerFlags: ['--watch-cache-sizes=configmaps#0'] });
-    admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, requestTimeoutMs: 15_000 });
+    admin = await KubeClient.fromKubeconfig({
+      kubeconfig: env.kubeconfig as unknown as Kubeconfig,
+      requestTimeoutMs: 15_000,
+    });
   });
   after(async () => {
     await admin?.close();
@@ -262,9 +323,15 @@ describe('informer against a real API server', () => {
   test('a watch that goes silent (connection held, nothing sent) is torn down by the stall guard and resumed', async () => {
     const ns = await namespace('stall');
     const proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(env.server).port) });
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig });
+    const client = await KubeClient.fromKubeconfig({
+      kubeconfig: viaPort(env.kubeconfig, proxy.port) as unknown as Kubeconfig,
+    });
     // Idle limit = timeoutSeconds (2–3 s) + 1 s margin; undici's own body timeout would take 30 s more.
-    const factory = new InformerFactory(clientListerWatcherFactory(client), { minWatchTimeoutMs: 2_000, stallMarginMs: 1_000, backoff: { initialMs: 50, maxMs: 500 } });
+    const factory = new InformerFactory(clientListerWatcherFactory(client), {
+      minWatchTimeoutMs: 2_000,
+      stallMarginMs: 1_000,
+      backoff: { initialMs: 50, maxMs: 500 },
+    });
     const informer = factory.informerFor({ ...CM, namespace: ns });
     const stop = new AbortController();
     const run = factory.start(stop.signal);
@@ -298,7 +365,9 @@ describe('informer against a real API server', () => {
     await admin.create({ ...WIDGET, metadata: { name: 'w1', namespace: ns }, spec: { size: 1 } });
     const user = await env.userKubeconfig({ user: 'cache-reader' });
     const client = await KubeClient.fromKubeconfig({ path: user.path });
-    const factory = new InformerFactory(clientListerWatcherFactory(client), { backoff: { initialMs: 100, maxMs: 800 } });
+    const factory = new InformerFactory(clientListerWatcherFactory(client), {
+      backoff: { initialMs: 100, maxMs: 800 },
+    });
     const informer = factory.informerFor({ ...WIDGET, namespace: ns });
     const stop = new AbortController();
     const run = factory.start(stop.signal);
@@ -311,7 +380,10 @@ describe('informer against a real API server', () => {
       assert.equal(informer.hasSynced(), false);
       // Backoff, not a hot loop: 100 ms doubling (±20 %) allows only a handful of tries this soon.
       const elapsed = Date.now() - startedAt;
-      assert.ok(refused.consecutiveFailures <= 2 + elapsed / 80, `${refused.consecutiveFailures} failures in ${elapsed} ms`);
+      assert.ok(
+        refused.consecutiveFailures <= 2 + elapsed / 80,
+        `${refused.consecutiveFailures} failures in ${elapsed} ms`,
+      );
 
       await admin.create({
         apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -349,7 +421,10 @@ describe('informer against the Kubernetes 1.36 CRD-only API server', () => {
 
   before(async () => {
     env = await TestEnv.start({ server: 'modern', crds: [WIDGET_CRD, NOTE_CRD] });
-    admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, requestTimeoutMs: 15_000 });
+    admin = await KubeClient.fromKubeconfig({
+      kubeconfig: env.kubeconfig as unknown as Kubeconfig,
+      requestTimeoutMs: 15_000,
+    });
   });
   after(async () => {
     await admin?.close();

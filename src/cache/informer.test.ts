@@ -141,7 +141,14 @@ test('a key deleted and re-created while its handler was busy arrives as delete(
   await s.clock.advance(0);
   release();
   await s.settle();
-  assert.deepEqual(log, ['add:a:u1', 'add:block:uid-block', 'delete:a:u1', 'add:a:u2', 'add:brief:uid-brief', 'delete:brief:uid-brief']);
+  assert.deepEqual(log, [
+    'add:a:u1',
+    'add:block:uid-block',
+    'delete:a:u1',
+    'add:a:u2',
+    'add:brief:uid-brief',
+    'delete:brief:uid-brief',
+  ]);
   await s.stop();
 });
 
@@ -218,7 +225,9 @@ test('waitForSync resolves after the first list, and rejects on abort or timeout
 });
 
 test('user indexes stay consistent with the store through watch events and a relist', async () => {
-  const s = setup([cm('a', '1', { node: 'n1' }), cm('b', '1', { node: 'n1' })], { indexers: { node: (o: Cm) => (o.data?.node ? [o.data.node] : []) } });
+  const s = setup([cm('a', '1', { node: 'n1' }), cm('b', '1', { node: 'n1' })], {
+    indexers: { node: (o: Cm) => (o.data?.node ? [o.data.node] : []) },
+  });
   s.start();
   await s.settle();
   assert.deepEqual(s.informer.reader.indexKeys('node', 'n1').sort(), ['ns/a', 'ns/b']);
@@ -286,7 +295,14 @@ test('health reports state, sync, object count and each handler backlog', async 
 });
 
 test('under random writes and random watch breakage, the store and every handler converge on the server, and no delete is lost', async () => {
-  for (const [seed, relistMode] of [[1, 'atomic'], [2, 'atomic'], [3, 'atomic'], [4, 'incremental'], [5, 'incremental'], [6, 'incremental']] as const) {
+  for (const [seed, relistMode] of [
+    [1, 'atomic'],
+    [2, 'atomic'],
+    [3, 'atomic'],
+    [4, 'incremental'],
+    [5, 'incremental'],
+    [6, 'incremental'],
+  ] as const) {
     const rnd = seededRandom(seed);
     const s = setup([], { pageSize: 3, relistMode });
     // A handler-side mirror built only from add/update/delete must end equal to the server.
@@ -332,7 +348,11 @@ test('under random writes and random watch breakage, the store and every handler
     const server = new Map(s.lw.current().map((o) => [keyOf(o), o.metadata?.resourceVersion]));
     const cached = new Map(s.informer.reader.list().map((o) => [keyOf(o), o.metadata?.resourceVersion]));
     assert.deepEqual(cached, server, `seed ${seed}: store equals the server`);
-    assert.deepEqual(new Map([...mirror].sort()), new Map([...server].sort()), `seed ${seed}: handler mirror equals the server`);
+    assert.deepEqual(
+      new Map([...mirror].sort()),
+      new Map([...server].sort()),
+      `seed ${seed}: handler mirror equals the server`,
+    );
     assert.deepEqual(violations, [], `seed ${seed}: handler saw a valid history`);
     await s.stop();
   }

@@ -19,7 +19,8 @@ import { Watcher, type WatcherEvent, type WatcherHealth, type WatcherOptions } f
 /** Resync is off unless asked for: level-triggered controllers rarely need it. @defaultValue 0 (off) */
 export const DEFAULT_RESYNC_PERIOD_MS = 0;
 
-export interface SharedInformerOptions<T> extends StoreOptions<T>, Omit<WatcherOptions, 'metrics' | 'logger' | 'clock'> {
+export interface SharedInformerOptions<T>
+  extends StoreOptions<T>, Omit<WatcherOptions, 'metrics' | 'logger' | 'clock'> {
   /** @defaultValue realClock */
   readonly clock?: Clock;
   /** @defaultValue silentLogger */
@@ -79,7 +80,12 @@ export class SharedInformer<T extends KubeObject> {
     this.logger = (options.logger ?? silentLogger).child({ informer: this.name });
     this.metrics = informerMetrics(options.registry, this.name);
     this.store = new Store<T>({ ...options, logger: this.logger, metrics: this.metrics });
-    this.watcher = new Watcher<T>(lw, (e) => this.onWatcherEvent(e), { ...options, clock: this.clock, logger: options.logger, metrics: this.metrics });
+    this.watcher = new Watcher<T>(lw, (e) => this.onWatcherEvent(e), {
+      ...options,
+      clock: this.clock,
+      logger: options.logger,
+      metrics: this.metrics,
+    });
   }
 
   /** The cache: a read-only view that is always consistent with the indexes. */
@@ -98,8 +104,17 @@ export class SharedInformer<T extends KubeObject> {
    */
   addEventHandler(handler: EventHandler<T>, options: EventHandlerOptions = {}): HandlerRegistration {
     const name = options.name ?? `handler-${++this.handlerCount}`;
-    const dispatcher = new HandlerDispatcher<T>(handler, { name, logger: this.logger, onPending: (n) => this.metrics.setPending(name, n) });
-    const entry: HandlerEntry<T> = { name, dispatcher, resyncPeriodMs: options.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS, timer: undefined };
+    const dispatcher = new HandlerDispatcher<T>(handler, {
+      name,
+      logger: this.logger,
+      onPending: (n) => this.metrics.setPending(name, n),
+    });
+    const entry: HandlerEntry<T> = {
+      name,
+      dispatcher,
+      resyncPeriodMs: options.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS,
+      timer: undefined,
+    };
     this.handlers.add(entry);
     if (this.started && !this.running) {
       dispatcher.stop(); // the informer has stopped: nothing will be delivered any more
@@ -156,7 +171,11 @@ export class SharedInformer<T extends KubeObject> {
       ...this.watcher.health(),
       name: this.name,
       objects: this.store.size,
-      handlers: [...this.handlers].map((h) => ({ name: h.name, pendingKeys: h.dispatcher.pendingKeys, synced: h.dispatcher.hasSynced() })),
+      handlers: [...this.handlers].map((h) => ({
+        name: h.name,
+        pendingKeys: h.dispatcher.pendingKeys,
+        synced: h.dispatcher.hasSynced(),
+      })),
     };
   }
 
@@ -187,8 +206,7 @@ export class SharedInformer<T extends KubeObject> {
         return;
       }
       case 'ADDED':
-      case 'MODIFIED':
-      {
+      case 'MODIFIED': {
         // undefined: the object was invalid, left out and counted by the store.
         const d = this.store.upsert(e.object);
         if (d) this.dispatch([d]);
@@ -213,16 +231,26 @@ export class SharedInformer<T extends KubeObject> {
     h.timer = this.clock.setTimer(h.resyncPeriodMs, () => {
       if (!this.running || !this.handlers.has(h)) return;
       // Only once synced: a resync before the first list would announce nothing useful.
-      if (this.synced) for (const key of this.store.keys()) h.dispatcher.enqueue({ type: 'resync', key, object: this.store.get(key)! });
+      if (this.synced)
+        for (const key of this.store.keys())
+          h.dispatcher.enqueue({ type: 'resync', key, object: this.store.get(key)! });
       this.armResync(h);
     });
   }
 }
 
 /** Shared by informers and the factory: wait until `done()`, honouring abort and timeout. */
-export function waitFor(done: () => boolean, waiters: Set<() => void>, signal: AbortSignal, clock: Clock, timeoutMs: number | undefined, what: string): Promise<void> {
+export function waitFor(
+  done: () => boolean,
+  waiters: Set<() => void>,
+  signal: AbortSignal,
+  clock: Clock,
+  timeoutMs: number | undefined,
+  what: string,
+): Promise<void> {
   if (done()) return Promise.resolve();
-  if (signal.aborted) return Promise.reject(new AbortedError(`waiting for ${what} to sync aborted`, { cause: signal.reason }));
+  if (signal.aborted)
+    return Promise.reject(new AbortedError(`waiting for ${what} to sync aborted`, { cause: signal.reason }));
   return new Promise<void>((resolve, reject) => {
     const cleanup = (): void => {
       waiters.delete(onDone);

@@ -19,10 +19,16 @@ const cm = (name: string, v = '1', extra: Record<string, string> = {}): Cm => ({
   data: { v, ...extra },
 });
 /** No name, and a secret-looking payload that must never reach a log line. */
-const nameless = (uid = 'uid-unknown'): Cm => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', uid }, data: { password: 'hunter2' } });
+const nameless = (uid = 'uid-unknown'): Cm => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { namespace: 'ns', uid },
+  data: { password: 'hunter2' },
+});
 
 function recordingLogger(lines: string[]): Logger {
-  const log = (obj: Record<string, unknown>, msg?: string): void => void lines.push(JSON.stringify(obj) + ' ' + (msg ?? ''));
+  const log = (obj: Record<string, unknown>, msg?: string): void =>
+    void lines.push(JSON.stringify(obj) + ' ' + (msg ?? ''));
   const l: Logger = { debug: log, info: log, warn: log, error: log, child: () => l };
   return l;
 }
@@ -40,7 +46,10 @@ function relist(store: Store<Cm>, ...pages: Cm[][]): string[] {
 test('one malformed list item is skipped and counted; the rest of its page is stored (regression: a, <no name>, b, c stored only a)', () => {
   const lines: string[] = [];
   const store = new Store<Cm>({ logger: recordingLogger(lines) });
-  assert.deepEqual(relist(store, [cm('a'), nameless(), cm('b'), null as unknown as Cm, 42 as unknown as Cm, cm('c')]), ['ns/a', 'ns/b', 'ns/c'].map((k) => `add:${k}`));
+  assert.deepEqual(
+    relist(store, [cm('a'), nameless(), cm('b'), null as unknown as Cm, 42 as unknown as Cm, cm('c')]),
+    ['ns/a', 'ns/b', 'ns/c'].map((k) => `add:${k}`),
+  );
   assert.deepEqual(store.keys().sort(), ['ns/a', 'ns/b', 'ns/c']);
   assert.equal(store.invalidObjects, 3);
   assert.ok(lines.some((l) => l.includes('"reason":"no-name"') && l.includes('"source":"list"')));
@@ -96,7 +105,11 @@ function scripted(pages: Cm[][], events: ListerWatchEvent<Cm>[] = []): ListerWat
   return {
     list(opts): Promise<ListerListPage<Cm>> {
       const i = opts.continue ? Number(opts.continue) : 0;
-      return Promise.resolve({ items: pages[i]!, resourceVersion: '10', ...(i + 1 < pages.length ? { continue: String(i + 1) } : {}) });
+      return Promise.resolve({
+        items: pages[i]!,
+        resourceVersion: '10',
+        ...(i + 1 < pages.length ? { continue: String(i + 1) } : {}),
+      });
     },
     watch(opts) {
       return (async function* () {
@@ -117,7 +130,16 @@ test('an informer whose list has a malformed item syncs with every other item an
     { type: 'ADDED', object: cm('d') },
   ];
   const lines: string[] = [];
-  const informer = new SharedInformer<Cm>(scripted([[cm('a'), nameless()], [cm('b'), cm('c')]], events), { name: 'cms', clock, registry, random: () => 0, logger: recordingLogger(lines) });
+  const informer = new SharedInformer<Cm>(
+    scripted(
+      [
+        [cm('a'), nameless()],
+        [cm('b'), cm('c')],
+      ],
+      events,
+    ),
+    { name: 'cms', clock, registry, random: () => 0, logger: recordingLogger(lines) },
+  );
   const seen: string[] = [];
   informer.addEventHandler({ add: (o) => void seen.push(o.metadata!.name!) });
   const ac = new AbortController();

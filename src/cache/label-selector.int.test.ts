@@ -26,14 +26,89 @@ const OBJECTS: Readonly<Record<string, Record<string, string>>> = {
 };
 
 const FIXED: readonly string[] = [
-  '', 'a', '!a', 'a=', 'a==x', 'a!=x', 'a in (x,)', 'a in ()', 'a notin ()', 'a in (,)', 'a\r=x', 'a=x,\r\nn', 'in=notin', 'notin in (in)',
-  'n>6', 'n<8', 'n>9223372036854775806', 'n<9223372036854775807', 'n>-1', 'n<+9', 'n>9223372036854775808', 'n>1.5', 'n>', 'n<x',
-  'a..b/c=1', 'a.-b/c', 'a-.b/c', 'A.com/a', '/a', 'a/', 'a/b/c', 'example.com/a', 'a.b-c.d/e_f=X.y-z', `${'n'.repeat(63)}`, `${'n'.repeat(64)}`,
-  `${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(61)].join('.')}/n`, `${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(62)].join('.')}/n`,
-  `a=${'v'.repeat(63)}`, `a=${'v'.repeat(64)}`, 'a=-x', 'a=x-', 'a=b=c', 'a b', 'a,', ',a', 'a,,b', 'a in x', 'a in (x', 'a in in (x)', '!a=b', 'a!b', 'a=!b', 'a<=1', '!=a',
+  '',
+  'a',
+  '!a',
+  'a=',
+  'a==x',
+  'a!=x',
+  'a in (x,)',
+  'a in ()',
+  'a notin ()',
+  'a in (,)',
+  'a\r=x',
+  'a=x,\r\nn',
+  'in=notin',
+  'notin in (in)',
+  'n>6',
+  'n<8',
+  'n>9223372036854775806',
+  'n<9223372036854775807',
+  'n>-1',
+  'n<+9',
+  'n>9223372036854775808',
+  'n>1.5',
+  'n>',
+  'n<x',
+  'a..b/c=1',
+  'a.-b/c',
+  'a-.b/c',
+  'A.com/a',
+  '/a',
+  'a/',
+  'a/b/c',
+  'example.com/a',
+  'a.b-c.d/e_f=X.y-z',
+  `${'n'.repeat(63)}`,
+  `${'n'.repeat(64)}`,
+  `${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(61)].join('.')}/n`,
+  `${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(62)].join('.')}/n`,
+  `a=${'v'.repeat(63)}`,
+  `a=${'v'.repeat(64)}`,
+  'a=-x',
+  'a=x-',
+  'a=b=c',
+  'a b',
+  'a,',
+  ',a',
+  'a,,b',
+  'a in x',
+  'a in (x',
+  'a in in (x)',
+  '!a=b',
+  'a!b',
+  'a=!b',
+  'a<=1',
+  '!=a',
 ];
 
-const TOKENS = ['a', 'n', 'in', 'notin', 'example.com/a', 'a..b/c', 'x', '', '007', '-1', '9223372036854775808', 'X.y-z', '-x', '=', '==', '!=', '!', '(', ')', ',', '<', '>', ' ', '\r', '\t'];
+const TOKENS = [
+  'a',
+  'n',
+  'in',
+  'notin',
+  'example.com/a',
+  'a..b/c',
+  'x',
+  '',
+  '007',
+  '-1',
+  '9223372036854775808',
+  'X.y-z',
+  '-x',
+  '=',
+  '==',
+  '!=',
+  '!',
+  '(',
+  ')',
+  ',',
+  '<',
+  '>',
+  ' ',
+  '\r',
+  '\t',
+];
 
 function randomSelectors(seed: number, count: number): string[] {
   const random = seededRandom(seed);
@@ -52,7 +127,8 @@ describe('label selectors: the parser agrees with the API server', () => {
     env = await TestEnv.start();
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    for (const [name, labels] of Object.entries(OBJECTS)) await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels } });
+    for (const [name, labels] of Object.entries(OBJECTS))
+      await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels } });
   });
   after(async () => {
     await client?.close();
@@ -76,7 +152,10 @@ describe('label selectors: the parser agrees with the API server', () => {
   function ours(selector: string): string[] | 'refused' {
     try {
       const parsed = parseLabelSelector(selector);
-      return Object.entries(OBJECTS).filter(([, labels]) => matchesLabels(parsed, labels)).map(([name]) => name).sort();
+      return Object.entries(OBJECTS)
+        .filter(([, labels]) => matchesLabels(parsed, labels))
+        .map(([name]) => name)
+        .sort();
     } catch (err) {
       assert.ok(err instanceof InvalidLabelSelectorError, String(err));
       return 'refused';
@@ -87,14 +166,18 @@ describe('label selectors: the parser agrees with the API server', () => {
     const out: string[] = [];
     for (const selector of selectors) {
       const [theirs, mine] = [await server(selector), ours(selector)];
-      if (JSON.stringify(theirs) !== JSON.stringify(mine)) out.push(`${JSON.stringify(selector)}: server ${JSON.stringify(theirs)}, parser ${JSON.stringify(mine)}`);
+      if (JSON.stringify(theirs) !== JSON.stringify(mine))
+        out.push(`${JSON.stringify(selector)}: server ${JSON.stringify(theirs)}, parser ${JSON.stringify(mine)}`);
     }
     return out;
   }
 
   test('the fixed corpus (old disagreements and Kubernetes edge cases): same verdict and same objects as the server', async () => {
     const verdicts = await Promise.all(FIXED.map(async (s) => server(s)));
-    assert.ok(verdicts.some((v) => v === 'refused') && verdicts.some((v) => v !== 'refused' && v.length > 0), 'the corpus has refused and matching selectors');
+    assert.ok(
+      verdicts.some((v) => v === 'refused') && verdicts.some((v) => v !== 'refused' && v.length > 0),
+      'the corpus has refused and matching selectors',
+    );
     assert.deepEqual(await disagreements(FIXED), []);
   });
 

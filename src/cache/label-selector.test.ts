@@ -49,7 +49,10 @@ test('malformed selectors are rejected with the position of the problem', () => 
 });
 
 test('equal selectors written differently format to the same canonical string', () => {
-  assert.equal(formatLabelSelector(parseLabelSelector('b=2, a==1')), formatLabelSelector(parseLabelSelector('a=1,b=2')));
+  assert.equal(
+    formatLabelSelector(parseLabelSelector('b=2, a==1')),
+    formatLabelSelector(parseLabelSelector('a=1,b=2')),
+  );
   assert.equal(formatLabelSelector(parseLabelSelector('e in (y,x),!f')), '!f,e in (x,y)');
   assert.equal(formatLabelSelector(parseLabelSelector('e in (x)')), 'e=x');
   const round = 'a!=1,b,c notin (p,q),n<3';
@@ -57,10 +60,19 @@ test('equal selectors written differently format to the same canonical string', 
 });
 
 test('the object form (matchLabels + matchExpressions) converts to the same requirements', () => {
-  const sel = labelSelectorFromObject({ matchLabels: { app: 'db' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['cache'] }, { key: 'x', operator: 'Exists' }] });
+  const sel = labelSelectorFromObject({
+    matchLabels: { app: 'db' },
+    matchExpressions: [
+      { key: 'tier', operator: 'NotIn', values: ['cache'] },
+      { key: 'x', operator: 'Exists' },
+    ],
+  });
   assert.equal(formatLabelSelector(sel), 'app=db,tier!=cache,x');
   assert.equal(matchesLabels(labelSelectorFromObject(undefined), { a: '1' }), true);
-  assert.throws(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Bogus' }] }), InvalidLabelSelectorError);
+  assert.throws(
+    () => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Bogus' }] }),
+    InvalidLabelSelectorError,
+  );
 });
 
 // Kubernetes' rules (apimachinery labels.Parse + IsQualifiedName/IsValidLabelValue), and the cases
@@ -77,10 +89,24 @@ const accepts = (sel: string): boolean => {
 };
 
 test('a key prefix must be a DNS-1123 subdomain: no empty, leading, trailing or dash-adjoining dot labels (this parser used to accept them)', () => {
-  for (const bad of ['a..b/c=1', 'a.-b/c=1', 'a-.b/c', '.a/c', 'a./c', '-a/c', 'a-/c', 'A.com/c', 'a_b.com/c', '/c', 'a/b/c', 'a/']) {
+  for (const bad of [
+    'a..b/c=1',
+    'a.-b/c=1',
+    'a-.b/c',
+    '.a/c',
+    'a./c',
+    '-a/c',
+    'a-/c',
+    'A.com/c',
+    'a_b.com/c',
+    '/c',
+    'a/b/c',
+    'a/',
+  ]) {
     assert.equal(accepts(bad), false, bad);
   }
-  for (const good of ['a.b/c', 'a-b.c-d/e', '0.example.com/x', 'example.com/MyName_1.x-y']) assert.equal(accepts(good), true, good);
+  for (const good of ['a.b/c', 'a-b.c-d/e', '0.example.com/x', 'example.com/MyName_1.x-y'])
+    assert.equal(accepts(good), true, good);
 });
 
 test('a key name part is at most 63 characters and a prefix at most 253, separately (no longer one 317-character total)', () => {
@@ -108,7 +134,9 @@ test('"a in ()" is the set {""}, as the API server reads it (this parser used to
   assert.equal(m('a in ()', { a: 'x' }), false);
   assert.equal(m('a in ()', {}), false);
   assert.equal(m('a notin ()', {}), true);
-  assert.deepEqual(parseLabelSelector('a in (,x,,)').requirements, [{ key: 'a', operator: 'In', values: ['', 'x', '', ''] }]);
+  assert.deepEqual(parseLabelSelector('a in (,x,,)').requirements, [
+    { key: 'a', operator: 'In', values: ['', 'x', '', ''] },
+  ]);
   assert.equal(formatLabelSelector(parseLabelSelector('a in ()')), 'a=');
 });
 
@@ -124,7 +152,8 @@ test('"in" and "notin" are operators only after a key: they may be keys and valu
 });
 
 test('a > or < operand is an int64 written as a label value, so never negative or signed', () => {
-  for (const bad of ['a>-1', 'a<+1', 'a>', 'a>1.5', 'a>9223372036854775808', 'a>(1)']) assert.equal(accepts(bad), false, bad);
+  for (const bad of ['a>-1', 'a<+1', 'a>', 'a>1.5', 'a>9223372036854775808', 'a>(1)'])
+    assert.equal(accepts(bad), false, bad);
   assert.equal(accepts('a>9223372036854775807'), true);
   assert.equal(m('a<10', { a: '007' }), true, 'a leading zero is still an integer');
   assert.equal(m('a>0', { a: '9223372036854775807' }), true);
@@ -134,8 +163,20 @@ test('a > or < operand is an int64 written as a label value, so never negative o
 test('the object form is validated like metav1.LabelSelectorAsSelector: keys, values, and no values for Exists', () => {
   assert.throws(() => labelSelectorFromObject({ matchLabels: { 'a..b/c': 'x' } }), InvalidLabelSelectorError);
   assert.throws(() => labelSelectorFromObject({ matchLabels: { a: 'x'.repeat(64) } }), InvalidLabelSelectorError);
-  assert.throws(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'In', values: ['-x'] }] }), InvalidLabelSelectorError);
-  assert.throws(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }), InvalidLabelSelectorError);
-  assert.throws(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'NotIn', values: [] }] }), InvalidLabelSelectorError);
-  assert.equal(formatLabelSelector(labelSelectorFromObject({ matchLabels: { 'example.com/a': '' } })), 'example.com/a=');
+  assert.throws(
+    () => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'In', values: ['-x'] }] }),
+    InvalidLabelSelectorError,
+  );
+  assert.throws(
+    () => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }),
+    InvalidLabelSelectorError,
+  );
+  assert.throws(
+    () => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'NotIn', values: [] }] }),
+    InvalidLabelSelectorError,
+  );
+  assert.equal(
+    formatLabelSelector(labelSelectorFromObject({ matchLabels: { 'example.com/a': '' } })),
+    'example.com/a=',
+  );
 });

@@ -28,10 +28,16 @@ export interface LabelSelector {
 /** The metav1.LabelSelector object form (`matchLabels`, `matchExpressions`), as manifests and watches carry it. */
 export interface LabelSelectorObject {
   readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
+  readonly matchExpressions?: readonly {
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[];
+  }[];
 }
 
-export const MATCH_ALL_LABELS: LabelSelector = Object.freeze({ requirements: Object.freeze([]) as readonly LabelRequirement[] });
+export const MATCH_ALL_LABELS: LabelSelector = Object.freeze({
+  requirements: Object.freeze([]) as readonly LabelRequirement[],
+});
 
 /** apimachinery validation: a qualified name's name part, and a label value, are at most 63 characters. */
 const QUALIFIED_NAME_MAX_LENGTH = 63;
@@ -57,19 +63,24 @@ export function labelKeyProblem(key: string): string | undefined {
   if (parts.length === 2) {
     const prefix = parts[0]!;
     if (prefix.length === 0) return 'the prefix part must be non-empty';
-    if (prefix.length > DNS1123_SUBDOMAIN_MAX_LENGTH) return `the prefix part must be no more than ${DNS1123_SUBDOMAIN_MAX_LENGTH} characters`;
-    if (!DNS1123_SUBDOMAIN_RE.test(prefix)) return 'the prefix part must be a lowercase RFC 1123 subdomain (e.g. example.com)';
+    if (prefix.length > DNS1123_SUBDOMAIN_MAX_LENGTH)
+      return `the prefix part must be no more than ${DNS1123_SUBDOMAIN_MAX_LENGTH} characters`;
+    if (!DNS1123_SUBDOMAIN_RE.test(prefix))
+      return 'the prefix part must be a lowercase RFC 1123 subdomain (e.g. example.com)';
   }
   if (name.length === 0) return 'the name part must be non-empty';
-  if (name.length > QUALIFIED_NAME_MAX_LENGTH) return `the name part must be no more than ${QUALIFIED_NAME_MAX_LENGTH} characters`;
-  if (!QUALIFIED_NAME_RE.test(name)) return "the name part must consist of alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric";
+  if (name.length > QUALIFIED_NAME_MAX_LENGTH)
+    return `the name part must be no more than ${QUALIFIED_NAME_MAX_LENGTH} characters`;
+  if (!QUALIFIED_NAME_RE.test(name))
+    return "the name part must consist of alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric";
   return undefined;
 }
 
 /** Why `value` is not a valid label value, or undefined: empty, or a qualified name's name part (apimachinery `IsValidLabelValue`). */
 export function labelValueProblem(value: string): string | undefined {
   if (value.length > QUALIFIED_NAME_MAX_LENGTH) return `must be no more than ${QUALIFIED_NAME_MAX_LENGTH} characters`;
-  if (!LABEL_VALUE_RE.test(value)) return "must be empty or consist of alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric";
+  if (!LABEL_VALUE_RE.test(value))
+    return "must be empty or consist of alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric";
   return undefined;
 }
 
@@ -209,7 +220,8 @@ export function labelSelectorFromObject(obj: LabelSelectorObject | undefined): L
     return problem ? fail(`invalid label value ${JSON.stringify(value)}: ${problem}`) : value;
   };
   const requirements: LabelRequirement[] = [];
-  for (const [key, v] of Object.entries(obj?.matchLabels ?? {})) requirements.push({ key: checkKey(key), operator: 'In', values: [checkValue(v)] });
+  for (const [key, v] of Object.entries(obj?.matchLabels ?? {}))
+    requirements.push({ key: checkKey(key), operator: 'In', values: [checkValue(v)] });
   for (const e of obj?.matchExpressions ?? []) {
     switch (e.operator) {
       case 'In':

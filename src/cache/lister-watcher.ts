@@ -10,7 +10,10 @@ import type { ListPageOptions, WatchOptions } from '../client/client-options.js'
  * Options of one list page: the client's, less what a lister-watcher binds itself (namespace,
  * selectors). `continue` and `resourceVersion` are never sent together.
  */
-export type ListerListOptions = Pick<ListPageOptions, 'limit' | 'continue' | 'resourceVersion' | 'resourceVersionMatch' | 'signal'>;
+export type ListerListOptions = Pick<
+  ListPageOptions,
+  'limit' | 'continue' | 'resourceVersion' | 'resourceVersionMatch' | 'signal'
+>;
 
 /** One page of a list: the items, the list's resourceVersion and the token for the next page. */
 export interface ListerListPage<T> {
@@ -36,7 +39,12 @@ export type ListerWatchEvent<T> =
   | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
   | {
       readonly type: 'BOOKMARK';
-      readonly object: { readonly metadata: { readonly resourceVersion: string; readonly annotations?: Readonly<Record<string, string>> } };
+      readonly object: {
+        readonly metadata: {
+          readonly resourceVersion: string;
+          readonly annotations?: Readonly<Record<string, string>>;
+        };
+      };
     };
 
 export interface ListerWatcher<T> {

@@ -23,9 +23,14 @@ describe('metadata-only list, watch and informer against a real API server', () 
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     for (const name of ['s1', 's2', 's3']) {
-      await client.create<Secret>({ ...SECRET, metadata: { name, namespace: NS, labels: { app: 'db' } }, stringData: { password: `pw-${name}` } });
+      await client.create<Secret>({
+        ...SECRET,
+        metadata: { name, namespace: NS, labels: { app: 'db' } },
+        stringData: { password: `pw-${name}` },
+      });
     }
-    for (const name of ['c1', 'c2', 'c3']) await client.create<ConfigMap>({ ...CM, metadata: { name, namespace: NS }, data: { big: 'x'.repeat(1000) } });
+    for (const name of ['c1', 'c2', 'c3'])
+      await client.create<ConfigMap>({ ...CM, metadata: { name, namespace: NS }, data: { big: 'x'.repeat(1000) } });
   });
   after(async () => {
     await client?.close();
@@ -33,7 +38,11 @@ describe('metadata-only list, watch and informer against a real API server', () 
   });
 
   test('the server answers our Accept headers with PartialObjectMetadataList and PartialObjectMetadata events', async () => {
-    const list = await client.transport.request<{ kind: string; items: Record<string, unknown>[]; metadata: { resourceVersion: string } }>({
+    const list = await client.transport.request<{
+      kind: string;
+      items: Record<string, unknown>[];
+      metadata: { resourceVersion: string };
+    }>({
       method: 'GET',
       path: `/api/v1/namespaces/${NS}/secrets`,
       headers: { accept: METADATA_ONLY_ACCEPT.list },
@@ -70,7 +79,8 @@ describe('metadata-only list, watch and informer against a real API server', () 
 
   test('KubeClient lists metadata only across continue pages, with the kind it was asked for', async () => {
     const pages: ConfigMap[][] = [];
-    for await (const p of client.listPages<ConfigMap>(CM, { namespace: NS, limit: 1, metadataOnly: true })) pages.push(p.items);
+    for await (const p of client.listPages<ConfigMap>(CM, { namespace: NS, limit: 1, metadataOnly: true }))
+      pages.push(p.items);
     assert.ok(pages.length >= 3, `paged: ${pages.length} pages`);
     const items = pages.flat();
     assert.deepEqual(items.map((i) => i.metadata?.name).sort(), ['c1', 'c2', 'c3']);
@@ -84,21 +94,42 @@ describe('metadata-only list, watch and informer against a real API server', () 
   });
 
   test('a metadata-only informer caches Secrets without their data, and follows adds, label changes and deletes', async () => {
-    const informer = new SharedInformer<KubeObject>(clientListerWatcher(client, { ...SECRET, namespace: NS, metadataOnly: true }), { name: 'secrets-meta' });
+    const informer = new SharedInformer<KubeObject>(
+      clientListerWatcher(client, { ...SECRET, namespace: NS, metadataOnly: true }),
+      { name: 'secrets-meta' },
+    );
     const ac = new AbortController();
     const done = informer.start(ac.signal);
     try {
       await informer.waitForSync(ac.signal, 30_000);
-      assert.deepEqual(informer.reader.keys().sort(), ['s1', 's2', 's3'].map((n) => `${NS}/${n}`));
-      await client.create<Secret>({ ...SECRET, metadata: { name: 's4', namespace: NS }, stringData: { password: 'pw-s4' } });
-      await client.patch(SECRET, 's1', { metadata: { labels: { app: 'db', tier: 'gold' } } }, { namespace: NS, type: 'merge' });
+      assert.deepEqual(
+        informer.reader.keys().sort(),
+        ['s1', 's2', 's3'].map((n) => `${NS}/${n}`),
+      );
+      await client.create<Secret>({
+        ...SECRET,
+        metadata: { name: 's4', namespace: NS },
+        stringData: { password: 'pw-s4' },
+      });
+      await client.patch(
+        SECRET,
+        's1',
+        { metadata: { labels: { app: 'db', tier: 'gold' } } },
+        { namespace: NS, type: 'merge' },
+      );
       await client.delete(SECRET, 's2', { namespace: NS });
       await eventually('watch changes reach the metadata-only cache', () => {
         const s1 = informer.reader.get(`${NS}/s1`);
-        return informer.reader.has(`${NS}/s4`) && !informer.reader.has(`${NS}/s2`) && s1?.metadata?.labels?.tier === 'gold';
+        return (
+          informer.reader.has(`${NS}/s4`) && !informer.reader.has(`${NS}/s2`) && s1?.metadata?.labels?.tier === 'gold'
+        );
       });
       for (const obj of informer.reader.list()) {
-        assert.deepEqual(Object.keys(obj).sort(), ['apiVersion', 'kind', 'metadata'], `${obj.metadata?.name} carries only metadata`);
+        assert.deepEqual(
+          Object.keys(obj).sort(),
+          ['apiVersion', 'kind', 'metadata'],
+          `${obj.metadata?.name} carries only metadata`,
+        );
         assert.equal(obj.kind, 'Secret');
         assert.ok(obj.metadata?.uid && obj.metadata.resourceVersion);
       }

@@ -19,7 +19,10 @@ interface Cm extends KubeObject {
   data?: Record<string, string>;
 }
 
-const cm = (name: string, v: string, poison = false): Cm => ({ metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: v }, data: poison ? { poison: 'x' } : { v } });
+const cm = (name: string, v: string, poison = false): Cm => ({
+  metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: v },
+  data: poison ? { poison: 'x' } : { v },
+});
 const transform = (o: Cm): Cm => {
   if (o.data?.poison) throw new Error('poisoned');
   return o;
@@ -39,7 +42,10 @@ const garbage = fc.oneof(
 test('relists with random malformed items: valid kept, invalid counted, no delete for anything merely unreadable', () => {
   const details = fc.check(
     fc.property(
-      fc.array(fc.constantFrom<Fate>('same', 'changed', 'poisoned', 'nameless-uid', 'missing'), { minLength: 1, maxLength: 12 }),
+      fc.array(fc.constantFrom<Fate>('same', 'changed', 'poisoned', 'nameless-uid', 'missing'), {
+        minLength: 1,
+        maxLength: 12,
+      }),
       fc.array(garbage, { maxLength: 3 }),
       fc.array(fc.constantFrom('new1', 'new2'), { maxLength: 2 }),
       fc.integer({ min: 1, max: 5 }),
@@ -56,7 +62,8 @@ test('relists with random malformed items: valid kept, invalid counted, no delet
           if (f === 'same') items.push(cm(n, '1'));
           else if (f === 'changed') items.push(cm(n, '2'));
           else if (f === 'poisoned') items.push(cm(n, '2', true));
-          else if (f === 'nameless-uid') items.push({ metadata: { namespace: 'ns', uid: `uid-${n}` }, data: { v: '2' } });
+          else if (f === 'nameless-uid')
+            items.push({ metadata: { namespace: 'ns', uid: `uid-${n}` }, data: { v: '2' } });
         });
         for (const n of new Set(added)) items.push(cm(n, '1'));
         items.push(...junk);
@@ -65,7 +72,8 @@ test('relists with random malformed items: valid kept, invalid counted, no delet
         const before = store.invalidObjects;
         const r = store.beginReplace();
         const deltas = [];
-        for (let i = 0; i < items.length; i += pageSize) deltas.push(...r.addPage(items.slice(i, i + pageSize) as Cm[]));
+        for (let i = 0; i < items.length; i += pageSize)
+          deltas.push(...r.addPage(items.slice(i, i + pageSize) as Cm[]));
         deltas.push(...r.commit());
 
         // None of the junk can be tied to a stored object (a bad namespace leaves no key either).
@@ -81,7 +89,12 @@ test('relists with random malformed items: valid kept, invalid counted, no delet
             assert.equal(stored?.metadata?.resourceVersion, '1', `${f}: the stored version stays`);
             assert.ok(!deleted.includes(key), `${f}: never reported deleted`);
           }
-          if (f === 'missing') assert.equal(deleted.includes(key), !unidentified, 'missing: deleted unless the relist had an unidentifiable item');
+          if (f === 'missing')
+            assert.equal(
+              deleted.includes(key),
+              !unidentified,
+              'missing: deleted unless the relist had an unidentifiable item',
+            );
         });
         for (const n of new Set(added)) assert.ok(store.has(`ns/${n}`));
         // Only stored objects can be deleted, and only missing ones.
@@ -91,7 +104,9 @@ test('relists with random malformed items: valid kept, invalid counted, no delet
     { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: TIME_MS },
   );
   if (details.failed) {
-    console.log(`# store relists: failed with FUZZ_SEED=${SEED} (replay: FUZZ_SEED=${SEED} node --import tsx --test ${path.relative(process.cwd(), import.meta.filename)})`);
+    console.log(
+      `# store relists: failed with FUZZ_SEED=${SEED} (replay: FUZZ_SEED=${SEED} node --import tsx --test ${path.relative(process.cwd(), import.meta.filename)})`,
+    );
     throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
   }
   console.log(`# store relists: ${details.numRuns} runs in ${TIME_MS} ms, seed ${SEED}`);

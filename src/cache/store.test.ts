@@ -56,7 +56,13 @@ test('the namespace index and user indexes follow every add, update and delete',
   const s = new Store<Pod>({ indexers: { node: byNode, tag: byTag } });
   s.upsert(pod('a', '1', { node: 'n1', tags: ['x', 'y'] }));
   s.upsert(pod('b', '1', { ns: 'other', node: 'n1', tags: ['y'] }));
-  assert.deepEqual(s.byIndex('node', 'n1').map((p) => p.metadata?.name).sort(), ['a', 'b']);
+  assert.deepEqual(
+    s
+      .byIndex('node', 'n1')
+      .map((p) => p.metadata?.name)
+      .sort(),
+    ['a', 'b'],
+  );
   assert.deepEqual(s.indexKeys(NAMESPACE_INDEX, 'other'), ['other/b']);
   s.upsert(pod('a', '2', { node: 'n2', tags: ['z'] }));
   assert.deepEqual(s.indexKeys('node', 'n1'), ['other/b']);
@@ -79,7 +85,13 @@ test('an index added later is built from the current contents, and a conflicting
 });
 
 test('an index function that throws leaves the object out of that index but in the store', () => {
-  const s = new Store<Pod>({ indexers: { bad: () => { throw new Error('boom'); } } });
+  const s = new Store<Pod>({
+    indexers: {
+      bad: () => {
+        throw new Error('boom');
+      },
+    },
+  });
   s.upsert(pod('a', '1'));
   assert.equal(s.size, 1);
   assert.deepEqual(s.indexValues('bad'), []);
@@ -144,7 +156,11 @@ test('dropping managedFields rebuilds metadata rather than deleting from it (del
   s.upsert(p);
   const stored = s.get('default/a')!;
   assert.notEqual(stored.metadata, meta, 'a fresh metadata object');
-  assert.deepEqual(Object.keys(stored.metadata!), ['name', 'namespace', 'resourceVersion'], 'every other field kept, in order');
+  assert.deepEqual(
+    Object.keys(stored.metadata!),
+    ['name', 'namespace', 'resourceVersion'],
+    'every other field kept, in order',
+  );
 });
 
 test('in incremental relist mode, new and changed objects land as their page arrives and only deletions wait for commit', () => {
@@ -154,13 +170,22 @@ test('in incremental relist mode, new and changed objects land as their page arr
   s.upsert(pod('gone', '1'));
   const r = s.beginReplace();
   const first = r.addPage([pod('keep', '1'), pod('change', '2', { node: 'n2' })]);
-  assert.deepEqual(first.map((d) => `${d.type}:${d.key}`), ['update:default/change']);
+  assert.deepEqual(
+    first.map((d) => `${d.type}:${d.key}`),
+    ['update:default/change'],
+  );
   assert.equal(s.get('default/change')?.metadata?.resourceVersion, '2', 'visible before the list ends');
   assert.deepEqual(s.indexKeys('node', 'n2'), ['default/change']);
-  assert.deepEqual(r.addPage([pod('new', '1')]).map((d) => d.type), ['add']);
+  assert.deepEqual(
+    r.addPage([pod('new', '1')]).map((d) => d.type),
+    ['add'],
+  );
   assert.ok(s.has('default/gone'), 'deletions wait for the end of the list');
   const last = r.commit();
-  assert.deepEqual(last.map((d) => `${d.type}:${d.key}`), ['delete:default/gone']);
+  assert.deepEqual(
+    last.map((d) => `${d.type}:${d.key}`),
+    ['delete:default/gone'],
+  );
   assert.deepEqual(s.keys().sort(), ['default/change', 'default/keep', 'default/new']);
 });
 
@@ -176,7 +201,10 @@ for (const relistMode of ['atomic', 'incremental'] as const) {
     const r = s.beginReplace();
     const applied = r.addPage([withUid(pod('a', '7', { node: 'n2' }), 'uid-2'), withUid(pod('b', '8'), 'uid-b')]);
     const deltas = [...applied, ...r.commit()];
-    assert.deepEqual(deltas.map((d) => `${d.type}:${d.key}`), ['delete:default/a', 'add:default/a', 'update:default/b']);
+    assert.deepEqual(
+      deltas.map((d) => `${d.type}:${d.key}`),
+      ['delete:default/a', 'add:default/a', 'update:default/b'],
+    );
     const del = deltas[0]!;
     assert.ok(del.type === 'delete' && isTombstone(del.deleted) && del.deleted.lastKnown.metadata?.uid === 'uid-1');
     assert.equal(s.get('default/a')?.metadata?.uid, 'uid-2');

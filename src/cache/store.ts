@@ -75,7 +75,14 @@ export type InvalidObjectReason = 'not-an-object' | 'no-name' | 'bad-namespace' 
 /** Where a left-out object came from. */
 export type InvalidObjectSource = 'list' | 'watch';
 
-type Checked<T> = { readonly ok: true; readonly key: string; readonly obj: T } | { readonly ok: false; readonly reason: InvalidObjectReason; readonly key: string | undefined; readonly uid: string | undefined };
+type Checked<T> =
+  | { readonly ok: true; readonly key: string; readonly obj: T }
+  | {
+      readonly ok: false;
+      readonly reason: InvalidObjectReason;
+      readonly key: string | undefined;
+      readonly uid: string | undefined;
+    };
 
 /** A change the store made, as handed to event handlers. */
 export type StoreDelta<T> =
@@ -115,7 +122,9 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     this.transform = options.transform === undefined ? (DEFAULT_TRANSFORM as Transform<T>) : options.transform;
     this.freeze = options.freeze ?? false;
     this.relistMode = options.relistMode ?? DEFAULT_RELIST_MODE;
-    this.indexer = new Indexer<T>((index, key, err) => logger.error({ index, key, err }, 'index function threw; object left out of the index'));
+    this.indexer = new Indexer<T>((index, key, err) =>
+      logger.error({ index, key, err }, 'index function threw; object left out of the index'),
+    );
     this.indexer.addIndex(NAMESPACE_INDEX, namespaceIndexFunc, []);
     for (const [name, fn] of Object.entries(options.indexers ?? {})) this.indexer.addIndex(name, fn, []);
   }
@@ -228,7 +237,12 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     return { ok: true, key: after.key, obj };
   }
 
-  private reject(reason: InvalidObjectReason, source: InvalidObjectSource, key: string | undefined, uid: string | undefined): Checked<T> {
+  private reject(
+    reason: InvalidObjectReason,
+    source: InvalidObjectSource,
+    key: string | undefined,
+    uid: string | undefined,
+  ): Checked<T> {
     this.invalid++;
     this.metrics.invalidObject(source);
     this.logger.warn({ reason, source, ...omitUndefined({ key }) }, 'object left out of the cache');
@@ -278,19 +292,29 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
     const old = this.items.get(key);
     const oldUid = old?.metadata?.uid;
     const newUid = obj.metadata?.uid;
-    if (old === undefined || oldUid === undefined || newUid === undefined || oldUid === newUid) return [this.put(key, obj)];
+    if (old === undefined || oldUid === undefined || newUid === undefined || oldUid === newUid)
+      return [this.put(key, obj)];
     this.items.delete(key);
     this.indexer.update(key, old, undefined);
     return [{ type: 'delete', key, old, deleted: tombstone(key, old) }, this.put(key, obj)];
   }
 
-  private commitReplace(r: StoreReplacement<T>, changed: Map<string, T>, unseen: Set<string>, unidentified: number): StoreDelta<T>[] {
-    if (this.replacing !== r) throw new OperatorRuntimeError('ERR_REPLACE_ABANDONED', 'this replacement was superseded by a newer one');
+  private commitReplace(
+    r: StoreReplacement<T>,
+    changed: Map<string, T>,
+    unseen: Set<string>,
+    unidentified: number,
+  ): StoreDelta<T>[] {
+    if (this.replacing !== r)
+      throw new OperatorRuntimeError('ERR_REPLACE_ABANDONED', 'this replacement was superseded by a newer one');
     this.replacing = undefined;
     const deltas: StoreDelta<T>[] = [];
     if (unidentified > 0 && unseen.size > 0) {
       // Any unseen key may be one of the items we could not read: none is reported as deleted.
-      this.logger.warn({ unidentified, withheld: unseen.size }, 'relist had items that could not be identified; its deletions are withheld');
+      this.logger.warn(
+        { unidentified, withheld: unseen.size },
+        'relist had items that could not be identified; its deletions are withheld',
+      );
       unseen = new Set();
     }
     // Deleted while we were not watching: the final state is unknown, so handlers get a tombstone.
@@ -337,7 +361,8 @@ export class StoreReplacement<T extends KubeObject> {
     const applied: StoreDelta<T>[] = [];
     const unseen = this.unseen;
     const changed = this.changed;
-    if (!unseen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
+    if (!unseen || !changed)
+      throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
     for (const raw of items) {
       const c = this.store.check(raw, 'list');
       if (!c.ok) {
@@ -369,7 +394,8 @@ export class StoreReplacement<T extends KubeObject> {
   commit(): StoreDelta<T>[] {
     const unseen = this.unseen;
     const changed = this.changed;
-    if (!unseen || !changed) throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
+    if (!unseen || !changed)
+      throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
     this.unseen = undefined;
     this.changed = undefined;
     return this.onCommit(changed, unseen, this.unidentified);
@@ -383,14 +409,21 @@ export class StoreReplacement<T extends KubeObject> {
 }
 
 /** The store key of an object, or why it has none. */
-function addressOf(v: unknown): { ok: true; key: string; uid: string | undefined } | { ok: false; reason: InvalidObjectReason; uid: string | undefined } {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { ok: false, reason: 'not-an-object', uid: undefined };
+function addressOf(
+  v: unknown,
+):
+  | { ok: true; key: string; uid: string | undefined }
+  | { ok: false; reason: InvalidObjectReason; uid: string | undefined } {
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    return { ok: false, reason: 'not-an-object', uid: undefined };
   const meta = (v as { metadata?: unknown }).metadata;
-  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return { ok: false, reason: 'no-name', uid: undefined };
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta))
+    return { ok: false, reason: 'no-name', uid: undefined };
   const { name, namespace, uid } = meta as { name?: unknown; namespace?: unknown; uid?: unknown };
   const uidString = typeof uid === 'string' && uid !== '' ? uid : undefined;
   if (typeof name !== 'string' || name === '') return { ok: false, reason: 'no-name', uid: uidString };
-  if (namespace !== undefined && typeof namespace !== 'string') return { ok: false, reason: 'bad-namespace', uid: uidString };
+  if (namespace !== undefined && typeof namespace !== 'string')
+    return { ok: false, reason: 'bad-namespace', uid: uidString };
   return { ok: true, key: objectKey({ namespace: namespace || undefined, name }), uid: uidString };
 }
 

@@ -15,7 +15,14 @@ export function tombstone<T>(key: string, lastKnown: T): Tombstone<T> {
 
 /** Narrows a delete handler's argument. */
 export function isTombstone<T>(x: T | Tombstone<T>): x is Tombstone<T> {
-  return typeof x === 'object' && x !== null && (x as { type?: unknown }).type === 'tombstone' && 'lastKnown' in x && 'key' in x && !('metadata' in x);
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    (x as { type?: unknown }).type === 'tombstone' &&
+    'lastKnown' in x &&
+    'key' in x &&
+    !('metadata' in x)
+  );
 }
 
 /** The object of a delete, whichever form it came in (the final state or the last known one). */

@@ -35,7 +35,10 @@ test("Kubernetes 1.36: an informer started while the API server's storage is sti
         t.diagnostic(`attempt ${attempt}: restarts ${h.restarts}, last error ${lastStatus}, listMode ${h.listMode}`);
         assert.equal(h.listMode, 'watch-list');
         assert.equal(h.lists, 1, 'one sync, no fallback list');
-        assert.deepEqual(informer.reader.list().map((o) => o.metadata?.name), ['w']);
+        assert.deepEqual(
+          informer.reader.list().map((o) => o.metadata?.name),
+          ['w'],
+        );
       } finally {
         ac.abort();
         await running;

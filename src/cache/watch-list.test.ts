@@ -10,15 +10,32 @@ import { ApiError } from '../client/api-error.js';
 import { TransportError } from '../client/transport.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type ListerWatcher, type ListerWatchEvent } from './lister-watcher.js';
 
-const cm = (name: string, data = '1'): KubeObject & { data: Record<string, string> } => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v: data } });
+const cm = (name: string, data = '1'): KubeObject & { data: Record<string, string> } => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns' },
+  data: { v: data },
+});
 
 function run(lw: ListerWatcher<KubeObject>, options: WatcherOptions = {}) {
   const clock = new FakeClock(0);
   const events: WatcherEvent<KubeObject>[] = [];
-  const watcher = new Watcher(lw, (e) => events.push(e), { clock, random: () => 0, backoff: { jitter: 0 }, ...options });
+  const watcher = new Watcher(lw, (e) => events.push(e), {
+    clock,
+    random: () => 0,
+    backoff: { jitter: 0 },
+    ...options,
+  });
   const ac = new AbortController();
   const done = watcher.start(ac.signal);
-  const summary = () => events.map((e) => ('object' in e ? `${e.type}:${e.object.metadata?.name}` : e.type === 'LIST_PAGE' ? `PAGE:${e.items.length}` : e.type));
+  const summary = () =>
+    events.map((e) =>
+      'object' in e
+        ? `${e.type}:${e.object.metadata?.name}`
+        : e.type === 'LIST_PAGE'
+          ? `PAGE:${e.items.length}`
+          : e.type,
+    );
   const stop = async () => {
     ac.abort();
     await done;
@@ -26,7 +43,12 @@ function run(lw: ListerWatcher<KubeObject>, options: WatcherOptions = {}) {
   return { clock, events, watcher, summary, stop };
 }
 
-const watchListCall = { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true, timeoutSeconds: 300 };
+const watchListCall = {
+  sendInitialEvents: true,
+  resourceVersionMatch: 'NotOlderThan',
+  allowWatchBookmarks: true,
+  timeoutSeconds: 300,
+};
 
 test('watch-list: the first sync is one watch with sendInitialEvents, done at the initial-events-end bookmark, and the same stream goes on with changes', async () => {
   const lw = new FakeListerWatcher([cm('a'), cm('b'), cm('c')], { watchList: 'supported' });
@@ -50,7 +72,10 @@ test('watch-list: the first sync is one watch with sendInitialEvents, done at th
 });
 
 test('watch-list: initial events are handed to the store in pages of pageSize', async () => {
-  const lw = new FakeListerWatcher(['a', 'b', 'c', 'd', 'e'].map((n) => cm(n)), { watchList: 'supported' });
+  const lw = new FakeListerWatcher(
+    ['a', 'b', 'c', 'd', 'e'].map((n) => cm(n)),
+    { watchList: 'supported' },
+  );
   const r = run(lw, { pageSize: 2 });
   await r.clock.advance(0);
   assert.deepEqual(r.summary(), ['LIST_BEGIN', 'PAGE:2', 'PAGE:2', 'PAGE:1', 'LIST_DONE']);
@@ -74,8 +99,16 @@ test('watch-list: a server that rejects it (422, as before Kubernetes 1.27) gets
   lw.breakWatches(gone());
   await r.clock.advance(0);
   assert.deepEqual(r.summary(), ['LIST_BEGIN', 'PAGE:1', 'LIST_DONE']);
-  assert.equal(lw.watchCalls.filter((c) => c.sendInitialEvents).length, 1, 'only the very first request was a watch-list');
-  assert.deepEqual(lw.listCalls.at(-1), { limit: 7, resourceVersion: undefined }, 'the relist after 410 is a quorum list');
+  assert.equal(
+    lw.watchCalls.filter((c) => c.sendInitialEvents).length,
+    1,
+    'only the very first request was a watch-list',
+  );
+  assert.deepEqual(
+    lw.listCalls.at(-1),
+    { limit: 7, resourceVersion: undefined },
+    'the relist after 410 is a quorum list',
+  );
   await r.stop();
 });
 
@@ -97,9 +130,13 @@ test('watch-list: another failure before the bookmark falls back to one list+wat
   await r.stop();
 });
 
-test('watch-list: a 429 (the API server\'s storage still initializing, as 1.36 answers right after a start) asks the watch-list again after the backoff instead of listing', async () => {
+test("watch-list: a 429 (the API server's storage still initializing, as 1.36 answers right after a start) asks the watch-list again after the backoff instead of listing", async () => {
   const lw = new FakeListerWatcher([cm('a')], { watchList: 'supported' });
-  lw.failNext('watch', new ApiError({ status: 429, reason: 'TooManyRequests', message: 'storage is (re)initializing' }), 2);
+  lw.failNext(
+    'watch',
+    new ApiError({ status: 429, reason: 'TooManyRequests', message: 'storage is (re)initializing' }),
+    2,
+  );
   const r = run(lw);
   await r.clock.advance(0);
   assert.deepEqual(lw.listCalls, [], 'no list while the server is not ready');
@@ -117,7 +154,12 @@ test('watch-list: a 429 (the API server\'s storage still initializing, as 1.36 a
 
 test('watch-list: a refused connection asks the watch-list again after the backoff instead of listing', async () => {
   const lw = new FakeListerWatcher([cm('a')], { watchList: 'supported' });
-  lw.failNext('watch', new TransportError('WATCH', '/api/v1/configmaps', 'connect failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }));
+  lw.failNext(
+    'watch',
+    new TransportError('WATCH', '/api/v1/configmaps', 'connect failed', {
+      cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    }),
+  );
   const r = run(lw);
   await r.clock.advance(800);
   assert.deepEqual(lw.listCalls, []);
@@ -162,7 +204,11 @@ test('watch-list: a stream that ends before the initial-events-end bookmark does
   const r = run(lw);
   await r.clock.advance(0);
   assert.equal(watchLists, 1);
-  assert.deepEqual(r.summary(), ['LIST_BEGIN', 'LIST_BEGIN', 'PAGE:2', 'LIST_DONE'], 'the unfinished watch-list is abandoned by a new LIST_BEGIN');
+  assert.deepEqual(
+    r.summary(),
+    ['LIST_BEGIN', 'LIST_BEGIN', 'PAGE:2', 'LIST_DONE'],
+    'the unfinished watch-list is abandoned by a new LIST_BEGIN',
+  );
   assert.equal(r.watcher.health().lastError?.code, 'ERR_WATCH_LIST_PROTOCOL');
   assert.equal(r.watcher.health().listMode, 'list');
   await r.stop();
@@ -191,7 +237,13 @@ test('watch-list: an informer synced by watch-list holds the objects and, after 
   const done = informer.start(ac.signal);
   await clock.advance(0);
   assert.equal(informer.hasSynced(), true);
-  assert.deepEqual(informer.reader.list().map((o) => o.metadata?.name).sort(), ['a', 'b']);
+  assert.deepEqual(
+    informer.reader
+      .list()
+      .map((o) => o.metadata?.name)
+      .sort(),
+    ['a', 'b'],
+  );
 
   // While the watch is cut and history compacted away, b is deleted: only a relist can tell.
   lw.silenceWatches();
@@ -200,7 +252,10 @@ test('watch-list: an informer synced by watch-list holds the objects and, after 
   lw.breakWatches(gone());
   await clock.advance(0);
   await informer.whenHandlersIdle();
-  assert.deepEqual(informer.reader.list().map((o) => o.metadata?.name), ['a']);
+  assert.deepEqual(
+    informer.reader.list().map((o) => o.metadata?.name),
+    ['a'],
+  );
   assert.ok(seen.includes('delete:b'), `delete:b delivered (seen ${seen.join(', ')})`);
   assert.equal(lw.watchCalls.filter((c) => c.sendInitialEvents).length, 2);
   assert.deepEqual(lw.listCalls, []);
@@ -227,8 +282,13 @@ test('watch-list: a rejecting server (1.20) is logged once per logger, at debug,
   await second.clock.advance(0);
   assert.equal(first.watcher.health().listMode, 'list');
   assert.equal(second.watcher.health().listMode, 'list');
-  const about = lines.filter((l) => /watch-list|422|Forbidden|resourceVersionMatch/.test(`${l.msg ?? ''} ${JSON.stringify(l.obj)}`));
-  assert.deepEqual(about.map((l) => [l.level, l.msg]), [['debug', 'the API server does not support watch-list; using list+watch']]);
+  const about = lines.filter((l) =>
+    /watch-list|422|Forbidden|resourceVersionMatch/.test(`${l.msg ?? ''} ${JSON.stringify(l.obj)}`),
+  );
+  assert.deepEqual(
+    about.map((l) => [l.level, l.msg]),
+    [['debug', 'the API server does not support watch-list; using list+watch']],
+  );
   await first.stop();
   await second.stop();
 });

@@ -14,7 +14,12 @@ test('a resourceVersion=0 list too large for maxResponseBytes is retried as a pa
   lw.failNext('list', new ResponseTooLargeError('GET', '/api/v1/configmaps?limit=2&resourceVersion=0', 1024), 1);
   const clock = new FakeClock(0);
   const events: WatcherEvent<KubeObject>[] = [];
-  const watcher = new Watcher(lw, (e) => events.push(e), { clock, random: () => 0, backoff: { jitter: 0 }, pageSize: 2 });
+  const watcher = new Watcher(lw, (e) => events.push(e), {
+    clock,
+    random: () => 0,
+    backoff: { jitter: 0 },
+    pageSize: 2,
+  });
   const ac = new AbortController();
   const done = watcher.start(ac.signal);
   for (let i = 0; i < 10 && !watcher.health().synced; i++) await clock.advance(clock.nextTimerInMs() ?? 0);
@@ -22,7 +27,10 @@ test('a resourceVersion=0 list too large for maxResponseBytes is retried as a pa
   assert.deepEqual(lw.listCalls[0], { limit: 2, resourceVersion: '0' });
   assert.equal(lw.listCalls[1]?.resourceVersion, undefined, 'the retry is a quorum read');
   assert.equal(lw.listCalls[1]?.limit, 2, 'and paged');
-  assert.equal(events.filter((e) => e.type === 'LIST_PAGE').reduce((n, e) => n + (e.type === 'LIST_PAGE' ? e.items.length : 0), 0), 3);
+  assert.equal(
+    events.filter((e) => e.type === 'LIST_PAGE').reduce((n, e) => n + (e.type === 'LIST_PAGE' ? e.items.length : 0), 0),
+    3,
+  );
   ac.abort();
   await done;
 });

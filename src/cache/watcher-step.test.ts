@@ -190,7 +190,7 @@ const rows: readonly Row[] = [
     then: retry(laterPage, 'error', 'backoff'),
   },
   {
-    behaviour: 'a 429 that outlasted the client\'s own retries on a list page backs off and asks the same page again',
+    behaviour: "a 429 that outlasted the client's own retries on a list page backs off and asks the same page again",
     when: { state: laterPage, error: throttled, kind: 'not-yet' },
     then: retry(laterPage, 'error', 'backoff'),
   },
@@ -274,7 +274,12 @@ for (const { behaviour, when, then } of rows) {
 }
 
 test('after a failure that counts, the history has one more failure, no health time, and the reason', () => {
-  const history: FailureHistory = { consecutiveFailures: 2, healthySinceMs: 5, lastReason: 'error', watchEventSinceFailure: true };
+  const history: FailureHistory = {
+    consecutiveFailures: 2,
+    healthySinceMs: 5,
+    lastReason: 'error',
+    watchEventSinceFailure: true,
+  };
   const decision = afterFailure({ state: watching, failure: 'gone', history, nowMs: NOW, backoffResetMs: 120_000 });
   assert.equal(decision.kind, 'retry');
   const expected: FailureHistory = { ...NO_FAILURES, consecutiveFailures: 3, lastReason: 'gone' };

@@ -9,15 +9,32 @@ import { Watcher, type WatcherEvent, type WatcherOptions } from './watcher.js';
 import { FakeListerWatcher, apiError, gone } from './testing/fake-lister-watcher.js';
 import type { ListerWatcher, ListerWatchEvent } from './lister-watcher.js';
 
-const cm = (name: string, data = '1'): KubeObject & { data: Record<string, string> } => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v: data } });
+const cm = (name: string, data = '1'): KubeObject & { data: Record<string, string> } => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns' },
+  data: { v: data },
+});
 
 function run(lw: ListerWatcher<KubeObject>, options: WatcherOptions = {}) {
   const clock = new FakeClock(0);
   const events: WatcherEvent<KubeObject>[] = [];
-  const watcher = new Watcher(lw, (e) => events.push(e), { clock, random: () => 0, backoff: { jitter: 0 }, ...options });
+  const watcher = new Watcher(lw, (e) => events.push(e), {
+    clock,
+    random: () => 0,
+    backoff: { jitter: 0 },
+    ...options,
+  });
   const ac = new AbortController();
   const done = watcher.start(ac.signal);
-  const summary = () => events.map((e) => ('object' in e ? `${e.type}:${e.object.metadata?.name}` : e.type === 'LIST_PAGE' ? `PAGE:${e.items.length}` : e.type));
+  const summary = () =>
+    events.map((e) =>
+      'object' in e
+        ? `${e.type}:${e.object.metadata?.name}`
+        : e.type === 'LIST_PAGE'
+          ? `PAGE:${e.items.length}`
+          : e.type,
+    );
   const stop = async () => {
     ac.abort();
     await done;
@@ -30,7 +47,9 @@ test('the first list asks resourceVersion 0 with a page limit, then watches from
   const r = run(lw, { pageSize: 7, random: () => 0.5 });
   await r.clock.advance(0);
   assert.deepEqual(lw.listCalls, [{ limit: 7, resourceVersion: '0' }]);
-  assert.deepEqual(lw.watchCalls, [{ resourceVersion: lw.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 450 }]);
+  assert.deepEqual(lw.watchCalls, [
+    { resourceVersion: lw.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 450 },
+  ]);
   assert.deepEqual(r.summary(), ['LIST_BEGIN', 'PAGE:2', 'LIST_DONE']);
   assert.equal(r.watcher.health().state, 'watching');
   assert.equal(r.watcher.health().synced, true);
@@ -70,7 +89,10 @@ test('the watcher relists after 410 with a quorum paged read and emits a fresh l
     { limit: 2, continue: 'c1' },
   ]);
   const relist = r.events.slice(3);
-  assert.deepEqual(relist.map((e) => e.type), ['LIST_BEGIN', 'LIST_PAGE', 'LIST_PAGE', 'LIST_DONE']);
+  assert.deepEqual(
+    relist.map((e) => e.type),
+    ['LIST_BEGIN', 'LIST_PAGE', 'LIST_PAGE', 'LIST_DONE'],
+  );
   assert.deepEqual(relist[0], { type: 'LIST_BEGIN', quorum: true });
   assert.equal(r.watcher.health().lists, 2);
   assert.equal(lw.watchCalls.length, 2, 'the first 410 is acted on at once, without backoff');
@@ -107,7 +129,10 @@ test('any other error backs off 800 ms doubling to 30 s and retries forever, res
   }
   assert.deepEqual(delays, [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000, 30000, 30000, 30000, 30000]);
   assert.equal(lw.watchCalls.length, 14);
-  assert.ok(lw.watchCalls.every((c) => c.resourceVersion === rv), 'every retry resumes from the same RV');
+  assert.ok(
+    lw.watchCalls.every((c) => c.resourceVersion === rv),
+    'every retry resumes from the same RV',
+  );
   assert.equal(lw.listCalls.length, 1, 'no relist for a non-410 error');
   assert.equal(lw.openWatches, 1, 'finally watching again');
   const h = r.watcher.health();
@@ -171,7 +196,9 @@ test('a source that ignores the abort signal still cannot keep a stalled watch o
   const lw: ListerWatcher<KubeObject> = {
     list: () => Promise.resolve({ items: [], resourceVersion: '7' }),
     watch: () => ({
-      [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<ListerWatchEvent<KubeObject>>>(() => {}) }),
+      [Symbol.asyncIterator]: () => ({
+        next: () => new Promise<IteratorResult<ListerWatchEvent<KubeObject>>>(() => {}),
+      }),
     }),
   };
   let watches = 0;
@@ -245,10 +272,21 @@ test('an expired continue token restarts the list from scratch with a quorum rea
 
 test('"too large resource version" relists with a quorum read, as client-go does', async () => {
   const lw = new FakeListerWatcher([cm('a')]);
-  lw.failNext('list', new ApiError({ status: 504, reason: 'Timeout', message: 'Too large resource version: 9, current: 3', details: { causes: [{ reason: 'ResourceVersionTooLarge' }] } }));
+  lw.failNext(
+    'list',
+    new ApiError({
+      status: 504,
+      reason: 'Timeout',
+      message: 'Too large resource version: 9, current: 3',
+      details: { causes: [{ reason: 'ResourceVersionTooLarge' }] },
+    }),
+  );
   const r = run(lw);
   await r.clock.advance(0);
-  assert.deepEqual(lw.listCalls.map((c) => c.resourceVersion), ['0', undefined]);
+  assert.deepEqual(
+    lw.listCalls.map((c) => c.resourceVersion),
+    ['0', undefined],
+  );
   assert.equal(r.watcher.health().synced, true);
   await r.stop();
 });
@@ -279,11 +317,17 @@ test('a list page that never answers is abandoned after the list timeout and ask
     list: (o) => {
       calls++;
       if (calls === 1) {
-        return new Promise((_, reject) => o.signal?.addEventListener('abort', () => (aborted.push(true), reject(new Error('aborted')))));
+        return new Promise((_, reject) =>
+          o.signal?.addEventListener('abort', () => (aborted.push(true), reject(new Error('aborted')))),
+        );
       }
       return Promise.resolve({ items: [], resourceVersion: '1' });
     },
-    watch: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<ListerWatchEvent<KubeObject>>>(() => {}) }) }),
+    watch: () => ({
+      [Symbol.asyncIterator]: () => ({
+        next: () => new Promise<IteratorResult<ListerWatchEvent<KubeObject>>>(() => {}),
+      }),
+    }),
   };
   const r = run(lw, { listTimeoutMs: 10_000 });
   await r.clock.advance(9_999);
@@ -313,7 +357,10 @@ test('start resolves promptly when the signal aborts, whether watching, listing 
   await backingOff.stop();
   assert.equal(backingOff.clock.pendingTimers, 0, 'no timer left behind');
 
-  const hanging: ListerWatcher<KubeObject> = { list: () => new Promise(() => {}), watch: () => (async function* () {})() };
+  const hanging: ListerWatcher<KubeObject> = {
+    list: () => new Promise(() => {}),
+    watch: () => (async function* () {})(),
+  };
   const listing = run(hanging);
   await listing.clock.advance(0);
   assert.equal(listing.watcher.health().state, 'listing');
@@ -374,11 +421,28 @@ test('a 403 on list and watch (RBAC not granted yet) is retried with backoff unt
 
 test('invalid watcher options are refused at construction, naming the option', () => {
   const lw = new FakeListerWatcher<KubeObject>([]);
-  for (const [option, value] of [['pageSize', -1], ['pageSize', 1.5], ['minWatchTimeoutMs', 999], ['stallMarginMs', -1], ['listTimeoutMs', 0]] as const) {
-    assert.throws(() => new Watcher(lw, () => {}, { [option]: value }), (e: unknown) => e instanceof InvalidOptionError && e.option === option, option);
+  for (const [option, value] of [
+    ['pageSize', -1],
+    ['pageSize', 1.5],
+    ['minWatchTimeoutMs', 999],
+    ['stallMarginMs', -1],
+    ['listTimeoutMs', 0],
+  ] as const) {
+    assert.throws(
+      () => new Watcher(lw, () => {}, { [option]: value }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === option,
+      option,
+    );
   }
-  for (const [option, backoff] of [['backoff.maxMs', { maxMs: 1 }], ['backoff.maxAttempts', { maxAttempts: 3 }]] as const) {
-    assert.throws(() => new Watcher(lw, () => {}, { backoff }), (e: unknown) => e instanceof InvalidOptionError && e.option === option, option);
+  for (const [option, backoff] of [
+    ['backoff.maxMs', { maxMs: 1 }],
+    ['backoff.maxAttempts', { maxAttempts: 3 }],
+  ] as const) {
+    assert.throws(
+      () => new Watcher(lw, () => {}, { backoff }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === option,
+      option,
+    );
   }
 });
 

@@ -39,7 +39,12 @@ import type { KubeObject } from '../core/object-key.js';
 import type { Registry } from 'prom-client';
 import { informerMetrics, type InformerMetrics } from './cache-metrics.js';
 import { ListTimeoutError, WatchClosedEarlyError, WatchListProtocolError, WatchStalledError } from './errors.js';
-import { INITIAL_EVENTS_END_ANNOTATION, type ListerListPage, type ListerWatcher, type ListerWatchEvent } from './lister-watcher.js';
+import {
+  INITIAL_EVENTS_END_ANNOTATION,
+  type ListerListPage,
+  type ListerWatcher,
+  type ListerWatchEvent,
+} from './lister-watcher.js';
 import { afterProgress, initialState, NO_FAILURES, type FailureHistory, type WatcherState } from './watcher-state.js';
 import { afterFailure, classifyFailure, type FailureDecision } from './watcher-step.js';
 
@@ -55,7 +60,13 @@ export const DEFAULT_STALL_MARGIN_MS = 30_000;
  * After any failure: 800 ms doubling to 30 s, ±20% jitter, and no last attempt (a watcher never
  * gives up; `backoff.maxAttempts` other than Infinity is refused).
  */
-export const DEFAULT_WATCH_BACKOFF: ResolvedBackoff = Object.freeze({ initialMs: 800, maxMs: 30_000, factor: 2, jitter: 0.2, maxAttempts: Infinity });
+export const DEFAULT_WATCH_BACKOFF: ResolvedBackoff = Object.freeze({
+  initialMs: 800,
+  maxMs: 30_000,
+  factor: 2,
+  jitter: 0.2,
+  maxAttempts: Infinity,
+});
 /** Health needed before the backoff starts over from its initial delay. @defaultValue 120_000 */
 export const DEFAULT_BACKOFF_RESET_MS = 120_000;
 /**
@@ -223,13 +234,15 @@ export class Watcher<T extends KubeObject> {
     this.minWatchDurationMs = options.minWatchDurationMs ?? DEFAULT_MIN_WATCH_DURATION_MS;
     this.listTimeoutMs = options.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS;
     this.watchListEnabled = options.watchList ?? DEFAULT_WATCH_LIST;
-    if (!(Number.isInteger(this.pageSize) && this.pageSize >= 0)) throw new InvalidOptionError('pageSize', 'must be an integer >= 0 (0: no limit)');
+    if (!(Number.isInteger(this.pageSize) && this.pageSize >= 0))
+      throw new InvalidOptionError('pageSize', 'must be an integer >= 0 (0: no limit)');
     // Below 1 s the server would get timeoutSeconds=0, which means its own (long) default.
     if (!(this.minWatchTimeoutMs >= 1000)) throw new InvalidOptionError('minWatchTimeoutMs', 'must be >= 1000');
     if (!(this.stallMarginMs >= 0)) throw new InvalidOptionError('stallMarginMs', 'must be >= 0');
     if (!(this.listTimeoutMs > 0)) throw new InvalidOptionError('listTimeoutMs', 'must be > 0');
     const backoff = resolveBackoff(DEFAULT_WATCH_BACKOFF, options.backoff);
-    if (backoff.maxAttempts !== Infinity) throw new InvalidOptionError('backoff.maxAttempts', 'a watcher never gives up: leave it unset');
+    if (backoff.maxAttempts !== Infinity)
+      throw new InvalidOptionError('backoff.maxAttempts', 'a watcher never gives up: leave it unset');
     this.backoff = new ExponentialBackoff({ ...backoff, random: this.random });
   }
 
@@ -397,7 +410,8 @@ export class Watcher<T extends KubeObject> {
       this.listDone(ev.object.metadata.resourceVersion);
       return;
     }
-    if (ev.type === 'DELETED') throw new WatchListProtocolError('a DELETED event before the initial-events-end bookmark');
+    if (ev.type === 'DELETED')
+      throw new WatchListProtocolError('a DELETED event before the initial-events-end bookmark');
     initial.page.push(ev.object);
     if (initial.page.length >= (this.pageSize || DEFAULT_PAGE_SIZE)) this.flushInitialPage(initial);
   }
@@ -437,7 +451,13 @@ export class Watcher<T extends KubeObject> {
       const stream = this.lw.watch(
         initial
           ? // No resourceVersion: the initial state is a consistent read, as client-go's watch-list.
-            { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal }
+            {
+              sendInitialEvents: true,
+              resourceVersionMatch: 'NotOlderThan',
+              allowWatchBookmarks: true,
+              timeoutSeconds,
+              signal: controller.signal,
+            }
           : { resourceVersion, allowWatchBookmarks: true, timeoutSeconds, signal: controller.signal },
       );
       iterator = stream[Symbol.asyncIterator]();
@@ -480,7 +500,9 @@ export class Watcher<T extends KubeObject> {
       return { failedAt: here(), error: new WatchClosedEarlyError(durationMs) };
     }
     if (initial && !initial.ended) {
-      const error = new WatchListProtocolError(`the watch closed after ${received} events, before the initial-events-end bookmark`);
+      const error = new WatchListProtocolError(
+        `the watch closed after ${received} events, before the initial-events-end bookmark`,
+      );
       return { failedAt: here(), error };
     }
     this.logger.debug({ resourceVersion, received }, 'watch closed; resuming');

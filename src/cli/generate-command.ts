@@ -31,16 +31,21 @@ const GENERATE: Record<GenerateTarget, (config: OperatorProjectConfig) => Promis
 /** Runs one generate target; returns the written paths (relative to `cwd`). */
 export async function runGenerate(target: GenerateTarget, options: GenerateCommandOptions): Promise<string[]> {
   const { path, config } = await loadConfig(findConfig(options.cwd, options.config));
-  const outDir = options.out !== undefined ? resolve(options.cwd, options.out) : resolve(dirname(path), config.outDir ?? DEFAULT_OUT_DIR);
+  const outDir =
+    options.out !== undefined
+      ? resolve(options.cwd, options.out)
+      : resolve(dirname(path), config.outDir ?? DEFAULT_OUT_DIR);
   let files: GeneratedFile[];
   try {
     files = await GENERATE[target](config);
   } catch (error) {
     // The library's own errors name what is wrong in the config (a kind, a controller declaration).
-    if (error instanceof OperatorRuntimeError) throw new CliUsageError(`config ${path}: ${error.message}`, { cause: error });
+    if (error instanceof OperatorRuntimeError)
+      throw new CliUsageError(`config ${path}: ${error.message}`, { cause: error });
     throw error;
   }
-  if (files.length === 0) throw new CliUsageError(`config ${path} defines nothing to generate for "${target}" (no kinds)`);
+  if (files.length === 0)
+    throw new CliUsageError(`config ${path} defines nothing to generate for "${target}" (no kinds)`);
   await writeFilesAtomically(outDir, files);
   return files.map((f) => relative(options.cwd, resolve(outDir, f.path)) || f.path);
 }

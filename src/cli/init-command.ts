@@ -39,7 +39,11 @@ export async function runInit(options: InitOptions): Promise<InitResult> {
   if (existing.length > 0) throw new CliUsageError(`the target folder is not empty: ${target}`);
   const config = scaffoldProjectConfig(names);
   const manifests = await generateManifests(config);
-  const files: FileToWrite[] = [...projectFiles(names), ...sourceFiles(names), ...manifests.map((f) => ({ path: `config/${f.path}`, content: f.content }))];
+  const files: FileToWrite[] = [
+    ...projectFiles(names),
+    ...sourceFiles(names),
+    ...manifests.map((f) => ({ path: `config/${f.path}`, content: f.content })),
+  ];
   await createFolderAtomically(target, files);
   return { dir: options.dir, files: files.map((f) => f.path) };
 }

@@ -14,7 +14,12 @@ import type { OperatorProjectConfig } from '../codegen/config.js';
 import { validateProjectConfig } from '../codegen/generate.js';
 import { CliUsageError } from './cli-error.js';
 
-export const CONFIG_FILE_NAMES = ['operator-runtime.config.ts', 'operator-runtime.config.mts', 'operator-runtime.config.js', 'operator-runtime.config.mjs'] as const;
+export const CONFIG_FILE_NAMES = [
+  'operator-runtime.config.ts',
+  'operator-runtime.config.mts',
+  'operator-runtime.config.js',
+  'operator-runtime.config.mjs',
+] as const;
 
 const isTypeScript = (path: string) => /\.(c|m)?ts$/.test(path);
 
@@ -45,13 +50,19 @@ async function registerTsx(configPath: string): Promise<void> {
   try {
     packageJson = from.resolve('tsx/package.json');
   } catch (error) {
-    throw new CliUsageError(`loading ${configPath} needs tsx: npm install --save-dev tsx (or write the config as .mjs)`, { cause: error });
+    throw new CliUsageError(
+      `loading ${configPath} needs tsx: npm install --save-dev tsx (or write the config as .mjs)`,
+      { cause: error },
+    );
   }
-  const manifest = JSON.parse(await readFile(packageJson, 'utf8')) as { exports?: Record<string, { import?: { default?: string } }> };
+  const manifest = JSON.parse(await readFile(packageJson, 'utf8')) as {
+    exports?: Record<string, { import?: { default?: string } }>;
+  };
   const entry = manifest.exports?.['./esm/api']?.import?.default;
   if (!entry) throw new CliUsageError(`the tsx at ${dirname(packageJson)} has no ESM API (tsx ≥ 4 is needed)`);
   const api = (await import(pathToFileURL(join(dirname(packageJson), entry)).href)) as { register?: () => unknown };
-  if (typeof api.register !== 'function') throw new CliUsageError(`the tsx at ${dirname(packageJson)} has no register() (tsx ≥ 4 is needed)`);
+  if (typeof api.register !== 'function')
+    throw new CliUsageError(`the tsx at ${dirname(packageJson)} has no register() (tsx ≥ 4 is needed)`);
   api.register();
   tsxRegistered = true;
 }

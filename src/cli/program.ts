@@ -30,7 +30,8 @@ export function cliVersion(): string {
 const GENERATE_HELP: Record<GenerateTarget, string> = {
   crds: 'write crd.yaml: one CustomResourceDefinition per kind in the config',
   rbac: "write rbac.yaml: the roles the manager's controllers declare, bound to the operator's ServiceAccount",
-  manifests: 'write the whole Kustomize base: CRDs, RBAC, Namespace, ServiceAccount, Deployment, metrics Service, NetworkPolicy, webhooks (when registered), kustomization.yaml',
+  manifests:
+    'write the whole Kustomize base: CRDs, RBAC, Namespace, ServiceAccount, Deployment, metrics Service, NetworkPolicy, webhooks (when registered), kustomization.yaml',
 };
 
 function buildProgram(io: CliIo): Command {
@@ -47,12 +48,18 @@ function buildProgram(io: CliIo): Command {
     })
     .showSuggestionAfterError(true);
 
-  const generate = program.command('generate').description('write manifests from operator-runtime.config.ts').usage('<crds|rbac|manifests> [options]');
+  const generate = program
+    .command('generate')
+    .description('write manifests from operator-runtime.config.ts')
+    .usage('<crds|rbac|manifests> [options]');
   for (const target of GENERATE_TARGETS) {
     generate
       .command(target)
       .description(GENERATE_HELP[target])
-      .option('-c, --config <file>', 'the project config (default: operator-runtime.config.{ts,mts,js,mjs} in the current folder)')
+      .option(
+        '-c, --config <file>',
+        'the project config (default: operator-runtime.config.{ts,mts,js,mjs} in the current folder)',
+      )
       .option('-o, --out <dir>', "output folder (default: the config's outDir, else config/ beside the config)")
       .action(async (options: { config?: string; out?: string }) => {
         const written = await runGenerate(target, { cwd: io.cwd, ...options });
@@ -66,10 +73,17 @@ function buildProgram(io: CliIo): Command {
     .argument('<dir>', 'the folder to create')
     .addOption(new Option('--group <group>', 'API group of the custom kind').default('example.com'))
     .addOption(new Option('--kind <kind>', 'the custom kind, PascalCase').default('Widget'))
-    .addOption(new Option('--name <name>', 'the operator name, a DNS label: package, namespace <name>-system, ServiceAccount, Deployment (default: from the folder name)'))
+    .addOption(
+      new Option(
+        '--name <name>',
+        'the operator name, a DNS label: package, namespace <name>-system, ServiceAccount, Deployment (default: from the folder name)',
+      ),
+    )
     .action(async (dir: string, options: { group: string; kind: string; name?: string }) => {
       const result = await runInit({ cwd: io.cwd, dir, ...options });
-      io.stdout(`created ${result.dir} (${result.files.length} files)\nnext: cd ${result.dir} && npm install && npm test\n`);
+      io.stdout(
+        `created ${result.dir} (${result.files.length} files)\nnext: cd ${result.dir} && npm install && npm test\n`,
+      );
     });
   addTestenvCommand(program, io);
   return program;
@@ -104,7 +118,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return USAGE_EXIT_CODE;
     }
     // An unknown command fails even with --version: parsed without the flag, commander names it.
-    const args = argv.some((a) => VERSION_FLAGS.has(a)) && namesUnknownCommand(program, argv) ? argv.filter((a) => !VERSION_FLAGS.has(a)) : argv;
+    const args =
+      argv.some((a) => VERSION_FLAGS.has(a)) && namesUnknownCommand(program, argv)
+        ? argv.filter((a) => !VERSION_FLAGS.has(a))
+        : argv;
     await program.parseAsync([...args], { from: 'user' });
     return 0;
   } catch (error) {

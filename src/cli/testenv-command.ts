@@ -25,25 +25,34 @@ export function isTestenvFailure(error: unknown): error is EnvtestError | Binari
   return error instanceof EnvtestError || error instanceof BinariesNotFoundError;
 }
 
-const INDEX_HELP = 'the envtest release index (default: OPERATOR_RUNTIME_ENVTEST_INDEX, else controller-tools\' envtest-releases.yaml); https, or http on loopback';
+const INDEX_HELP =
+  "the envtest release index (default: OPERATOR_RUNTIME_ENVTEST_INDEX, else controller-tools' envtest-releases.yaml); https, or http on loopback";
 const VERSION_HELP = 'a version or selector, as setup-envtest: 1.30.0, 1.30.x, ~1.30.2, <1.31 (default: the newest)';
 
 export function addTestenvCommand(program: Command, io: TestenvIo): void {
   const progress = io.progress ?? { isTTY: false, write: io.stderr };
   // An empty --index or version argument counts as not given.
-  const common = (options: { index?: string }) => ({ progress, ...omitUndefined({ env: io.env, indexUrl: options.index || undefined }) });
+  const common = (options: { index?: string }) => ({
+    progress,
+    ...omitUndefined({ env: io.env, indexUrl: options.index || undefined }),
+  });
   const testenv = program
     .command('testenv')
-    .description("control-plane binaries for TestEnv: envtest's etcd and kube-apiserver, downloaded and verified into the cache")
+    .description(
+      "control-plane binaries for TestEnv: envtest's etcd and kube-apiserver, downloaded and verified into the cache",
+    )
     .usage('<install|list|use|cleanup> [version] [options]');
 
   testenv
     .command('install')
-    .description('download a version into the cache (verified against the index\'s sha512) and print its folder')
+    .description("download a version into the cache (verified against the index's sha512) and print its folder")
     .argument('[version]', VERSION_HELP)
     .option('--index <url>', INDEX_HELP)
     .action(async (version: string | undefined, options: { index?: string }) => {
-      const installed = await installEnvtest({ ...common(options), ...omitUndefined({ version: version || undefined }) });
+      const installed = await installEnvtest({
+        ...common(options),
+        ...omitUndefined({ version: version || undefined }),
+      });
       io.stdout(`${installed.dir}\n`);
     });
 
@@ -54,42 +63,61 @@ export function addTestenvCommand(program: Command, io: TestenvIo): void {
     .option('--index <url>', INDEX_HELP)
     .option('-i, --installed', 'only what is installed (no index)')
     .action(async (version: string | undefined, options: { index?: string; installed?: boolean }) => {
-      const listing = await listEnvtest({ ...common(options), ...omitUndefined({ version: version || undefined }), installedOnly: !!options.installed });
+      const listing = await listEnvtest({
+        ...common(options),
+        ...omitUndefined({ version: version || undefined }),
+        installedOnly: !!options.installed,
+      });
       const installedVersions = new Set(listing.installed.map((i) => i.version));
-      for (const item of listing.installed) io.stdout(`(installed)  v${item.version}  ${item.platform.os}/${item.platform.arch}  ${item.dir}${item.store === 'setup-envtest' ? "  (setup-envtest's store)" : ''}\n`);
+      for (const item of listing.installed)
+        io.stdout(
+          `(installed)  v${item.version}  ${item.platform.os}/${item.platform.arch}  ${item.dir}${item.store === 'setup-envtest' ? "  (setup-envtest's store)" : ''}\n`,
+        );
       for (const archive of listing.available) {
-        if (!installedVersions.has(archive.version)) io.stdout(`(available)  v${archive.version}  ${archive.platform.os}/${archive.platform.arch}\n`);
+        if (!installedVersions.has(archive.version))
+          io.stdout(`(available)  v${archive.version}  ${archive.platform.os}/${archive.platform.arch}\n`);
       }
       if (listing.indexError) io.stderr(`warning: ${listing.indexError.message}\n`);
     });
 
   testenv
     .command('use')
-    .description('find binaries as TestEnv does, else download them (else, offline on Debian as root, build them from source); print where')
+    .description(
+      'find binaries as TestEnv does, else download them (else, offline on Debian as root, build them from source); print where',
+    )
     .argument('[version]', VERSION_HELP)
     .option('--index <url>', INDEX_HELP)
     .option('-i, --installed-only', 'never download')
     .option('-p, --print-path', 'print only the folder (for KUBEBUILDER_ASSETS=$(…))')
-    .option('--no-source-build', 'never fall back to building from Debian\'s source')
-    .action(async (version: string | undefined, options: { index?: string; installedOnly?: boolean; printPath?: boolean; sourceBuild: boolean }) => {
-      // The scaffold's pretest: tests against the user's own cluster need no binaries, so none are fetched.
-      if (!options.printPath && existingClusterOption(undefined, io.env ?? process.env)) {
-        io.stdout(`${USE_EXISTING_CLUSTER_ENV} is set: TestEnv uses your cluster, no control-plane binaries needed\n`);
-        return;
-      }
-      const used = await useEnvtest({
-        ...common(options),
-        ...omitUndefined({ version: version || undefined }),
-        installedOnly: !!options.installedOnly,
-        sourceBuild: options.sourceBuild,
-      });
-      if (options.printPath) {
-        io.stdout(`${used.dir}\n`);
-        return;
-      }
-      io.stdout(`control plane${used.version ? ` v${used.version}` : ''} from ${used.source}: ${used.dir}\n`);
-      io.stdout(`TestEnv finds it by itself; to pin it (or for other tools): export OPERATOR_RUNTIME_ASSETS=${used.dir}\n`);
-    });
+    .option('--no-source-build', "never fall back to building from Debian's source")
+    .action(
+      async (
+        version: string | undefined,
+        options: { index?: string; installedOnly?: boolean; printPath?: boolean; sourceBuild: boolean },
+      ) => {
+        // The scaffold's pretest: tests against the user's own cluster need no binaries, so none are fetched.
+        if (!options.printPath && existingClusterOption(undefined, io.env ?? process.env)) {
+          io.stdout(
+            `${USE_EXISTING_CLUSTER_ENV} is set: TestEnv uses your cluster, no control-plane binaries needed\n`,
+          );
+          return;
+        }
+        const used = await useEnvtest({
+          ...common(options),
+          ...omitUndefined({ version: version || undefined }),
+          installedOnly: !!options.installedOnly,
+          sourceBuild: options.sourceBuild,
+        });
+        if (options.printPath) {
+          io.stdout(`${used.dir}\n`);
+          return;
+        }
+        io.stdout(`control plane${used.version ? ` v${used.version}` : ''} from ${used.source}: ${used.dir}\n`);
+        io.stdout(
+          `TestEnv finds it by itself; to pin it (or for other tools): export OPERATOR_RUNTIME_ASSETS=${used.dir}\n`,
+        );
+      },
+    );
 
   testenv
     .command('cleanup')

@@ -34,7 +34,10 @@ describe('writing generated files all-or-nothing', () => {
     await writeFilesAtomically(target, [{ path: 'a.yaml', content: 'new\n' }]);
     assert.equal(await readFile(join(target, 'a.yaml'), 'utf8'), 'new\n');
     assert.equal(await readFile(join(target, 'Dockerfile'), 'utf8'), 'FROM x\n');
-    assert.deepEqual((await readdir(root)).filter((n) => n.includes('operator-runtime-')), []);
+    assert.deepEqual(
+      (await readdir(root)).filter((n) => n.includes('operator-runtime-')),
+      [],
+    );
   });
 
   test('a failure halfway through the renames puts back the files already replaced', async () => {
@@ -51,17 +54,29 @@ describe('writing generated files all-or-nothing', () => {
     );
     assert.equal(await readFile(join(target, 'a.yaml'), 'utf8'), 'old\n', 'the first file was restored');
     assert.deepEqual((await readdir(target)).sort(), ['a.yaml', 'sub']);
-    assert.deepEqual((await readdir(root)).filter((n) => n.includes('operator-runtime-')), []);
+    assert.deepEqual(
+      (await readdir(root)).filter((n) => n.includes('operator-runtime-')),
+      [],
+    );
   });
 
   test('a target below a regular file is refused before anything is written', async () => {
     await writeFile(join(root, 'plain-file'), 'x');
-    await assert.rejects(writeFilesAtomically(join(root, 'plain-file/config'), [{ path: 'a.yaml', content: '' }]), /cannot write to .*plain-file\/config \((ENOTDIR|EEXIST)\)/);
+    await assert.rejects(
+      writeFilesAtomically(join(root, 'plain-file/config'), [{ path: 'a.yaml', content: '' }]),
+      /cannot write to .*plain-file\/config \((ENOTDIR|EEXIST)\)/,
+    );
   });
 
   test('paths outside the target are refused', async () => {
-    await assert.rejects(writeFilesAtomically(join(root, 'x'), [{ path: '../escape.yaml', content: '' }]), /outside the target folder: \.\.\/escape\.yaml/);
-    await assert.rejects(writeFilesAtomically(join(root, 'x'), [{ path: '/etc/passwd', content: '' }]), /outside the target folder/);
+    await assert.rejects(
+      writeFilesAtomically(join(root, 'x'), [{ path: '../escape.yaml', content: '' }]),
+      /outside the target folder: \.\.\/escape\.yaml/,
+    );
+    await assert.rejects(
+      writeFilesAtomically(join(root, 'x'), [{ path: '/etc/passwd', content: '' }]),
+      /outside the target folder/,
+    );
   });
 
   test('createFolderAtomically fills an empty folder and refuses a non-empty one untouched', async () => {
@@ -71,7 +86,10 @@ describe('writing generated files all-or-nothing', () => {
     assert.deepEqual(await readdir(empty), ['README.md']);
     await assert.rejects(createFolderAtomically(empty, [{ path: 'other.md', content: '' }]), /cannot write to .*empty/);
     assert.deepEqual(await readdir(empty), ['README.md']);
-    assert.deepEqual((await readdir(root)).filter((n) => n.includes('operator-runtime-')), []);
+    assert.deepEqual(
+      (await readdir(root)).filter((n) => n.includes('operator-runtime-')),
+      [],
+    );
   });
 
   test('a set naming one path twice is refused before anything is written (the later would silently replace the earlier)', async () => {
@@ -83,7 +101,9 @@ describe('writing generated files all-or-nothing', () => {
           { path: 'README.md', content: '' },
           { path: './src//main.ts', content: 'the process entry\n' },
         ]),
-        (error: unknown) => error instanceof CliUsageError && /refusing to write \.\/src\/\/main\.ts twice in one set of files; nothing was written/.test(error.message),
+        (error: unknown) =>
+          error instanceof CliUsageError &&
+          /refusing to write \.\/src\/\/main\.ts twice in one set of files; nothing was written/.test(error.message),
       );
       await assert.rejects(readdir(target), { code: 'ENOENT' });
     }
@@ -94,6 +114,11 @@ describe('writing generated files all-or-nothing', () => {
       ]),
       /refusing to write config both as a file and as the folder of config\/crd\.yaml/,
     );
-    assert.deepEqual((await readdir(root)).filter((n) => n.includes('operator-runtime-') || n.startsWith('duplicate-') || n === 'file-and-folder'), []);
+    assert.deepEqual(
+      (await readdir(root)).filter(
+        (n) => n.includes('operator-runtime-') || n.startsWith('duplicate-') || n === 'file-and-folder',
+      ),
+      [],
+    );
   });
 });

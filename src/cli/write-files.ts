@@ -31,12 +31,16 @@ function checkUnique(files: readonly FileToWrite[]): void {
   const seen = new Set<string>();
   for (const file of files) {
     const path = normalize(file.path);
-    if (seen.has(path)) throw new CliUsageError(`refusing to write ${file.path} twice in one set of files; nothing was written`);
+    if (seen.has(path))
+      throw new CliUsageError(`refusing to write ${file.path} twice in one set of files; nothing was written`);
     seen.add(path);
   }
   for (const path of seen) {
     for (let folder = dirname(path); folder !== '.' && folder !== dirname(folder); folder = dirname(folder)) {
-      if (seen.has(folder)) throw new CliUsageError(`refusing to write ${folder} both as a file and as the folder of ${path}; nothing was written`);
+      if (seen.has(folder))
+        throw new CliUsageError(
+          `refusing to write ${folder} both as a file and as the folder of ${path}; nothing was written`,
+        );
     }
   }
 }
@@ -46,7 +50,11 @@ function checkFiles(files: readonly FileToWrite[]): void {
   checkUnique(files);
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 function unwritable(target: string, error: unknown): CliUsageError {
   const code = (error as NodeJS.ErrnoException).code ?? 'error';

@@ -43,7 +43,16 @@ const bodyArb = fc.oneof(
       reason: fc.oneof(fc.constantFrom('NotFound', 'Conflict', 'Expired', ''), fc.anything()),
       message: fc.oneof(leakyText, fc.anything()),
       details: fc.oneof(
-        fc.record({ causes: fc.oneof(fc.array(fc.record({ message: fc.oneof(leakyText, fc.anything()), field: fc.string() })), fc.anything()), retryAfterSeconds: fc.anything() }, { requiredKeys: [] }),
+        fc.record(
+          {
+            causes: fc.oneof(
+              fc.array(fc.record({ message: fc.oneof(leakyText, fc.anything()), field: fc.string() })),
+              fc.anything(),
+            ),
+            retryAfterSeconds: fc.anything(),
+          },
+          { requiredKeys: [] },
+        ),
         fc.anything(),
       ),
     },

@@ -31,7 +31,11 @@ test('a Status body from the server is redacted the same way, including its caus
       code: 422,
       reason: 'Invalid',
       message: 'Secret "db" is invalid: proxy http://u:pw-SECRET@p:3128',
-      details: { name: 'db', kind: 'secrets', causes: [{ reason: 'FieldValueInvalid', field: 'data', message: 'Bearer tok-SECRET' }] },
+      details: {
+        name: 'db',
+        kind: 'secrets',
+        causes: [{ reason: 'FieldValueInvalid', field: 'data', message: 'Bearer tok-SECRET' }],
+      },
     },
     500,
   );
@@ -46,20 +50,39 @@ test('a Status body from the server is redacted the same way, including its caus
 
 test('ordinary API server messages pass unchanged', () => {
   const message = 'databases.example.com "db-1" not found';
-  const err = ApiError.fromStatus({ kind: 'Status', code: 404, reason: 'NotFound', message }, 404, { method: 'GET', path: '/apis/example.com/v1/databases/db-1' });
+  const err = ApiError.fromStatus({ kind: 'Status', code: 404, reason: 'NotFound', message }, 404, {
+    method: 'GET',
+    path: '/apis/example.com/v1/databases/db-1',
+  });
   assert.equal(err.message, `404 NotFound: ${message} (GET /apis/example.com/v1/databases/db-1)`);
   assert.ok(isNotFound(err));
 });
 
 test('a Status body of the wrong shape still gives a well-formed ApiError (a watch ERROR event carries whatever the server sent)', () => {
-  for (const body of [null, undefined, 'text', 42, [], { code: '503', reason: 7, message: { m: 1 }, details: 'x' }, { code: 99999 }, { code: 404.5 }, { details: { retryAfterSeconds: 'soon', causes: 'x' } }]) {
+  for (const body of [
+    null,
+    undefined,
+    'text',
+    42,
+    [],
+    { code: '503', reason: 7, message: { m: 1 }, details: 'x' },
+    { code: 99999 },
+    { code: 404.5 },
+    { details: { retryAfterSeconds: 'soon', causes: 'x' } },
+  ]) {
     const err = ApiError.fromStatus(body as never, 500);
     assert.ok(err instanceof ApiError);
     assert.ok(Number.isInteger(err.status) && err.status >= 100 && err.status <= 599, `status ${err.status}`);
     assert.equal(typeof err.reason, 'string');
     assert.equal(typeof err.message, 'string');
-    assert.ok(err.retryAfterMs === undefined || (Number.isFinite(err.retryAfterMs) && err.retryAfterMs >= 0), `retryAfterMs ${err.retryAfterMs}`);
-    assert.ok(err.details === undefined || (typeof err.details === 'object' && (err.details.causes === undefined || Array.isArray(err.details.causes))));
+    assert.ok(
+      err.retryAfterMs === undefined || (Number.isFinite(err.retryAfterMs) && err.retryAfterMs >= 0),
+      `retryAfterMs ${err.retryAfterMs}`,
+    );
+    assert.ok(
+      err.details === undefined ||
+        (typeof err.details === 'object' && (err.details.causes === undefined || Array.isArray(err.details.causes))),
+    );
   }
   assert.equal(ApiError.fromStatus({ code: 409, reason: 'Conflict' }, 500).status, 409);
   assert.equal(ApiError.fromStatus({ details: { retryAfterSeconds: 3 } }, 429).retryAfterMs, 3000);

@@ -54,7 +54,9 @@ export class ApiError extends OperatorRuntimeError {
     this.status = init.status;
     this.reason = reason;
     this.details = redactDetails(init.details);
-    this.retryAfterMs = init.retryAfterMs ?? (init.details?.retryAfterSeconds !== undefined ? init.details.retryAfterSeconds * 1000 : undefined);
+    this.retryAfterMs =
+      init.retryAfterMs ??
+      (init.details?.retryAfterSeconds !== undefined ? init.details.retryAfterSeconds * 1000 : undefined);
     this.method = init.method;
     this.path = init.path;
   }
@@ -63,7 +65,11 @@ export class ApiError extends OperatorRuntimeError {
    * From a metav1.Status body. The body is server data (a watch ERROR event's object can be anything),
    * so each field is used only if it has the declared type; the rest falls back or is dropped.
    */
-  static fromStatus(body: StatusBody, fallbackStatus: number, extra?: { method?: string; path?: string; retryAfterMs?: number }): ApiError {
+  static fromStatus(
+    body: StatusBody,
+    fallbackStatus: number,
+    extra?: { method?: string; path?: string; retryAfterMs?: number },
+  ): ApiError {
     const b: Record<string, unknown> = isRecord(body) ? body : {};
     const code = b.code;
     return new ApiError({
@@ -84,13 +90,16 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function sanitizeDetails(details: unknown): StatusDetails | undefined {
   if (!isRecord(details)) return undefined;
   const out: Record<string, unknown> = { ...details };
-  for (const key of ['name', 'group', 'kind', 'uid']) if (out[key] !== undefined && typeof out[key] !== 'string') delete out[key];
+  for (const key of ['name', 'group', 'kind', 'uid'])
+    if (out[key] !== undefined && typeof out[key] !== 'string') delete out[key];
   const retry = out.retryAfterSeconds;
-  if (retry !== undefined && !(typeof retry === 'number' && Number.isFinite(retry * 1000) && retry >= 0)) delete out.retryAfterSeconds;
+  if (retry !== undefined && !(typeof retry === 'number' && Number.isFinite(retry * 1000) && retry >= 0))
+    delete out.retryAfterSeconds;
   if (Array.isArray(out.causes)) {
     out.causes = out.causes.filter(isRecord).map((c) => {
       const cause: Record<string, unknown> = { ...c };
-      for (const key of ['reason', 'message', 'field']) if (cause[key] !== undefined && typeof cause[key] !== 'string') delete cause[key];
+      for (const key of ['reason', 'message', 'field'])
+        if (cause[key] !== undefined && typeof cause[key] !== 'string') delete cause[key];
       return cause;
     });
   } else {
@@ -104,34 +113,55 @@ function redactDetails(details: StatusDetails | undefined): StatusDetails | unde
   if (!details || !Array.isArray(details.causes)) return details;
   return {
     ...details,
-    causes: details.causes.map((c) => (c && typeof c.message === 'string' ? { ...c, message: redactCredentialText(c.message) } : c)),
+    causes: details.causes.map((c) =>
+      c && typeof c.message === 'string' ? { ...c, message: redactCredentialText(c.message) } : c,
+    ),
   };
 }
 
 /** Reasons Kubernetes assigns when the body did not carry one. */
 function reasonForStatus(status: number): string {
   switch (status) {
-    case 400: return 'BadRequest';
-    case 401: return 'Unauthorized';
-    case 403: return 'Forbidden';
-    case 404: return 'NotFound';
-    case 405: return 'MethodNotAllowed';
-    case 406: return 'NotAcceptable';
-    case 409: return 'Conflict';
-    case 410: return 'Expired';
-    case 413: return 'RequestEntityTooLarge';
-    case 415: return 'UnsupportedMediaType';
-    case 422: return 'Invalid';
-    case 429: return 'TooManyRequests';
-    case 500: return 'InternalError';
-    case 503: return 'ServiceUnavailable';
-    case 504: return 'Timeout';
-    default: return status >= 500 ? 'InternalError' : 'Unknown';
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 406:
+      return 'NotAcceptable';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Expired';
+    case 413:
+      return 'RequestEntityTooLarge';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return status >= 500 ? 'InternalError' : 'Unknown';
   }
 }
 
 function isApiError(err: unknown): err is ApiError {
-  return err instanceof ApiError || (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ERR_API');
+  return (
+    err instanceof ApiError ||
+    (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ERR_API')
+  );
 }
 
 export function apiErrorStatus(err: unknown): number | undefined {
@@ -139,10 +169,12 @@ export function apiErrorStatus(err: unknown): number | undefined {
 }
 
 export const isNotFound = (err: unknown): boolean => isApiError(err) && err.status === 404;
-export const isConflict = (err: unknown): boolean => isApiError(err) && err.status === 409 && err.reason !== 'AlreadyExists';
+export const isConflict = (err: unknown): boolean =>
+  isApiError(err) && err.status === 409 && err.reason !== 'AlreadyExists';
 export const isAlreadyExists = (err: unknown): boolean => isApiError(err) && err.reason === 'AlreadyExists';
 /** 410 Gone or the "Expired" reason: a resourceVersion or continue token is too old; relist. */
-export const isGone = (err: unknown): boolean => isApiError(err) && (err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone');
+export const isGone = (err: unknown): boolean =>
+  isApiError(err) && (err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone');
 export const isInvalid = (err: unknown): boolean => isApiError(err) && (err.status === 422 || err.reason === 'Invalid');
 export const isForbidden = (err: unknown): boolean => isApiError(err) && err.status === 403;
 export const isUnauthorized = (err: unknown): boolean => isApiError(err) && err.status === 401;

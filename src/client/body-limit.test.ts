@@ -20,8 +20,14 @@ after(async () => {
   await server.close();
 });
 
-const config = () => ({ server: server.url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'd' });
-const transport = (opts: TransportOptions = {}) => new Transport(config(), { random: () => 0, ...opts, backoff: { maxAttempts: 3, ...opts.backoff } });
+const config = () => ({
+  server: server.url,
+  tls: makeTlsConfig({ rejectUnauthorized: true }),
+  credential: new StaticTokenCredential('t'),
+  namespace: 'd',
+});
+const transport = (opts: TransportOptions = {}) =>
+  new Transport(config(), { random: () => 0, ...opts, backoff: { maxAttempts: 3, ...opts.backoff } });
 
 interface Sent {
   bytes: number;
@@ -33,7 +39,13 @@ interface Sent {
  * Streams `total` bytes of `fill` with backpressure and records how much was handed to the socket
  * and whether the body was sent to its end (a client that stopped reading closes the connection).
  */
-function streamBody(res: http.ServerResponse, status: number, total: number, fill: Buffer, headers: Record<string, string> = {}): Sent {
+function streamBody(
+  res: http.ServerResponse,
+  status: number,
+  total: number,
+  fill: Buffer,
+  headers: Record<string, string> = {},
+): Sent {
   const sent: Sent = { bytes: 0, finished: false, closed: Promise.resolve() };
   sent.closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
   res.on('finish', () => (sent.finished = true));
@@ -67,7 +79,10 @@ test('a response body beyond maxResponseBytes is cut off while it streams in, na
   assert.ok(err instanceof ResponseTooLargeError, String(err));
   assert.equal(err.code, 'ERR_RESPONSE_TOO_LARGE');
   assert.equal(err.limitBytes, 256 * 1024);
-  assert.match(err.message, /GET \/api\/v1\/namespaces\/d\/configmaps\?limit=500: response body exceeds 262144 bytes \(maxResponseBytes\)/);
+  assert.match(
+    err.message,
+    /GET \/api\/v1\/namespaces\/d\/configmaps\?limit=500: response body exceeds 262144 bytes \(maxResponseBytes\)/,
+  );
   await sent!.closed;
   assert.equal(sent!.finished, false, 'the client closed the connection instead of reading to the end');
   assert.ok(sent!.bytes < 40 * MIB, `server wrote ${sent!.bytes} bytes before the client hung up`);
@@ -90,7 +105,10 @@ test('a content-length above the limit fails before the body is read', async () 
     sent = streamBody(res, 200, 64 * MIB, spaces, { 'content-length': String(64 * MIB) });
   });
   const t = transport({ maxResponseBytes: MIB });
-  await assert.rejects(t.request({ method: 'GET', path: '/big' }), (e: unknown) => e instanceof ResponseTooLargeError && e.path === '/big');
+  await assert.rejects(
+    t.request({ method: 'GET', path: '/big' }),
+    (e: unknown) => e instanceof ResponseTooLargeError && e.path === '/big',
+  );
   await sent!.closed;
   assert.equal(sent!.finished, false);
   await t.close();
@@ -129,7 +147,10 @@ test('a watch answered with a huge error body throws the ApiError without readin
     sent = streamBody(res, 500, 200 * MIB, Buffer.alloc(64 * 1024, 'y'), { 'content-type': 'text/plain' });
   });
   const t = transport();
-  await assert.rejects(t.stream({ method: 'GET', path: '/w', bodyTimeoutMs: 0 }), (e: unknown) => e instanceof ApiError && e.status === 500);
+  await assert.rejects(
+    t.stream({ method: 'GET', path: '/w', bodyTimeoutMs: 0 }),
+    (e: unknown) => e instanceof ApiError && e.status === 500,
+  );
   await sent!.closed;
   assert.equal(sent!.finished, false);
   await t.close();
@@ -147,17 +168,29 @@ test('the watch line limit is set from KubeClient options: a longer line ends th
   server.handle((req, res) => {
     if (req.url === '/api/v1') {
       res.setHeader('content-type', 'application/json');
-      return void res.end(JSON.stringify({ kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['watch'] }] }));
+      return void res.end(
+        JSON.stringify({
+          kind: 'APIResourceList',
+          groupVersion: 'v1',
+          resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['watch'] }],
+        }),
+      );
     }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'small', resourceVersion: '1' } } }) + '\n');
-    res.end(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'big', resourceVersion: '2' }, data: { k: 'v'.repeat(8192) } } }) + '\n');
+    res.end(
+      JSON.stringify({
+        type: 'ADDED',
+        object: { metadata: { name: 'big', resourceVersion: '2' }, data: { k: 'v'.repeat(8192) } },
+      }) + '\n',
+    );
   });
   const client = new KubeClient(config(), { maxWatchLineBytes: 4096 });
   const names: string[] = [];
   await assert.rejects(
     (async () => {
-      for await (const e of client.watch<{ metadata: { name: string } }>({ apiVersion: 'v1', kind: 'ConfigMap' })) names.push(e.object.metadata.name);
+      for await (const e of client.watch<{ metadata: { name: string } }>({ apiVersion: 'v1', kind: 'ConfigMap' }))
+        names.push(e.object.metadata.name);
     })(),
     (e: unknown) => e instanceof WatchDecodeError && /exceeds 4096 bytes/.test(e.message),
   );
@@ -168,14 +201,23 @@ test('the watch line limit is set from KubeClient options: a longer line ends th
 test('readBodyLimited: a stream cut at the limit is destroyed; readBodyPrefix keeps the first bytes and never throws', async () => {
   const chunks = () => [Buffer.from('abc'), Buffer.from('def'), Buffer.from('ghi')];
   const s1 = Readable.from(chunks());
-  await assert.rejects(readBodyLimited(s1, 5, undefined, () => new ResponseTooLargeError('GET', '/p', 5)), ResponseTooLargeError);
+  await assert.rejects(
+    readBodyLimited(s1, 5, undefined, () => new ResponseTooLargeError('GET', '/p', 5)),
+    ResponseTooLargeError,
+  );
   assert.equal(s1.destroyed, true);
   assert.equal(await readBodyLimited(Readable.from(chunks()), 9, undefined, () => new Error('x')), 'abcdefghi');
   assert.equal(await readBodyLimited(Readable.from(chunks()), 9, '9', () => new Error('x')), 'abcdefghi');
-  await assert.rejects(readBodyLimited(Readable.from(chunks()), 8, '9', () => new ResponseTooLargeError('GET', '/p', 8)), ResponseTooLargeError);
+  await assert.rejects(
+    readBodyLimited(Readable.from(chunks()), 8, '9', () => new ResponseTooLargeError('GET', '/p', 8)),
+    ResponseTooLargeError,
+  );
   // A multi-byte character cut between chunks is decoded whole.
   const euro = Buffer.from('€');
-  assert.equal(await readBodyLimited(Readable.from([euro.subarray(0, 1), euro.subarray(1)]), 9, undefined, () => new Error('x')), '€');
+  assert.equal(
+    await readBodyLimited(Readable.from([euro.subarray(0, 1), euro.subarray(1)]), 9, undefined, () => new Error('x')),
+    '€',
+  );
   const s2 = Readable.from(chunks());
   assert.deepEqual(await readBodyPrefix(s2, 4), { text: 'abcd', truncated: true });
   assert.equal(s2.destroyed, true);

@@ -61,7 +61,10 @@ export class ResponseTooLargeError extends OperatorRuntimeError {
   readonly path: string;
   readonly limitBytes: number;
   constructor(method: string, path: string, limitBytes: number, what = 'response body', option = 'maxResponseBytes') {
-    super('ERR_RESPONSE_TOO_LARGE', `${method} ${path}: ${what} exceeds ${limitBytes} bytes (${option}); the rest was not read`);
+    super(
+      'ERR_RESPONSE_TOO_LARGE',
+      `${method} ${path}: ${what} exceeds ${limitBytes} bytes (${option}); the rest was not read`,
+    );
     this.method = method;
     this.path = path;
     this.limitBytes = limitBytes;
@@ -73,7 +76,10 @@ export class ResponseTooLargeError extends OperatorRuntimeError {
  * answers, where the status says what happened and a page of text is all a message can use.
  * Never throws; a body that fails midway yields what arrived before.
  */
-export async function readBodyPrefix(body: BodyStream, limitBytes: number): Promise<{ text: string; truncated: boolean }> {
+export async function readBodyPrefix(
+  body: BodyStream,
+  limitBytes: number,
+): Promise<{ text: string; truncated: boolean }> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   let truncated = false;
@@ -105,7 +111,12 @@ export async function readBodyPrefix(body: BodyStream, limitBytes: number): Prom
  * instead of living next to the text and a concatenated copy at the end (bench/hostile-response.bench.ts,
  * 30 MiB list: 200–217 MiB peak RSS, against 228–242 MiB when concatenating the bytes first).
  */
-export async function readBodyLimited(body: BodyStream, limitBytes: number, contentLength: string | string[] | undefined, tooLarge: () => Error): Promise<string> {
+export async function readBodyLimited(
+  body: BodyStream,
+  limitBytes: number,
+  contentLength: string | string[] | undefined,
+  tooLarge: () => Error,
+): Promise<string> {
   const declared = typeof contentLength === 'string' && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
   if (declared !== undefined && declared > limitBytes) {
     body.destroy();

@@ -24,22 +24,28 @@ export const REQUEST_DURATION_BUCKETS: readonly number[] = [0.005, 0.025, 0.1, 0
 
 /** prom-client metrics on `registry`; reuses the series when another client already registered them. */
 export function promClientMetrics(registry: Registry): ClientMetrics {
-  const requests = getOrCreate(registry, 'rest_client_requests_total', () =>
-    new Counter({
-      name: 'rest_client_requests_total',
-      help: 'Number of HTTP requests to the Kubernetes API server, partitioned by status code, method, and host.',
-      labelNames: ['code', 'method', 'host'],
-      registers: [registry],
-    }),
+  const requests = getOrCreate(
+    registry,
+    'rest_client_requests_total',
+    () =>
+      new Counter({
+        name: 'rest_client_requests_total',
+        help: 'Number of HTTP requests to the Kubernetes API server, partitioned by status code, method, and host.',
+        labelNames: ['code', 'method', 'host'],
+        registers: [registry],
+      }),
   );
-  const latency = getOrCreate(registry, 'rest_client_request_duration_seconds', () =>
-    new Histogram({
-      name: 'rest_client_request_duration_seconds',
-      help: 'Request latency in seconds, partitioned by method and host.',
-      labelNames: ['method', 'host'],
-      buckets: [...REQUEST_DURATION_BUCKETS],
-      registers: [registry],
-    }),
+  const latency = getOrCreate(
+    registry,
+    'rest_client_request_duration_seconds',
+    () =>
+      new Histogram({
+        name: 'rest_client_request_duration_seconds',
+        help: 'Request latency in seconds, partitioned by method and host.',
+        labelNames: ['method', 'host'],
+        buckets: [...REQUEST_DURATION_BUCKETS],
+        registers: [registry],
+      }),
   );
   return {
     observeRequest(s) {
@@ -49,7 +55,11 @@ export function promClientMetrics(registry: Registry): ClientMetrics {
   };
 }
 
-function getOrCreate<M extends Counter<string> | Histogram<string>>(registry: Registry, name: string, create: () => M): M {
+function getOrCreate<M extends Counter<string> | Histogram<string>>(
+  registry: Registry,
+  name: string,
+  create: () => M,
+): M {
   const existing = registry.getSingleMetric(name);
   if (existing) return existing as M;
   return create();

@@ -3,4 +3,12 @@
  * in operator-runtime/testing (in memory) and the manager's cache-backed delegating client. It is
  * composed from the role interfaces in `contracts.ts`; code that needs less asks for a role.
  */
-export type { Client, Reader, Writer, StatusWriter, StatusPatchOptions, ObjectWatcher, RestMapper } from './contracts.js';
+export type {
+  Client,
+  Reader,
+  Writer,
+  StatusWriter,
+  StatusPatchOptions,
+  ObjectWatcher,
+  RestMapper,
+} from './contracts.js';

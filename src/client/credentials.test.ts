@@ -45,7 +45,10 @@ test('a token file briefly missing mid-rotation keeps the last good token; missi
   await rm(file);
   clock.step(120_000);
   assert.deepEqual(await cred.get(), { authorization: 'Bearer good' });
-  await assert.rejects(new TokenFileCredential(file, { clock }).get(), (e: unknown) => e instanceof CredentialError && e.code === 'ERR_CREDENTIAL');
+  await assert.rejects(
+    new TokenFileCredential(file, { clock }).get(),
+    (e: unknown) => e instanceof CredentialError && e.code === 'ERR_CREDENTIAL',
+  );
 });
 
 test('concurrent reads at refresh time share one file read', async () => {
@@ -65,11 +68,18 @@ test('static credentials print as redacted and are not worth a retry after a 401
   }
 });
 
-test('a token file that is a FIFO or a device is a CredentialError at once, not a hang or an endless read', { timeout: 20_000 }, async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'tok-'));
-  const fifo = path.join(dir, 'fifo');
-  execFileSync('mkfifo', [fifo]);
-  for (const file of [fifo, '/dev/zero']) {
-    await assert.rejects(new TokenFileCredential(file, { clock: new FakeClock() }).get(), (e: unknown) => e instanceof CredentialError && /not a regular file/.test(e.message));
-  }
-});
+test(
+  'a token file that is a FIFO or a device is a CredentialError at once, not a hang or an endless read',
+  { timeout: 20_000 },
+  async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'tok-'));
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    for (const file of [fifo, '/dev/zero']) {
+      await assert.rejects(
+        new TokenFileCredential(file, { clock: new FakeClock() }).get(),
+        (e: unknown) => e instanceof CredentialError && /not a regular file/.test(e.message),
+      );
+    }
+  },
+);

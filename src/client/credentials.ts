@@ -91,7 +91,9 @@ export class BasicAuthCredential extends RedactedCredential {
   readonly #value: CredentialValue;
   constructor(username: string, password: string) {
     super();
-    this.#value = Object.freeze({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
+    this.#value = Object.freeze({
+      authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+    });
   }
   get(): Promise<CredentialValue> {
     return Promise.resolve(this.#value);

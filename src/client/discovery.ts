@@ -84,7 +84,8 @@ export class DiscoveryRestMapper {
       await this.refresh(type.apiVersion, signal);
     } catch (err) {
       // Name the kind that was asked for (a CRD-only server has no v1 at all: "ConfigMap in v1").
-      if (err instanceof NoKindMatchError && err.kind === '*') throw new NoKindMatchError(type.apiVersion, type.kind, 'the server does not serve this group-version');
+      if (err instanceof NoKindMatchError && err.kind === '*')
+        throw new NoKindMatchError(type.apiVersion, type.kind, 'the server does not serve this group-version');
       throw err;
     }
     const found = this.cached(type);
@@ -94,7 +95,8 @@ export class DiscoveryRestMapper {
 
   /** Drops cached mappings of one group-version (or all): the next lookup fetches again. */
   invalidate(apiVersion?: string): void {
-    for (const [key, m] of this.byKind) if (apiVersion === undefined || m.apiVersion === apiVersion) this.byKind.delete(key);
+    for (const [key, m] of this.byKind)
+      if (apiVersion === undefined || m.apiVersion === apiVersion) this.byKind.delete(key);
   }
 
   /**
@@ -113,7 +115,9 @@ export class DiscoveryRestMapper {
 
   private async fetch(apiVersion: string): Promise<void> {
     const { group, version } = parseApiVersion(apiVersion);
-    const path = group ? `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}` : `/api/${encodeURIComponent(version)}`;
+    const path = group
+      ? `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}`
+      : `/api/${encodeURIComponent(version)}`;
     this.fetches++;
     let list: ApiResourceList;
     try {
@@ -154,7 +158,6 @@ export class DiscoveryRestMapper {
     }
   }
 }
-
 
 function kindKey(apiVersion: string, kind: string): string {
   return `${apiVersion}\u0000${kind}`;

@@ -85,20 +85,27 @@ function operator(mode: 'wait' | 'exit', pidsFile: string) {
   });
 }
 
-test('regression: after the operator is killed with SIGKILL, the plugin and the process it started are gone', { timeout: 60_000 }, async () => {
-  const pidsFile = path.join(dir, 'kill9.json');
-  const op = operator('wait', pidsFile);
-  const exited = new Promise((r) => op.once('exit', r));
-  const pids = await pidsOf(pidsFile);
-  try {
-    assert.ok(alive(pids.plugin) && alive(pids.sleeper), 'the plugin tree runs');
-    op.kill('SIGKILL');
-    await exited;
-    await waitFor(() => !alive(pids.plugin) && !alive(pids.sleeper), 'the plugin tree to die after kill -9 of the operator');
-  } finally {
-    killBoth(pids);
-  }
-});
+test(
+  'regression: after the operator is killed with SIGKILL, the plugin and the process it started are gone',
+  { timeout: 60_000 },
+  async () => {
+    const pidsFile = path.join(dir, 'kill9.json');
+    const op = operator('wait', pidsFile);
+    const exited = new Promise((r) => op.once('exit', r));
+    const pids = await pidsOf(pidsFile);
+    try {
+      assert.ok(alive(pids.plugin) && alive(pids.sleeper), 'the plugin tree runs');
+      op.kill('SIGKILL');
+      await exited;
+      await waitFor(
+        () => !alive(pids.plugin) && !alive(pids.sleeper),
+        'the plugin tree to die after kill -9 of the operator',
+      );
+    } finally {
+      killBoth(pids);
+    }
+  },
+);
 
 test('regression: a clean abort followed by process.exit leaves no plugin behind', { timeout: 60_000 }, async () => {
   const pidsFile = path.join(dir, 'exit.json');
@@ -114,27 +121,41 @@ test('regression: a clean abort followed by process.exit leaves no plugin behind
   }
 });
 
-test('close() kills the running plugin\'s process group and fails its waiters with a CredentialError', { timeout: 60_000 }, async () => {
-  const pidsFile = path.join(dir, 'close.json');
-  const cred = new ExecCredentialPlugin(
-    { command: plugin, apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never' },
-    { env: { ...process.env, PIDS_FILE: pidsFile } },
-  );
-  const pending = cred.get();
-  const pids = await pidsOf(pidsFile);
-  try {
-    cred.close();
-    await assert.rejects(pending, (err: unknown) => err instanceof CredentialError && /closed/.test(err.message));
-    await waitFor(() => !alive(pids.plugin) && !alive(pids.sleeper), 'the plugin tree to die on close()', 3_000);
-  } finally {
-    killBoth(pids);
-  }
-});
+test(
+  "close() kills the running plugin's process group and fails its waiters with a CredentialError",
+  { timeout: 60_000 },
+  async () => {
+    const pidsFile = path.join(dir, 'close.json');
+    const cred = new ExecCredentialPlugin(
+      { command: plugin, apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never' },
+      { env: { ...process.env, PIDS_FILE: pidsFile } },
+    );
+    const pending = cred.get();
+    const pids = await pidsOf(pidsFile);
+    try {
+      cred.close();
+      await assert.rejects(pending, (err: unknown) => err instanceof CredentialError && /closed/.test(err.message));
+      await waitFor(() => !alive(pids.plugin) && !alive(pids.sleeper), 'the plugin tree to die on close()', 3_000);
+    } finally {
+      killBoth(pids);
+    }
+  },
+);
 
-test('closing the transport stops its credential (so the client\'s close stops a running plugin)', async () => {
+test("closing the transport stops its credential (so the client's close stops a running plugin)", async () => {
   let closed = 0;
-  const credential = { kind: 'exec', get: () => Promise.resolve({}), invalidate: () => false, close: () => void closed++ };
-  const t = new Transport({ server: 'https://127.0.0.1:1', tls: makeTlsConfig({ rejectUnauthorized: true }), credential, namespace: 'default' });
+  const credential = {
+    kind: 'exec',
+    get: () => Promise.resolve({}),
+    invalidate: () => false,
+    close: () => void closed++,
+  };
+  const t = new Transport({
+    server: 'https://127.0.0.1:1',
+    tls: makeTlsConfig({ rejectUnauthorized: true }),
+    credential,
+    namespace: 'default',
+  });
   await t.close();
   assert.equal(closed, 1);
 });

@@ -42,13 +42,22 @@ async function freshDir(): Promise<string> {
 }
 
 function config(over: Partial<ExecConfig> = {}): ExecConfig {
-  return { command: plugin, args: ['--flag'], apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never', ...over };
+  return {
+    command: plugin,
+    args: ['--flag'],
+    apiVersion: 'client.authentication.k8s.io/v1',
+    interactiveMode: 'Never',
+    ...over,
+  };
 }
 
 test('the plugin token is used and cached until its expirationTimestamp, then the plugin runs again', async () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const d = await freshDir();
-  const cred = new ExecCredentialPlugin(config(), { clock, env: { ...process.env, PLUGIN_DIR: d, EXPIRES: '2026-01-01T00:10:00Z' } });
+  const cred = new ExecCredentialPlugin(config(), {
+    clock,
+    env: { ...process.env, PLUGIN_DIR: d, EXPIRES: '2026-01-01T00:10:00Z' },
+  });
   assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-1' });
   clock.step(9 * 60_000);
   assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-1' });
@@ -71,22 +80,39 @@ test('concurrent requests share one plugin run', async () => {
   const cred = new ExecCredentialPlugin(config(), { env: { ...process.env, PLUGIN_DIR: d } });
   const values = await Promise.all([cred.get(), cred.get(), cred.get()]);
   assert.equal(cred.runs, 1);
-  assert.deepEqual(values.map((v) => v.authorization), ['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-1']);
+  assert.deepEqual(
+    values.map((v) => v.authorization),
+    ['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-1'],
+  );
 });
 
 test('the plugin gets args, env entries and KUBERNETES_EXEC_INFO, with cluster info only when asked', async () => {
   const d = await freshDir();
-  const cred = new ExecCredentialPlugin(config({ env: [{ name: 'EXTRA', value: 'x1' }], provideClusterInfo: true, apiVersion: 'client.authentication.k8s.io/v1beta1' }), {
-    env: { ...process.env, PLUGIN_DIR: d, ANSWER_VERSION: 'client.authentication.k8s.io/v1beta1' },
-    cluster: { server: 'https://h:1', 'certificate-authority-data': 'PEM' },
-  });
+  const cred = new ExecCredentialPlugin(
+    config({
+      env: [{ name: 'EXTRA', value: 'x1' }],
+      provideClusterInfo: true,
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+    }),
+    {
+      env: { ...process.env, PLUGIN_DIR: d, ANSWER_VERSION: 'client.authentication.k8s.io/v1beta1' },
+      cluster: { server: 'https://h:1', 'certificate-authority-data': 'PEM' },
+    },
+  );
   await cred.get();
-  const seen = JSON.parse(await readFile(path.join(d, 'seen.json'), 'utf8')) as { info: { apiVersion: string; spec: { interactive: boolean; cluster?: Record<string, string> } }; args: string[]; extra: string };
+  const seen = JSON.parse(await readFile(path.join(d, 'seen.json'), 'utf8')) as {
+    info: { apiVersion: string; spec: { interactive: boolean; cluster?: Record<string, string> } };
+    args: string[];
+    extra: string;
+  };
   assert.deepEqual(seen.args, ['--flag']);
   assert.equal(seen.extra, 'x1');
   assert.equal(seen.info.apiVersion, 'client.authentication.k8s.io/v1beta1');
   assert.equal(seen.info.spec.interactive, false);
-  assert.deepEqual(seen.info.spec.cluster, { server: 'https://h:1', 'certificate-authority-data': Buffer.from('PEM').toString('base64') });
+  assert.deepEqual(seen.info.spec.cluster, {
+    server: 'https://h:1',
+    'certificate-authority-data': Buffer.from('PEM').toString('base64'),
+  });
 });
 
 test('a plugin may return a client certificate instead of a token; its key stays hidden', async () => {
@@ -115,12 +141,17 @@ test('a missing plugin names its install hint; a mismatched apiVersion is reject
   const missing = new ExecCredentialPlugin(config({ command: path.join(dir, 'nope'), installHint: 'install nope' }));
   await assert.rejects(missing.get(), /not found: install nope/);
   const d = await freshDir();
-  const wrong = new ExecCredentialPlugin(config(), { env: { ...process.env, PLUGIN_DIR: d, ANSWER_VERSION: 'client.authentication.k8s.io/v1beta1' } });
+  const wrong = new ExecCredentialPlugin(config(), {
+    env: { ...process.env, PLUGIN_DIR: d, ANSWER_VERSION: 'client.authentication.k8s.io/v1beta1' },
+  });
   await assert.rejects(wrong.get(), /expected "client.authentication.k8s.io\/v1"/);
 });
 
 test('unsupported apiVersions and interactiveMode Always are rejected up front', () => {
-  assert.throws(() => new ExecCredentialPlugin(config({ apiVersion: 'client.authentication.k8s.io/v1alpha1' })), CredentialError);
+  assert.throws(
+    () => new ExecCredentialPlugin(config({ apiVersion: 'client.authentication.k8s.io/v1alpha1' })),
+    CredentialError,
+  );
   assert.throws(() => new ExecCredentialPlugin(config({ interactiveMode: 'Always' })), CredentialError);
 });
 
@@ -186,51 +217,66 @@ function killQuietly(pid: number): void {
   }
 }
 
-test('a plugin that ignores SIGTERM is SIGKILLed with its process group after the grace period, and a later request runs it again', { timeout: 30_000 }, async () => {
-  const d = await freshDir();
-  // First run: record our pid and the pid of a child in our group, ignore TERM, loop forever.
-  // Second run: answer.
-  const command = await shellPlugin(
-    d,
-    `if [ -e "${d}/ran" ]; then echo '${ANSWER}'; exit 0; fi
+test(
+  'a plugin that ignores SIGTERM is SIGKILLed with its process group after the grace period, and a later request runs it again',
+  { timeout: 30_000 },
+  async () => {
+    const d = await freshDir();
+    // First run: record our pid and the pid of a child in our group, ignore TERM, loop forever.
+    // Second run: answer.
+    const command = await shellPlugin(
+      d,
+      `if [ -e "${d}/ran" ]; then echo '${ANSWER}'; exit 0; fi
 touch "${d}/ran"
 echo $$ > "${d}/pid"
 trap '' TERM
 sleep 600 &
 echo $! > "${d}/child"
 while true; do sleep 1; done`,
-  );
-  const timeoutMs = 400;
-  const graceMs = 300;
-  const cred = new ExecCredentialPlugin(config({ command, args: [] }), { timeoutMs, graceMs });
-  const start = performance.now();
-  let pids: number[] = [];
-  try {
+    );
+    const timeoutMs = 400;
+    const graceMs = 300;
+    const cred = new ExecCredentialPlugin(config({ command, args: [] }), { timeoutMs, graceMs });
+    const start = performance.now();
+    let pids: number[] = [];
+    try {
+      await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && /timed out/.test(e.message));
+      const elapsed = performance.now() - start;
+      pids = [
+        Number(await readFile(path.join(d, 'pid'), 'utf8')),
+        Number(await readFile(path.join(d, 'child'), 'utf8')),
+      ];
+      console.log(`# hung plugin settled after ${elapsed.toFixed(0)} ms (timeoutMs ${timeoutMs} + graceMs ${graceMs})`);
+      assert.ok(elapsed >= timeoutMs + graceMs - 5, `not before timeout + grace: ${elapsed}`);
+      // Slack for a loaded 2-core machine; before the fix this never settled at all.
+      assert.ok(elapsed < timeoutMs + graceMs + 3000, `bounded by timeout + grace: ${elapsed}`);
+      for (const pid of pids) assert.ok(await gone(pid, 5000), `process ${pid} of the plugin's group was killed`);
+      assert.deepEqual(
+        await cred.get(),
+        { authorization: 'Bearer tok-sh' },
+        'the shared run was cleared: the plugin runs again',
+      );
+      assert.equal(cred.runs, 2);
+    } finally {
+      for (const pid of pids) killQuietly(pid);
+    }
+  },
+);
+
+test(
+  'a plugin that exits on SIGTERM settles at the timeout, without waiting out the grace period',
+  { timeout: 30_000 },
+  async () => {
+    const d = await freshDir();
+    const command = await shellPlugin(d, 'exec sleep 600');
+    const cred = new ExecCredentialPlugin(config({ command, args: [] }), { timeoutMs: 300, graceMs: 10_000 });
+    const start = performance.now();
     await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && /timed out/.test(e.message));
-    const elapsed = performance.now() - start;
-    pids = [Number(await readFile(path.join(d, 'pid'), 'utf8')), Number(await readFile(path.join(d, 'child'), 'utf8'))];
-    console.log(`# hung plugin settled after ${elapsed.toFixed(0)} ms (timeoutMs ${timeoutMs} + graceMs ${graceMs})`);
-    assert.ok(elapsed >= timeoutMs + graceMs - 5, `not before timeout + grace: ${elapsed}`);
-    // Slack for a loaded 2-core machine; before the fix this never settled at all.
-    assert.ok(elapsed < timeoutMs + graceMs + 3000, `bounded by timeout + grace: ${elapsed}`);
-    for (const pid of pids) assert.ok(await gone(pid, 5000), `process ${pid} of the plugin's group was killed`);
-    assert.deepEqual(await cred.get(), { authorization: 'Bearer tok-sh' }, 'the shared run was cleared: the plugin runs again');
-    assert.equal(cred.runs, 2);
-  } finally {
-    for (const pid of pids) killQuietly(pid);
-  }
-});
+    assert.ok(performance.now() - start < 5000, 'well before the 10 s grace');
+  },
+);
 
-test('a plugin that exits on SIGTERM settles at the timeout, without waiting out the grace period', { timeout: 30_000 }, async () => {
-  const d = await freshDir();
-  const command = await shellPlugin(d, 'exec sleep 600');
-  const cred = new ExecCredentialPlugin(config({ command, args: [] }), { timeoutMs: 300, graceMs: 10_000 });
-  const start = performance.now();
-  await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && /timed out/.test(e.message));
-  assert.ok(performance.now() - start < 5000, 'well before the 10 s grace');
-});
-
-test('a grandchild holding the plugin\'s stdout does not delay the credential', { timeout: 60_000 }, async () => {
+test("a grandchild holding the plugin's stdout does not delay the credential", { timeout: 60_000 }, async () => {
   const d = await freshDir();
   const command = await shellPlugin(d, `sleep 30 &\necho $! > "${d}/child"\necho '${ANSWER}'\nexit 0`);
   const cred = new ExecCredentialPlugin(config({ command, args: [] }));
@@ -250,12 +296,18 @@ test('a plugin printing more than the output limit is killed and refused', { tim
   const d = await freshDir();
   const command = await shellPlugin(d, 'exec yes SECRET-LINE');
   const cred = new ExecCredentialPlugin(config({ command, args: [] }), { timeoutMs: 20_000 });
-  await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && /output/.test(e.message) && !e.message.includes('SECRET'));
+  await assert.rejects(
+    cred.get(),
+    (e: unknown) => e instanceof CredentialError && /output/.test(e.message) && !e.message.includes('SECRET'),
+  );
 });
 
 test('a timeout, grace or drain that is not a non-negative finite number is refused up front', () => {
   for (const bad of [{ timeoutMs: -1 }, { graceMs: Number.NaN }, { drainMs: Number.POSITIVE_INFINITY }]) {
-    assert.throws(() => new ExecCredentialPlugin(config(), bad), (e: unknown) => e instanceof InvalidOptionError);
+    assert.throws(
+      () => new ExecCredentialPlugin(config(), bad),
+      (e: unknown) => e instanceof InvalidOptionError,
+    );
   }
 });
 
@@ -268,8 +320,18 @@ test('an ExecCredential whose status fields have the wrong types is refused, nam
     ['"KEY-SECRET"', 'status'],
   ];
   for (const [status, field] of answers) {
-    const command = await shellPlugin(d, `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":${status}}'`);
+    const command = await shellPlugin(
+      d,
+      `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":${status}}'`,
+    );
     const cred = new ExecCredentialPlugin(config({ command, args: [] }));
-    await assert.rejects(cred.get(), (e: unknown) => e instanceof CredentialError && e.message.includes(field) && !e.message.includes('SECRET') && !e.message.includes('12345'));
+    await assert.rejects(
+      cred.get(),
+      (e: unknown) =>
+        e instanceof CredentialError &&
+        e.message.includes(field) &&
+        !e.message.includes('SECRET') &&
+        !e.message.includes('12345'),
+    );
   }
 });

@@ -81,7 +81,9 @@ export class ExecCredentialPlugin implements Credential {
 
   constructor(config: ExecConfig, options: ExecCredentialPluginOptions = {}) {
     if (!SUPPORTED_VERSIONS.has(config.apiVersion)) {
-      throw new CredentialError(`exec plugin apiVersion "${config.apiVersion}" is not supported (use client.authentication.k8s.io/v1 or v1beta1)`);
+      throw new CredentialError(
+        `exec plugin apiVersion "${config.apiVersion}" is not supported (use client.authentication.k8s.io/v1 or v1beta1)`,
+      );
     }
     if (config.interactiveMode === 'Always') {
       throw new CredentialError('exec plugin requires interactiveMode Always, but an operator has no terminal');
@@ -114,7 +116,9 @@ export class ExecCredentialPlugin implements Credential {
    * when it closes. A later `get` runs the plugin again (the credential may be shared).
    */
   close(): void {
-    this.#currentRun?.abort(new CredentialError(`exec plugin "${path.basename(this.#config.command)}" was stopped: the client is closed`));
+    this.#currentRun?.abort(
+      new CredentialError(`exec plugin "${path.basename(this.#config.command)}" was stopped: the client is closed`),
+    );
   }
 
   [inspect.custom](): string {
@@ -128,7 +132,11 @@ export class ExecCredentialPlugin implements Credential {
   private async run(): Promise<CredentialValue> {
     const cfg = this.#config;
     const name = path.basename(cfg.command);
-    const execInfo: Record<string, unknown> = { apiVersion: cfg.apiVersion, kind: 'ExecCredential', spec: { interactive: false } };
+    const execInfo: Record<string, unknown> = {
+      apiVersion: cfg.apiVersion,
+      kind: 'ExecCredential',
+      spec: { interactive: false },
+    };
     if (cfg.provideClusterInfo && this.#cluster) {
       const { 'certificate-authority-data': ca, ...rest } = this.#cluster;
       (execInfo.spec as Record<string, unknown>).cluster = {
@@ -163,14 +171,18 @@ export class ExecCredentialPlugin implements Credential {
     } catch {
       throw new CredentialError(`exec plugin "${name}" printed something that is not JSON`);
     }
-    if (parsed?.kind !== 'ExecCredential') throw new CredentialError(`exec plugin "${name}" output is not an ExecCredential`);
+    if (parsed?.kind !== 'ExecCredential')
+      throw new CredentialError(`exec plugin "${name}" output is not an ExecCredential`);
     if (parsed.apiVersion !== cfg.apiVersion) {
-      throw new CredentialError(`exec plugin "${name}" answered with apiVersion "${parsed.apiVersion}", expected "${cfg.apiVersion}"`);
+      throw new CredentialError(
+        `exec plugin "${name}" answered with apiVersion "${parsed.apiVersion}", expected "${cfg.apiVersion}"`,
+      );
     }
     const status = parsed.status;
     if (!status) throw new CredentialError(`exec plugin "${name}" returned no status`);
     // Named, never quoted: the fields hold the credential.
-    if (typeof status !== 'object' || Array.isArray(status)) throw new CredentialError(`exec plugin "${name}" returned a status that is not an object`);
+    if (typeof status !== 'object' || Array.isArray(status))
+      throw new CredentialError(`exec plugin "${name}" returned a status that is not an object`);
     for (const field of ['token', 'clientCertificateData', 'clientKeyData', 'expirationTimestamp'] as const) {
       if (status[field] !== undefined && status[field] !== null && typeof status[field] !== 'string') {
         throw new CredentialError(`exec plugin "${name}" returned status.${field} that is not a string`);
@@ -178,14 +190,18 @@ export class ExecCredentialPlugin implements Credential {
     }
     const hasCert = Boolean(status.clientCertificateData) || Boolean(status.clientKeyData);
     if (hasCert && !(status.clientCertificateData && status.clientKeyData)) {
-      throw new CredentialError(`exec plugin "${name}" returned a client certificate without its key, or a key without a certificate`);
+      throw new CredentialError(
+        `exec plugin "${name}" returned a client certificate without its key, or a key without a certificate`,
+      );
     }
-    if (!status.token && !hasCert) throw new CredentialError(`exec plugin "${name}" returned neither a token nor a client certificate`);
+    if (!status.token && !hasCert)
+      throw new CredentialError(`exec plugin "${name}" returned neither a token nor a client certificate`);
 
     let expiresAt = Number.POSITIVE_INFINITY;
     if (status.expirationTimestamp) {
       expiresAt = Date.parse(status.expirationTimestamp);
-      if (Number.isNaN(expiresAt)) throw new CredentialError(`exec plugin "${name}" returned an invalid expirationTimestamp`);
+      if (Number.isNaN(expiresAt))
+        throw new CredentialError(`exec plugin "${name}" returned an invalid expirationTimestamp`);
     }
     const value: CredentialValue = Object.freeze({
       ...(status.token ? { authorization: `Bearer ${status.token}` } : {}),
@@ -193,15 +209,18 @@ export class ExecCredentialPlugin implements Credential {
     });
     this.#value = value;
     this.#expiresAt = expiresAt;
-    this.#logger.debug({ plugin: name, expiresAt: Number.isFinite(expiresAt) ? new Date(expiresAt).toISOString() : undefined }, 'exec credential obtained');
+    this.#logger.debug(
+      { plugin: name, expiresAt: Number.isFinite(expiresAt) ? new Date(expiresAt).toISOString() : undefined },
+      'exec credential obtained',
+    );
     return value;
   }
 }
 
-
 function duration(option: string, ms: number): number {
   // A NaN or infinite timer would fire at once or never: either defeats the bound.
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new InvalidOptionError(option, 'must be a non-negative number of milliseconds');
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+    throw new InvalidOptionError(option, 'must be a non-negative number of milliseconds');
   return ms;
 }
 
@@ -263,7 +282,12 @@ function startPlugin(
     // stdin and stderr are not ours to use: an operator has no terminal, and stderr may carry the
     // credential (it is never copied into errors or logs, so it is not read at all).
     // Detached: a group of its own, so a timeout or a stop can kill whatever the plugin started too.
-    const child = spawn(command, [...args], { env, detached: true, stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true });
+    const child = spawn(command, [...args], {
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      windowsHide: true,
+    });
     const pgid = child.pid;
     let watchdog: ChildProcess | undefined;
     if (pgid !== undefined) {
@@ -274,7 +298,12 @@ function startPlugin(
       }
       // Detached too: a signal to the operator's group (Ctrl-C) must not take the watchdog first.
       // No environment: NODE_OPTIONS (a loader, say) would only slow it down.
-      watchdog = spawn(process.execPath, ['-e', WATCHDOG_SOURCE, String(pgid)], { env: {}, detached: true, stdio: ['pipe', 'ignore', 'ignore'], windowsHide: true });
+      watchdog = spawn(process.execPath, ['-e', WATCHDOG_SOURCE, String(pgid)], {
+        env: {},
+        detached: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        windowsHide: true,
+      });
       watchdog.on('error', () => {
         // Could not start: the exit hook and the timeouts still bound the plugin.
       });
@@ -330,7 +359,8 @@ function startPlugin(
     });
     child.on('error', (err: NodeJS.ErrnoException) => {
       // Not err.message: it carries the command line.
-      if (err.code === 'ENOENT') settle(new CredentialError(`exec plugin "${o.name}" not found${o.installHint ? `: ${o.installHint}` : ''}`));
+      if (err.code === 'ENOENT')
+        settle(new CredentialError(`exec plugin "${o.name}" not found${o.installHint ? `: ${o.installHint}` : ''}`));
       else settle(new CredentialError(`exec plugin "${o.name}" could not be started (${err.code ?? 'error'})`));
     });
     child.on('exit', (code, signal) => {
@@ -341,7 +371,13 @@ function startPlugin(
         return settle(new CredentialError(`exec plugin "${o.name}" timed out after ${o.timeoutMs} ms`));
       }
       if (code !== 0) {
-        return settle(new CredentialError(signal ? `exec plugin "${o.name}" was killed (${signal})` : `exec plugin "${o.name}" failed with exit code ${String(code)}`));
+        return settle(
+          new CredentialError(
+            signal
+              ? `exec plugin "${o.name}" was killed (${signal})`
+              : `exec plugin "${o.name}" failed with exit code ${String(code)}`,
+          ),
+        );
       }
       // What the plugin wrote before exiting may still be in the pipe: wait for its end, briefly.
       if (child.stdout === null || child.stdout.readableEnded) return settle(undefined);

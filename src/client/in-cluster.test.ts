@@ -19,7 +19,10 @@ async function saDir(namespace?: string): Promise<string> {
 
 test('in-cluster config reads the service account token, CA and namespace, and verifies TLS', async () => {
   const dir = await saDir('ops\n');
-  const cfg = await inClusterConfig({ serviceAccountDir: dir, env: { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' } });
+  const cfg = await inClusterConfig({
+    serviceAccountDir: dir,
+    env: { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' },
+  });
   assert.equal(cfg.server, 'https://10.96.0.1:443');
   assert.equal(cfg.tls.ca, 'CA-PEM');
   assert.equal(cfg.tls.rejectUnauthorized, true);
@@ -28,7 +31,10 @@ test('in-cluster config reads the service account token, CA and namespace, and v
 });
 
 test('an IPv6 service host is bracketed in the URL', async () => {
-  const cfg = await inClusterConfig({ serviceAccountDir: await saDir(), env: { KUBERNETES_SERVICE_HOST: 'fd00:10:96::1', KUBERNETES_SERVICE_PORT: '6443' } });
+  const cfg = await inClusterConfig({
+    serviceAccountDir: await saDir(),
+    env: { KUBERNETES_SERVICE_HOST: 'fd00:10:96::1', KUBERNETES_SERVICE_PORT: '6443' },
+  });
   assert.equal(cfg.server, 'https://[fd00:10:96::1]:6443');
   assert.equal(new URL(cfg.server).hostname, '[fd00:10:96::1]');
   assert.equal(cfg.namespace, 'default', 'no namespace file means default');
@@ -37,7 +43,11 @@ test('an IPv6 service host is bracketed in the URL', async () => {
 test('the rotated service account token is picked up without a restart', async () => {
   const clock = new FakeClock();
   const dir = await saDir();
-  const cfg = await inClusterConfig({ serviceAccountDir: dir, clock, env: { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '1' } });
+  const cfg = await inClusterConfig({
+    serviceAccountDir: dir,
+    clock,
+    env: { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '1' },
+  });
   await writeFile(path.join(dir, 'token'), 'sa-token-2');
   clock.step(60_000);
   assert.deepEqual(await cfg.credential.get(), { authorization: 'Bearer sa-token-2' });
@@ -52,13 +62,16 @@ test('regression: an empty ca.crt is refused at start, naming the file and no cr
   for (const empty of ['', '\n  \n']) {
     const dir = await saDir();
     await writeFile(path.join(dir, 'ca.crt'), empty);
-    await assert.rejects(inClusterConfig({ serviceAccountDir: dir, env: { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '1' } }), (err: unknown) => {
-      assert.ok(err instanceof KubeconfigError);
-      assert.ok(err.message.includes(path.join(dir, 'ca.crt')), err.message);
-      assert.match(err.message, /empty/);
-      assert.ok(!err.message.includes('sa-token-1'), 'no credential in the message');
-      return true;
-    });
+    await assert.rejects(
+      inClusterConfig({ serviceAccountDir: dir, env: { KUBERNETES_SERVICE_HOST: 'h', KUBERNETES_SERVICE_PORT: '1' } }),
+      (err: unknown) => {
+        assert.ok(err instanceof KubeconfigError);
+        assert.ok(err.message.includes(path.join(dir, 'ca.crt')), err.message);
+        assert.match(err.message, /empty/);
+        assert.ok(!err.message.includes('sa-token-1'), 'no credential in the message');
+        return true;
+      },
+    );
   }
 });
 

@@ -30,19 +30,31 @@ export async function inClusterConfig(options: InClusterOptions = {}): Promise<C
   const env = options.env ?? process.env;
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
-  if (!host || !port) throw new KubeconfigError('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set');
+  if (!host || !port)
+    throw new KubeconfigError(
+      'not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set',
+    );
   const dir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
-  const credential = new TokenFileCredential(`${dir}/token`, { clock: options.clock ?? realClock, refreshMs: options.tokenRefreshMs });
+  const credential = new TokenFileCredential(`${dir}/token`, {
+    clock: options.clock ?? realClock,
+    refreshMs: options.tokenRefreshMs,
+  });
   // Fail at start, not at the first request, when the token is not mounted.
   await credential.get();
   let ca: string;
   try {
     ca = await readFile(`${dir}/ca.crt`, 'utf8');
   } catch (err) {
-    throw new KubeconfigError(`cannot read service account CA ${dir}/ca.crt: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, { cause: err });
+    throw new KubeconfigError(
+      `cannot read service account CA ${dir}/ca.crt: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      { cause: err },
+    );
   }
   // An empty CA would otherwise mean "trust the public roots" for the cluster's own API server.
-  if (ca.trim() === '') throw new KubeconfigError(`service account CA ${dir}/ca.crt is empty: refusing to fall back to the system's public roots`);
+  if (ca.trim() === '')
+    throw new KubeconfigError(
+      `service account CA ${dir}/ca.crt is empty: refusing to fall back to the system's public roots`,
+    );
   let namespace = 'default';
   try {
     namespace = (await readFile(`${dir}/namespace`, 'utf8')).trim() || 'default';

@@ -43,7 +43,13 @@ export type { Kind, ObjectOf } from './kind.js';
 export { kinds } from './kinds.js';
 export type { ResourceType, ResourceMapping } from './discovery.js';
 // The `shardSelector` list/watch option's wire format (KEP-5866 hash ranges); the rest of its helpers are internal.
-export { formatShardSelector, parseShardSelector, splitHashSpace, objectInRange, InvalidShardSelectorError } from './shard-selector.js';
+export {
+  formatShardSelector,
+  parseShardSelector,
+  splitHashSpace,
+  objectInRange,
+  InvalidShardSelectorError,
+} from './shard-selector.js';
 export type { HashRange, ShardKeyField, ShardSelector } from './shard-selector.js';
 export { WatchDecodeError, DEFAULT_MAX_WATCH_LINE_BYTES } from './watch-decoder.js';
 export type { WatchEvent } from './watch-decoder.js';
@@ -57,7 +63,15 @@ export {
   defaultKubeconfigPaths,
   resolveKubeconfig,
 } from './kubeconfig.js';
-export type { Kubeconfig, KubeconfigCluster, KubeconfigUser, KubeconfigContext, ClusterConfig, Impersonation, ResolveKubeconfigOptions } from './kubeconfig.js';
+export type {
+  Kubeconfig,
+  KubeconfigCluster,
+  KubeconfigUser,
+  KubeconfigContext,
+  ClusterConfig,
+  Impersonation,
+  ResolveKubeconfigOptions,
+} from './kubeconfig.js';
 export { inClusterConfig, isInCluster, SERVICE_ACCOUNT_DIR } from './in-cluster.js';
 export type { InClusterOptions } from './in-cluster.js';
 export {
@@ -69,7 +83,12 @@ export {
   DEFAULT_TOKEN_FILE_REFRESH_MS,
 } from './credentials.js';
 export type { Credential, CredentialValue, ClientCertificate, TokenFileCredentialOptions } from './credentials.js';
-export { ExecCredentialPlugin, DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_EXEC_GRACE_MS, DEFAULT_EXEC_DRAIN_MS } from './exec-credential.js';
+export {
+  ExecCredentialPlugin,
+  DEFAULT_EXEC_TIMEOUT_MS,
+  DEFAULT_EXEC_GRACE_MS,
+  DEFAULT_EXEC_DRAIN_MS,
+} from './exec-credential.js';
 export type { ExecConfig, ExecCredentialPluginOptions } from './exec-credential.js';
 export { makeTlsConfig } from './tls-config.js';
 export type { TlsConfig } from './tls-config.js';

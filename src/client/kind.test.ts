@@ -17,7 +17,12 @@ test('a kind is only { apiVersion, kind } at run time', () => {
 
 test('client.get(kinds.StatefulSet) returns a StatefulSet; a plain { apiVersion, kind } still returns KubeObject', async () => {
   const client: Client = new FakeClient();
-  await client.create<StatefulSet>({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'ns' }, spec: { replicas: 3, selector: {}, serviceName: 'db', template: {} } });
+  await client.create<StatefulSet>({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'db', namespace: 'ns' },
+    spec: { replicas: 3, selector: {}, serviceName: 'db', template: {} },
+  });
   const sts = await client.get(kinds.StatefulSet, 'db', { namespace: 'ns' });
   const replicas: number | undefined = sts.spec?.replicas;
   assert.equal(replicas, 3);

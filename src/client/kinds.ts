@@ -6,7 +6,19 @@ import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1
 import type { DaemonSet, Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import type { ConfigMap, Endpoints, Event, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount } from 'kubernetes-types/core/v1.js';
+import type {
+  ConfigMap,
+  Endpoints,
+  Event,
+  Namespace,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  Secret,
+  Service,
+  ServiceAccount,
+} from 'kubernetes-types/core/v1.js';
 import type { Ingress, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-types/rbac/v1.js';

@@ -5,7 +5,16 @@ import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
 import { TestEnv } from '../testing/test-env.js';
-import { ApiError, ignoreNotFound, isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound } from './api-error.js';
+import {
+  ApiError,
+  ignoreNotFound,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+} from './api-error.js';
 import { isNoKindMatch } from './discovery.js';
 import { KubeClient } from './kube-client.js';
 
@@ -16,7 +25,14 @@ const GIZMO = { apiVersion: 'test.operator-runtime.dev/v1', kind: 'Gizmo' } as c
 interface Gizmo {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string; generation?: number; uid?: string; labels?: Record<string, string> };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    generation?: number;
+    uid?: string;
+    labels?: Record<string, string>;
+  };
   spec?: { size: number; replicas?: number; tags?: string[] };
   status?: { observedGeneration?: number; replicas?: number; message?: string };
 }
@@ -35,7 +51,10 @@ function crd(plural: string, kind: string): CustomResourceDefinition {
           name: 'v1',
           served: true,
           storage: true,
-          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+          },
           schema: {
             openAPIV3Schema: {
               type: 'object',
@@ -51,7 +70,11 @@ function crd(plural: string, kind: string): CustomResourceDefinition {
                 },
                 status: {
                   type: 'object',
-                  properties: { observedGeneration: { type: 'integer' }, replicas: { type: 'integer' }, message: { type: 'string' } },
+                  properties: {
+                    observedGeneration: { type: 'integer' },
+                    replicas: { type: 'integer' },
+                    message: { type: 'string' },
+                  },
                 },
               },
             },
@@ -71,7 +94,12 @@ function deployment(namespace: string, name: string): Deployment {
       selector: { matchLabels: { app: name } },
       template: {
         metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'app', image: 'registry.local/app:1', env: [{ name: 'A', value: '1' }] }, { name: 'sidecar', image: 'registry.local/side:1' }] },
+        spec: {
+          containers: [
+            { name: 'app', image: 'registry.local/app:1', env: [{ name: 'A', value: '1' }] },
+            { name: 'sidecar', image: 'registry.local/side:1' },
+          ],
+        },
       },
     },
   };
@@ -111,15 +139,25 @@ describe('KubeClient against a real API server', () => {
 
   test('a ConfigMap goes through create, get, list by label, update with its resourceVersion, and delete', async () => {
     const ns = await namespace();
-    const created = await client.create<ConfigMap>({ ...CM, metadata: { name: 'a', namespace: ns, labels: { app: 'x' } }, data: { k: '1' } });
+    const created = await client.create<ConfigMap>({
+      ...CM,
+      metadata: { name: 'a', namespace: ns, labels: { app: 'x' } },
+      data: { k: '1' },
+    });
     await client.create<ConfigMap>({ ...CM, metadata: { name: 'b', namespace: ns, labels: { app: 'y' } } });
     assert.ok(created.metadata?.resourceVersion);
     const got = await client.get<ConfigMap>(CM, 'a', { namespace: ns });
     assert.equal(got.data?.k, '1');
     const listed = await client.list<ConfigMap>(CM, { namespace: ns, labelSelector: 'app=x' });
-    assert.deepEqual(listed.items.map((i) => [i.apiVersion, i.kind, i.metadata?.name]), [['v1', 'ConfigMap', 'a']]);
+    assert.deepEqual(
+      listed.items.map((i) => [i.apiVersion, i.kind, i.metadata?.name]),
+      [['v1', 'ConfigMap', 'a']],
+    );
     const byField = await client.list<ConfigMap>(CM, { namespace: ns, fieldSelector: 'metadata.name=b' });
-    assert.deepEqual(byField.items.map((i) => i.metadata?.name), ['b']);
+    assert.deepEqual(
+      byField.items.map((i) => i.metadata?.name),
+      ['b'],
+    );
     const updated = await client.update<ConfigMap>({ ...got, data: { k: '2' } });
     assert.equal(updated.data?.k, '2');
     assert.notEqual(updated.metadata?.resourceVersion, got.metadata?.resourceVersion);
@@ -132,8 +170,14 @@ describe('KubeClient against a real API server', () => {
     const ns = await namespace();
     const first = await client.create<ConfigMap>({ ...CM, metadata: { name: 'c', namespace: ns }, data: { v: '1' } });
     await client.update<ConfigMap>({ ...first, data: { v: '2' } });
-    await assert.rejects(client.update<ConfigMap>({ ...first, data: { v: '3' } }), (e: unknown) => e instanceof ApiError && e.status === 409 && isConflict(e));
-    await assert.rejects(client.delete(CM, 'c', { namespace: ns, preconditions: { resourceVersion: first.metadata!.resourceVersion! } }), isConflict);
+    await assert.rejects(
+      client.update<ConfigMap>({ ...first, data: { v: '3' } }),
+      (e: unknown) => e instanceof ApiError && e.status === 409 && isConflict(e),
+    );
+    await assert.rejects(
+      client.delete(CM, 'c', { namespace: ns, preconditions: { resourceVersion: first.metadata!.resourceVersion! } }),
+      isConflict,
+    );
     await assert.rejects(client.delete(CM, 'c', { namespace: ns, preconditions: { uid: 'not-the-uid' } }), isConflict);
     const gizmo = await client.create<Gizmo>({ ...GIZMO, metadata: { name: 'g', namespace: ns }, spec: { size: 1 } });
     await client.update<Gizmo>({ ...gizmo, spec: { size: 2 } });
@@ -142,17 +186,26 @@ describe('KubeClient against a real API server', () => {
 
   test('invalid input fails with 422 and names the offending fields', async () => {
     const ns = await namespace();
-    await assert.rejects(client.create<Gizmo>({ ...GIZMO, metadata: { name: 'bad', namespace: ns }, spec: { size: 99 } }), (e: unknown) => {
-      assert.ok(e instanceof ApiError && isInvalid(e) && e.status === 422);
-      assert.equal(e.details?.kind, 'Gizmo');
-      assert.ok(e.details?.causes?.some((c) => c.field === 'spec.size'), JSON.stringify(e.details));
-      return true;
-    });
-    await assert.rejects(client.create<ConfigMap>({ ...CM, metadata: { name: 'Not_A_Name', namespace: ns } }), (e: unknown) => {
-      assert.ok(isInvalid(e));
-      assert.ok((e as ApiError).details?.causes?.some((c) => c.field === 'metadata.name'));
-      return true;
-    });
+    await assert.rejects(
+      client.create<Gizmo>({ ...GIZMO, metadata: { name: 'bad', namespace: ns }, spec: { size: 99 } }),
+      (e: unknown) => {
+        assert.ok(e instanceof ApiError && isInvalid(e) && e.status === 422);
+        assert.equal(e.details?.kind, 'Gizmo');
+        assert.ok(
+          e.details?.causes?.some((c) => c.field === 'spec.size'),
+          JSON.stringify(e.details),
+        );
+        return true;
+      },
+    );
+    await assert.rejects(
+      client.create<ConfigMap>({ ...CM, metadata: { name: 'Not_A_Name', namespace: ns } }),
+      (e: unknown) => {
+        assert.ok(isInvalid(e));
+        assert.ok((e as ApiError).details?.causes?.some((c) => c.field === 'metadata.name'));
+        return true;
+      },
+    );
   });
 
   test('a client built from the kubeconfig object (not the file) reaches the same server', async () => {
@@ -184,7 +237,10 @@ describe('KubeClient against a real API server', () => {
   });
 
   test('a missing object is a 404 NotFound', async () => {
-    await assert.rejects(client.get(CM, 'nope', { namespace: 'default' }), (e: unknown) => e instanceof ApiError && isNotFound(e) && e.details?.name === 'nope');
+    await assert.rejects(
+      client.get(CM, 'nope', { namespace: 'default' }),
+      (e: unknown) => e instanceof ApiError && isNotFound(e) && e.details?.name === 'nope',
+    );
     await assert.rejects(client.delete(GIZMO, 'nope', { namespace: 'default' }), isNotFound);
   });
 
@@ -194,8 +250,16 @@ describe('KubeClient against a real API server', () => {
     const alice = await env.userKubeconfig({ user: 'alice' });
     const asAlice = await KubeClient.fromKubeconfig({ path: alice.path });
     try {
-      await assert.rejects(asAlice.get(CM, 'readable', { namespace: ns }), (e: unknown) => e instanceof ApiError && isForbidden(e) && e.reason === 'Forbidden');
-      await client.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'cm-reader', namespace: ns }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] });
+      await assert.rejects(
+        asAlice.get(CM, 'readable', { namespace: ns }),
+        (e: unknown) => e instanceof ApiError && isForbidden(e) && e.reason === 'Forbidden',
+      );
+      await client.create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'cm-reader', namespace: ns },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
+      });
       await client.create({
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'RoleBinding',
@@ -203,7 +267,9 @@ describe('KubeClient against a real API server', () => {
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' },
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
       });
-      const got = await eventually('RBAC grant to take effect', () => asAlice.get<ConfigMap>(CM, 'readable', { namespace: ns }));
+      const got = await eventually('RBAC grant to take effect', () =>
+        asAlice.get<ConfigMap>(CM, 'readable', { namespace: ns }),
+      );
       assert.equal(got.metadata?.name, 'readable');
       await assert.rejects(asAlice.list(CM, { namespace: ns }), isForbidden, 'get was granted, list was not');
       await assert.rejects(asAlice.create<ConfigMap>({ ...CM, metadata: { name: 'w', namespace: ns } }), isForbidden);
@@ -215,10 +281,18 @@ describe('KubeClient against a real API server', () => {
   test('a Deployment: status through /status without a generation bump, and scale read and set', async () => {
     const ns = await namespace();
     const d = await client.create(deployment(ns, 'web'));
-    const withStatus = await client.updateStatus<Deployment>({ ...d, status: { observedGeneration: d.metadata!.generation, replicas: 1, readyReplicas: 1 } });
+    const withStatus = await client.updateStatus<Deployment>({
+      ...d,
+      status: { observedGeneration: d.metadata!.generation, replicas: 1, readyReplicas: 1 },
+    });
     assert.equal(withStatus.status?.readyReplicas, 1);
     assert.equal(withStatus.metadata?.generation, d.metadata?.generation, 'status writes never bump generation');
-    const patched = await client.patchStatus<Deployment>(DEPLOY, 'web', { status: { availableReplicas: 1 } }, { namespace: ns });
+    const patched = await client.patchStatus<Deployment>(
+      DEPLOY,
+      'web',
+      { status: { availableReplicas: 1 } },
+      { namespace: ns },
+    );
     assert.equal(patched.status?.availableReplicas, 1);
     assert.equal(patched.status?.readyReplicas, 1, 'a merge patch keeps the other status fields');
     const scale = await client.getScale(DEPLOY, 'web', { namespace: ns });
@@ -243,11 +317,21 @@ describe('KubeClient against a real API server', () => {
     );
     assert.equal(json.spec?.replicas, 2);
     await assert.rejects(
-      client.patch(DEPLOY, 'api', [{ op: 'test', path: '/metadata/resourceVersion', value: d.metadata!.resourceVersion }], { type: 'json', namespace: ns }),
+      client.patch(
+        DEPLOY,
+        'api',
+        [{ op: 'test', path: '/metadata/resourceVersion', value: d.metadata!.resourceVersion }],
+        { type: 'json', namespace: ns },
+      ),
       (e: unknown) => e instanceof ApiError && e.status >= 400 && e.status < 500,
       'a failing test op rejects the whole patch',
     );
-    const merged = await client.patch<Deployment>(DEPLOY, 'api', { metadata: { labels: { tier: 'backend' } } }, { type: 'merge', namespace: ns });
+    const merged = await client.patch<Deployment>(
+      DEPLOY,
+      'api',
+      { metadata: { labels: { tier: 'backend' } } },
+      { type: 'merge', namespace: ns },
+    );
     assert.equal(merged.metadata?.labels?.tier, 'backend');
     // Strategic merge merges containers by name: the sidecar survives a patch naming only `app`.
     const smp = await client.patch<Deployment>(
@@ -256,16 +340,30 @@ describe('KubeClient against a real API server', () => {
       { spec: { template: { spec: { containers: [{ name: 'app', image: 'registry.local/app:2' }] } } } },
       { type: 'strategic', namespace: ns },
     );
-    assert.deepEqual(smp.spec?.template.spec?.containers.map((c) => [c.name, c.image]), [['app', 'registry.local/app:2'], ['sidecar', 'registry.local/side:1']]);
+    assert.deepEqual(
+      smp.spec?.template.spec?.containers.map((c) => [c.name, c.image]),
+      [
+        ['app', 'registry.local/app:2'],
+        ['sidecar', 'registry.local/side:1'],
+      ],
+    );
     const applied = await client.apply<Deployment>(
-      { ...DEPLOY, metadata: { name: 'api', namespace: ns, annotations: { owner: 'op' } }, spec: { replicas: 4, selector: { matchLabels: { app: 'api' } }, template: d.spec!.template } },
+      {
+        ...DEPLOY,
+        metadata: { name: 'api', namespace: ns, annotations: { owner: 'op' } },
+        spec: { replicas: 4, selector: { matchLabels: { app: 'api' } }, template: d.spec!.template },
+      },
       { fieldManager: 'op-a', force: true },
     );
     assert.equal(applied.spec?.replicas, 4);
     assert.equal(applied.metadata?.annotations?.owner, 'op');
     assert.ok(applied.metadata?.managedFields?.some((f) => f.manager === 'op-a' && f.operation === 'Apply'));
     // Another manager setting a field op-a owns conflicts, unless it forces.
-    const other = { ...DEPLOY, metadata: { name: 'api', namespace: ns }, spec: { replicas: 5, selector: { matchLabels: { app: 'api' } }, template: d.spec!.template } };
+    const other = {
+      ...DEPLOY,
+      metadata: { name: 'api', namespace: ns },
+      spec: { replicas: 5, selector: { matchLabels: { app: 'api' } }, template: d.spec!.template },
+    };
     await assert.rejects(client.apply<Deployment>(other, { fieldManager: 'op-b' }), (e: unknown) => isConflict(e));
     assert.equal((await client.apply<Deployment>(other, { fieldManager: 'op-b', force: true })).spec?.replicas, 5);
   });
@@ -274,14 +372,25 @@ describe('KubeClient against a real API server', () => {
     const ns = await namespace();
     const big = 9007199254740993n;
     type BigGizmo = Omit<Gizmo, 'status'> & { status?: { observedGeneration?: bigint; message?: string } };
-    const created = await client.create<BigGizmo>({ ...GIZMO, metadata: { name: 'big', namespace: ns }, spec: { size: 2 } });
-    const written = await client.updateStatus<BigGizmo>({ ...created, status: { observedGeneration: big, message: 'a' } });
+    const created = await client.create<BigGizmo>({
+      ...GIZMO,
+      metadata: { name: 'big', namespace: ns },
+      spec: { size: 2 },
+    });
+    const written = await client.updateStatus<BigGizmo>({
+      ...created,
+      status: { observedGeneration: big, message: 'a' },
+    });
     assert.equal(written.status?.observedGeneration, big);
     const got = await client.get<BigGizmo>(GIZMO, 'big', { namespace: ns });
     assert.equal(got.status?.observedGeneration, big);
     await client.updateStatus<BigGizmo>({ ...got, status: { ...got.status, message: 'b' } });
     const after = await client.get<BigGizmo>(GIZMO, 'big', { namespace: ns });
-    assert.deepEqual([after.status?.message, after.status?.observedGeneration], ['b', big], 'the write-back stored the exact value');
+    assert.deepEqual(
+      [after.status?.message, after.status?.observedGeneration],
+      ['b', big],
+      'the write-back stored the exact value',
+    );
     const { items } = await client.list<BigGizmo>(GIZMO, { namespace: ns });
     assert.equal(items[0]?.status?.observedGeneration, big);
     for await (const e of client.watch<BigGizmo>(GIZMO, { namespace: ns, resourceVersion: '0' })) {
@@ -292,9 +401,16 @@ describe('KubeClient against a real API server', () => {
 
   test('a custom resource: CRUD, status, scale, JSON/merge patches and apply; strategic merge is refused', async () => {
     const ns = await namespace();
-    const g = await client.create<Gizmo>({ ...GIZMO, metadata: { name: 'g1', namespace: ns }, spec: { size: 2, replicas: 1, tags: ['a'] } });
+    const g = await client.create<Gizmo>({
+      ...GIZMO,
+      metadata: { name: 'g1', namespace: ns },
+      spec: { size: 2, replicas: 1, tags: ['a'] },
+    });
     assert.equal(g.metadata?.generation, 1);
-    const st = await client.updateStatus<Gizmo>({ ...g, status: { observedGeneration: 1, replicas: 1, message: 'ok' } });
+    const st = await client.updateStatus<Gizmo>({
+      ...g,
+      status: { observedGeneration: 1, replicas: 1, message: 'ok' },
+    });
     assert.equal(st.status?.message, 'ok');
     assert.equal(st.metadata?.generation, 1);
     const upd = await client.update<Gizmo>({ ...st, spec: { size: 3, replicas: 1, tags: ['a'] } });
@@ -304,14 +420,26 @@ describe('KubeClient against a real API server', () => {
     assert.deepEqual([scale.spec?.replicas, scale.status?.replicas], [1, 1]);
     await client.scale(GIZMO, 'g1', 4, { namespace: ns });
     assert.equal((await client.get<Gizmo>(GIZMO, 'g1', { namespace: ns })).spec?.replicas, 4);
-    const jp = await client.patch<Gizmo>(GIZMO, 'g1', [{ op: 'add', path: '/spec/tags/-', value: 'b' }], { type: 'json', namespace: ns });
+    const jp = await client.patch<Gizmo>(GIZMO, 'g1', [{ op: 'add', path: '/spec/tags/-', value: 'b' }], {
+      type: 'json',
+      namespace: ns,
+    });
     assert.deepEqual(jp.spec?.tags, ['a', 'b']);
     const mp = await client.patch<Gizmo>(GIZMO, 'g1', { spec: { size: 5 } }, { type: 'merge', namespace: ns });
     assert.equal(mp.spec?.size, 5);
-    await assert.rejects(client.patch(GIZMO, 'g1', { spec: { size: 6 } }, { type: 'strategic', namespace: ns }), (e: unknown) => e instanceof ApiError && e.status === 415);
-    const applied = await client.apply<Gizmo>({ ...GIZMO, metadata: { name: 'g1', namespace: ns }, spec: { size: 7 } }, { fieldManager: 'op', force: true });
+    await assert.rejects(
+      client.patch(GIZMO, 'g1', { spec: { size: 6 } }, { type: 'strategic', namespace: ns }),
+      (e: unknown) => e instanceof ApiError && e.status === 415,
+    );
+    const applied = await client.apply<Gizmo>(
+      { ...GIZMO, metadata: { name: 'g1', namespace: ns }, spec: { size: 7 } },
+      { fieldManager: 'op', force: true },
+    );
     assert.equal(applied.spec?.size, 7);
-    const statusApplied = await client.applyStatus<Gizmo>({ ...GIZMO, metadata: { name: 'g1', namespace: ns }, status: { message: 'applied' } }, { fieldManager: 'op', force: true });
+    const statusApplied = await client.applyStatus<Gizmo>(
+      { ...GIZMO, metadata: { name: 'g1', namespace: ns }, status: { message: 'applied' } },
+      { fieldManager: 'op', force: true },
+    );
     assert.equal(statusApplied.status?.message, 'applied');
     await client.delete(GIZMO, 'g1', { namespace: ns, propagationPolicy: 'Background', gracePeriodSeconds: 0 });
     await assert.rejects(client.get(GIZMO, 'g1', { namespace: ns }), isNotFound);
@@ -322,7 +450,10 @@ describe('KubeClient against a real API server', () => {
     const dry = await client.create<ConfigMap>({ ...CM, metadata: { name: 'dry', namespace: ns } }, { dryRun: true });
     assert.equal(dry.metadata?.name, 'dry');
     await assert.rejects(client.get(CM, 'dry', { namespace: ns }), isNotFound);
-    await assert.rejects(client.create<Gizmo>({ ...GIZMO, metadata: { name: 'dry', namespace: ns }, spec: { size: 0 } }, { dryRun: true }), isInvalid);
+    await assert.rejects(
+      client.create<Gizmo>({ ...GIZMO, metadata: { name: 'dry', namespace: ns }, spec: { size: 0 } }, { dryRun: true }),
+      isInvalid,
+    );
   });
 
   test('a CRD created after the client started is usable without restarting the client', async () => {
@@ -332,21 +463,33 @@ describe('KubeClient against a real API server', () => {
     await assert.rejects(client.list(DOO, { namespace: ns }), isNoKindMatch);
     await client.create(crd('doohickeys', 'Doohickey'));
     await eventually('CRD established', async () => {
-      const c = await client.get<CustomResourceDefinition>({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }, 'doohickeys.test.operator-runtime.dev');
-      if (!c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True')) throw new Error('not yet');
+      const c = await client.get<CustomResourceDefinition>(
+        { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' },
+        'doohickeys.test.operator-runtime.dev',
+      );
+      if (!c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'))
+        throw new Error('not yet');
     });
-    const created = await eventually('Doohickey served', () => client.create<Gizmo>({ ...DOO, metadata: { name: 'd1', namespace: ns }, spec: { size: 1 } }));
+    const created = await eventually('Doohickey served', () =>
+      client.create<Gizmo>({ ...DOO, metadata: { name: 'd1', namespace: ns }, spec: { size: 1 } }),
+    );
     assert.equal(created.kind, 'Doohickey');
     assert.equal((await client.list(DOO, { namespace: ns })).items.length, 1);
   });
 
   test('a paged list returns every object once, and an expired continue token restarts it cleanly', async () => {
     const ns = await namespace();
-    for (let i = 0; i < 23; i++) await client.create<ConfigMap>({ ...CM, metadata: { name: `p${String(i).padStart(2, '0')}`, namespace: ns } });
+    for (let i = 0; i < 23; i++)
+      await client.create<ConfigMap>({ ...CM, metadata: { name: `p${String(i).padStart(2, '0')}`, namespace: ns } });
     const all = await client.list<ConfigMap>(CM, { namespace: ns, limit: 5 });
     assert.equal(all.items.length, 23);
     // A consistent read no older than a known resourceVersion, paged: later pages must not repeat it.
-    const notOlder = await client.list<ConfigMap>(CM, { namespace: ns, limit: 5, resourceVersion: all.resourceVersion, resourceVersionMatch: 'NotOlderThan' });
+    const notOlder = await client.list<ConfigMap>(CM, {
+      namespace: ns,
+      limit: 5,
+      resourceVersion: all.resourceVersion,
+      resourceVersionMatch: 'NotOlderThan',
+    });
     assert.equal(notOlder.items.length, 23);
     assert.equal(new Set(all.items.map((i) => i.metadata?.name)).size, 23);
 
@@ -357,7 +500,16 @@ describe('KubeClient against a real API server', () => {
         // Move etcd on and compact: the first page's snapshot is gone, so its continue token expires.
         await client.create<ConfigMap>({ ...CM, metadata: { name: 'late', namespace: ns } });
         await env.compact();
-        await assert.rejects(client.listPage(CM, { namespace: ns, limit: 10, continue: undefined, resourceVersion: page.resourceVersion, resourceVersionMatch: 'Exact' }), isGone);
+        await assert.rejects(
+          client.listPage(CM, {
+            namespace: ns,
+            limit: 10,
+            continue: undefined,
+            resourceVersion: page.resourceVersion,
+            resourceVersionMatch: 'Exact',
+          }),
+          isGone,
+        );
       }
     }
     assert.equal(pages[0]!.restarted, false);
@@ -371,7 +523,8 @@ describe('KubeClient against a real API server', () => {
     const ns = await namespace();
     // Subscribed after the admin client's last call: from here on only the HTTP/2 client connects.
     const alpn: string[] = [];
-    const onConnect = (msg: unknown): void => void alpn.push(String((msg as { socket?: { alpnProtocol?: unknown } }).socket?.alpnProtocol));
+    const onConnect = (msg: unknown): void =>
+      void alpn.push(String((msg as { socket?: { alpnProtocol?: unknown } }).socket?.alpnProtocol));
     diagnostics.subscribe('undici:client:connected', onConnect);
     const h2 = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath, allowH2: true });
     try {
@@ -384,7 +537,10 @@ describe('KubeClient against a real API server', () => {
           seen.push(`${e.type} ${e.object.metadata?.name}`);
           ac.abort();
         }
-      })().then(() => undefined, (e: unknown) => e);
+      })().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       await h2.create<ConfigMap>({ ...CM, metadata: { name: 'over-h2', namespace: ns } });
       assert.equal((await h2.get<ConfigMap>(CM, 'over-h2', { namespace: ns })).metadata?.name, 'over-h2');
       assert.equal(((await ended) as { code?: string }).code, 'ERR_ABORTED');

@@ -43,7 +43,14 @@ import type {
   WatchOptions,
   WriteOptions,
 } from './client-options.js';
-import { DEFAULT_MAX_WATCH_LINE_BYTES, WatchDecoder, WatchDecodeError, toWatchEvent, type RawWatchEvent, type WatchEvent } from './watch-decoder.js';
+import {
+  DEFAULT_MAX_WATCH_LINE_BYTES,
+  WatchDecoder,
+  WatchDecodeError,
+  toWatchEvent,
+  type RawWatchEvent,
+  type WatchEvent,
+} from './watch-decoder.js';
 
 export type {
   ApplyOptions,
@@ -119,7 +126,8 @@ export class KubeClient implements Client {
   constructor(config: ClusterConfig, options: KubeClientOptions = {}) {
     const metrics = options.metrics ?? (options.registry ? promClientMetrics(options.registry) : undefined);
     this.maxWatchLineBytes = options.maxWatchLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES;
-    if (!(Number.isSafeInteger(this.maxWatchLineBytes) && this.maxWatchLineBytes > 0)) throw new InvalidOptionError('maxWatchLineBytes', 'must be a positive integer');
+    if (!(Number.isSafeInteger(this.maxWatchLineBytes) && this.maxWatchLineBytes > 0))
+      throw new InvalidOptionError('maxWatchLineBytes', 'must be a positive integer');
     this.transport = new Transport(config, { ...options, metrics });
     this.mapper = new DiscoveryRestMapper(this.transport);
     this.defaultNamespace = config.namespace;
@@ -132,7 +140,12 @@ export class KubeClient implements Client {
     else if (options.path) kc = await loadKubeconfigFile(options.path);
     else kc = await loadDefaultKubeconfig(options.env ?? process.env, homeOf(options.env));
     if (!kc) throw new KubeconfigError('no kubeconfig found (KUBECONFIG unset or empty, ~/.kube/config missing)');
-    const config = await resolveKubeconfig(kc, { context: options.context, clock: options.clock, logger: options.logger, env: options.env });
+    const config = await resolveKubeconfig(kc, {
+      context: options.context,
+      clock: options.clock,
+      logger: options.logger,
+      env: options.env,
+    });
     return new KubeClient(config, options);
   }
 
@@ -142,10 +155,17 @@ export class KubeClient implements Client {
   }
 
   /** The usual resolution: `KUBECONFIG` → `~/.kube/config` → in-cluster service account. */
-  static async fromDefault(options: Omit<FromKubeconfigOptions, 'path' | 'kubeconfig'> & InClusterOptions = {}): Promise<KubeClient> {
+  static async fromDefault(
+    options: Omit<FromKubeconfigOptions, 'path' | 'kubeconfig'> & InClusterOptions = {},
+  ): Promise<KubeClient> {
     const kc = await loadDefaultKubeconfig(options.env ?? process.env, homeOf(options.env));
     if (kc) {
-      const config = await resolveKubeconfig(kc, { context: options.context, clock: options.clock, logger: options.logger, env: options.env });
+      const config = await resolveKubeconfig(kc, {
+        context: options.context,
+        clock: options.clock,
+        logger: options.logger,
+        env: options.env,
+      });
       return new KubeClient(config, options);
     }
     if (isInCluster(options.env ?? process.env)) return KubeClient.inCluster(options);
@@ -193,10 +213,14 @@ export class KubeClient implements Client {
         item.kind ??= m.kind;
       }
     }
-    const page: ListPage<T> = { items: items as T[], resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '' };
+    const page: ListPage<T> = {
+      items: items as T[],
+      resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '',
+    };
     if (typeof meta.continue === 'string' && meta.continue) page.continue = meta.continue;
     if (typeof meta.remainingItemCount === 'number') page.remainingItemCount = meta.remainingItemCount;
-    if (isObject(meta.shardInfo) && typeof meta.shardInfo.selector === 'string') page.shardInfo = { selector: meta.shardInfo.selector };
+    if (isObject(meta.shardInfo) && typeof meta.shardInfo.selector === 'string')
+      page.shardInfo = { selector: meta.shardInfo.selector };
     return page;
   }
 
@@ -230,10 +254,18 @@ export class KubeClient implements Client {
   /** PUT. Sends the object's resourceVersion, so a concurrent change makes it fail with 409. */
   async update<T extends ObjectLike>(obj: T, opts: UpdateOptions = {}): Promise<T> {
     if (!obj.metadata?.resourceVersion && !opts.allowUnconditional) {
-      throw new InvalidOptionError('metadata.resourceVersion', 'update needs the resourceVersion that was read (or allowUnconditional: true)');
+      throw new InvalidOptionError(
+        'metadata.resourceVersion',
+        'update needs the resourceVersion that was read (or allowUnconditional: true)',
+      );
     }
     const m = await this.mapping(typeOf(obj), opts.signal);
-    const path = this.path(m, { namespace: obj.metadata?.namespace ?? opts.namespace, name: nameOf(obj), subresource: opts.subresource, op: 'update' });
+    const path = this.path(m, {
+      namespace: obj.metadata?.namespace ?? opts.namespace,
+      name: nameOf(obj),
+      subresource: opts.subresource,
+      op: 'update',
+    });
     const res = await this.transport.request<T>({
       method: 'PUT',
       path: withQuery(path, writeQuery(opts)),
@@ -251,8 +283,10 @@ export class KubeClient implements Client {
   }
 
   async patch<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts: PatchOptions): Promise<T> {
-    if (!(opts.type in PATCH_CONTENT_TYPES)) throw new InvalidOptionError('type', `unknown patch type ${String(opts.type)}`);
-    if (opts.type === 'apply' && !opts.fieldManager) throw new InvalidOptionError('fieldManager', 'server-side apply needs a fieldManager');
+    if (!(opts.type in PATCH_CONTENT_TYPES))
+      throw new InvalidOptionError('type', `unknown patch type ${String(opts.type)}`);
+    if (opts.type === 'apply' && !opts.fieldManager)
+      throw new InvalidOptionError('fieldManager', 'server-side apply needs a fieldManager');
     if (opts.force && opts.type !== 'apply') throw new InvalidOptionError('force', 'only applies to server-side apply');
     const m = await this.mapping(type, opts.signal);
     const path = this.path(m, { namespace: opts.namespace, name, subresource: opts.subresource, op: 'patch' });
@@ -280,7 +314,11 @@ export class KubeClient implements Client {
    */
   async apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T> {
     const body = stripManagedFields(obj);
-    return this.patch<T>(typeOf(obj), nameOf(obj), body, { ...opts, namespace: obj.metadata?.namespace ?? opts.namespace, type: 'apply' });
+    return this.patch<T>(typeOf(obj), nameOf(obj), body, {
+      ...opts,
+      namespace: obj.metadata?.namespace ?? opts.namespace,
+      type: 'apply',
+    });
   }
 
   applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T> {
@@ -311,7 +349,12 @@ export class KubeClient implements Client {
   }
 
   /** Sets `spec.replicas` through the `scale` subresource. */
-  scale(type: ResourceType, name: string, replicas: number, opts: Omit<PatchOptions, 'type' | 'subresource' | 'force'> = {}): Promise<Scale> {
+  scale(
+    type: ResourceType,
+    name: string,
+    replicas: number,
+    opts: Omit<PatchOptions, 'type' | 'subresource' | 'force'> = {},
+  ): Promise<Scale> {
     return this.patch<Scale>(type, name, { spec: { replicas } }, { ...opts, type: 'merge', subresource: 'scale' });
   }
 
@@ -334,7 +377,10 @@ export class KubeClient implements Client {
     return this.transport.close();
   }
 
-  private async *watchEvents<T>(type: ResourceType, opts: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  private async *watchEvents<T>(
+    type: ResourceType,
+    opts: WatchOptions,
+  ): AsyncGenerator<WatchEvent<T>, void, undefined> {
     const m = await this.mapping(type, opts.signal);
     const query = new URLSearchParams({ watch: 'true' });
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
@@ -346,7 +392,8 @@ export class KubeClient implements Client {
     if (opts.resourceVersionMatch) query.set('resourceVersionMatch', opts.resourceVersionMatch);
     if (opts.timeoutSeconds !== undefined) query.set('timeoutSeconds', String(opts.timeoutSeconds));
     const path = withQuery(this.path(m, { namespace: opts.namespace, op: 'watch' }), query);
-    const bodyTimeoutMs = opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 + WATCH_BODY_TIMEOUT_SLACK_MS : 0;
+    const bodyTimeoutMs =
+      opts.timeoutSeconds !== undefined ? opts.timeoutSeconds * 1000 + WATCH_BODY_TIMEOUT_SLACK_MS : 0;
     const res = await this.transport.stream({
       method: 'GET',
       path,
@@ -356,7 +403,10 @@ export class KubeClient implements Client {
     });
     const decoder = new WatchDecoder({ maxLineBytes: this.maxWatchLineBytes });
     const where = { method: 'WATCH', path };
-    const shape = opts.metadataOnly ? (raw: RawWatchEvent): RawWatchEvent => (raw.type === 'ERROR' ? raw : { type: raw.type, object: toPartialObjectMetadata(raw.object, m) }) : (raw: RawWatchEvent) => raw;
+    const shape = opts.metadataOnly
+      ? (raw: RawWatchEvent): RawWatchEvent =>
+          raw.type === 'ERROR' ? raw : { type: raw.type, object: toPartialObjectMetadata(raw.object, m) }
+      : (raw: RawWatchEvent) => raw;
     try {
       try {
         for await (const chunk of res.body) {
@@ -365,7 +415,12 @@ export class KubeClient implements Client {
       } catch (err) {
         if (opts.signal?.aborted) throw new AbortedError('watch aborted', { cause: opts.signal.reason });
         if (err instanceof WatchDecodeError || (err as { code?: unknown }).code === 'ERR_API') throw err;
-        throw new TransportError('WATCH', path, `watch stream failed (${(err as { code?: string }).code ?? (err as Error).name})`, { cause: err });
+        throw new TransportError(
+          'WATCH',
+          path,
+          `watch stream failed (${(err as { code?: string }).code ?? (err as Error).name})`,
+          { cause: err },
+        );
       }
       for (const raw of decoder.end()) yield toWatchEvent<T>(shape(raw), where);
     } finally {
@@ -378,7 +433,10 @@ export class KubeClient implements Client {
     return this.mapper.cached(type) ?? this.mapper.mapping(type, signal);
   }
 
-  private path(m: ResourceMapping, at: { namespace?: string; name?: string; subresource?: string; op: string }): string {
+  private path(
+    m: ResourceMapping,
+    at: { namespace?: string; name?: string; subresource?: string; op: string },
+  ): string {
     let p = m.group ? `/apis/${m.group}/${m.version}` : `/api/${m.version}`;
     if (m.namespaced) {
       if (at.namespace) p += `/namespaces/${encodeURIComponent(at.namespace)}`;
@@ -457,7 +515,10 @@ export function parseWarningHeaders(header: string | string[] | undefined): stri
   return out;
 }
 
-function reportWarnings(header: string | string[] | undefined, opts: { readonly onWarnings?: (warnings: readonly string[]) => void }): void {
+function reportWarnings(
+  header: string | string[] | undefined,
+  opts: { readonly onWarnings?: (warnings: readonly string[]) => void },
+): void {
   if (!opts.onWarnings || header === undefined) return;
   const warnings = parseWarningHeaders(header);
   if (warnings.length > 0) opts.onWarnings(warnings);

@@ -28,7 +28,11 @@ before(async () => {
   await chmod(path.join(dir, 'plugin.js'), 0o755);
 });
 
-function config(cluster: Record<string, unknown>, user: Record<string, unknown>, extra: Partial<Kubeconfig> = {}): Kubeconfig {
+function config(
+  cluster: Record<string, unknown>,
+  user: Record<string, unknown>,
+  extra: Partial<Kubeconfig> = {},
+): Kubeconfig {
   return {
     apiVersion: 'v1',
     kind: 'Config',
@@ -74,7 +78,8 @@ async function theirs(kc: Kubeconfig, context?: string): Promise<Resolved> {
   if (context) k.setCurrentContext(context);
   const opts: https.RequestOptions & { headers?: Record<string, string> } = {};
   await k.applyToHTTPSOptions(opts);
-  const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+  const str = (v: unknown): string | undefined =>
+    v === undefined || v === null ? undefined : Buffer.isBuffer(v) ? v.toString('utf8') : String(v);
   const headers = opts.headers ?? {};
   return strip({
     server: k.getCurrentCluster()!.server,
@@ -93,30 +98,71 @@ function strip(r: Resolved): Resolved {
 }
 
 const cases: [string, () => Kubeconfig, string?][] = [
-  ['bearer token with inline CA and tls-server-name', () => config({ 'certificate-authority-data': b64('CA-INLINE'), 'tls-server-name': 'kubernetes.default' }, { token: 'tok-1' })],
-  ['basic auth against an insecure cluster', () => config({ 'insecure-skip-tls-verify': true }, { username: 'admin', password: 'p@ss:word' })],
-  ['client certificate and key from relative files with a CA file', () => config({ 'certificate-authority': 'ca.crt' }, { 'client-certificate': 'client.crt', 'client-key': 'client.key' })],
-  ['client certificate and key inline', () => config({ 'certificate-authority-data': b64('CA-INLINE') }, { 'client-certificate-data': b64('CERT-INLINE'), 'client-key-data': b64('KEY-INLINE') })],
+  [
+    'bearer token with inline CA and tls-server-name',
+    () =>
+      config(
+        { 'certificate-authority-data': b64('CA-INLINE'), 'tls-server-name': 'kubernetes.default' },
+        { token: 'tok-1' },
+      ),
+  ],
+  [
+    'basic auth against an insecure cluster',
+    () => config({ 'insecure-skip-tls-verify': true }, { username: 'admin', password: 'p@ss:word' }),
+  ],
+  [
+    'client certificate and key from relative files with a CA file',
+    () =>
+      config({ 'certificate-authority': 'ca.crt' }, { 'client-certificate': 'client.crt', 'client-key': 'client.key' }),
+  ],
+  [
+    'client certificate and key inline',
+    () =>
+      config(
+        { 'certificate-authority-data': b64('CA-INLINE') },
+        { 'client-certificate-data': b64('CERT-INLINE'), 'client-key-data': b64('KEY-INLINE') },
+      ),
+  ],
   // Absolute command: client-node runs a relative one from the working directory, while client-go
   // (and we) resolve it against the kubeconfig's folder — a deliberate difference.
-  ['exec plugin (client.authentication.k8s.io/v1)', () => config({}, { exec: { command: path.join(dir, 'plugin.js'), apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never' } })],
+  [
+    'exec plugin (client.authentication.k8s.io/v1)',
+    () =>
+      config(
+        {},
+        {
+          exec: {
+            command: path.join(dir, 'plugin.js'),
+            apiVersion: 'client.authentication.k8s.io/v1',
+            interactiveMode: 'Never',
+          },
+        },
+      ),
+  ],
   [
     'a non-current context chosen explicitly',
     () =>
-      config({}, { token: 'tok-main' }, {
-        clusters: [
-          { name: 'c', cluster: { server: 'https://api.example.test:6443' } },
-          { name: 'c2', cluster: { server: 'https://other.example.test:443', 'certificate-authority-data': b64('CA-2') } },
-        ],
-        users: [
-          { name: 'u', user: { token: 'tok-main' } },
-          { name: 'u2', user: { token: 'tok-other' } },
-        ],
-        contexts: [
-          { name: 'main', context: { cluster: 'c', user: 'u' } },
-          { name: 'other', context: { cluster: 'c2', user: 'u2' } },
-        ],
-      }),
+      config(
+        {},
+        { token: 'tok-main' },
+        {
+          clusters: [
+            { name: 'c', cluster: { server: 'https://api.example.test:6443' } },
+            {
+              name: 'c2',
+              cluster: { server: 'https://other.example.test:443', 'certificate-authority-data': b64('CA-2') },
+            },
+          ],
+          users: [
+            { name: 'u', user: { token: 'tok-main' } },
+            { name: 'u2', user: { token: 'tok-other' } },
+          ],
+          contexts: [
+            { name: 'main', context: { cluster: 'c', user: 'u' } },
+            { name: 'other', context: { cluster: 'c2', user: 'u2' } },
+          ],
+        },
+      ),
     'other',
   ],
 ];

@@ -41,23 +41,42 @@ const kubeconfigArb = fc
   .record({
     cluster: fc.record(
       {
-        server: fc.oneof(fc.constantFrom('https://h:6443', 'http://10.0.0.1:8080/prefix', 'not a url', ''), secret.map((s) => `https://u:${s}@h:1`), fc.anything()),
+        server: fc.oneof(
+          fc.constantFrom('https://h:6443', 'http://10.0.0.1:8080/prefix', 'not a url', ''),
+          secret.map((s) => `https://u:${s}@h:1`),
+          fc.anything(),
+        ),
         'certificate-authority-data': fc.oneof(fc.constant(b64('CA')), fc.string(), fc.anything()),
         'certificate-authority': fc.oneof(filePath, fc.anything()),
         'insecure-skip-tls-verify': fc.oneof(fc.boolean(), fc.anything()),
         'tls-server-name': fc.oneof(fc.string(), fc.anything()),
-        'proxy-url': fc.oneof(secret.map((s) => `http://u:${s}@proxy:3128`), secret.map((s) => `socks5://u:${s}@p:1`), fc.anything()),
+        'proxy-url': fc.oneof(
+          secret.map((s) => `http://u:${s}@proxy:3128`),
+          secret.map((s) => `socks5://u:${s}@p:1`),
+          fc.anything(),
+        ),
       },
       { requiredKeys: [] },
     ),
     user: fc.record(
       {
-        token: fc.oneof(secret, secret.map((s) => ({ nested: s })), secret.map((s) => [s])),
+        token: fc.oneof(
+          secret,
+          secret.map((s) => ({ nested: s })),
+          secret.map((s) => [s]),
+        ),
         tokenFile: fc.oneof(filePath, fc.anything()),
         username: fc.oneof(fc.string(), fc.anything()),
-        password: fc.oneof(secret, secret.map((s) => [s])),
+        password: fc.oneof(
+          secret,
+          secret.map((s) => [s]),
+        ),
         'client-certificate-data': fc.oneof(fc.constant(b64('CERT')), fc.anything()),
-        'client-key-data': fc.oneof(secret.map(b64), secret, secret.map((s) => `%${s}`)),
+        'client-key-data': fc.oneof(
+          secret.map(b64),
+          secret,
+          secret.map((s) => `%${s}`),
+        ),
         'client-key': fc.oneof(filePath, fc.anything()),
         'as-groups': fc.oneof(fc.array(fc.string()), fc.anything()),
         'auth-provider': fc.oneof(
@@ -68,8 +87,15 @@ const kubeconfigArb = fc
         exec: fc.record(
           {
             command: fc.oneof(fc.constantFrom('plugin', './bin/plugin', '/usr/bin/plugin'), fc.anything()),
-            apiVersion: fc.oneof(fc.constantFrom('client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'), fc.anything()),
-            args: fc.oneof(secret.map((s) => [`--token=${s}`]), secret.map((s) => `--token=${s}`), secret.map((s) => ['--ok', { v: s }])),
+            apiVersion: fc.oneof(
+              fc.constantFrom('client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'),
+              fc.anything(),
+            ),
+            args: fc.oneof(
+              secret.map((s) => [`--token=${s}`]),
+              secret.map((s) => `--token=${s}`),
+              secret.map((s) => ['--ok', { v: s }]),
+            ),
             env: fc.oneof(
               secret.map((s) => [{ name: 'PASS', value: s }]),
               secret.map((s) => [{ name: 'PASS', value: { v: s } }]),
@@ -88,16 +114,14 @@ const kubeconfigArb = fc
     currentContext: fc.oneof(fc.constant('ctx'), fc.anything()),
     contextUser: fc.oneof(fc.constant('u'), fc.constant(undefined), fc.anything()),
   })
-  .map(
-    ({ cluster, user, namespace, currentContext, contextUser }): Record<string, unknown> => ({
-      apiVersion: 'v1',
-      kind: 'Config',
-      'current-context': currentContext,
-      clusters: [{ name: 'c', cluster }],
-      users: [{ name: 'u', user }],
-      contexts: [{ name: 'ctx', context: { cluster: 'c', user: contextUser, namespace } }],
-    }),
-  );
+  .map(({ cluster, user, namespace, currentContext, contextUser }): Record<string, unknown> => ({
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': currentContext,
+    clusters: [{ name: 'c', cluster }],
+    users: [{ name: 'u', user }],
+    contexts: [{ name: 'ctx', context: { cluster: 'c', user: contextUser, namespace } }],
+  }));
 
 /** Every path into a plain value, so a mutation can reach any depth. */
 function paths(v: unknown, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
@@ -110,7 +134,10 @@ function paths(v: unknown, at: (string | number)[] = [], out: (string | number)[
 /** A copy of `root` with the value at `at` replaced (or deleted when `value` is the DELETE marker). */
 function mutate(root: unknown, at: (string | number)[], value: unknown): unknown {
   if (at.length === 0) return value === DELETE ? undefined : value;
-  const copy = (Array.isArray(root) ? [...(root as unknown[])] : { ...(root as Record<string, unknown>) }) as Record<string | number, unknown>;
+  const copy = (Array.isArray(root) ? [...(root as unknown[])] : { ...(root as Record<string, unknown>) }) as Record<
+    string | number,
+    unknown
+  >;
   const [head, ...rest] = at as [string | number, ...(string | number)[]];
   if (rest.length === 0 && value === DELETE) delete copy[head];
   else copy[head] = mutate(copy[head], rest, value);
@@ -141,7 +168,10 @@ const textArb = fc.oneof(
 
 /** The loader's contract for one input: our errors only, no marker in what it says or prints. */
 function checkError(e: unknown): void {
-  assert.ok(e instanceof KubeconfigError || e instanceof CredentialError, `only the library's errors: got ${inspect(e)}`);
+  assert.ok(
+    e instanceof KubeconfigError || e instanceof CredentialError,
+    `only the library's errors: got ${inspect(e)}`,
+  );
   const text = `${e.message}\n${inspect(e, { depth: 10 })}`;
   assert.ok(!text.includes(MARK), `no credential in the error: ${e.message}`);
 }
@@ -168,16 +198,27 @@ async function fuzz<T>(name: string, arb: fc.Arbitrary<T>, body: (input: T) => P
     await body(input);
   });
   try {
-    await fc.assert(property, { seed: SEED, numRuns: 1_000_000, interruptAfterTimeLimit: TIME_MS, timeout: RUN_TIMEOUT_MS });
+    await fc.assert(property, {
+      seed: SEED,
+      numRuns: 1_000_000,
+      interruptAfterTimeLimit: TIME_MS,
+      timeout: RUN_TIMEOUT_MS,
+    });
   } catch (e) {
-    console.log(`# ${name}: failed with FUZZ_SEED=${SEED} (replay: FUZZ_SEED=${SEED} node --import tsx --test ${path.relative(process.cwd(), import.meta.filename)})`);
+    console.log(
+      `# ${name}: failed with FUZZ_SEED=${SEED} (replay: FUZZ_SEED=${SEED} node --import tsx --test ${path.relative(process.cwd(), import.meta.filename)})`,
+    );
     throw e;
   }
   console.log(`# ${name}: ${runs} runs in ${TIME_MS} ms, seed ${SEED}`);
   // A fuzz that never got to run proves nothing.
   assert.ok(runs >= 20, `only ${runs} runs`);
   await new Promise((r) => setImmediate(r));
-  assert.deepEqual(warnings.filter((w) => w.includes(MARK)), [], `no credential in a process warning (FUZZ_SEED=${SEED})`);
+  assert.deepEqual(
+    warnings.filter((w) => w.includes(MARK)),
+    [],
+    `no credential in a process warning (FUZZ_SEED=${SEED})`,
+  );
 }
 
 test('kubeconfig text of any shape fails only with KubeconfigError/CredentialError and never quotes a credential', async () => {
@@ -186,7 +227,7 @@ test('kubeconfig text of any shape fails only with KubeconfigError/CredentialErr
   });
 });
 
-test('kubeconfig objects of any shape fail only with the library\'s errors, and a resolved config never prints a credential', async () => {
+test("kubeconfig objects of any shape fail only with the library's errors, and a resolved config never prints a credential", async () => {
   await fuzz('objects', mutatedArb, async (kc) => {
     await load(async () => resolveKubeconfig(asKubeconfig(kc as object), { env: {} }));
     // Straight to resolve, as a typed caller with a cast would.

@@ -27,7 +27,16 @@ function kubeconfig(over: Partial<Kubeconfig> = {}): Kubeconfig {
     apiVersion: 'v1',
     kind: 'Config',
     'current-context': 'dev',
-    clusters: [{ name: 'c1', cluster: { server: 'https://10.0.0.1:6443/', 'certificate-authority-data': b64(CA), 'tls-server-name': 'kubernetes' } }],
+    clusters: [
+      {
+        name: 'c1',
+        cluster: {
+          server: 'https://10.0.0.1:6443/',
+          'certificate-authority-data': b64(CA),
+          'tls-server-name': 'kubernetes',
+        },
+      },
+    ],
     users: [{ name: 'u1', user: { token: SECRET } }],
     contexts: [{ name: 'dev', context: { cluster: 'c1', user: 'u1', namespace: 'team-a' } }],
     ...over,
@@ -49,7 +58,9 @@ test('a token user resolves to server, CA, SNI name, namespace and a bearer head
 });
 
 test('TLS verification is off only when the cluster says insecure-skip-tls-verify: true', async () => {
-  const kc = kubeconfig({ clusters: [{ name: 'c1', cluster: { server: 'https://x:1', 'insecure-skip-tls-verify': true } }] });
+  const kc = kubeconfig({
+    clusters: [{ name: 'c1', cluster: { server: 'https://x:1', 'insecure-skip-tls-verify': true } }],
+  });
   assert.equal((await resolveKubeconfig(kc)).tls.rejectUnauthorized, false);
 });
 
@@ -63,7 +74,10 @@ test('a context without namespace defaults to "default", and an explicit context
   const cfg = await resolveKubeconfig(kc, { context: 'other' });
   assert.equal(cfg.namespace, 'default');
   assert.equal(cfg.contextName, 'other');
-  await assert.rejects(resolveKubeconfig(kc, { context: 'nope' }), (e: unknown) => e instanceof KubeconfigError && /context "nope"/.test(e.message));
+  await assert.rejects(
+    resolveKubeconfig(kc, { context: 'nope' }),
+    (e: unknown) => e instanceof KubeconfigError && /context "nope"/.test(e.message),
+  );
 });
 
 test('relative certificate, key, token-file and exec paths resolve against the kubeconfig file folder', async () => {
@@ -80,7 +94,10 @@ test('relative certificate, key, token-file and exec paths resolve against the k
       kubeconfig({
         clusters: [{ name: 'c1', cluster: { server: 'https://h:1', 'certificate-authority': 'ca.crt' } }],
         users: [
-          { name: 'u1', user: { tokenFile: 'token', 'client-certificate': 'client.crt', 'client-key': './client.key' } },
+          {
+            name: 'u1',
+            user: { tokenFile: 'token', 'client-certificate': 'client.crt', 'client-key': './client.key' },
+          },
           { name: 'u2', user: { exec: { command: './bin/plugin', apiVersion: 'client.authentication.k8s.io/v1' } } },
           { name: 'u3', user: { exec: { command: 'aws', apiVersion: 'client.authentication.k8s.io/v1' } } },
         ],
@@ -98,7 +115,18 @@ test('relative certificate, key, token-file and exec paths resolve against the k
 });
 
 test('inline data wins over a file reference', async () => {
-  const kc = kubeconfig({ clusters: [{ name: 'c1', cluster: { server: 'https://h:1', 'certificate-authority': '/does/not/exist', 'certificate-authority-data': b64(CA) } }] });
+  const kc = kubeconfig({
+    clusters: [
+      {
+        name: 'c1',
+        cluster: {
+          server: 'https://h:1',
+          'certificate-authority': '/does/not/exist',
+          'certificate-authority-data': b64(CA),
+        },
+      },
+    ],
+  });
   assert.equal((await resolveKubeconfig(kc)).tls.ca, CA);
 });
 
@@ -131,7 +159,13 @@ test('several KUBECONFIG files merge as kubectl does: first definition and first
   const kc = await loadDefaultKubeconfig(env, '/home/x');
   assert.ok(kc);
   assert.equal(kc['current-context'], 'ctx-b', 'a is silent about current-context, so b decides');
-  assert.deepEqual(kc.clusters!.map((c) => [c.name, c.cluster.server]), [['shared', 'https://from-a:1'], ['only-b', 'https://b:1']]);
+  assert.deepEqual(
+    kc.clusters!.map((c) => [c.name, c.cluster.server]),
+    [
+      ['shared', 'https://from-a:1'],
+      ['only-b', 'https://b:1'],
+    ],
+  );
   const cfg = await resolveKubeconfig(kc);
   assert.equal(cfg.server, 'https://from-a:1');
   assert.equal(cfg.namespace, 'nb');
@@ -155,12 +189,16 @@ test('mergeKubeconfigs of one config is that config', () => {
 });
 
 test('basic auth resolves to a Basic header', async () => {
-  const cfg = await resolveKubeconfig(kubeconfig({ users: [{ name: 'u1', user: { username: 'admin', password: 'pw' } }] }));
+  const cfg = await resolveKubeconfig(
+    kubeconfig({ users: [{ name: 'u1', user: { username: 'admin', password: 'pw' } }] }),
+  );
   assert.deepEqual(await cfg.credential.get(), { authorization: `Basic ${b64('admin:pw')}` });
 });
 
 test('impersonation fields are carried to the config', async () => {
-  const cfg = await resolveKubeconfig(kubeconfig({ users: [{ name: 'u1', user: { token: 't', as: 'bob', 'as-groups': ['g1', 'g2'] } }] }));
+  const cfg = await resolveKubeconfig(
+    kubeconfig({ users: [{ name: 'u1', user: { token: 't', as: 'bob', 'as-groups': ['g1', 'g2'] } }] }),
+  );
   assert.deepEqual(cfg.impersonate, { user: 'bob', uid: undefined, groups: ['g1', 'g2'] });
 });
 
@@ -171,7 +209,10 @@ test('a user with two authentication methods, an auth-provider, or a cert withou
     [{ name: 'u1', user: { 'client-certificate-data': b64('CERT') } }],
   ];
   for (const users of cases) {
-    await assert.rejects(resolveKubeconfig(kubeconfig({ users })), (e: unknown) => e instanceof KubeconfigError && !inspect(e).includes(SECRET));
+    await assert.rejects(
+      resolveKubeconfig(kubeconfig({ users })),
+      (e: unknown) => e instanceof KubeconfigError && !inspect(e).includes(SECRET),
+    );
   }
 });
 
@@ -185,12 +226,22 @@ test('a server URL carrying credentials, or an invalid one, is rejected without 
 });
 
 test('invalid YAML is reported without quoting the file', () => {
-  assert.throws(() => parseKubeconfig(`users:\n  - name: u\n    user: {token: ${SECRET}\n`), (e: unknown) => e instanceof KubeconfigError && !e.message.includes(SECRET));
+  assert.throws(
+    () => parseKubeconfig(`users:\n  - name: u\n    user: {token: ${SECRET}\n`),
+    (e: unknown) => e instanceof KubeconfigError && !e.message.includes(SECRET),
+  );
 });
 
 test('printing or serialising a resolved config shows neither the token nor the client key', async () => {
   const cfg = await resolveKubeconfig(
-    kubeconfig({ users: [{ name: 'u1', user: { token: SECRET, 'client-certificate-data': b64('CERT'), 'client-key-data': b64('PRIVATE-KEY-PEM') } }] }),
+    kubeconfig({
+      users: [
+        {
+          name: 'u1',
+          user: { token: SECRET, 'client-certificate-data': b64('CERT'), 'client-key-data': b64('PRIVATE-KEY-PEM') },
+        },
+      ],
+    }),
   );
   assert.equal(cfg.tls.key, 'PRIVATE-KEY-PEM');
   for (const text of [inspect(cfg, { depth: 10 }), JSON.stringify(cfg), String(cfg.credential)]) {
@@ -208,10 +259,21 @@ test('a kubeconfig passed as an object is checked for its shape', () => {
 });
 
 test('proxy-url: http(s) is kept out of printed output, other schemes are refused', async () => {
-  const cfg = await resolveKubeconfig(kubeconfig({ clusters: [{ name: 'c1', cluster: { server: 'https://h:1', 'proxy-url': `http://u:${SECRET}@proxy:3128` } }] }));
+  const cfg = await resolveKubeconfig(
+    kubeconfig({
+      clusters: [{ name: 'c1', cluster: { server: 'https://h:1', 'proxy-url': `http://u:${SECRET}@proxy:3128` } }],
+    }),
+  );
   assert.equal(cfg.proxyUrl, `http://u:${SECRET}@proxy:3128/`);
   assert.ok(!inspect(cfg, { depth: 10 }).includes(SECRET) && !JSON.stringify(cfg).includes(SECRET));
-  await assert.rejects(resolveKubeconfig(kubeconfig({ clusters: [{ name: 'c1', cluster: { server: 'https://h:1', 'proxy-url': 'socks5://proxy:1080' } }] })), KubeconfigError);
+  await assert.rejects(
+    resolveKubeconfig(
+      kubeconfig({
+        clusters: [{ name: 'c1', cluster: { server: 'https://h:1', 'proxy-url': 'socks5://proxy:1080' } }],
+      }),
+    ),
+    KubeconfigError,
+  );
 });
 
 // Issue 18, item 7: wrong shapes gave raw TypeErrors, echoed values, or were accepted silently.
@@ -232,9 +294,20 @@ async function rejectsNaming(kc: Record<string, unknown>, field: string): Promis
 
 const cluster0 = { name: 'c1', cluster: { server: 'https://h:1' } };
 const context0 = { name: 'dev', context: { cluster: 'c1', user: 'u1' } };
-const withUser = (user: Record<string, unknown>): Record<string, unknown> => ({ 'current-context': 'dev', clusters: [cluster0], contexts: [context0], users: [{ name: 'u1', user }] });
-const withCluster = (cluster: Record<string, unknown>): Record<string, unknown> => ({ 'current-context': 'dev', clusters: [{ name: 'c1', cluster }], contexts: [context0], users: [{ name: 'u1', user: {} }] });
-const execUser = (exec: Record<string, unknown>): Record<string, unknown> => withUser({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'plugin', ...exec } });
+const withUser = (user: Record<string, unknown>): Record<string, unknown> => ({
+  'current-context': 'dev',
+  clusters: [cluster0],
+  contexts: [context0],
+  users: [{ name: 'u1', user }],
+});
+const withCluster = (cluster: Record<string, unknown>): Record<string, unknown> => ({
+  'current-context': 'dev',
+  clusters: [{ name: 'c1', cluster }],
+  contexts: [context0],
+  users: [{ name: 'u1', user: {} }],
+});
+const execUser = (exec: Record<string, unknown>): Record<string, unknown> =>
+  withUser({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'plugin', ...exec } });
 
 test('a kubeconfig of the wrong shape is a KubeconfigError naming the field path, never a TypeError or the value', async () => {
   await rejectsNaming({ clusters: 5 }, 'clusters');
@@ -246,19 +319,33 @@ test('a kubeconfig of the wrong shape is a KubeconfigError naming the field path
   await rejectsNaming(execUser({ args: ['--ok', 7] }), 'users[0].user.exec.args[1]');
   await rejectsNaming(execUser({ env: [{ name: 'X', value: { v: SECRET } }] }), 'users[0].user.exec.env[0].value');
   await rejectsNaming(execUser({ env: { X: SECRET } }), 'users[0].user.exec.env');
-  await rejectsNaming(withUser({ 'auth-provider': { name: 'oidc', config: { 'id-token': [SECRET] } } }), "users[0].user.auth-provider.config.id-token");
+  await rejectsNaming(
+    withUser({ 'auth-provider': { name: 'oidc', config: { 'id-token': [SECRET] } } }),
+    'users[0].user.auth-provider.config.id-token',
+  );
   await rejectsNaming(withUser({ 'as-groups': SECRET }), 'users[0].user.as-groups');
-  await rejectsNaming(withCluster({ server: 'https://h:1', 'insecure-skip-tls-verify': 'yes' }), 'clusters[0].cluster.insecure-skip-tls-verify');
+  await rejectsNaming(
+    withCluster({ server: 'https://h:1', 'insecure-skip-tls-verify': 'yes' }),
+    'clusters[0].cluster.insecure-skip-tls-verify',
+  );
   await rejectsNaming({ contexts: [{ name: 'dev', context: { cluster: 7 } }] }, 'contexts[0].context.cluster');
   await rejectsNaming({ 'current-context': 'dev', contexts: [context0, { name: 5, context: {} }] }, 'contexts[1].name');
 });
 
 test('base64 data fields must be valid base64; the error names the field, not the data', async () => {
-  await rejectsNaming(withCluster({ server: 'https://h:1', 'certificate-authority-data': `not base64! ${SECRET}` }), 'clusters[0].cluster.certificate-authority-data');
-  await rejectsNaming(withUser({ 'client-certificate-data': b64('CERT'), 'client-key-data': `%%${SECRET}%%` }), 'users[0].user.client-key-data');
+  await rejectsNaming(
+    withCluster({ server: 'https://h:1', 'certificate-authority-data': `not base64! ${SECRET}` }),
+    'clusters[0].cluster.certificate-authority-data',
+  );
+  await rejectsNaming(
+    withUser({ 'client-certificate-data': b64('CERT'), 'client-key-data': `%%${SECRET}%%` }),
+    'users[0].user.client-key-data',
+  );
   // Line-wrapped base64 (as some tools write it) is still base64.
   const wrapped = b64(CA).replace(/(.{20})/g, '$1\n');
-  const cfg = await resolveKubeconfig(withCluster({ server: 'https://h:1', 'certificate-authority-data': wrapped }) as Kubeconfig);
+  const cfg = await resolveKubeconfig(
+    withCluster({ server: 'https://h:1', 'certificate-authority-data': wrapped }) as Kubeconfig,
+  );
   assert.equal(cfg.tls.ca, CA);
 });
 
@@ -272,8 +359,11 @@ test('insecure-skip-tls-verify together with a CA is refused, as client-go refus
 });
 
 test('holes in a sparse list are entries of the wrong shape, not skipped (found by the fuzz suite)', async () => {
-  // eslint-disable-next-line no-sparse-arrays
-  await rejectsNaming({ 'current-context': 'dev', clusters: [cluster0], contexts: [context0], users: [, { name: 'u1', user: {} }] }, 'users[0]');
+  await rejectsNaming(
+    // eslint-disable-next-line no-sparse-arrays
+    { 'current-context': 'dev', clusters: [cluster0], contexts: [context0], users: [, { name: 'u1', user: {} }] },
+    'users[0]',
+  );
   // eslint-disable-next-line no-sparse-arrays
   await rejectsNaming(execUser({ args: ['--a', , '--b'] }), 'users[0].user.exec.args[1]');
 });
@@ -288,23 +378,46 @@ test('YAML oddities next to a token are not reported as process warnings quoting
   } finally {
     process.off('warning', onWarning);
   }
-  assert.deepEqual(seen.filter((m) => m.includes(SECRET)), []);
+  assert.deepEqual(
+    seen.filter((m) => m.includes(SECRET)),
+    [],
+  );
 });
 
-test('a kubeconfig, CA, certificate or key path naming a FIFO or a device is refused at once instead of hanging', { timeout: 20_000 }, async () => {
-  const dir = await tmp();
-  const fifo = path.join(dir, 'fifo');
-  execFileSync('mkfifo', [fifo]);
-  for (const file of [fifo, '/dev/zero']) {
-    await assert.rejects(loadKubeconfigFile(file), (e: unknown) => e instanceof KubeconfigError && /not a regular file/.test(e.message));
-    await assert.rejects(resolveKubeconfig(withCluster({ server: 'https://h:1', 'certificate-authority': file }) as Kubeconfig), KubeconfigError);
-    await assert.rejects(resolveKubeconfig(withUser({ 'client-certificate': file, 'client-key-data': b64('KEY') }) as Kubeconfig), KubeconfigError);
-  }
-});
+test(
+  'a kubeconfig, CA, certificate or key path naming a FIFO or a device is refused at once instead of hanging',
+  { timeout: 20_000 },
+  async () => {
+    const dir = await tmp();
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    for (const file of [fifo, '/dev/zero']) {
+      await assert.rejects(
+        loadKubeconfigFile(file),
+        (e: unknown) => e instanceof KubeconfigError && /not a regular file/.test(e.message),
+      );
+      await assert.rejects(
+        resolveKubeconfig(withCluster({ server: 'https://h:1', 'certificate-authority': file }) as Kubeconfig),
+        KubeconfigError,
+      );
+      await assert.rejects(
+        resolveKubeconfig(withUser({ 'client-certificate': file, 'client-key-data': b64('KEY') }) as Kubeconfig),
+        KubeconfigError,
+      );
+    }
+  },
+);
 
 test('a shape error in a kubeconfig file names the file as well as the field', async () => {
   const dir = await tmp();
   const file = path.join(dir, 'config');
   await writeFile(file, stringify(withUser({ token: 12345 })));
-  await assert.rejects(loadKubeconfigFile(file), (e: unknown) => e instanceof KubeconfigError && e.field === 'users[0].user.token' && e.message.includes(file) && !e.message.includes('12345'));
+  await assert.rejects(
+    loadKubeconfigFile(file),
+    (e: unknown) =>
+      e instanceof KubeconfigError &&
+      e.field === 'users[0].user.token' &&
+      e.message.includes(file) &&
+      !e.message.includes('12345'),
+  );
 });

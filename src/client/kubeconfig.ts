@@ -11,7 +11,15 @@ import { OperatorRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { BasicAuthCredential, NO_CREDENTIAL, StaticTokenCredential, TokenFileCredential, describeReadError, readLocalFile, type Credential } from './credentials.js';
+import {
+  BasicAuthCredential,
+  NO_CREDENTIAL,
+  StaticTokenCredential,
+  TokenFileCredential,
+  describeReadError,
+  readLocalFile,
+  type Credential,
+} from './credentials.js';
 import { ExecCredentialPlugin, type ExecConfig } from './exec-credential.js';
 import { makeTlsConfig, type TlsConfig } from './tls-config.js';
 
@@ -148,7 +156,11 @@ export async function loadKubeconfigFile(file: string): Promise<Kubeconfig> {
  * user or context name wins, and the first non-empty `current-context` wins.
  */
 export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
-  const out: Required<Pick<Kubeconfig, 'clusters' | 'users' | 'contexts'>> & Kubeconfig = { clusters: [], users: [], contexts: [] };
+  const out: Required<Pick<Kubeconfig, 'clusters' | 'users' | 'contexts'>> & Kubeconfig = {
+    clusters: [],
+    users: [],
+    contexts: [],
+  };
   const seen = { clusters: new Set<string>(), users: new Set<string>(), contexts: new Set<string>() };
   for (const kc of configs) {
     if (!out['current-context'] && kc['current-context']) out['current-context'] = kc['current-context'];
@@ -164,7 +176,10 @@ export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
 }
 
 /** The files kubectl would read: `KUBECONFIG` (path-list, empties skipped) or `~/.kube/config`. */
-export function defaultKubeconfigPaths(env: Readonly<Record<string, string | undefined>> = process.env, home = homedir()): string[] {
+export function defaultKubeconfigPaths(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home = homedir(),
+): string[] {
   const list = env.KUBECONFIG;
   if (list) return list.split(path.delimiter).filter((p) => p.length > 0);
   return [path.join(home, '.kube', 'config')];
@@ -186,7 +201,10 @@ export async function loadDefaultKubeconfig(
 }
 
 /** Resolves one context of a kubeconfig into a `ClusterConfig`, reading referenced files. */
-export async function resolveKubeconfig(kc: Kubeconfig, options: ResolveKubeconfigOptions = {}): Promise<ClusterConfig> {
+export async function resolveKubeconfig(
+  kc: Kubeconfig,
+  options: ResolveKubeconfigOptions = {},
+): Promise<ClusterConfig> {
   // Typed callers can still hand over anything at run time (parsed JSON, a cast).
   if (!isMapping(kc)) throw new KubeconfigError('kubeconfig must be an object');
   validateKubeconfig(kc);
@@ -197,21 +215,35 @@ export async function resolveKubeconfig(kc: Kubeconfig, options: ResolveKubeconf
   if (!context.cluster) throw new KubeconfigError(`context "${contextName}" names no cluster`);
   const clusterIndex = kc.clusters?.findIndex((c) => c.name === context.cluster) ?? -1;
   const cluster = clusterIndex >= 0 ? kc.clusters![clusterIndex]!.cluster : undefined;
-  if (!cluster) throw new KubeconfigError(`cluster "${context.cluster}" of context "${contextName}" not found in kubeconfig`);
+  if (!cluster)
+    throw new KubeconfigError(`cluster "${context.cluster}" of context "${contextName}" not found in kubeconfig`);
   const userEntry = context.user ? kc.users?.find((u) => u.name === context.user) : undefined;
   if (context.user && !userEntry) missingUser(context.user);
   const user: KubeconfigUser = userEntry?.user ?? {};
-  if (cluster['insecure-skip-tls-verify'] === true && (cluster['certificate-authority-data'] || cluster['certificate-authority'])) {
+  if (
+    cluster['insecure-skip-tls-verify'] === true &&
+    (cluster['certificate-authority-data'] || cluster['certificate-authority'])
+  ) {
     const field = `clusters[${clusterIndex}].cluster.insecure-skip-tls-verify`;
-    throw new KubeconfigError(`kubeconfig ${field}: a CA may not be given with insecure-skip-tls-verify (client-go refuses it too)`, { field });
+    throw new KubeconfigError(
+      `kubeconfig ${field}: a CA may not be given with insecure-skip-tls-verify (client-go refuses it too)`,
+      { field },
+    );
   }
 
   const server = validateServer(cluster.server, context.cluster);
   const proxyUrl = validateProxyUrl(cluster['proxy-url'], context.cluster);
-  const ca = await dataOrFile(cluster['certificate-authority-data'], cluster['certificate-authority'], 'certificate-authority');
+  const ca = await dataOrFile(
+    cluster['certificate-authority-data'],
+    cluster['certificate-authority'],
+    'certificate-authority',
+  );
   const cert = await dataOrFile(user['client-certificate-data'], user['client-certificate'], 'client-certificate');
   const key = await dataOrFile(user['client-key-data'], user['client-key'], 'client-key');
-  if (Boolean(cert) !== Boolean(key)) throw new KubeconfigError(`user "${context.user}" has a client certificate without a key or a key without a certificate`);
+  if (Boolean(cert) !== Boolean(key))
+    throw new KubeconfigError(
+      `user "${context.user}" has a client certificate without a key or a key without a certificate`,
+    );
   const insecure = cluster['insecure-skip-tls-verify'] === true;
   const tls = makeTlsConfig({
     ca,
@@ -227,10 +259,24 @@ export async function resolveKubeconfig(kc: Kubeconfig, options: ResolveKubeconf
     clock,
     logger: options.logger,
     env: options.env,
-    cluster: { server, 'certificate-authority-data': ca, 'insecure-skip-tls-verify': insecure, 'tls-server-name': cluster['tls-server-name'] },
+    cluster: {
+      server,
+      'certificate-authority-data': ca,
+      'insecure-skip-tls-verify': insecure,
+      'tls-server-name': cluster['tls-server-name'],
+    },
   });
-  const impersonate: Impersonation | undefined = user.as ? { user: user.as, uid: user['as-uid'], groups: user['as-groups'] } : undefined;
-  const config: ClusterConfig = { server, tls, credential, namespace: context.namespace || 'default', impersonate, contextName };
+  const impersonate: Impersonation | undefined = user.as
+    ? { user: user.as, uid: user['as-uid'], groups: user['as-groups'] }
+    : undefined;
+  const config: ClusterConfig = {
+    server,
+    tls,
+    credential,
+    namespace: context.namespace || 'default',
+    impersonate,
+    contextName,
+  };
   // Non-enumerable: a proxy URL may carry the proxy's password.
   if (proxyUrl) Object.defineProperty(config, 'proxyUrl', { value: proxyUrl, enumerable: false });
   return config;
@@ -245,7 +291,9 @@ function validateProxyUrl(proxy: unknown, clusterName: string): string | undefin
     throw new KubeconfigError(`cluster "${clusterName}" has an invalid proxy-url`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new KubeconfigError(`cluster "${clusterName}" proxy-url scheme ${url.protocol} is not supported (http and https are)`);
+    throw new KubeconfigError(
+      `cluster "${clusterName}" proxy-url scheme ${url.protocol} is not supported (http and https are)`,
+    );
   }
   return url.href;
 }
@@ -262,13 +310,19 @@ function validateServer(server: unknown, clusterName: string): string {
   } catch {
     throw new KubeconfigError(`cluster "${clusterName}" has an invalid server URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new KubeconfigError(`cluster "${clusterName}" server must be http(s)`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new KubeconfigError(`cluster "${clusterName}" server must be http(s)`);
   // Userinfo in a URL ends up in logs and error messages; credentials belong in the user entry.
-  if (url.username || url.password) throw new KubeconfigError(`cluster "${clusterName}" server URL must not contain credentials`);
+  if (url.username || url.password)
+    throw new KubeconfigError(`cluster "${clusterName}" server URL must not contain credentials`);
   return server.replace(/\/+$/, '');
 }
 
-async function dataOrFile(data: string | undefined, file: string | undefined, field: string): Promise<string | undefined> {
+async function dataOrFile(
+  data: string | undefined,
+  file: string | undefined,
+  field: string,
+): Promise<string | undefined> {
   // As in client-go, inline data wins over a file reference.
   // Already checked to be base64 by validateKubeconfig.
   if (data) return Buffer.from(data, 'base64').toString('utf8');
@@ -280,14 +334,20 @@ async function dataOrFile(data: string | undefined, file: string | undefined, fi
     throw new KubeconfigError(`cannot read ${field} file ${file}: ${describeReadError(err)}`, { cause: err });
   }
   // An empty CA file would otherwise mean "trust the system's public roots".
-  if (field === 'certificate-authority' && text.trim() === '') throw new KubeconfigError(`${field} file ${file} is empty: refusing to fall back to the system's public roots`);
+  if (field === 'certificate-authority' && text.trim() === '')
+    throw new KubeconfigError(`${field} file ${file} is empty: refusing to fall back to the system's public roots`);
   return text;
 }
 
 function makeCredential(
   user: KubeconfigUser,
   userName: string,
-  deps: { clock: Clock; logger?: Logger; env?: Readonly<Record<string, string | undefined>>; cluster: Record<string, unknown> },
+  deps: {
+    clock: Clock;
+    logger?: Logger;
+    env?: Readonly<Record<string, string | undefined>>;
+    cluster: Record<string, unknown>;
+  },
 ): Credential {
   const methods = [
     user.token || user.tokenFile ? 'token' : undefined,
@@ -295,22 +355,34 @@ function makeCredential(
     user.exec ? 'exec' : undefined,
     user['auth-provider'] ? 'auth-provider' : undefined,
   ].filter((m) => m !== undefined);
-  if (methods.length > 1) throw new KubeconfigError(`user "${userName}" has more than one authentication method (${methods.join(', ')})`);
+  if (methods.length > 1)
+    throw new KubeconfigError(`user "${userName}" has more than one authentication method (${methods.join(', ')})`);
   if (user['auth-provider']) {
-    throw new KubeconfigError(`user "${userName}" uses auth-provider "${user['auth-provider'].name}", which is not supported; use an exec plugin`);
+    throw new KubeconfigError(
+      `user "${userName}" uses auth-provider "${user['auth-provider'].name}", which is not supported; use an exec plugin`,
+    );
   }
   // A token file is re-read so a rotated token is picked up; an inline token only seeds it.
   if (user.tokenFile) return new TokenFileCredential(user.tokenFile, { clock: deps.clock, initialToken: user.token });
   if (user.token) return new StaticTokenCredential(user.token);
-  if (user.username !== undefined || user.password !== undefined) return new BasicAuthCredential(user.username ?? '', user.password ?? '');
-  if (user.exec) return new ExecCredentialPlugin(user.exec, { clock: deps.clock, logger: deps.logger, env: deps.env, cluster: deps.cluster });
+  if (user.username !== undefined || user.password !== undefined)
+    return new BasicAuthCredential(user.username ?? '', user.password ?? '');
+  if (user.exec)
+    return new ExecCredentialPlugin(user.exec, {
+      clock: deps.clock,
+      logger: deps.logger,
+      env: deps.env,
+      cluster: deps.cluster,
+    });
   return NO_CREDENTIAL;
 }
 
 function makePathsAbsolute(kc: Kubeconfig, baseDir: string): Kubeconfig {
-  const abs = (p: unknown): unknown => (typeof p === 'string' && p && !path.isAbsolute(p) ? path.resolve(baseDir, p) : p);
+  const abs = (p: unknown): unknown =>
+    typeof p === 'string' && p && !path.isAbsolute(p) ? path.resolve(baseDir, p) : p;
   for (const c of kc.clusters ?? []) {
-    if (c?.cluster?.['certificate-authority']) c.cluster['certificate-authority'] = abs(c.cluster['certificate-authority']) as string;
+    if (c?.cluster?.['certificate-authority'])
+      c.cluster['certificate-authority'] = abs(c.cluster['certificate-authority']) as string;
   }
   for (const u of kc.users ?? []) {
     if (!u?.user) continue;
@@ -319,7 +391,8 @@ function makePathsAbsolute(kc: Kubeconfig, baseDir: string): Kubeconfig {
     }
     // client-go resolves a relative exec command only when it names a path, not a bare program.
     const cmd = u.user.exec?.command;
-    if (u.user.exec && cmd && cmd.includes(path.sep) && !path.isAbsolute(cmd)) u.user.exec.command = path.resolve(baseDir, cmd);
+    if (u.user.exec && cmd && cmd.includes(path.sep) && !path.isAbsolute(cmd))
+      u.user.exec.command = path.resolve(baseDir, cmd);
   }
   return kc;
 }
@@ -367,7 +440,11 @@ function validateKubeconfig(doc: Record<string, unknown>): Kubeconfig {
     const list = v as unknown[];
     for (let i = 0; i < list.length; i++) if (typeof list[i] !== 'string') fail(`${at}[${i}]`, 'must be a string');
   };
-  const namedList = (key: 'clusters' | 'users' | 'contexts', inner: 'cluster' | 'user' | 'context', check: (body: Record<string, unknown>, at: string) => void): void => {
+  const namedList = (
+    key: 'clusters' | 'users' | 'contexts',
+    inner: 'cluster' | 'user' | 'context',
+    check: (body: Record<string, unknown>, at: string) => void,
+  ): void => {
     const list = doc[key];
     if (optional(list)) return;
     if (!Array.isArray(list)) fail(key, 'must be a list of named entries');
@@ -382,8 +459,10 @@ function validateKubeconfig(doc: Record<string, unknown>): Kubeconfig {
     }
   };
 
-  for (const key of ['apiVersion', 'kind']) if (!optional(doc[key]) && typeof doc[key] !== 'string') fail(key, 'must be a string');
-  if (!optional(doc['current-context']) && typeof doc['current-context'] !== 'string') fail('current-context', 'must be a string');
+  for (const key of ['apiVersion', 'kind'])
+    if (!optional(doc[key]) && typeof doc[key] !== 'string') fail(key, 'must be a string');
+  if (!optional(doc['current-context']) && typeof doc['current-context'] !== 'string')
+    fail('current-context', 'must be a string');
 
   namedList('clusters', 'cluster', (c, at) => {
     for (const k of ['server', 'certificate-authority', 'tls-server-name', 'proxy-url']) str(c, k, at);
@@ -393,7 +472,8 @@ function validateKubeconfig(doc: Record<string, unknown>): Kubeconfig {
   });
 
   namedList('users', 'user', (u, at) => {
-    for (const k of ['token', 'tokenFile', 'username', 'password', 'client-certificate', 'client-key', 'as', 'as-uid']) str(u, k, at);
+    for (const k of ['token', 'tokenFile', 'username', 'password', 'client-certificate', 'client-key', 'as', 'as-uid'])
+      str(u, k, at);
     base64(u, 'client-certificate-data', at);
     base64(u, 'client-key-data', at);
     stringList(u['as-groups'], `${at}.as-groups`);

@@ -25,7 +25,10 @@ test('safe integers, floats and digits inside strings stay as JSON.parse reads t
 });
 
 test('a bigint set by the caller is written as digits, never as a string; a cycle still throws', () => {
-  assert.equal(stringifyJson({ a: 12345678901234567890n, b: [-5n], c: 'x' }), '{"a":12345678901234567890,"b":[-5],"c":"x"}');
+  assert.equal(
+    stringifyJson({ a: 12345678901234567890n, b: [-5n], c: 'x' }),
+    '{"a":12345678901234567890,"b":[-5],"c":"x"}',
+  );
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
   assert.throws(() => stringifyJson(cyclic), TypeError);
@@ -55,7 +58,13 @@ test('regression: a read-modify-write through the client keeps an int64 beyond 2
   const object = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big","namespace":"a","resourceVersion":"5"},"spec":{"nanos":9223372036854775807}}`;
   server.handle((req, res) => {
     if (req.url === '/api/v1') {
-      return sendJson(res, 200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list', 'watch', 'update'] }] });
+      return sendJson(res, 200, {
+        kind: 'APIResourceList',
+        groupVersion: 'v1',
+        resources: [
+          { name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list', 'watch', 'update'] },
+        ],
+      });
     }
     if (req.url.includes('watch=true')) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -65,10 +74,23 @@ test('regression: a read-modify-write through the client keeps an int64 beyond 2
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(req.method === 'PUT' ? req.body : object);
   });
-  const client = new KubeClient({ server: server.url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential('t'), namespace: 'a' }, { backoff: { maxAttempts: 1 } });
+  const client = new KubeClient(
+    {
+      server: server.url,
+      tls: makeTlsConfig({ rejectUnauthorized: true }),
+      credential: new StaticTokenCredential('t'),
+      namespace: 'a',
+    },
+    { backoff: { maxAttempts: 1 } },
+  );
   try {
     const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
-    const got = await client.get<{ apiVersion: string; kind: string; metadata: { name: string; namespace: string; resourceVersion: string }; spec: { nanos: unknown } }>(CM, 'big', { namespace: 'a' });
+    const got = await client.get<{
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string; namespace: string; resourceVersion: string };
+      spec: { nanos: unknown };
+    }>(CM, 'big', { namespace: 'a' });
     assert.equal(got.spec.nanos, 9223372036854775807n);
     await client.update(got);
     const put = server.requests.find((r) => r.method === 'PUT')!;

@@ -28,7 +28,8 @@ export function parseJson(text: string): unknown {
   if (!hasLongDigitRun(text)) return JSON.parse(text);
   const rewritten = quoteBigIntegers(text);
   if (rewritten === undefined) return JSON.parse(text);
-  if (text.includes(MARKER_JSON)) throw new OperatorRuntimeError('ERR_INVALID_JSON', 'response body holds the lossless-JSON marker');
+  if (text.includes(MARKER_JSON))
+    throw new OperatorRuntimeError('ERR_INVALID_JSON', 'response body holds the lossless-JSON marker');
   return JSON.parse(rewritten, reviveBigIntegers);
 }
 

@@ -4,7 +4,8 @@ import type { ObjectLike } from './client-options.js';
 
 /** `{ apiVersion, kind }` of an object to write; every Client implementation addresses it this way. */
 export function typeOf(obj: ObjectLike): ResourceType {
-  if (!obj.apiVersion || !obj.kind) throw new InvalidOptionError('apiVersion/kind', 'the object must carry apiVersion and kind');
+  if (!obj.apiVersion || !obj.kind)
+    throw new InvalidOptionError('apiVersion/kind', 'the object must carry apiVersion and kind');
   return { apiVersion: obj.apiVersion, kind: obj.kind };
 }
 

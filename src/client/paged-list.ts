@@ -14,7 +14,11 @@ type ListPageFn = <T>(type: ResourceType, opts: ListPageOptions) => Promise<List
  * the first page, and that page has `restarted: true`: everything yielded before it is stale. Shared
  * by every `Client` implementation, so the real and the fake client page alike.
  */
-export async function* listPages<T>(listPage: ListPageFn, type: ResourceType, opts: ListOptions = {}): AsyncGenerator<PagedListPage<T>, void, undefined> {
+export async function* listPages<T>(
+  listPage: ListPageFn,
+  type: ResourceType,
+  opts: ListOptions = {},
+): AsyncGenerator<PagedListPage<T>, void, undefined> {
   const limit = opts.limit ?? DEFAULT_LIST_PAGE_SIZE;
   const maxRestarts = opts.maxRestarts ?? DEFAULT_MAX_LIST_RESTARTS;
   let restarts = 0;
@@ -57,7 +61,9 @@ export async function* listPages<T>(listPage: ListPageFn, type: ResourceType, op
 }
 
 /** The whole list, paged underneath; `resourceVersion` is the one to start a watch from. */
-export async function listAll<T>(pages: AsyncIterable<PagedListPage<T>>): Promise<{ items: T[]; resourceVersion: string }> {
+export async function listAll<T>(
+  pages: AsyncIterable<PagedListPage<T>>,
+): Promise<{ items: T[]; resourceVersion: string }> {
   let items: T[] = [];
   let resourceVersion = '';
   for await (const page of pages) {

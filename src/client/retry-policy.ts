@@ -12,17 +12,40 @@ export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', '
 const RETRYABLE_5XX = new Set([502, 503, 504]);
 
 /** Errors raised before a request was written to the wire: safe to resend whatever the method. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Errors where the request may or may not have reached the server. */
-const AMBIGUOUS_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const AMBIGUOUS_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
-export function isRetryableStatus(status: number, method: string, idempotent = IDEMPOTENT_METHODS.has(method)): boolean {
+export function isRetryableStatus(
+  status: number,
+  method: string,
+  idempotent = IDEMPOTENT_METHODS.has(method),
+): boolean {
   if (status === 429) return true;
   return idempotent && RETRYABLE_5XX.has(status);
 }
 
-export function isRetryableNetworkError(err: unknown, method: string, idempotent = IDEMPOTENT_METHODS.has(method)): boolean {
+export function isRetryableNetworkError(
+  err: unknown,
+  method: string,
+  idempotent = IDEMPOTENT_METHODS.has(method),
+): boolean {
   const code = errorCode(err);
   if (code === undefined) return false;
   if (NOT_SENT_CODES.has(code)) return true;

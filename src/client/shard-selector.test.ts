@@ -39,12 +39,16 @@ function referenceFnv1a64(value: string): bigint {
 
 describe('fnv1a64', () => {
   test('matches Go hash/fnv New64a (the API server hash), including multi-byte UTF-8', () => {
-    for (const [input, hex] of GO_FNV1A64) assert.equal(formatHashBound(fnv1a64(input)), `0x${hex}`, JSON.stringify(input));
+    for (const [input, hex] of GO_FNV1A64)
+      assert.equal(formatHashBound(fnv1a64(input)), `0x${hex}`, JSON.stringify(input));
   });
 
   test('matches a BigInt reference on 2,000 random uids and strings', () => {
     for (let i = 0; i < 2000; i++) {
-      const s = i % 2 ? randomUUID() : String.fromCodePoint(...Array.from({ length: i % 40 }, (_, j) => 32 + ((i * 7919 + j * 104729) % 0x2fff)));
+      const s =
+        i % 2
+          ? randomUUID()
+          : String.fromCodePoint(...Array.from({ length: i % 40 }, (_, j) => 32 + ((i * 7919 + j * 104729) % 0x2fff)));
       assert.equal(fnv1a64(s), referenceFnv1a64(s), JSON.stringify(s));
     }
   });
@@ -82,7 +86,7 @@ describe('hash ranges', () => {
       assert.equal(hits.filter(Boolean).length, 1);
       counts[hits.indexOf(true)]!++;
     }
-    for (const c of counts) assert.ok(Math.abs(c - 10_000 / 3) < 10_000 / 3 * 0.05, `counts ${counts.join(',')}`);
+    for (const c of counts) assert.ok(Math.abs(c - 10_000 / 3) < (10_000 / 3) * 0.05, `counts ${counts.join(',')}`);
   });
 
   test('range bounds: start inclusive, end exclusive', () => {
@@ -90,14 +94,23 @@ describe('hash ranges', () => {
     assert.ok(objectInRange({ metadata: { uid: 'a' } }, hashRange(h, h + 1n)));
     assert.ok(!objectInRange({ metadata: { uid: 'a' } }, hashRange(h + 1n, HASH_SPACE_END)));
     assert.ok(!objectInRange({ metadata: { uid: 'a' } }, hashRange(0n, h)));
-    assert.ok(objectInRange({ metadata: { uid: 'a' } }, [hashRange(0n, 1n), hashRange(h, h + 1n)]), 'any of several ranges');
+    assert.ok(
+      objectInRange({ metadata: { uid: 'a' } }, [hashRange(0n, 1n), hashRange(h, h + 1n)]),
+      'any of several ranges',
+    );
   });
 
   test('invalid ranges and counts are InvalidArgumentErrors naming the problem', () => {
-    assert.throws(() => hashRange(5n, 5n), (e: unknown) => e instanceof InvalidArgumentError && /start < end/.test(e.message));
+    assert.throws(
+      () => hashRange(5n, 5n),
+      (e: unknown) => e instanceof InvalidArgumentError && /start < end/.test(e.message),
+    );
     assert.throws(() => hashRange(0n, HASH_SPACE_END + 1n), InvalidArgumentError);
     assert.throws(() => hashRange(-1n, 3n), InvalidArgumentError);
-    assert.throws(() => splitHashSpace(0), (e: unknown) => e instanceof InvalidArgumentError && /positive integer/.test(e.message));
+    assert.throws(
+      () => splitHashSpace(0),
+      (e: unknown) => e instanceof InvalidArgumentError && /positive integer/.test(e.message),
+    );
     assert.throws(() => splitHashSpace(1.5), InvalidArgumentError);
   });
 
@@ -114,14 +127,24 @@ describe('hash ranges', () => {
 describe('shard selectors', () => {
   test('formats as the server documents it: 16 lowercase hex digits, 2^64 as 0x10000000000000000, ranges joined by ||', () => {
     const [lower, upper] = splitHashSpace(2);
-    assert.equal(formatShardSelector(lower!), "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')");
-    assert.equal(formatShardSelector(upper!, 'namespace'), "shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')");
+    assert.equal(
+      formatShardSelector(lower!),
+      "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+    );
+    assert.equal(
+      formatShardSelector(upper!, 'namespace'),
+      "shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')",
+    );
     const q = splitHashSpace(4);
     assert.equal(
       formatShardSelector([q[3]!, q[0]!]),
       "shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000') || shardRange(object.metadata.uid, '0xc000000000000000', '0x10000000000000000')",
     );
-    assert.equal(formatShardSelector([q[0]!, q[1]!]), "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')", 'adjacent ranges merge');
+    assert.equal(
+      formatShardSelector([q[0]!, q[1]!]),
+      "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+      'adjacent ranges merge',
+    );
     assert.throws(() => formatShardSelector([]), InvalidArgumentError);
     assert.throws(() => formatShardSelector({ start: 3n, end: 1n }), InvalidArgumentError);
   });
@@ -135,14 +158,21 @@ describe('shard selectors', () => {
       const obj = { metadata: { uid: randomUUID() } };
       assert.equal(selectorMatches(parsed, obj), objectInRange(obj, ranges));
     }
-    assert.deepEqual(parseShardSelector("  shardRange( object.metadata.namespace ,'0x0000000000000000','0x10000000000000000')  ").ranges, [FULL_HASH_RANGE]);
+    assert.deepEqual(
+      parseShardSelector("  shardRange( object.metadata.namespace ,'0x0000000000000000','0x10000000000000000')  ")
+        .ranges,
+      [FULL_HASH_RANGE],
+    );
   });
 
   test('rejects what the 1.36 server rejects, saying why', () => {
     const bad: readonly [string, RegExp][] = [
       ['', /empty/],
       ["shardRange(object.metadata.uid, '0x0', '0x8000000000000000')", /16 lowercase hex digits/],
-      ["shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')", /same field/],
+      [
+        "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')",
+        /same field/,
+      ],
       ["shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')", /unsupported field path/],
       ["shardRange(object.metadata.uid, '0x8000000000000000', '0x8000000000000000')", /less than end/],
       ["shardRange(object.metadata.uid, '0x0000000000000000', '0xFFFFFFFFFFFFFFFF')", /lowercase/],
@@ -150,7 +180,12 @@ describe('shard selectors', () => {
       ['labels.app == "x"', /is not shardRange/],
     ];
     for (const [selector, reason] of bad) {
-      assert.throws(() => parseShardSelector(selector), (e: unknown) => e instanceof InvalidShardSelectorError && e.code === 'ERR_INVALID_ARGUMENT' && reason.test(e.message), selector);
+      assert.throws(
+        () => parseShardSelector(selector),
+        (e: unknown) =>
+          e instanceof InvalidShardSelectorError && e.code === 'ERR_INVALID_ARGUMENT' && reason.test(e.message),
+        selector,
+      );
     }
   });
 });

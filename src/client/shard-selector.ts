@@ -36,7 +36,10 @@ export interface ShardSelector {
 /** The whole hash space: every object is in it. */
 export const FULL_HASH_RANGE: HashRange = { start: 0n, end: HASH_SPACE_END };
 
-const FIELD_PATHS: Readonly<Record<ShardKeyField, string>> = { uid: 'object.metadata.uid', namespace: 'object.metadata.namespace' };
+const FIELD_PATHS: Readonly<Record<ShardKeyField, string>> = {
+  uid: 'object.metadata.uid',
+  namespace: 'object.metadata.namespace',
+};
 
 const encoder = new TextEncoder();
 
@@ -67,14 +70,19 @@ export function fnv1a64(value: string): bigint {
 }
 
 /** The hash of `field` of `obj` (an absent field hashes as the empty string, as the server does). */
-export function shardHash(obj: { readonly metadata?: { readonly uid?: string; readonly namespace?: string } }, field: ShardKeyField = 'uid'): bigint {
+export function shardHash(
+  obj: { readonly metadata?: { readonly uid?: string; readonly namespace?: string } },
+  field: ShardKeyField = 'uid',
+): bigint {
   return fnv1a64((field === 'uid' ? obj.metadata?.uid : obj.metadata?.namespace) ?? '');
 }
 
 /** A checked range `[start, end)`. Throws `InvalidArgumentError` unless `0 <= start < end <= 2^64`. */
 export function hashRange(start: bigint, end: bigint): HashRange {
   if (start < 0n || end > HASH_SPACE_END || start >= end) {
-    throw new InvalidArgumentError(`hash range [${formatHashBound(start)}, ${formatHashBound(end)}) must have 0 <= start < end <= 2^64`);
+    throw new InvalidArgumentError(
+      `hash range [${formatHashBound(start)}, ${formatHashBound(end)}) must have 0 <= start < end <= 2^64`,
+    );
   }
   return { start, end };
 }
@@ -98,7 +106,10 @@ export function objectInRange(
 }
 
 /** True when the object is selected by the parsed selector. */
-export function selectorMatches(selector: ShardSelector, obj: { readonly metadata?: { readonly uid?: string; readonly namespace?: string } }): boolean {
+export function selectorMatches(
+  selector: ShardSelector,
+  obj: { readonly metadata?: { readonly uid?: string; readonly namespace?: string } },
+): boolean {
   return objectInRange(obj, selector.ranges, selector.field);
 }
 
@@ -108,7 +119,10 @@ export function selectorMatches(selector: ShardSelector, obj: { readonly metadat
  * for a count that is not a positive safe integer.
  */
 export function splitHashSpace(count: number): HashRange[] {
-  if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError(`cannot split the hash space into ${count} ranges: the count must be a positive integer`);
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new InvalidArgumentError(
+      `cannot split the hash space into ${count} ranges: the count must be a positive integer`,
+    );
   const n = BigInt(count);
   const ranges: HashRange[] = [];
   for (let i = 0n; i < n; i++) ranges.push({ start: (i * HASH_SPACE_END) / n, end: ((i + 1n) * HASH_SPACE_END) / n });
@@ -178,20 +192,28 @@ const RANGE_CALL = /^shardRange\(\s*([A-Za-z_][\w.]*)\s*,\s*'([^']*)'\s*,\s*'([^
  */
 export function parseShardSelector(selector: string): ShardSelector {
   const text = selector.trim();
-  if (text === '') throw new InvalidShardSelectorError(selector, 'it is empty; omit the parameter for an unfiltered list');
+  if (text === '')
+    throw new InvalidShardSelectorError(selector, 'it is empty; omit the parameter for an unfiltered list');
   let field: ShardKeyField | undefined;
   const ranges: HashRange[] = [];
   for (const term of text.split('||').map((t) => t.trim())) {
     const m = RANGE_CALL.exec(term);
-    if (!m) throw new InvalidShardSelectorError(selector, `${JSON.stringify(term)} is not shardRange(field, 'start', 'end')`);
+    if (!m)
+      throw new InvalidShardSelectorError(selector, `${JSON.stringify(term)} is not shardRange(field, 'start', 'end')`);
     const path = m[1]!;
     const termField = (Object.keys(FIELD_PATHS) as ShardKeyField[]).find((f) => FIELD_PATHS[f] === path);
-    if (!termField) throw new InvalidShardSelectorError(selector, `unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`);
-    if (field !== undefined && field !== termField) throw new InvalidShardSelectorError(selector, 'all shard ranges must use the same field');
+    if (!termField)
+      throw new InvalidShardSelectorError(
+        selector,
+        `unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`,
+      );
+    if (field !== undefined && field !== termField)
+      throw new InvalidShardSelectorError(selector, 'all shard ranges must use the same field');
     field = termField;
     const start = parseBound(selector, m[2]!, 'start');
     const end = parseBound(selector, m[3]!, 'end');
-    if (start >= end) throw new InvalidShardSelectorError(selector, `shard range start ${m[2]!} must be less than end ${m[3]!}`);
+    if (start >= end)
+      throw new InvalidShardSelectorError(selector, `shard range start ${m[2]!} must be less than end ${m[3]!}`);
     ranges.push({ start, end });
   }
   return { field: field!, ranges };
@@ -200,7 +222,10 @@ export function parseShardSelector(selector: string): ShardSelector {
 function parseBound(selector: string, text: string, which: 'start' | 'end'): bigint {
   if (text === '0x10000000000000000') return HASH_SPACE_END;
   if (!/^0x[0-9a-f]{16}$/.test(text)) {
-    throw new InvalidShardSelectorError(selector, `${which} ${JSON.stringify(text)} must be '0x' and 16 lowercase hex digits (or '0x10000000000000000' for 2^64)`);
+    throw new InvalidShardSelectorError(
+      selector,
+      `${which} ${JSON.stringify(text)} must be '0x' and 16 lowercase hex digits (or '0x10000000000000000' for 2^64)`,
+    );
   }
   return BigInt(text);
 }

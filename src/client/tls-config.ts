@@ -25,7 +25,11 @@ export function makeTlsConfig(init: {
   servername?: string | undefined;
 }): TlsConfig {
   // A CA that was given but is blank used to be dropped, so the system's public roots were trusted.
-  if (init.ca !== undefined && init.ca.trim() === '') throw new InvalidOptionError('ca', 'is empty (a CA bundle was given but holds no certificate); leave it out to use the system roots');
+  if (init.ca !== undefined && init.ca.trim() === '')
+    throw new InvalidOptionError(
+      'ca',
+      'is empty (a CA bundle was given but holds no certificate); leave it out to use the system roots',
+    );
   const tls: { -readonly [K in keyof TlsConfig]: TlsConfig[K] } = { rejectUnauthorized: init.rejectUnauthorized };
   if (init.ca) tls.ca = init.ca;
   if (init.cert) tls.cert = init.cert;

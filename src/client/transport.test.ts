@@ -34,7 +34,13 @@ after(async () => {
 });
 
 function cfg(over: Partial<ClusterConfig> = {}, url = server.url): ClusterConfig {
-  return { server: url, tls: makeTlsConfig({ rejectUnauthorized: true }), credential: new StaticTokenCredential(TOKEN), namespace: 'default', ...over };
+  return {
+    server: url,
+    tls: makeTlsConfig({ rejectUnauthorized: true }),
+    credential: new StaticTokenCredential(TOKEN),
+    namespace: 'default',
+    ...over,
+  };
 }
 
 function transport(opts: TransportOptions = {}, config: Partial<ClusterConfig> = {}): Transport {
@@ -67,7 +73,8 @@ async function drive<T>(clock: FakeClock, p: Promise<T>): Promise<{ value?: T; e
 }
 
 function recordingLogger(lines: string[]): Logger {
-  const log = (obj: Record<string, unknown>, msg?: string): void => void lines.push(JSON.stringify(obj) + ' ' + (msg ?? ''));
+  const log = (obj: Record<string, unknown>, msg?: string): void =>
+    void lines.push(JSON.stringify(obj) + ' ' + (msg ?? ''));
   const l: Logger = { debug: log, info: log, warn: log, error: log, child: () => l };
   return l;
 }
@@ -88,7 +95,11 @@ test('requests carry the bearer token, a user agent, impersonation headers and t
 
 test('a GET answered 429 waits the Retry-After seconds on the clock, then succeeds', async () => {
   let n = 0;
-  reset((_req, res) => (n++ === 0 ? sendStatus(res, 429, 'TooManyRequests', 'slow down', {}, { 'retry-after': '2' }) : sendJson(res, 200, { second: true })));
+  reset((_req, res) =>
+    n++ === 0
+      ? sendStatus(res, 429, 'TooManyRequests', 'slow down', {}, { 'retry-after': '2' })
+      : sendJson(res, 200, { second: true }),
+  );
   const clock = new FakeClock();
   const t = transport({ clock });
   const { value, delays } = await drive(clock, t.request({ method: 'GET', path: '/x' }));
@@ -103,7 +114,9 @@ test('Retry-After as an HTTP date is honoured, and a huge one is capped', async 
   assert.equal(parseRetryAfter(new Date(Date.UTC(2026, 0, 1, 0, 0, 7)).toUTCString(), clock.now()), 7000);
   assert.equal(parseRetryAfter('soon', 0), undefined);
   let n = 0;
-  reset((_req, res) => (n++ === 0 ? sendStatus(res, 429, 'TooManyRequests', 'x', {}, { 'retry-after': '3600' }) : sendJson(res, 200, {})));
+  reset((_req, res) =>
+    n++ === 0 ? sendStatus(res, 429, 'TooManyRequests', 'x', {}, { 'retry-after': '3600' }) : sendJson(res, 200, {}),
+  );
   const t = transport({ clock, maxRetryAfterMs: 5000 });
   const { delays } = await drive(clock, t.request({ method: 'GET', path: '/x' }));
   assert.deepEqual(delays, [5000]);
@@ -112,7 +125,9 @@ test('Retry-After as an HTTP date is honoured, and a huge one is capped', async 
 
 test('a POST answered 429 is retried, since the server rejected it before running it', async () => {
   let n = 0;
-  reset((_req, res) => (n++ === 0 ? sendStatus(res, 429, 'TooManyRequests', 'x', {}, { 'retry-after': '1' }) : sendJson(res, 201, {})));
+  reset((_req, res) =>
+    n++ === 0 ? sendStatus(res, 429, 'TooManyRequests', 'x', {}, { 'retry-after': '1' }) : sendJson(res, 201, {}),
+  );
   const clock = new FakeClock();
   const t = transport({ clock });
   const { value } = await drive(clock, t.request({ method: 'POST', path: '/x', body: '{}' }));
@@ -137,7 +152,10 @@ test('a POST or PATCH answered 503 is not retried: it may have been applied', as
   reset((_req, res) => sendStatus(res, 503, 'ServiceUnavailable', 'down'));
   const t = transport({ clock: new FakeClock() });
   for (const method of ['POST', 'PATCH']) {
-    await assert.rejects(t.request({ method, path: '/x', body: '{}' }), (e: unknown) => e instanceof ApiError && e.status === 503);
+    await assert.rejects(
+      t.request({ method, path: '/x', body: '{}' }),
+      (e: unknown) => e instanceof ApiError && e.status === 503,
+    );
   }
   assert.equal(server.requests.length, 2);
   await t.close();
@@ -145,7 +163,8 @@ test('a POST or PATCH answered 503 is not retried: it may have been applied', as
 
 test('a connection reset mid-request is retried for GET but not for PATCH', async () => {
   let n = 0;
-  const handler = (_r: unknown, res: { socket: { destroy(): void } | null }): void => void (n++ === 0 ? res.socket?.destroy() : sendJson(res as never, 200, { ok: 1 }));
+  const handler = (_r: unknown, res: { socket: { destroy(): void } | null }): void =>
+    void (n++ === 0 ? res.socket?.destroy() : sendJson(res as never, 200, { ok: 1 }));
   reset(handler as never);
   const clock = new FakeClock();
   const t = transport({ clock });
@@ -153,7 +172,10 @@ test('a connection reset mid-request is retried for GET but not for PATCH', asyn
   assert.deepEqual(value?.body, { ok: 1 });
   n = 0;
   reset(handler as never);
-  await assert.rejects(t.request({ method: 'PATCH', path: '/x', body: '[]' }), (e: unknown) => e instanceof TransportError && e.code === 'ERR_TRANSPORT');
+  await assert.rejects(
+    t.request({ method: 'PATCH', path: '/x', body: '[]' }),
+    (e: unknown) => e instanceof TransportError && e.code === 'ERR_TRANSPORT',
+  );
   assert.equal(server.requests.length, 1);
   await t.close();
 });
@@ -164,7 +186,11 @@ test('a refused connection is retried for any method (nothing was sent) and fina
   const port = (closed.address() as { port: number }).port;
   await new Promise<void>((r) => closed.close(() => r()));
   const clock = new FakeClock();
-  const t = new Transport(cfg({}, `http://127.0.0.1:${port}`), { clock, backoff: { maxAttempts: 3 }, random: () => 0.5 });
+  const t = new Transport(cfg({}, `http://127.0.0.1:${port}`), {
+    clock,
+    backoff: { maxAttempts: 3 },
+    random: () => 0.5,
+  });
   const { error, delays } = await drive(clock, t.request({ method: 'POST', path: '/x', body: '{}' }));
   assert.ok(error instanceof TransportError, String(error));
   assert.match(error.message, /ECONNREFUSED/);
@@ -179,7 +205,11 @@ test('a 401 refreshes a rotating credential and retries once; a second 401 is th
   const dir = await mkdtemp(path.join(tmpdir(), 'tr-'));
   const file = path.join(dir, 'token');
   await writeFile(file, 'old');
-  reset((req, res) => (req.headers.authorization === 'Bearer new' ? sendJson(res, 200, { ok: true }) : sendStatus(res, 401, 'Unauthorized', 'Unauthorized')));
+  reset((req, res) =>
+    req.headers.authorization === 'Bearer new'
+      ? sendJson(res, 200, { ok: true })
+      : sendStatus(res, 401, 'Unauthorized', 'Unauthorized'),
+  );
   const credential = new TokenFileCredential(file);
   const t = transport({}, { credential });
   await credential.get();
@@ -189,7 +219,10 @@ test('a 401 refreshes a rotating credential and retries once; a second 401 is th
   await writeFile(file, 'newer');
   credential.invalidate();
   server.requests.length = 0;
-  await assert.rejects(t.request({ method: 'GET', path: '/x' }), (e: unknown) => e instanceof ApiError && e.status === 401);
+  await assert.rejects(
+    t.request({ method: 'GET', path: '/x' }),
+    (e: unknown) => e instanceof ApiError && e.status === 401,
+  );
   assert.equal(server.requests.length, 2, 'one refresh, one retry, no loop');
   await t.close();
 });
@@ -209,7 +242,10 @@ test('a 422 Status maps to an ApiError with reason and field causes; a non-JSON 
     assert.equal(e.method, 'POST');
     return true;
   });
-  await assert.rejects(t.request({ method: 'GET', path: '/html' }), (e: unknown) => e instanceof ApiError && e.status === 502 && /bad gateway/.test(e.message));
+  await assert.rejects(
+    t.request({ method: 'GET', path: '/html' }),
+    (e: unknown) => e instanceof ApiError && e.status === 502 && /bad gateway/.test(e.message),
+  );
   await t.close();
 });
 
@@ -220,11 +256,20 @@ test('no thrown error and no log line ever contains the credential', async () =>
   const t = transport({ clock, backoff: { maxAttempts: 2 }, logger: recordingLogger(lines) });
   const { error } = await drive(clock, t.request({ method: 'GET', path: '/x' }));
   assert.ok(isTooManyRequests(error));
-  const closed = new Transport(cfg({}, 'http://127.0.0.1:1'), { clock, backoff: { maxAttempts: 1 }, logger: recordingLogger(lines) });
+  const closed = new Transport(cfg({}, 'http://127.0.0.1:1'), {
+    clock,
+    backoff: { maxAttempts: 1 },
+    logger: recordingLogger(lines),
+  });
   const { error: netErr } = await drive(clock, closed.request({ method: 'GET', path: '/y' }));
   assert.ok(netErr instanceof TransportError);
   assert.ok(lines.length > 0, 'retries were logged');
-  for (const text of [inspect(error, { depth: 20, showHidden: true }), inspect(netErr, { depth: 20, showHidden: true }), ...lines, inspect(t, { depth: 6 })]) {
+  for (const text of [
+    inspect(error, { depth: 20, showHidden: true }),
+    inspect(netErr, { depth: 20, showHidden: true }),
+    ...lines,
+    inspect(t, { depth: 6 }),
+  ]) {
     assert.ok(!text.includes(TOKEN), text.slice(0, 500));
   }
   await t.close();
@@ -317,7 +362,10 @@ test('open watches never starve ordinary requests: they use their own dispatcher
 test('a stream answered with an error status throws the ApiError', async () => {
   reset((_req, res) => sendStatus(res, 410, 'Expired', 'too old resource version'));
   const t = transport();
-  await assert.rejects(t.stream({ method: 'GET', path: '/w', bodyTimeoutMs: 0 }), (e: unknown) => e instanceof ApiError && e.status === 410);
+  await assert.rejects(
+    t.stream({ method: 'GET', path: '/w', bodyTimeoutMs: 0 }),
+    (e: unknown) => e instanceof ApiError && e.status === 410,
+  );
   await t.close();
 });
 
@@ -325,13 +373,31 @@ const run = promisify(execFile);
 
 test('TLS is verified against the configured CA and tls-server-name; insecure-skip-tls-verify turns it off', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'tls-'));
-  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'c'), '-days', '1', '-subj', '/CN=kubernetes', '-addext', 'subjectAltName=DNS:kubernetes']);
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    path.join(dir, 'k'),
+    '-out',
+    path.join(dir, 'c'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=kubernetes',
+    '-addext',
+    'subjectAltName=DNS:kubernetes',
+  ]);
   const cert = await readFile(path.join(dir, 'c'), 'utf8');
   const key = await readFile(path.join(dir, 'k'), 'utf8');
   const tlsServer = await FakeApiServer.start({ cert, key });
   tlsServer.handle((_req, res) => sendJson(res, 200, { secure: true }));
   const call = async (tls: Parameters<typeof makeTlsConfig>[0], credential?: Credential): Promise<unknown> => {
-    const t = new Transport(cfg({ tls: makeTlsConfig(tls), ...(credential ? { credential } : {}) }, tlsServer.url), { backoff: { maxAttempts: 1 } });
+    const t = new Transport(cfg({ tls: makeTlsConfig(tls), ...(credential ? { credential } : {}) }, tlsServer.url), {
+      backoff: { maxAttempts: 1 },
+    });
     try {
       return (await t.request({ method: 'GET', path: '/' })).body;
     } finally {
@@ -340,7 +406,11 @@ test('TLS is verified against the configured CA and tls-server-name; insecure-sk
   };
   assert.deepEqual(await call({ ca: cert, servername: 'kubernetes', rejectUnauthorized: true }), { secure: true });
   await assert.rejects(call({ rejectUnauthorized: true, servername: 'kubernetes' }), TransportError, 'unknown CA');
-  await assert.rejects(call({ ca: cert, rejectUnauthorized: true }), TransportError, '127.0.0.1 is not in the certificate');
+  await assert.rejects(
+    call({ ca: cert, rejectUnauthorized: true }),
+    TransportError,
+    '127.0.0.1 is not in the certificate',
+  );
   assert.deepEqual(await call({ rejectUnauthorized: false }), { secure: true });
   await tlsServer.close();
 });
@@ -348,16 +418,37 @@ test('TLS is verified against the configured CA and tls-server-name; insecure-sk
 test('a client certificate from the credential is presented, and a new one gets a fresh pool; keys never print', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'mtls-'));
   const make = async (name: string, cn: string, san?: string): Promise<{ cert: string; key: string }> => {
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, `${name}.key`), '-out', path.join(dir, `${name}.crt`), '-days', '1', '-subj', `/CN=${cn}`, ...(san ? ['-addext', `subjectAltName=${san}`] : [])]);
-    return { cert: await readFile(path.join(dir, `${name}.crt`), 'utf8'), key: await readFile(path.join(dir, `${name}.key`), 'utf8') };
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      path.join(dir, `${name}.key`),
+      '-out',
+      path.join(dir, `${name}.crt`),
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${cn}`,
+      ...(san ? ['-addext', `subjectAltName=${san}`] : []),
+    ]);
+    return {
+      cert: await readFile(path.join(dir, `${name}.crt`), 'utf8'),
+      key: await readFile(path.join(dir, `${name}.key`), 'utf8'),
+    };
   };
   const srv = await make('server', 'kubernetes', 'IP:127.0.0.1');
   const alice = await make('alice', 'alice');
   const bob = await make('bob', 'bob');
-  const server = https.createServer({ ...srv, ca: [alice.cert, bob.cert], requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    const peer = (req.socket as TLSSocket).getPeerCertificate();
-    sendJson(res, 200, { user: peer.subject.CN });
-  });
+  const server = https.createServer(
+    { ...srv, ca: [alice.cert, bob.cert], requestCert: true, rejectUnauthorized: true },
+    (req, res) => {
+      const peer = (req.socket as TLSSocket).getPeerCertificate();
+      sendJson(res, 200, { user: peer.subject.CN });
+    },
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
   let current = alice;
@@ -370,7 +461,13 @@ test('a client certificate from the credential is presented, and a new one gets 
   assert.deepEqual((await t.request({ method: 'GET', path: '/' })).body, { user: 'alice' });
   credential.invalidate();
   assert.deepEqual((await t.request({ method: 'GET', path: '/' })).body, { user: 'bob' });
-  for (const text of [inspect(t, { depth: 20 }), inspect(new Transport(cfg({ tls: makeTlsConfig({ cert: alice.cert, key: alice.key, rejectUnauthorized: true }) }, url)), { depth: 20 })]) {
+  for (const text of [
+    inspect(t, { depth: 20 }),
+    inspect(
+      new Transport(cfg({ tls: makeTlsConfig({ cert: alice.cert, key: alice.key, rejectUnauthorized: true }) }, url)),
+      { depth: 20 },
+    ),
+  ]) {
     assert.ok(!text.includes('PRIVATE KEY'), text.slice(0, 300));
   }
   await t.close();
@@ -381,7 +478,10 @@ test('a client certificate from the credential is presented, and a new one gets 
 test('a credential that cannot be obtained surfaces as its own CredentialError, not a network error', async () => {
   reset((_req, res) => sendJson(res, 200, {}));
   const t = transport({}, { credential: new TokenFileCredential('/nonexistent/token') });
-  await assert.rejects(t.request({ method: 'GET', path: '/x' }), (e: unknown) => (e as { code?: string }).code === 'ERR_CREDENTIAL');
+  await assert.rejects(
+    t.request({ method: 'GET', path: '/x' }),
+    (e: unknown) => (e as { code?: string }).code === 'ERR_CREDENTIAL',
+  );
   assert.equal(server.requests.length, 0);
   await t.close();
 });
@@ -405,7 +505,11 @@ test('with a proxy-url, requests and watches tunnel through the proxy, which get
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
   const proxyUrl = `http://pu:pp-SECRET@127.0.0.1:${(proxy.address() as { port: number }).port}`;
-  reset((req, res) => (req.url.startsWith('/watch') ? void res.writeHead(200).end('{"type":"ADDED","object":{}}\n') : sendJson(res, 200, { via: 'proxy' })));
+  reset((req, res) =>
+    req.url.startsWith('/watch')
+      ? void res.writeHead(200).end('{"type":"ADDED","object":{}}\n')
+      : sendJson(res, 200, { via: 'proxy' }),
+  );
   const t = new Transport({ ...cfg(), proxyUrl });
   assert.deepEqual((await t.request({ method: 'GET', path: '/x' })).body, { via: 'proxy' });
   const w = await t.stream({ method: 'GET', path: '/watch', bodyTimeoutMs: 0 });

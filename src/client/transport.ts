@@ -61,7 +61,13 @@ export interface TransportOptions {
 }
 
 /** 6 attempts (5 retries), 100 ms doubling to at most 10 s, full jitter. */
-export const DEFAULT_TRANSPORT_BACKOFF: ResolvedBackoff = Object.freeze({ maxAttempts: 6, initialMs: 100, maxMs: 10_000, factor: 2, jitter: 'full' });
+export const DEFAULT_TRANSPORT_BACKOFF: ResolvedBackoff = Object.freeze({
+  maxAttempts: 6,
+  initialMs: 100,
+  maxMs: 10_000,
+  factor: 2,
+  jitter: 'full',
+});
 /** @defaultValue 60_000 (1 min) */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 /** @defaultValue 30_000 */
@@ -159,19 +165,23 @@ export class Transport {
     this.credential = config.credential;
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? silentLogger;
-    this.limiter = options.rateLimit ? new TokenBucketRateLimiter({ ...options.rateLimit, clock: this.clock }) : undefined;
+    this.limiter = options.rateLimit
+      ? new TokenBucketRateLimiter({ ...options.rateLimit, clock: this.clock })
+      : undefined;
     this.metrics = options.metrics;
     this.backoff = resolveBackoff(DEFAULT_TRANSPORT_BACKOFF, options.backoff);
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    if (!(Number.isSafeInteger(this.maxResponseBytes) && this.maxResponseBytes > 0)) throw new InvalidOptionError('maxResponseBytes', 'must be a positive integer');
+    if (!(Number.isSafeInteger(this.maxResponseBytes) && this.maxResponseBytes > 0))
+      throw new InvalidOptionError('maxResponseBytes', 'must be a positive integer');
     this.baseHeaders = { 'user-agent': options.userAgent ?? 'operator-runtime', accept: 'application/json' };
     const imp = config.impersonate;
     if (imp) {
       this.baseHeaders['impersonate-user'] = imp.user;
       if (imp.uid) this.baseHeaders['impersonate-uid'] = imp.uid;
       // undici sends an array value as repeated headers, which is what Impersonate-Group needs.
-      if (imp.groups?.length) (this.baseHeaders as Record<string, string | string[]>)['impersonate-group'] = [...imp.groups];
+      if (imp.groups?.length)
+        (this.baseHeaders as Record<string, string | string[]>)['impersonate-group'] = [...imp.groups];
     }
   }
 
@@ -197,9 +207,15 @@ export class Transport {
           if (retries + 1 < this.backoff.maxAttempts && isRetryableStatus(err.status, req.method, idempotent)) {
             backoff ??= this.newBackoff();
             const serverAsked = err.retryAfterMs;
-            const delayMs = serverAsked !== undefined ? Math.min(serverAsked, this.options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS) : backoff.next();
+            const delayMs =
+              serverAsked !== undefined
+                ? Math.min(serverAsked, this.options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS)
+                : backoff.next();
             retries++;
-            this.logger.debug({ method: req.method, path: req.path, status: err.status, retry: retries, delayMs }, 'retrying API request');
+            this.logger.debug(
+              { method: req.method, path: req.path, status: err.status, retry: retries, delayMs },
+              'retrying API request',
+            );
             await sleep(this.clock, delayMs, req.signal);
             continue;
           }
@@ -211,7 +227,10 @@ export class Transport {
           backoff ??= this.newBackoff();
           const delayMs = backoff.next();
           retries++;
-          this.logger.debug({ method: req.method, path: req.path, error: errorCodeOf(err), retry: retries, delayMs }, 'retrying API request after network error');
+          this.logger.debug(
+            { method: req.method, path: req.path, error: errorCodeOf(err), retry: retries, delayMs },
+            'retrying API request after network error',
+          );
           await sleep(this.clock, delayMs, req.signal);
           continue;
         }
@@ -298,12 +317,18 @@ export class Transport {
       status = res.statusCode;
       resHeaders = res.headers;
       // Deprecation and validation warnings (fieldValidation=Warn) would otherwise go unseen.
-      if (res.headers.warning) this.logger.warn({ method: req.method, path: req.path, warning: res.headers.warning }, 'API server warning');
+      if (res.headers.warning)
+        this.logger.warn({ method: req.method, path: req.path, warning: res.headers.warning }, 'API server warning');
       if (status >= 400) {
         this.observe(req.method, String(status), start);
         throw await this.errorFromResponse(req, status, res.headers, res.body);
       }
-      text = await readBodyLimited(res.body, this.maxResponseBytes, res.headers['content-length'], () => new ResponseTooLargeError(req.method, req.path, this.maxResponseBytes));
+      text = await readBodyLimited(
+        res.body,
+        this.maxResponseBytes,
+        res.headers['content-length'],
+        () => new ResponseTooLargeError(req.method, req.path, this.maxResponseBytes),
+      );
     } catch (err) {
       if (!(err instanceof ApiError)) this.observe(req.method, '<error>', start);
       throw err;
@@ -321,7 +346,10 @@ export class Transport {
     return { status, headers: resHeaders, body: body as T };
   }
 
-  private async prepare(req: TransportRequest, watch: boolean): Promise<{ pool: Dispatcher; headers: Record<string, string> }> {
+  private async prepare(
+    req: TransportRequest,
+    watch: boolean,
+  ): Promise<{ pool: Dispatcher; headers: Record<string, string> }> {
     if (this.closed) throw new TransportError(req.method, req.path, 'client is closed');
     const cred = await this.credential.get(req.signal);
     const d = this.dispatchersFor(cred.clientCert);
@@ -344,7 +372,10 @@ export class Transport {
       rejectUnauthorized: tls.rejectUnauthorized,
       servername: tls.servername,
     };
-    const common = { allowH2: this.options.allowH2 ?? false, keepAliveTimeout: this.options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS };
+    const common = {
+      allowH2: this.options.allowH2 ?? false,
+      keepAliveTimeout: this.options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    };
     const proxy = this.config.proxyUrl;
     const make = (connections: number | null): Dispatcher =>
       proxy
@@ -365,7 +396,12 @@ export class Transport {
     return next;
   }
 
-  private async errorFromResponse(req: TransportRequest, status: number, headers: IncomingHttpHeaders, body: Dispatcher.ResponseData['body']): Promise<ApiError> {
+  private async errorFromResponse(
+    req: TransportRequest,
+    status: number,
+    headers: IncomingHttpHeaders,
+    body: Dispatcher.ResponseData['body'],
+  ): Promise<ApiError> {
     // Bounded: a hostile or broken server could otherwise make us buffer any amount of text.
     const { text } = await readBodyPrefix(body, MAX_ERROR_BODY_BYTES);
     const retryAfterMs = parseRetryAfter(headers['retry-after'], this.clock.now());

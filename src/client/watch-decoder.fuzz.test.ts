@@ -16,7 +16,8 @@ import { WatchDecoder, WatchDecodeError, toWatchEvent, type RawWatchEvent } from
 const TIME_MS = fuzzTimeMs(2000);
 const enc = new TextEncoder();
 
-const check = (name: string, property: fc.IRawProperty<unknown[]>): Promise<void> => checkProperty(name, property, { timeMs: TIME_MS, file: import.meta.filename });
+const check = (name: string, property: fc.IRawProperty<unknown[]>): Promise<void> =>
+  checkProperty(name, property, { timeMs: TIME_MS, file: import.meta.filename });
 
 const text = fc.string({ unit: 'binary', maxLength: 12 });
 const eventArb = fc.record({
@@ -27,11 +28,15 @@ const eventArb = fc.record({
   }),
 });
 /** One event line, with the separators a server or proxy may use. */
-const lineArb = fc.tuple(eventArb, fc.constantFrom('\n', '\r\n', '\n\n', ' \n')).map(([e, end]) => JSON.stringify(e) + end);
+const lineArb = fc
+  .tuple(eventArb, fc.constantFrom('\n', '\r\n', '\n\n', ' \n'))
+  .map(([e, end]) => JSON.stringify(e) + end);
 
 /** Cuts `bytes` at the given points (taken modulo its length). */
 function chunk(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].filter((c) => c > 0).sort((a, b) => a - b);
+  const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))]
+    .filter((c) => c > 0)
+    .sort((a, b) => a - b);
   const out: Uint8Array[] = [];
   let from = 0;
   for (const c of at) {
@@ -50,7 +55,8 @@ function decode(chunks: Uint8Array[], maxLineBytes?: number): { events: RawWatch
     for (const c of chunks) events.push(...d.push(c));
     events.push(...d.end());
   } catch (err) {
-    if (!(err instanceof WatchDecodeError)) throw new Error(`threw ${String(err)}, not WatchDecodeError`, { cause: err });
+    if (!(err instanceof WatchDecodeError))
+      throw new Error(`threw ${String(err)}, not WatchDecodeError`, { cause: err });
     // Sticky: the same failure again, never a silent recovery.
     assert.throws(() => d.end(), WatchDecodeError);
     return { events, failed: true };
@@ -77,9 +83,19 @@ function reference(bytes: Uint8Array, maxLineBytes: number): { events: RawWatchE
       return { events, failed: true };
     }
     const e = v as { type?: unknown; object?: unknown };
-    const isObj = (o: unknown): o is Record<string, unknown> => typeof o === 'object' && o !== null && !Array.isArray(o);
-    if (!isObj(e) || !['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'].includes(e.type as string) || !isObj(e.object)) return { events, failed: true };
-    if (e.type === 'BOOKMARK' && typeof (e.object.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion !== 'string') return { events, failed: true };
+    const isObj = (o: unknown): o is Record<string, unknown> =>
+      typeof o === 'object' && o !== null && !Array.isArray(o);
+    if (
+      !isObj(e) ||
+      !['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'].includes(e.type as string) ||
+      !isObj(e.object)
+    )
+      return { events, failed: true };
+    if (
+      e.type === 'BOOKMARK' &&
+      typeof (e.object.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion !== 'string'
+    )
+      return { events, failed: true };
     events.push({ type: e.type, object: e.object } as RawWatchEvent);
   }
   return { events, failed: false };
@@ -102,7 +118,10 @@ test('valid events survive any chunking, multi-byte characters cut in half inclu
       const bytes = enc.encode(lines.join(''));
       const got = decode(chunk(bytes, cuts));
       assert.equal(got.failed, false);
-      assert.deepEqual(got.events, lines.map((l) => JSON.parse(l) as RawWatchEvent));
+      assert.deepEqual(
+        got.events,
+        lines.map((l) => JSON.parse(l) as RawWatchEvent),
+      );
     }),
   );
 });
@@ -111,30 +130,59 @@ test('with garbage, oversized lines and random chunking: the same events as the 
   const segment = fc.oneof(
     { weight: 4, arbitrary: lineArb.map((l) => enc.encode(l)) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }) },
-    { weight: 1, arbitrary: fc.constantFrom('{"type":"ADDED"}\n', '[1]\n', 'null\n', '{"type":"BOOKMARK","object":{}}\n', '{"type":"ERROR","object":{"code":"x"}}\n').map((s) => enc.encode(s)) },
-    { weight: 1, arbitrary: fc.nat({ max: 600 }).map((n) => enc.encode(`{"type":"ADDED","object":{"k":"${'x'.repeat(n)}"}}\n`)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          '{"type":"ADDED"}\n',
+          '[1]\n',
+          'null\n',
+          '{"type":"BOOKMARK","object":{}}\n',
+          '{"type":"ERROR","object":{"code":"x"}}\n',
+        )
+        .map((s) => enc.encode(s)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.nat({ max: 600 }).map((n) => enc.encode(`{"type":"ADDED","object":{"k":"${'x'.repeat(n)}"}}\n`)),
+    },
   );
   await check(
     'garbage streams',
-    fc.property(fc.array(segment, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 30 }), fc.integer({ min: 1, max: 400 }), (segments, cuts, maxLineBytes) => {
-      const bytes = concat(segments);
-      const want = reference(bytes, maxLineBytes);
-      const whole = decode([bytes], maxLineBytes);
-      const chunked = decode(chunk(bytes, cuts), maxLineBytes);
-      assert.deepEqual(whole, want);
-      assert.deepEqual(chunked, want);
-    }),
+    fc.property(
+      fc.array(segment, { maxLength: 12 }),
+      fc.array(fc.nat(), { maxLength: 30 }),
+      fc.integer({ min: 1, max: 400 }),
+      (segments, cuts, maxLineBytes) => {
+        const bytes = concat(segments);
+        const want = reference(bytes, maxLineBytes);
+        const whole = decode([bytes], maxLineBytes);
+        const chunked = decode(chunk(bytes, cuts), maxLineBytes);
+        assert.deepEqual(whole, want);
+        assert.deepEqual(chunked, want);
+      },
+    ),
   );
 });
 
 test('an ERROR event with any object becomes an ApiError, never another exception', async () => {
   await check(
     'ERROR events',
-    fc.property(fc.oneof(fc.jsonValue(), fc.record({ code: fc.anything(), reason: fc.anything(), message: fc.anything(), details: fc.anything() })), (object) => {
-      assert.throws(
-        () => toWatchEvent({ type: 'ERROR', object } as RawWatchEvent),
-        (e: unknown) => e instanceof ApiError && typeof e.status === 'number' && typeof e.message === 'string' && typeof e.reason === 'string',
-      );
-    }),
+    fc.property(
+      fc.oneof(
+        fc.jsonValue(),
+        fc.record({ code: fc.anything(), reason: fc.anything(), message: fc.anything(), details: fc.anything() }),
+      ),
+      (object) => {
+        assert.throws(
+          () => toWatchEvent({ type: 'ERROR', object } as RawWatchEvent),
+          (e: unknown) =>
+            e instanceof ApiError &&
+            typeof e.status === 'number' &&
+            typeof e.message === 'string' &&
+            typeof e.reason === 'string',
+        );
+      },
+    ),
   );
 });

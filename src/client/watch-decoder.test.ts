@@ -1,13 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_MAX_WATCH_LINE_BYTES, WatchDecoder, WatchDecodeError, toWatchEvent, type RawWatchEvent } from './watch-decoder.js';
+import {
+  DEFAULT_MAX_WATCH_LINE_BYTES,
+  WatchDecoder,
+  WatchDecodeError,
+  toWatchEvent,
+  type RawWatchEvent,
+} from './watch-decoder.js';
 import { ApiError, isGone } from './api-error.js';
 
 const enc = new TextEncoder();
 
 function stream(): Uint8Array {
   const lines = [
-    { type: 'ADDED', object: { kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '1' }, data: { k: 'héllo ✓ 𝄞' } } },
+    {
+      type: 'ADDED',
+      object: { kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '1' }, data: { k: 'héllo ✓ 𝄞' } },
+    },
     { type: 'MODIFIED', object: { kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '2' } } },
     { type: 'BOOKMARK', object: { kind: 'ConfigMap', metadata: { resourceVersion: '3' } } },
     { type: 'DELETED', object: { kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '4' } } },
@@ -59,7 +68,9 @@ test('the decoder copies a partial line so a reused chunk buffer cannot corrupt 
 
 test('a multi-megabyte object arriving in 16 KiB chunks decodes intact', () => {
   const big = 'x'.repeat(5 * 1024 * 1024);
-  const line = enc.encode(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'big' }, data: { big } } }) + '\n');
+  const line = enc.encode(
+    JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'big' }, data: { big } } }) + '\n',
+  );
   const chunks: Uint8Array[] = [];
   for (let i = 0; i < line.length; i += 16 * 1024) chunks.push(line.subarray(i, i + 16 * 1024));
   const [event] = decodeAll(chunks);
@@ -73,7 +84,10 @@ test('a last event without a trailing newline is still delivered at end of strea
 
 test('blank lines and CRLF line endings are tolerated', () => {
   const events = decodeAll([enc.encode('\n{"type":"ADDED","object":{}}\r\n\r\n{"type":"DELETED","object":{}}\n')]);
-  assert.deepEqual(events.map((e) => e.type), ['ADDED', 'DELETED']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['ADDED', 'DELETED'],
+  );
 });
 
 test('a malformed line throws WatchDecodeError with its offset and no content from the line', () => {
@@ -81,7 +95,12 @@ test('a malformed line throws WatchDecodeError with its offset and no content fr
   d.push(enc.encode('{"type":"ADDED","object":{}}\n'));
   assert.throws(
     () => d.push(enc.encode('{"type":"ADDED","object":{"data":{"password":"hunter2"}\n')),
-    (e: unknown) => e instanceof WatchDecodeError && e.code === 'ERR_WATCH_DECODE' && e.offset === 29 && !e.message.includes('hunter2') && e.cause === undefined,
+    (e: unknown) =>
+      e instanceof WatchDecodeError &&
+      e.code === 'ERR_WATCH_DECODE' &&
+      e.offset === 29 &&
+      !e.message.includes('hunter2') &&
+      e.cause === undefined,
   );
 });
 
@@ -89,7 +108,10 @@ test('an event of unknown type, without object, or a truncated final line throws
   assert.throws(() => new WatchDecoder().push(enc.encode('{"type":"WAT","object":{}}\n')), WatchDecodeError);
   assert.throws(() => new WatchDecoder().push(enc.encode('{"type":"ADDED"}\n')), WatchDecodeError);
   assert.throws(() => new WatchDecoder().push(enc.encode('[1,2]\n')), WatchDecodeError);
-  assert.throws(() => new WatchDecoder().push(enc.encode('{"type":"BOOKMARK","object":{"metadata":{}}}\n')), WatchDecodeError);
+  assert.throws(
+    () => new WatchDecoder().push(enc.encode('{"type":"BOOKMARK","object":{"metadata":{}}}\n')),
+    WatchDecodeError,
+  );
   const d = new WatchDecoder();
   d.push(enc.encode('{"type":"ADDED","obj'));
   assert.throws(() => d.end(), WatchDecodeError);
@@ -107,7 +129,9 @@ test('a line longer than maxLineBytes fails instead of buffering without bound',
 
 test('an ERROR event becomes a thrown ApiError carrying the Status code and reason', () => {
   const [raw] = new WatchDecoder().push(
-    enc.encode('{"type":"ERROR","object":{"kind":"Status","status":"Failure","message":"too old resource version: 1 (5)","reason":"Expired","code":410}}\n'),
+    enc.encode(
+      '{"type":"ERROR","object":{"kind":"Status","status":"Failure","message":"too old resource version: 1 (5)","reason":"Expired","code":410}}\n',
+    ),
   );
   assert.throws(
     () => toWatchEvent(raw!),
@@ -119,18 +143,32 @@ test('an ERROR event becomes a thrown ApiError carrying the Status code and reas
 
 test('events before a malformed line in the same chunk are delivered first, then the error is thrown', () => {
   const d = new WatchDecoder();
-  const events = d.push(enc.encode('{"type":"ADDED","object":{}}\n{"type":"ADDED","object":{"x":\n{"type":"DELETED","object":{}}\n'));
-  assert.deepEqual(events.map((e) => e.type), ['ADDED']);
+  const events = d.push(
+    enc.encode('{"type":"ADDED","object":{}}\n{"type":"ADDED","object":{"x":\n{"type":"DELETED","object":{}}\n'),
+  );
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['ADDED'],
+  );
   assert.throws(() => d.push(enc.encode('{"type":"ADDED","object":{}}\n')), WatchDecodeError);
   assert.throws(() => d.end(), WatchDecodeError, 'the failure is sticky');
 });
 
 test('events decoded from a chunk that ends in an oversized line are returned before the error (regression: they were thrown away)', () => {
   const d = new WatchDecoder({ maxLineBytes: 100 });
-  const chunk = enc.encode('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"metadata":{"name":"b"}}}\n' + ' '.repeat(150));
+  const chunk = enc.encode(
+    '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"metadata":{"name":"b"}}}\n' +
+      ' '.repeat(150),
+  );
   const events = d.push(chunk);
-  assert.deepEqual(events.map((e) => (e.object as { metadata: { name: string } }).metadata.name), ['a', 'b']);
-  assert.throws(() => d.push(enc.encode('\n')), (e: unknown) => e instanceof WatchDecodeError && /exceeds 100 bytes/.test(e.message));
+  assert.deepEqual(
+    events.map((e) => (e.object as { metadata: { name: string } }).metadata.name),
+    ['a', 'b'],
+  );
+  assert.throws(
+    () => d.push(enc.encode('\n')),
+    (e: unknown) => e instanceof WatchDecodeError && /exceeds 100 bytes/.test(e.message),
+  );
   assert.throws(() => d.end(), WatchDecodeError, 'the failure is sticky');
 });
 

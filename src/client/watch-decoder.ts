@@ -62,7 +62,8 @@ export class WatchDecoder {
 
   constructor(options: WatchDecoderOptions = {}) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES;
-    if (!(Number.isSafeInteger(this.maxLineBytes) && this.maxLineBytes > 0)) throw new InvalidOptionError('maxWatchLineBytes', 'must be a positive integer');
+    if (!(Number.isSafeInteger(this.maxLineBytes) && this.maxLineBytes > 0))
+      throw new InvalidOptionError('maxWatchLineBytes', 'must be a positive integer');
   }
 
   /**
@@ -79,7 +80,8 @@ export class WatchDecoder {
       try {
         const tail = chunk.subarray(from, nl);
         // Checked for whole lines too, so the outcome never depends on how the stream was chunked.
-        if (this.pendingBytes === 0 && tail.length > this.maxLineBytes) throw new WatchDecodeError(`line exceeds ${this.maxLineBytes} bytes`, this.lineStart, tail.length);
+        if (this.pendingBytes === 0 && tail.length > this.maxLineBytes)
+          throw new WatchDecodeError(`line exceeds ${this.maxLineBytes} bytes`, this.lineStart, tail.length);
         const line = this.pendingBytes === 0 ? tail : this.takePending(tail);
         const event = this.decodeLine(line);
         if (event) events.push(event);
@@ -97,7 +99,11 @@ export class WatchDecoder {
       const rest = chunk.subarray(from);
       if (this.pendingBytes + rest.length > this.maxLineBytes) {
         // Regression guard: this used to throw here and lose the events decoded above.
-        this.failure = new WatchDecodeError(`line exceeds ${this.maxLineBytes} bytes`, this.lineStart, this.pendingBytes + rest.length);
+        this.failure = new WatchDecodeError(
+          `line exceeds ${this.maxLineBytes} bytes`,
+          this.lineStart,
+          this.pendingBytes + rest.length,
+        );
         this.pending = [];
         this.pendingBytes = 0;
         if (events.length === 0) throw this.failure;
@@ -125,7 +131,8 @@ export class WatchDecoder {
 
   private takePending(tail: Uint8Array): Uint8Array {
     const total = this.pendingBytes + tail.length;
-    if (total > this.maxLineBytes) throw new WatchDecodeError(`line exceeds ${this.maxLineBytes} bytes`, this.lineStart, total);
+    if (total > this.maxLineBytes)
+      throw new WatchDecodeError(`line exceeds ${this.maxLineBytes} bytes`, this.lineStart, total);
     const out = new Uint8Array(total);
     let at = 0;
     for (const part of this.pending) {
@@ -159,12 +166,19 @@ export class WatchDecoder {
     }
     const { type, object } = parsed as { type?: unknown; object?: unknown };
     if (typeof type !== 'string' || !EVENT_TYPES.has(type)) {
-      throw new WatchDecodeError(`unknown watch event type ${JSON.stringify(String(type)).slice(0, 40)}`, this.lineStart, line.length);
+      throw new WatchDecodeError(
+        `unknown watch event type ${JSON.stringify(String(type)).slice(0, 40)}`,
+        this.lineStart,
+        line.length,
+      );
     }
     if (typeof object !== 'object' || object === null || Array.isArray(object)) {
       throw new WatchDecodeError(`${type} event has no object`, this.lineStart, line.length);
     }
-    if (type === 'BOOKMARK' && typeof (object as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion !== 'string') {
+    if (
+      type === 'BOOKMARK' &&
+      typeof (object as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion !== 'string'
+    ) {
       throw new WatchDecodeError('BOOKMARK event without metadata.resourceVersion', this.lineStart, line.length);
     }
     return { type, object } as RawWatchEvent;

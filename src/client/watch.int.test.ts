@@ -32,7 +32,11 @@ describe('watch against a real API server', () => {
     const c4 = await client.update<ConfigMap>({ ...c3, data: { v: '4' } });
     await client.delete(CM, 'resume', { namespace: ns });
     const seen: [string, string | undefined, string | undefined][] = [];
-    for await (const e of client.watch<ConfigMap>(CM, { namespace: ns, fieldSelector: 'metadata.name=resume', resourceVersion: c2.metadata!.resourceVersion })) {
+    for await (const e of client.watch<ConfigMap>(CM, {
+      namespace: ns,
+      fieldSelector: 'metadata.name=resume',
+      resourceVersion: c2.metadata!.resourceVersion,
+    })) {
       if (e.type === 'BOOKMARK') continue;
       seen.push([e.type, e.object.metadata?.resourceVersion, e.object.data?.v]);
       if (e.type === 'DELETED') break;
@@ -53,19 +57,30 @@ describe('watch against a real API server', () => {
     const events: WatchEvent<ConfigMap>[] = [];
     // Settles as a value at once, so the rejection is never briefly unhandled.
     const ended = (async () => {
-      for await (const e of client.watch<ConfigMap>(CM, { namespace: ns, resourceVersion, allowWatchBookmarks: true, signal: ac.signal })) {
+      for await (const e of client.watch<ConfigMap>(CM, {
+        namespace: ns,
+        resourceVersion,
+        allowWatchBookmarks: true,
+        signal: ac.signal,
+      })) {
         if (e.type === 'BOOKMARK') continue;
         events.push(e);
         if (events.length === 2) ac.abort();
       }
-    })().then(() => undefined, (e: unknown) => e);
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     const created = await client.create<ConfigMap>({ ...CM, metadata: { name: 'live', namespace: ns } });
     await client.patch(CM, 'live', { data: { x: 'y' } }, { type: 'merge', namespace: ns });
     assert.ok((await ended) instanceof AbortedError, 'aborting the signal ends the watch with AbortedError');
-    assert.deepEqual(events.map((e) => [e.type, e.object.apiVersion, e.object.kind, e.object.metadata?.name]), [
-      ['ADDED', 'v1', 'ConfigMap', 'live'],
-      ['MODIFIED', 'v1', 'ConfigMap', 'live'],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.object.apiVersion, e.object.kind, e.object.metadata?.name]),
+      [
+        ['ADDED', 'v1', 'ConfigMap', 'live'],
+        ['MODIFIED', 'v1', 'ConfigMap', 'live'],
+      ],
+    );
     assert.equal(events[0]!.object.metadata?.uid, created.metadata?.uid);
     for (const shape of listShape) assert.deepEqual(shape, ['v1', 'ConfigMap']);
   });
@@ -80,13 +95,21 @@ describe('watch against a real API server', () => {
   });
 
   test('after an etcd compaction a watch from an older resourceVersion throws a typed Gone ApiError', async () => {
-    const old = await client.create<ConfigMap>({ ...CM, metadata: { name: 'gone', namespace: 'default' }, data: { v: '0' } });
+    const old = await client.create<ConfigMap>({
+      ...CM,
+      metadata: { name: 'gone', namespace: 'default' },
+      data: { v: '0' },
+    });
     let cur = old;
     for (let i = 1; i <= 5; i++) cur = await client.update<ConfigMap>({ ...cur, data: { v: String(i) } });
     await env.compact();
     await assert.rejects(
       (async () => {
-        for await (const e of client.watch(CM, { namespace: 'default', resourceVersion: old.metadata!.resourceVersion })) assert.fail(`no event expected, got ${e.type}`);
+        for await (const e of client.watch(CM, {
+          namespace: 'default',
+          resourceVersion: old.metadata!.resourceVersion,
+        }))
+          assert.fail(`no event expected, got ${e.type}`);
       })(),
       (e: unknown) => {
         assert.ok(e instanceof ApiError, String(e));
@@ -98,7 +121,11 @@ describe('watch against a real API server', () => {
     // The current resourceVersion still works after the compaction.
     const ac = new AbortController();
     const next = (async () => {
-      for await (const e of client.watch<ConfigMap>(CM, { namespace: 'default', resourceVersion: cur.metadata!.resourceVersion, signal: ac.signal })) {
+      for await (const e of client.watch<ConfigMap>(CM, {
+        namespace: 'default',
+        resourceVersion: cur.metadata!.resourceVersion,
+        signal: ac.signal,
+      })) {
         ac.abort();
         return e.type;
       }

@@ -15,7 +15,13 @@ import { Manager } from '../manager/manager.js';
 import { offlineClient } from '../rbac/offline-client.js';
 import { spoke } from '../webhook/handlers.js';
 import { defineConfig, type OperatorProjectConfig } from './config.js';
-import { generateCrds, generateManifests, generateRbac, validateProjectConfig, type GeneratedFile } from './generate.js';
+import {
+  generateCrds,
+  generateManifests,
+  generateRbac,
+  validateProjectConfig,
+  type GeneratedFile,
+} from './generate.js';
 import { DEFAULT_WEBHOOK_INGRESS_FROM } from './webhook-serving-manifests.js';
 
 const GADGET = defineCustomKind({
@@ -30,9 +36,22 @@ const GADGET = defineCustomKind({
 type GadgetV1 = ObjectOf<typeof GADGET>;
 const GADGET_V1ALPHA1 = GADGET.version('v1alpha1');
 type GadgetV1alpha1 = ObjectOf<typeof GADGET_V1ALPHA1>;
-const toHub = (o: GadgetV1alpha1): GadgetV1 => ({ ...o, apiVersion: 'example.com/v1', spec: { size: Number(o.spec.size) } });
-const fromHub = (h: GadgetV1): GadgetV1alpha1 => ({ ...h, apiVersion: 'example.com/v1alpha1', spec: { size: String(h.spec.size) } });
-const WIDGET = defineCustomKind({ group: 'example.com', names: { kind: 'Widget', plural: 'widgets' }, scope: 'Cluster', versions: [{ name: 'v1', served: true, storage: true, schema: { spec: Type.Object({}) } }] });
+const toHub = (o: GadgetV1alpha1): GadgetV1 => ({
+  ...o,
+  apiVersion: 'example.com/v1',
+  spec: { size: Number(o.spec.size) },
+});
+const fromHub = (h: GadgetV1): GadgetV1alpha1 => ({
+  ...h,
+  apiVersion: 'example.com/v1alpha1',
+  spec: { size: String(h.spec.size) },
+});
+const WIDGET = defineCustomKind({
+  group: 'example.com',
+  names: { kind: 'Widget', plural: 'widgets' },
+  scope: 'Cluster',
+  versions: [{ name: 'v1', served: true, storage: true, schema: { spec: Type.Object({}) } }],
+});
 
 function project(options: { webhooks?: boolean; kinds?: OperatorProjectConfig['kinds'] } = {}): OperatorProjectConfig {
   return defineConfig({
@@ -41,11 +60,22 @@ function project(options: { webhooks?: boolean; kinds?: OperatorProjectConfig['k
     image: 'example.com/gadget-operator:1.0.0',
     kinds: options.kinds ?? [GADGET, WIDGET],
     manager: () => {
-      const manager = new Manager({ client: offlineClient(), ...(options.webhooks ? { webhook: { port: 9443, certDir: '/tmp/k8s-webhook-server/serving-certs' } } : {}) });
-      manager.controller('gadget').for(GADGET).owns(kinds.ConfigMap).writes(kinds.ConfigMap, ['create']).complete(async () => undefined);
+      const manager = new Manager({
+        client: offlineClient(),
+        ...(options.webhooks ? { webhook: { port: 9443, certDir: '/tmp/k8s-webhook-server/serving-certs' } } : {}),
+      });
+      manager
+        .controller('gadget')
+        .for(GADGET)
+        .owns(kinds.ConfigMap)
+        .writes(kinds.ConfigMap, ['create'])
+        .complete(async () => undefined);
       if (options.webhooks) {
         manager.webhooks.validate(GADGET, () => ({ allowed: true }));
-        manager.webhooks.convert(GADGET, { hub: GADGET, spokes: [spoke<GadgetV1, GadgetV1alpha1>(GADGET_V1ALPHA1, { toHub, fromHub })] });
+        manager.webhooks.convert(GADGET, {
+          hub: GADGET,
+          spokes: [spoke<GadgetV1, GadgetV1alpha1>(GADGET_V1ALPHA1, { toHub, fromHub })],
+        });
       }
       return manager;
     },
@@ -53,17 +83,36 @@ function project(options: { webhooks?: boolean; kinds?: OperatorProjectConfig['k
   });
 }
 
-const docs = (file: GeneratedFile | undefined) => parseAllDocuments(file?.content ?? '').map((d) => d.toJS() as { kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: Record<string, unknown> });
+const docs = (file: GeneratedFile | undefined) =>
+  parseAllDocuments(file?.content ?? '').map(
+    (d) =>
+      d.toJS() as {
+        kind: string;
+        metadata: { name: string; annotations?: Record<string, string> };
+        spec?: Record<string, unknown>;
+      },
+  );
 const byPath = (files: readonly GeneratedFile[], path: string) => files.find((f) => f.path === path);
 
 describe('generateManifests', () => {
   test('the Deployment runs hardened: non-root 65532, read-only root filesystem, no capabilities, RuntimeDefault seccomp, no privilege escalation, probes', async () => {
     const files = await generateManifests(project());
-    const deployment = docs(byPath(files, 'deployment.yaml')).find((o) => o.kind === 'Deployment') as unknown as Deployment;
+    const deployment = docs(byPath(files, 'deployment.yaml')).find(
+      (o) => o.kind === 'Deployment',
+    ) as unknown as Deployment;
     const pod = deployment.spec!.template.spec!;
-    assert.deepEqual(pod.securityContext, { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    assert.deepEqual(pod.securityContext, {
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     const container = pod.containers[0]!;
-    assert.deepEqual(container.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    assert.deepEqual(container.securityContext, {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
     assert.equal(container.image, 'example.com/gadget-operator:1.0.0');
     assert.deepEqual(container.env, [{ name: 'LOG_LEVEL', value: 'debug' }]);
     assert.equal(container.livenessProbe?.httpGet?.path, '/healthz');
@@ -74,12 +123,34 @@ describe('generateManifests', () => {
 
   test('files in apply order, listed by kustomization.yaml; the NetworkPolicy admits only the metrics port', async () => {
     const files = await generateManifests(project());
-    assert.deepEqual(files.map((f) => f.path), ['crd.yaml', 'rbac.yaml', 'deployment.yaml', 'kustomization.yaml']);
-    assert.deepEqual(docs(byPath(files, 'kustomization.yaml'))[0], { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: ['crd.yaml', 'rbac.yaml', 'deployment.yaml'] });
-    assert.deepEqual(docs(byPath(files, 'crd.yaml')).map((o) => o.metadata.name), ['gadgets.example.com', 'widgets.example.com']);
-    const policy = docs(byPath(files, 'deployment.yaml')).find((o) => o.kind === 'NetworkPolicy') as unknown as NetworkPolicy;
-    assert.deepEqual(policy.spec?.ingress, [{ from: [{ namespaceSelector: { matchLabels: { metrics: 'enabled' } } }], ports: [{ port: 8080, protocol: 'TCP' }] }]);
-    for (const file of files) assert.match(file.content, /^# Generated by operator-runtime - do not edit\.\n# Regenerate: npx operator-runtime generate manifests\n/, file.path);
+    assert.deepEqual(
+      files.map((f) => f.path),
+      ['crd.yaml', 'rbac.yaml', 'deployment.yaml', 'kustomization.yaml'],
+    );
+    assert.deepEqual(docs(byPath(files, 'kustomization.yaml'))[0], {
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      resources: ['crd.yaml', 'rbac.yaml', 'deployment.yaml'],
+    });
+    assert.deepEqual(
+      docs(byPath(files, 'crd.yaml')).map((o) => o.metadata.name),
+      ['gadgets.example.com', 'widgets.example.com'],
+    );
+    const policy = docs(byPath(files, 'deployment.yaml')).find(
+      (o) => o.kind === 'NetworkPolicy',
+    ) as unknown as NetworkPolicy;
+    assert.deepEqual(policy.spec?.ingress, [
+      {
+        from: [{ namespaceSelector: { matchLabels: { metrics: 'enabled' } } }],
+        ports: [{ port: 8080, protocol: 'TCP' }],
+      },
+    ]);
+    for (const file of files)
+      assert.match(
+        file.content,
+        /^# Generated by operator-runtime - do not edit\.\n# Regenerate: npx operator-runtime generate manifests\n/,
+        file.path,
+      );
   });
 
   test('deterministic: the same config gives the same bytes, whatever the order of kinds', async () => {
@@ -96,44 +167,100 @@ describe('generateManifests', () => {
 
   test('with webhooks: their configurations, Service and cert-manager certificate; the CRD converts through the webhook; the Deployment mounts the certificate', async () => {
     const files = await generateManifests(project({ webhooks: true }));
-    assert.deepEqual(files.map((f) => f.path), ['crd.yaml', 'rbac.yaml', 'deployment.yaml', 'webhooks.yaml', 'kustomization.yaml']);
+    assert.deepEqual(
+      files.map((f) => f.path),
+      ['crd.yaml', 'rbac.yaml', 'deployment.yaml', 'webhooks.yaml', 'kustomization.yaml'],
+    );
     const webhooks = docs(byPath(files, 'webhooks.yaml'));
-    assert.deepEqual(webhooks.map((o) => `${o.kind}/${o.metadata.name}`), [
-      'ValidatingWebhookConfiguration/gadget-operator-validating',
-      'Service/gadget-operator-webhook',
-      'NetworkPolicy/gadget-operator-allow-webhook',
-      'Issuer/gadget-operator-selfsigned',
-      'Certificate/gadget-operator-serving-cert',
-    ]);
-    assert.equal(webhooks[0]!.metadata.annotations?.['cert-manager.io/inject-ca-from'], 'gadget-system/gadget-operator-serving-cert');
+    assert.deepEqual(
+      webhooks.map((o) => `${o.kind}/${o.metadata.name}`),
+      [
+        'ValidatingWebhookConfiguration/gadget-operator-validating',
+        'Service/gadget-operator-webhook',
+        'NetworkPolicy/gadget-operator-allow-webhook',
+        'Issuer/gadget-operator-selfsigned',
+        'Certificate/gadget-operator-serving-cert',
+      ],
+    );
+    assert.equal(
+      webhooks[0]!.metadata.annotations?.['cert-manager.io/inject-ca-from'],
+      'gadget-system/gadget-operator-serving-cert',
+    );
     const crds = docs(byPath(files, 'crd.yaml'));
     const gadget = crds.find((o) => o.metadata.name === 'gadgets.example.com')!;
-    assert.equal(gadget.metadata.annotations?.['cert-manager.io/inject-ca-from'], 'gadget-system/gadget-operator-serving-cert');
+    assert.equal(
+      gadget.metadata.annotations?.['cert-manager.io/inject-ca-from'],
+      'gadget-system/gadget-operator-serving-cert',
+    );
     assert.deepEqual(gadget.spec?.conversion, {
       strategy: 'Webhook',
-      webhook: { clientConfig: { service: { name: 'gadget-operator-webhook', namespace: 'gadget-system', path: '/convert', port: 443 } }, conversionReviewVersions: ['v1'] },
+      webhook: {
+        clientConfig: {
+          service: { name: 'gadget-operator-webhook', namespace: 'gadget-system', path: '/convert', port: 443 },
+        },
+        conversionReviewVersions: ['v1'],
+      },
     });
-    assert.equal(crds.find((o) => o.metadata.name === 'widgets.example.com')!.spec?.conversion, undefined, 'no conversion registered for Widget');
-    const deployment = docs(byPath(files, 'deployment.yaml')).find((o) => o.kind === 'Deployment') as unknown as Deployment;
+    assert.equal(
+      crds.find((o) => o.metadata.name === 'widgets.example.com')!.spec?.conversion,
+      undefined,
+      'no conversion registered for Widget',
+    );
+    const deployment = docs(byPath(files, 'deployment.yaml')).find(
+      (o) => o.kind === 'Deployment',
+    ) as unknown as Deployment;
     const pod = deployment.spec!.template.spec!;
-    assert.deepEqual(pod.volumes, [{ name: 'webhook-certs', secret: { secretName: 'gadget-operator-webhook-server-cert' } }]);
-    assert.deepEqual(pod.containers[0]!.volumeMounts, [{ name: 'webhook-certs', mountPath: '/tmp/k8s-webhook-server/serving-certs', readOnly: true }]);
-    assert.deepEqual(pod.containers[0]!.ports?.map((p) => `${p.name}:${p.containerPort}`), ['metrics:8080', 'health:8081', 'webhook:9443']);
-    const policy = docs(byPath(files, 'deployment.yaml')).find((o) => o.kind === 'NetworkPolicy') as unknown as NetworkPolicy;
-    assert.equal(policy.spec?.ingress?.length, 1, 'the metrics policy no longer opens the webhook port to every source');
+    assert.deepEqual(pod.volumes, [
+      { name: 'webhook-certs', secret: { secretName: 'gadget-operator-webhook-server-cert' } },
+    ]);
+    assert.deepEqual(pod.containers[0]!.volumeMounts, [
+      { name: 'webhook-certs', mountPath: '/tmp/k8s-webhook-server/serving-certs', readOnly: true },
+    ]);
+    assert.deepEqual(
+      pod.containers[0]!.ports?.map((p) => `${p.name}:${p.containerPort}`),
+      ['metrics:8080', 'health:8081', 'webhook:9443'],
+    );
+    const policy = docs(byPath(files, 'deployment.yaml')).find(
+      (o) => o.kind === 'NetworkPolicy',
+    ) as unknown as NetworkPolicy;
+    assert.equal(
+      policy.spec?.ingress?.length,
+      1,
+      'the metrics policy no longer opens the webhook port to every source',
+    );
     const webhookPolicy = webhooks.find((o) => o.kind === 'NetworkPolicy') as unknown as NetworkPolicy;
     assert.deepEqual(webhookPolicy.spec?.podSelector, { matchLabels: { 'app.kubernetes.io/name': 'gadget-operator' } });
-    assert.deepEqual(webhookPolicy.spec?.ingress, [{ from: DEFAULT_WEBHOOK_INGRESS_FROM, ports: [{ port: 9443, protocol: 'TCP' }] }]);
-    assert.ok(webhookPolicy.spec!.ingress!.every((rule) => rule.from?.length), 'every rule names its sources (an empty from admits all)');
-    const narrowed = await generateManifests({ ...project({ webhooks: true }), deployment: { webhookIngressFrom: [{ ipBlock: { cidr: '172.18.0.0/16' } }] } });
-    const narrowedPolicy = docs(byPath(narrowed, 'webhooks.yaml')).find((o) => o.kind === 'NetworkPolicy') as unknown as NetworkPolicy;
+    assert.deepEqual(webhookPolicy.spec?.ingress, [
+      { from: DEFAULT_WEBHOOK_INGRESS_FROM, ports: [{ port: 9443, protocol: 'TCP' }] },
+    ]);
+    assert.ok(
+      webhookPolicy.spec!.ingress!.every((rule) => rule.from?.length),
+      'every rule names its sources (an empty from admits all)',
+    );
+    const narrowed = await generateManifests({
+      ...project({ webhooks: true }),
+      deployment: { webhookIngressFrom: [{ ipBlock: { cidr: '172.18.0.0/16' } }] },
+    });
+    const narrowedPolicy = docs(byPath(narrowed, 'webhooks.yaml')).find(
+      (o) => o.kind === 'NetworkPolicy',
+    ) as unknown as NetworkPolicy;
     assert.deepEqual(narrowedPolicy.spec?.ingress?.[0]?.from, [{ ipBlock: { cidr: '172.18.0.0/16' } }]);
-    await assert.rejects(generateManifests({ ...project({ webhooks: true }), deployment: { webhookIngressFrom: [] } }), /webhookIngressFrom: must name at least one source/);
+    await assert.rejects(
+      generateManifests({ ...project({ webhooks: true }), deployment: { webhookIngressFrom: [] } }),
+      /webhookIngressFrom: must name at least one source/,
+    );
   });
 
   test('comments and the regenerate command come from the config', async () => {
-    const files = await generateManifests({ ...project(), regenerate: 'make manifests', comments: { crds: ['Gadgets and Widgets.'] } });
-    assert.match(byPath(files, 'crd.yaml')!.content, /^# Generated by operator-runtime - do not edit\.\n# Regenerate: make manifests\n# Gadgets and Widgets\.\napiVersion/);
+    const files = await generateManifests({
+      ...project(),
+      regenerate: 'make manifests',
+      comments: { crds: ['Gadgets and Widgets.'] },
+    });
+    assert.match(
+      byPath(files, 'crd.yaml')!.content,
+      /^# Generated by operator-runtime - do not edit\.\n# Regenerate: make manifests\n# Gadgets and Widgets\.\napiVersion/,
+    );
   });
 });
 
@@ -149,7 +276,10 @@ describe('validateProjectConfig', () => {
       [{ regenerate: 'a\nb' }, /config\.regenerate: must be one line/],
       [{ outDir: '' }, /config\.outDir/],
     ];
-    for (const [override, message] of cases) assert.throws(() => validateProjectConfig({ ...base, ...override }), message);
-    assert.doesNotThrow(() => validateProjectConfig({ ...base, image: 'registry:5000/team/gadget@sha256:' + 'a'.repeat(64) }));
+    for (const [override, message] of cases)
+      assert.throws(() => validateProjectConfig({ ...base, ...override }), message);
+    assert.doesNotThrow(() =>
+      validateProjectConfig({ ...base, image: 'registry:5000/team/gadget@sha256:' + 'a'.repeat(64) }),
+    );
   });
 });

@@ -7,10 +7,22 @@ import type { AnyCustomKind } from '../crd/custom-kind.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorProjectConfig } from './config.js';
-import { CERT_MANAGER_INJECT_CA_ANNOTATION, customResourceDefinition, manifestYaml, rbacManifests, webhookConversion, webhookManifests } from './generators.js';
+import {
+  CERT_MANAGER_INJECT_CA_ANNOTATION,
+  customResourceDefinition,
+  manifestYaml,
+  rbacManifests,
+  webhookConversion,
+  webhookManifests,
+} from './generators.js';
 import { operatorManifests, operatorManifestsComment, type OperatorFeatures } from './operator-manifests.js';
 import { shardLabelPolicyManifests } from './shard-label-policy.js';
-import { servingCertificateManifests, webhookClientOptions, webhookNetworkPolicyManifest, webhookServiceManifest } from './webhook-serving-manifests.js';
+import {
+  servingCertificateManifests,
+  webhookClientOptions,
+  webhookNetworkPolicyManifest,
+  webhookServiceManifest,
+} from './webhook-serving-manifests.js';
 
 /** One generated file: `path` is relative to the output folder. */
 export interface GeneratedFile {
@@ -30,29 +42,66 @@ export const REGENERATE_COMMAND = 'npx operator-runtime generate manifests';
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 const isCustomKind = (kind: unknown): kind is AnyCustomKind =>
-  typeof kind === 'object' && kind !== null && ['apiVersion', 'kind', 'group', 'plural', 'scope'].every((key) => typeof (kind as Record<string, unknown>)[key] === 'string');
+  typeof kind === 'object' &&
+  kind !== null &&
+  ['apiVersion', 'kind', 'group', 'plural', 'scope'].every(
+    (key) => typeof (kind as Record<string, unknown>)[key] === 'string',
+  );
 
 /** Checks the config's fields a user writes by hand; names the first wrong one. */
 export function validateProjectConfig(config: OperatorProjectConfig): void {
   const field = (name: string, ok: boolean, why: string) => {
     if (!ok) throw new InvalidOptionError(`config.${name}`, why);
   };
-  field('name', typeof config.name === 'string' && DNS_LABEL.test(config.name), `must be a DNS label (lowercase letters, digits and '-', at most 63), got ${JSON.stringify(config.name)}`);
-  field('namespace', typeof config.namespace === 'string' && DNS_LABEL.test(config.namespace), `must be a DNS label, got ${JSON.stringify(config.namespace)}`);
+  field(
+    'name',
+    typeof config.name === 'string' && DNS_LABEL.test(config.name),
+    `must be a DNS label (lowercase letters, digits and '-', at most 63), got ${JSON.stringify(config.name)}`,
+  );
+  field(
+    'namespace',
+    typeof config.namespace === 'string' && DNS_LABEL.test(config.namespace),
+    `must be a DNS label, got ${JSON.stringify(config.namespace)}`,
+  );
   const lastPart = typeof config.image === 'string' ? (config.image.split('/').pop() ?? '') : '';
-  field('image', /^\S+$/.test(String(config.image)) && /^[^:@]+(:\w[\w.-]*|@sha256:[0-9a-f]{64})$/.test(lastPart), `must name a tag or digest (e.g. example.com/op:0.1.0), got ${JSON.stringify(config.image)}`);
-  field('image', !config.image.endsWith(':latest'), 'must not use :latest (a Deployment must say which version it runs)');
+  field(
+    'image',
+    /^\S+$/.test(String(config.image)) && /^[^:@]+(:\w[\w.-]*|@sha256:[0-9a-f]{64})$/.test(lastPart),
+    `must name a tag or digest (e.g. example.com/op:0.1.0), got ${JSON.stringify(config.image)}`,
+  );
+  field(
+    'image',
+    !config.image.endsWith(':latest'),
+    'must not use :latest (a Deployment must say which version it runs)',
+  );
   field('kinds', Array.isArray(config.kinds), 'must be an array of custom kinds (defineCustomKind)');
-  config.kinds.forEach((kind, i) => field(`kinds[${i}]`, isCustomKind(kind), 'is not a custom kind (defineCustomKind from operator-runtime/crd)'));
+  config.kinds.forEach((kind, i) =>
+    field(`kinds[${i}]`, isCustomKind(kind), 'is not a custom kind (defineCustomKind from operator-runtime/crd)'),
+  );
   field('manager', typeof config.manager === 'function', 'must be a function that builds the Manager');
-  field('regenerate', config.regenerate === undefined || (typeof config.regenerate === 'string' && !config.regenerate.includes('\n')), 'must be one line');
-  field('outDir', config.outDir === undefined || (typeof config.outDir === 'string' && config.outDir.length > 0), 'must be a non-empty path');
+  field(
+    'regenerate',
+    config.regenerate === undefined || (typeof config.regenerate === 'string' && !config.regenerate.includes('\n')),
+    'must be one line',
+  );
+  field(
+    'outDir',
+    config.outDir === undefined || (typeof config.outDir === 'string' && config.outDir.length > 0),
+    'must be a non-empty path',
+  );
 }
 
 async function buildManager(config: OperatorProjectConfig): Promise<Manager> {
   const manager: unknown = await config.manager();
-  if (typeof manager !== 'object' || manager === null || typeof (manager as { permissions?: unknown }).permissions !== 'function') {
-    throw new InvalidOptionError('config.manager', 'must return a Manager (new Manager({ … }) with its controllers registered)');
+  if (
+    typeof manager !== 'object' ||
+    manager === null ||
+    typeof (manager as { permissions?: unknown }).permissions !== 'function'
+  ) {
+    throw new InvalidOptionError(
+      'config.manager',
+      'must return a Manager (new Manager({ … }) with its controllers registered)',
+    );
   }
   return manager as Manager;
 }
@@ -60,7 +109,10 @@ async function buildManager(config: OperatorProjectConfig): Promise<Manager> {
 const featuresOf = (manager: Manager): OperatorFeatures => ({ webhooks: manager.webhooks.size > 0 });
 
 function yaml(config: OperatorProjectConfig, objects: readonly object[], comment?: readonly string[]): string {
-  return manifestYaml(objects, { regenerate: config.regenerate ?? REGENERATE_COMMAND, ...(comment?.length ? { comment } : {}) });
+  return manifestYaml(objects, {
+    regenerate: config.regenerate ?? REGENERATE_COMMAND,
+    ...(comment?.length ? { comment } : {}),
+  });
 }
 
 /** A kind's CRD; with a conversion webhook registered for it, its `conversion` stanza and cert-manager's CA annotation. */
@@ -68,7 +120,10 @@ function crdOf(config: OperatorProjectConfig, manager: Manager, kind: AnyCustomK
   const conversion = webhookConversion(manager, kind, webhookClientOptions(config));
   if (!conversion) return customResourceDefinition(kind);
   const crd = customResourceDefinition(kind, { conversion });
-  const annotations = { ...crd.metadata.annotations, [CERT_MANAGER_INJECT_CA_ANNOTATION]: webhookClientOptions(config).certManagerCertificate };
+  const annotations = {
+    ...crd.metadata.annotations,
+    [CERT_MANAGER_INJECT_CA_ANNOTATION]: webhookClientOptions(config).certManagerCertificate,
+  };
   return { ...crd, metadata: { ...crd.metadata, annotations } };
 }
 
@@ -76,11 +131,23 @@ function crdFiles(config: OperatorProjectConfig, manager: Manager): GeneratedFil
   if (config.kinds.length === 0) return [];
   // By resource name, so reordering `kinds` in the config changes nothing.
   const kinds = [...config.kinds].sort((a, b) => `${a.plural}.${a.group}`.localeCompare(`${b.plural}.${b.group}`));
-  return [{ path: CRD_FILE, content: yaml(config, kinds.map((kind) => crdOf(config, manager, kind)), config.comments?.crds) }];
+  return [
+    {
+      path: CRD_FILE,
+      content: yaml(
+        config,
+        kinds.map((kind) => crdOf(config, manager, kind)),
+        config.comments?.crds,
+      ),
+    },
+  ];
 }
 
 function rbacFile(config: OperatorProjectConfig, manager: Manager): GeneratedFile {
-  const objects = rbacManifests(manager, { name: config.name, serviceAccount: { name: config.name, namespace: config.namespace } });
+  const objects = rbacManifests(manager, {
+    name: config.name,
+    serviceAccount: { name: config.name, namespace: config.namespace },
+  });
   return { path: RBAC_FILE, content: yaml(config, objects, config.comments?.rbac) };
 }
 
@@ -108,7 +175,14 @@ export async function generateManifests(config: OperatorProjectConfig): Promise<
   const manager = await buildManager(config);
   const features = featuresOf(manager);
   const files = [...crdFiles(config, manager), rbacFile(config, manager)];
-  files.push({ path: DEPLOYMENT_FILE, content: yaml(config, operatorManifests(config, features), config.comments?.deployment ?? operatorManifestsComment(config, features)) });
+  files.push({
+    path: DEPLOYMENT_FILE,
+    content: yaml(
+      config,
+      operatorManifests(config, features),
+      config.comments?.deployment ?? operatorManifestsComment(config, features),
+    ),
+  });
   if (features.webhooks) {
     const configurations = webhookManifests(manager, { name: config.name, ...webhookClientOptions(config) });
     const comment = config.comments?.webhooks ?? [
@@ -116,7 +190,19 @@ export async function generateManifests(config: OperatorProjectConfig): Promise<
       '(default: private addresses) to the webhook port, and a serving certificate from cert-manager (which must',
       'be installed): its CA injector fills every caBundle from the Certificate named in the annotations.',
     ];
-    files.push({ path: WEBHOOKS_FILE, content: yaml(config, [...configurations, webhookServiceManifest(config), webhookNetworkPolicyManifest(config), ...servingCertificateManifests(config)], comment) });
+    files.push({
+      path: WEBHOOKS_FILE,
+      content: yaml(
+        config,
+        [
+          ...configurations,
+          webhookServiceManifest(config),
+          webhookNetworkPolicyManifest(config),
+          ...servingCertificateManifests(config),
+        ],
+        comment,
+      ),
+    });
   }
   const sharding = manager.sharding;
   if (sharding && sharding.kinds().length > 0) {
@@ -124,9 +210,15 @@ export async function generateManifests(config: OperatorProjectConfig): Promise<
       `Sharding (ring ${sharding.ring}): a ValidatingAdmissionPolicy that lets only the operator's ServiceAccount`,
       'write the assignment labels of the sharded kinds (admissionregistration.k8s.io/v1: Kubernetes 1.30 or later).',
     ];
-    files.push({ path: SHARDING_FILE, content: yaml(config, shardLabelPolicyManifests(config, sharding.ring, sharding.kinds()), comment) });
+    files.push({
+      path: SHARDING_FILE,
+      content: yaml(config, shardLabelPolicyManifests(config, sharding.ring, sharding.kinds()), comment),
+    });
   }
   const resources = files.map((f) => f.path);
-  files.push({ path: KUSTOMIZATION_FILE, content: yaml(config, [{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }]) });
+  files.push({
+    path: KUSTOMIZATION_FILE,
+    content: yaml(config, [{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }]),
+  });
   return files;
 }

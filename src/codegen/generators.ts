@@ -7,4 +7,8 @@
 export { customResourceDefinition } from '../crd/custom-resource-definition.js';
 export { manifestYaml } from '../crd/manifest-yaml.js';
 export { rbacManifests } from '../rbac/rbac-manifests.js';
-export { webhookManifests, webhookConversion, CERT_MANAGER_INJECT_CA_ANNOTATION } from '../webhook/webhook-manifests.js';
+export {
+  webhookManifests,
+  webhookConversion,
+  CERT_MANAGER_INJECT_CA_ANNOTATION,
+} from '../webhook/webhook-manifests.js';

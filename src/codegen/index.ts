@@ -4,7 +4,19 @@
  */
 export { defineConfig, DEFAULT_WEBHOOK_CERT_DIR } from './config.js';
 export type { OperatorProjectConfig, DeploymentConfig, GeneratedFileComments } from './config.js';
-export { generateCrds, generateRbac, generateManifests, validateProjectConfig, CRD_FILE, RBAC_FILE, DEPLOYMENT_FILE, KUSTOMIZATION_FILE, WEBHOOKS_FILE, SHARDING_FILE, REGENERATE_COMMAND } from './generate.js';
+export {
+  generateCrds,
+  generateRbac,
+  generateManifests,
+  validateProjectConfig,
+  CRD_FILE,
+  RBAC_FILE,
+  DEPLOYMENT_FILE,
+  KUSTOMIZATION_FILE,
+  WEBHOOKS_FILE,
+  SHARDING_FILE,
+  REGENERATE_COMMAND,
+} from './generate.js';
 export type { GeneratedFile } from './generate.js';
 export {
   operatorManifests,

@@ -17,7 +17,10 @@ export const DEFAULT_WEBHOOK_PORT = 9443;
 export const DEFAULT_REPLICAS = 1;
 /** Above the manager's 30 s graceful shutdown, so in-flight reconciles drain before SIGKILL. */
 export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 45;
-export const DEFAULT_RESOURCES: ResourceRequirements = { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '256Mi' } };
+export const DEFAULT_RESOURCES: ResourceRequirements = {
+  requests: { cpu: '50m', memory: '96Mi' },
+  limits: { memory: '256Mi' },
+};
 /** Namespaces with this label may scrape the operator's metrics (as kubebuilder's default policy). */
 export const METRICS_NAMESPACE_LABEL = 'metrics';
 
@@ -38,7 +41,11 @@ export function namespaceManifest(config: OperatorProjectConfig): Namespace {
 }
 
 export function serviceAccountManifest(config: OperatorProjectConfig): ServiceAccount {
-  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: config.name, namespace: config.namespace, labels: nameLabel(config) } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: config.name, namespace: config.namespace, labels: nameLabel(config) },
+  };
 }
 
 export function deploymentManifest(config: OperatorProjectConfig, features: OperatorFeatures): Deployment {
@@ -57,7 +64,12 @@ export function deploymentManifest(config: OperatorProjectConfig, features: Oper
         spec: {
           serviceAccountName: config.name,
           terminationGracePeriodSeconds: d.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
-          securityContext: { runAsNonRoot: true, runAsUser: NONROOT_UID, runAsGroup: NONROOT_UID, seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: NONROOT_UID,
+            runAsGroup: NONROOT_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           containers: [
             {
               name: 'operator',
@@ -68,14 +80,30 @@ export function deploymentManifest(config: OperatorProjectConfig, features: Oper
                 { name: 'health', containerPort: d.healthPort ?? DEFAULT_HEALTH_PORT },
                 ...(features.webhooks ? [{ name: 'webhook', containerPort: webhookPort(config) }] : []),
               ],
-              livenessProbe: { httpGet: { path: '/healthz', port: 'health' }, initialDelaySeconds: 5, periodSeconds: 10 },
+              livenessProbe: {
+                httpGet: { path: '/healthz', port: 'health' },
+                initialDelaySeconds: 5,
+                periodSeconds: 10,
+              },
               readinessProbe: { httpGet: { path: '/readyz', port: 'health' }, periodSeconds: 5 },
               resources: d.resources ?? DEFAULT_RESOURCES,
-              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-              ...(features.webhooks ? { volumeMounts: [{ name: webhookVolume, mountPath: d.webhookCertDir ?? DEFAULT_WEBHOOK_CERT_DIR, readOnly: true }] } : {}),
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              ...(features.webhooks
+                ? {
+                    volumeMounts: [
+                      { name: webhookVolume, mountPath: d.webhookCertDir ?? DEFAULT_WEBHOOK_CERT_DIR, readOnly: true },
+                    ],
+                  }
+                : {}),
             },
           ],
-          ...(features.webhooks ? { volumes: [{ name: webhookVolume, secret: { secretName: webhookCertSecretName(config) } }] } : {}),
+          ...(features.webhooks
+            ? { volumes: [{ name: webhookVolume, secret: { secretName: webhookCertSecretName(config) } }] }
+            : {}),
         },
       },
     },
@@ -87,7 +115,17 @@ export function metricsServiceManifest(config: OperatorProjectConfig): Service {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: `${config.name}-metrics`, namespace: config.namespace, labels: nameLabel(config) },
-    spec: { selector: nameLabel(config), ports: [{ name: 'metrics', port: config.deployment?.metricsPort ?? DEFAULT_METRICS_PORT, targetPort: 'metrics', protocol: 'TCP' }] },
+    spec: {
+      selector: nameLabel(config),
+      ports: [
+        {
+          name: 'metrics',
+          port: config.deployment?.metricsPort ?? DEFAULT_METRICS_PORT,
+          targetPort: 'metrics',
+          protocol: 'TCP',
+        },
+      ],
+    },
   };
 }
 
@@ -111,7 +149,13 @@ export function networkPolicyManifest(config: OperatorProjectConfig, _features: 
 
 /** Everything `deployment.yaml` holds, in apply order. */
 export function operatorManifests(config: OperatorProjectConfig, features: OperatorFeatures): object[] {
-  return [namespaceManifest(config), serviceAccountManifest(config), deploymentManifest(config, features), metricsServiceManifest(config), networkPolicyManifest(config, features)];
+  return [
+    namespaceManifest(config),
+    serviceAccountManifest(config),
+    deploymentManifest(config, features),
+    metricsServiceManifest(config),
+    networkPolicyManifest(config, features),
+  ];
 }
 
 /** What deployment.yaml says about itself, under the generated-file header. */

@@ -12,7 +12,12 @@ import { offlineClient } from '../rbac/offline-client.js';
 import { defineConfig, type OperatorProjectConfig } from './config.js';
 import { generateManifests, KUSTOMIZATION_FILE, SHARDING_FILE } from './generate.js';
 
-const GADGET = defineCustomKind({ group: 'example.com', names: { kind: 'Gadget', plural: 'gadgets' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { spec: Type.Object({ size: Type.Integer() }) } }] });
+const GADGET = defineCustomKind({
+  group: 'example.com',
+  names: { kind: 'Gadget', plural: 'gadgets' },
+  scope: 'Namespaced',
+  versions: [{ name: 'v1', served: true, storage: true, schema: { spec: Type.Object({ size: Type.Integer() }) } }],
+});
 
 function project(sharded: boolean): OperatorProjectConfig {
   return defineConfig({
@@ -21,9 +26,18 @@ function project(sharded: boolean): OperatorProjectConfig {
     image: 'example.com/gadget-operator:1.0.0',
     kinds: [GADGET],
     manager: () => {
-      const manager = new Manager({ client: offlineClient(), ...(sharded ? { sharding: { ring: 'gadgets', namespace: 'gadget-system', mode: 'label' } } : {}) });
-      manager.controller('gadget').for(GADGET).complete(async () => undefined);
-      manager.controller('config').for(kinds.ConfigMap).complete(async () => undefined);
+      const manager = new Manager({
+        client: offlineClient(),
+        ...(sharded ? { sharding: { ring: 'gadgets', namespace: 'gadget-system', mode: 'label' } } : {}),
+      });
+      manager
+        .controller('gadget')
+        .for(GADGET)
+        .complete(async () => undefined);
+      manager
+        .controller('config')
+        .for(kinds.ConfigMap)
+        .complete(async () => undefined);
       return manager;
     },
   });
@@ -51,12 +65,16 @@ test('a sharded manager gets a ValidatingAdmissionPolicy on its sharded kinds, e
   ]);
   const text = JSON.stringify(policy?.spec);
   assert.match(text, /system:serviceaccount:gadget-system:gadget-operator/);
-  for (const label of ['shard', 'grant.shard', 'drain.shard', 'released.shard']) assert.ok(text.includes(`'${label}.operator-runtime.io/gadgets'`), label);
+  for (const label of ['shard', 'grant.shard', 'drain.shard', 'released.shard'])
+    assert.ok(text.includes(`'${label}.operator-runtime.io/gadgets'`), label);
   const kustomization = parseAllDocuments(files.find((f) => f.path === KUSTOMIZATION_FILE)!.content)[0]!.toJS() as Doc;
   assert.ok(kustomization.resources?.includes(SHARDING_FILE));
 });
 
 test('an unsharded manager gets no sharding.yaml', async () => {
   const files = await generateManifests(project(false));
-  assert.equal(files.find((f) => f.path === SHARDING_FILE), undefined);
+  assert.equal(
+    files.find((f) => f.path === SHARDING_FILE),
+    undefined,
+  );
 });

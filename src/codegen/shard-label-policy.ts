@@ -15,7 +15,8 @@ import type { OperatorProjectConfig } from './config.js';
 export const shardLabelPolicyName = (config: OperatorProjectConfig): string => `${config.name}-shard-labels`;
 
 /** The API group of `apiVersion` ('' for the core group). */
-const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+const groupOf = (apiVersion: string): string =>
+  apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
 
 /** The plural resource of a sharded kind, from the config's custom kinds or the built-in table. */
 function resourceOf(type: ResourceType, kinds: readonly AnyCustomKind[]): { group: string; resource: string } {
@@ -24,7 +25,10 @@ function resourceOf(type: ResourceType, kinds: readonly AnyCustomKind[]): { grou
   if (custom) return { group, resource: custom.plural };
   const builtin = BUILTIN_RESOURCES.get(`${group}/${type.kind}`);
   if (builtin) return { group, resource: builtin.resource };
-  throw new InvalidOptionError('config.kinds', `the sharded kind ${type.apiVersion} ${type.kind} is neither in config.kinds nor a known built-in kind: its resource name is needed for the shard-label admission policy`);
+  throw new InvalidOptionError(
+    'config.kinds',
+    `the sharded kind ${type.apiVersion} ${type.kind} is neither in config.kinds nor a known built-in kind: its resource name is needed for the shard-label admission policy`,
+  );
 }
 
 /**
@@ -33,7 +37,11 @@ function resourceOf(type: ResourceType, kinds: readonly AnyCustomKind[]): { grou
  * request comes from the operator's ServiceAccount. Creates are checked too: an object created with
  * the labels set (a restored backup) would otherwise be granted without a hand-over.
  */
-export function shardLabelPolicyManifests(config: OperatorProjectConfig, ring: string, types: readonly ResourceType[]): object[] {
+export function shardLabelPolicyManifests(
+  config: OperatorProjectConfig,
+  ring: string,
+  types: readonly ResourceType[],
+): object[] {
   if (types.length === 0) return [];
   const byGroup = new Map<string, Set<string>>();
   for (const type of types) {
@@ -42,9 +50,15 @@ export function shardLabelPolicyManifests(config: OperatorProjectConfig, ring: s
   }
   const resourceRules = [...byGroup]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([group, resources]) => ({ apiGroups: [group], apiVersions: ['*'], resources: [...resources].sort(), operations: ['CREATE', 'UPDATE'] }));
+    .map(([group, resources]) => ({
+      apiGroups: [group],
+      apiVersions: ['*'],
+      resources: [...resources].sort(),
+      operations: ['CREATE', 'UPDATE'],
+    }));
   const serviceAccount = `system:serviceaccount:${config.namespace}:${config.name}`;
-  const label = (object: 'object' | 'oldObject') => `(has(${object}.metadata.labels) && k in ${object}.metadata.labels ? ${object}.metadata.labels[k] : '')`;
+  const label = (object: 'object' | 'oldObject') =>
+    `(has(${object}.metadata.labels) && k in ${object}.metadata.labels ? ${object}.metadata.labels[k] : '')`;
   const name = shardLabelPolicyName(config);
   return [
     {
@@ -55,7 +69,12 @@ export function shardLabelPolicyManifests(config: OperatorProjectConfig, ring: s
         failurePolicy: 'Fail',
         matchConstraints: { resourceRules },
         variables: [
-          { name: 'assignmentLabels', expression: `[${assignmentLabels(ring).map((l) => `'${l}'`).join(', ')}]` },
+          {
+            name: 'assignmentLabels',
+            expression: `[${assignmentLabels(ring)
+              .map((l) => `'${l}'`)
+              .join(', ')}]`,
+          },
           { name: 'fromOperator', expression: `request.userInfo.username == '${serviceAccount}'` },
         ],
         validations: [

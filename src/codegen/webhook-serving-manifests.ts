@@ -19,7 +19,10 @@ export const webhookServiceName = (config: OperatorProjectConfig) => `${config.n
 export const servingCertificateName = (config: OperatorProjectConfig) => `${config.name}-serving-cert`;
 
 /** Where the API server reaches the webhooks, and which Certificate's CA it trusts (for webhookManifests/webhookConversion). */
-export function webhookClientOptions(config: OperatorProjectConfig): { service: { name: string; namespace: string; port: number }; certManagerCertificate: string } {
+export function webhookClientOptions(config: OperatorProjectConfig): {
+  service: { name: string; namespace: string; port: number };
+  certManagerCertificate: string;
+} {
   return {
     service: { name: webhookServiceName(config), namespace: config.namespace, port: WEBHOOK_SERVICE_PORT },
     certManagerCertificate: `${config.namespace}/${servingCertificateName(config)}`,
@@ -32,7 +35,17 @@ export function webhookServiceManifest(config: OperatorProjectConfig): Service {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: webhookServiceName(config), namespace: config.namespace, labels },
-    spec: { selector: labels, ports: [{ name: 'webhook', port: WEBHOOK_SERVICE_PORT, targetPort: config.deployment?.webhookPort ?? DEFAULT_WEBHOOK_PORT, protocol: 'TCP' }] },
+    spec: {
+      selector: labels,
+      ports: [
+        {
+          name: 'webhook',
+          port: WEBHOOK_SERVICE_PORT,
+          targetPort: config.deployment?.webhookPort ?? DEFAULT_WEBHOOK_PORT,
+          protocol: 'TCP',
+        },
+      ],
+    },
   };
 }
 
@@ -45,14 +58,24 @@ export function webhookServiceManifest(config: OperatorProjectConfig): Service {
  * control plane's CIDR where you know it, and authenticate the API server with the webhook
  * server's `clientCAFile` (the network policy is not an identity).
  */
-export const DEFAULT_WEBHOOK_INGRESS_FROM: readonly NetworkPolicyPeer[] = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7'].map((cidr) => ({ ipBlock: { cidr } }));
+export const DEFAULT_WEBHOOK_INGRESS_FROM: readonly NetworkPolicyPeer[] = [
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  'fc00::/7',
+].map((cidr) => ({ ipBlock: { cidr } }));
 
 /** A policy of its own for the webhook port (policies add up: the metrics policy stays as it is). */
 export function webhookNetworkPolicyManifest(config: OperatorProjectConfig): NetworkPolicy {
   const labels = { 'app.kubernetes.io/name': config.name };
   const from = config.deployment?.webhookIngressFrom ?? DEFAULT_WEBHOOK_INGRESS_FROM;
   // An empty `from` admits every source: the very thing this policy is for keeping out.
-  if (from.length === 0) throw new InvalidOptionError('config.deployment.webhookIngressFrom', 'must name at least one source (an empty list admits every source)');
+  if (from.length === 0)
+    throw new InvalidOptionError(
+      'config.deployment.webhookIngressFrom',
+      'must name at least one source (an empty list admits every source)',
+    );
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
@@ -60,7 +83,12 @@ export function webhookNetworkPolicyManifest(config: OperatorProjectConfig): Net
     spec: {
       podSelector: { matchLabels: labels },
       policyTypes: ['Ingress'],
-      ingress: [{ from: from.map((p) => structuredClone(p)), ports: [{ port: config.deployment?.webhookPort ?? DEFAULT_WEBHOOK_PORT, protocol: 'TCP' }] }],
+      ingress: [
+        {
+          from: from.map((p) => structuredClone(p)),
+          ports: [{ port: config.deployment?.webhookPort ?? DEFAULT_WEBHOOK_PORT, protocol: 'TCP' }],
+        },
+      ],
     },
   };
 }
@@ -70,12 +98,21 @@ export function servingCertificateManifests(config: OperatorProjectConfig): obje
   const issuer = `${config.name}-selfsigned`;
   const service = `${webhookServiceName(config)}.${config.namespace}.svc`;
   return [
-    { apiVersion: 'cert-manager.io/v1', kind: 'Issuer', metadata: { name: issuer, namespace: config.namespace }, spec: { selfSigned: {} } },
+    {
+      apiVersion: 'cert-manager.io/v1',
+      kind: 'Issuer',
+      metadata: { name: issuer, namespace: config.namespace },
+      spec: { selfSigned: {} },
+    },
     {
       apiVersion: 'cert-manager.io/v1',
       kind: 'Certificate',
       metadata: { name: servingCertificateName(config), namespace: config.namespace },
-      spec: { dnsNames: [service, `${service}.cluster.local`], issuerRef: { kind: 'Issuer', name: issuer }, secretName: webhookCertSecretName(config) },
+      spec: {
+        dnsNames: [service, `${service}.cluster.local`],
+        issuerRef: { kind: 'Issuer', name: issuer },
+        secretName: webhookCertSecretName(config),
+      },
     },
   ];
 }

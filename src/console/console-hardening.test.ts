@@ -17,7 +17,10 @@ function get(port: number, host: string, connectTo = '127.0.0.1'): Promise<{ sta
   return new Promise((resolve, reject) => {
     const req = request({ host: connectTo, port, path: '/api/state', headers: { host } }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => (body += c))
+        .on('end', () => resolve({ status: res.statusCode!, body }));
     });
     req.on('error', reject).end();
   });
@@ -35,8 +38,15 @@ test('regression: bound to every interface, the console still refuses a foreign 
     assert.equal((await get(port, `localhost:${port}`)).status, 200);
     assert.equal((await get(port, `127.0.0.1:${port}`)).status, 200, 'the address the connection arrived on');
     assert.equal((await get(port, `CONSOLE.ops.svc:${port}`)).status, 200, 'a configured name, any case');
-    const external = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal);
-    if (external) assert.equal((await get(port, `${external.address}:${port}`, external.address)).status, 200, 'the interface address it was reached on');
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal);
+    if (external)
+      assert.equal(
+        (await get(port, `${external.address}:${port}`, external.address)).status,
+        200,
+        'the interface address it was reached on',
+      );
   } finally {
     await server.close();
   }
@@ -58,10 +68,13 @@ test('bound to a specific address, that address is allowed and other names are n
 test('regression: many polls within a second build one snapshot; the next second builds a new one', async () => {
   const clock = new FakeClock(0);
   let builds = 0;
-  const server = new ConsoleServer(() => {
-    builds++;
-    return { ...empty(), generatedAtMs: clock.now() };
-  }, { port: 0, clock });
+  const server = new ConsoleServer(
+    () => {
+      builds++;
+      return { ...empty(), generatedAtMs: clock.now() };
+    },
+    { port: 0, clock },
+  );
   await server.listen();
   try {
     const port = server.boundPort!;
@@ -95,7 +108,10 @@ test('the keys in backoff shown are the soonest, in order, chosen without sortin
   assert.equal(keys.length, 10);
   for (let i = 1; i < keys.length; i++) assert.ok(keys[i - 1]!.retryInMs <= keys[i]!.retryInMs);
   const all = q.backoffKeys(n).keys.map((k) => k.retryInMs);
-  assert.deepEqual(keys.map((k) => k.retryInMs), all.slice(0, 10));
+  assert.deepEqual(
+    keys.map((k) => k.retryInMs),
+    all.slice(0, 10),
+  );
 
   // The selection itself: at most k kept, compared O(n log k) times — a full sort would need ~n log n.
   let comparisons = 0;

@@ -6,14 +6,27 @@ import { ConsoleServer } from './console-server.js';
 import { ConsoleState } from './console-state.js';
 import { FakeClock } from '../core/fake-clock.js';
 
-function call(port: number, path: string, options: { method?: string; host?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function call(
+  port: number,
+  path: string,
+  options: { method?: string; host?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.host ? { host: options.host } : {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        headers: options.host ? { host: options.host } : {},
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -42,7 +55,10 @@ describe('ConsoleServer', () => {
     assert.ok(csp.includes(`style-src ${hash(style)}`), csp);
     assert.ok(csp.includes("default-src 'none'"));
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
-    assert.ok(!/innerHTML|outerHTML|insertAdjacentHTML|document\.write/.test(script), 'the page never parses data as HTML');
+    assert.ok(
+      !/innerHTML|outerHTML|insertAdjacentHTML|document\.write/.test(script),
+      'the page never parses data as HTML',
+    );
     assert.equal(server.url, `http://127.0.0.1:${port}/`);
   });
 
@@ -50,12 +66,16 @@ describe('ConsoleServer', () => {
     const res = await call(port, '/api/state?x=1');
     assert.equal(res.status, 200);
     const body = JSON.parse(res.body) as { controllers: { name: string }[]; leader: { enabled: boolean } };
-    assert.deepEqual(body.controllers.map((c) => c.name), ['db']);
+    assert.deepEqual(
+      body.controllers.map((c) => c.name),
+      ['db'],
+    );
     assert.equal(body.leader.enabled, false);
   });
 
   test('is read-only: other methods get 405, unknown paths 404', async () => {
-    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) assert.equal((await call(port, '/api/state', { method })).status, 405, method);
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH'])
+      assert.equal((await call(port, '/api/state', { method })).status, 405, method);
     assert.equal((await call(port, '/', { method: 'HEAD' })).status, 200);
     assert.equal((await call(port, '/metrics')).status, 404);
   });

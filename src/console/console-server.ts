@@ -67,12 +67,14 @@ export class ConsoleServer {
   ) {
     this.port = options.port ?? DEFAULT_CONSOLE_PORT;
     this.host = options.host ?? DEFAULT_CONSOLE_HOST;
-    if (!(Number.isInteger(this.port) && this.port >= 0 && this.port <= 65_535)) throw new InvalidOptionError('console.port', 'must be an integer from 0 to 65535');
+    if (!(Number.isInteger(this.port) && this.port >= 0 && this.port <= 65_535))
+      throw new InvalidOptionError('console.port', 'must be an integer from 0 to 65535');
     this.clock = options.clock ?? realClock;
     const allowed = new Set(LOOPBACK_HOSTS);
     if (!WILDCARD_HOSTS.has(this.host)) allowed.add(normalizeHost(this.host));
     for (const h of options.allowedHosts ?? []) {
-      if (typeof h !== 'string' || h === '' || h.includes('/')) throw new InvalidOptionError('console.allowedHosts', 'must be host names or addresses, without scheme or port');
+      if (typeof h !== 'string' || h === '' || h.includes('/'))
+        throw new InvalidOptionError('console.allowedHosts', 'must be host names or addresses, without scheme or port');
       allowed.add(normalizeHost(h));
     }
     this.allowed = allowed;
@@ -86,7 +88,12 @@ export class ConsoleServer {
   get url(): string | undefined {
     const port = this.boundPort;
     if (port === undefined) return undefined;
-    const host = this.host === '0.0.0.0' || this.host === '::' ? '127.0.0.1' : this.host.includes(':') ? `[${this.host}]` : this.host;
+    const host =
+      this.host === '0.0.0.0' || this.host === '::'
+        ? '127.0.0.1'
+        : this.host.includes(':')
+          ? `[${this.host}]`
+          : this.host;
     return `http://${host}:${port}/`;
   }
 
@@ -118,7 +125,9 @@ export class ConsoleServer {
     const host = hostOf(req.headers.host);
     const local = req.socket.localAddress;
     if (!this.allowed.has(host) && !(local !== undefined && host === normalizeHost(local.replace(/^::ffff:/, '')))) {
-      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' }).end('misdirected request: this Host is not one the console answers (see console.allowedHosts)\n');
+      res
+        .writeHead(421, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('misdirected request: this Host is not one the console answers (see console.allowedHosts)\n');
       return;
     }
     const path = (req.url ?? '/').split('?')[0]!;
@@ -127,14 +136,23 @@ export class ConsoleServer {
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('the console is read-only\n');
+      res
+        .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' })
+        .end('the console is read-only\n');
       return;
     }
     try {
-      const [contentType, body] = path === '/' ? ['text/html; charset=utf-8', CONSOLE_HTML] : ['application/json; charset=utf-8', this.snapshotJson()];
-      res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : body);
+      const [contentType, body] =
+        path === '/'
+          ? ['text/html; charset=utf-8', CONSOLE_HTML]
+          : ['application/json; charset=utf-8', this.snapshotJson()];
+      res
+        .writeHead(200, { ...SECURITY_HEADERS, 'content-type': contentType })
+        .end(req.method === 'HEAD' ? undefined : body);
     } catch (err) {
-      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`console snapshot failed: ${err instanceof Error ? err.name : 'error'}\n`);
+      res
+        .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(`console snapshot failed: ${err instanceof Error ? err.name : 'error'}\n`);
     }
   }
 }

@@ -7,11 +7,20 @@ import { FakeClock } from '../core/fake-clock.js';
 import type { InformerHealth } from '../cache/informer.js';
 import { ConsoleState } from './console-state.js';
 
-function setup(reconcile: (name: string) => Promise<unknown>, options: { recentReconciles?: number; maxFailingKeys?: number } = {}) {
+function setup(
+  reconcile: (name: string) => Promise<unknown>,
+  options: { recentReconciles?: number; maxFailingKeys?: number } = {},
+) {
   const clock = new FakeClock();
   const state = new ConsoleState({ clock, ...options });
   const view = state.trackController('db');
-  const controller = new Controller({ name: 'db', clock, maxConcurrentReconciles: 2, observer: view, reconciler: { reconcile: async (req) => (await reconcile(req.name)) as void } });
+  const controller = new Controller({
+    name: 'db',
+    clock,
+    maxConcurrentReconciles: 2,
+    observer: view,
+    reconciler: { reconcile: async (req) => (await reconcile(req.name)) as void },
+  });
   view.attach(controller.queue, controller.workerCount);
   const stop = new AbortController();
   const running = controller.start(stop.signal);
@@ -28,8 +37,14 @@ describe('ConsoleState', () => {
     controller.enqueue({ namespace: 'ns', name: 'good' });
     await clock.advance(1);
     let db = state.snapshot().controllers[0]!;
-    assert.deepEqual(db.failing.keys.map((k) => [k.key, k.failures, k.result]), [['ns/bad', 1, 'error']]);
-    assert.ok(!db.failing.keys[0]!.lastError.includes('s3cret') && !db.failing.keys[0]!.lastError.includes('abc123'), db.failing.keys[0]!.lastError);
+    assert.deepEqual(
+      db.failing.keys.map((k) => [k.key, k.failures, k.result]),
+      [['ns/bad', 1, 'error']],
+    );
+    assert.ok(
+      !db.failing.keys[0]!.lastError.includes('s3cret') && !db.failing.keys[0]!.lastError.includes('abc123'),
+      db.failing.keys[0]!.lastError,
+    );
     assert.equal(db.backoff.total, 1);
     assert.equal(db.backoff.keys[0]!.key, 'ns/bad');
     assert.ok(db.backoff.keys[0]!.retryAtMs > clock.now(), 'the retry is in the future');
@@ -44,7 +59,10 @@ describe('ConsoleState', () => {
     db = state.snapshot().controllers[0]!;
     assert.equal(db.failing.total, 0);
     assert.equal(db.backoff.total, 0);
-    assert.deepEqual(db.recent.map((r) => [r.key, r.result]).slice(0, 2), [['ns/bad', 'success'], ['ns/bad', 'error']]);
+    assert.deepEqual(db.recent.map((r) => [r.key, r.result]).slice(0, 2), [
+      ['ns/bad', 'success'],
+      ['ns/bad', 'error'],
+    ]);
     assert.equal(db.summary.count, 4);
     assert.equal(db.summary.errors, 2);
     await finish();
@@ -60,42 +78,94 @@ describe('ConsoleState', () => {
     controller.enqueue({ namespace: 'ns', name: 'poll' });
     await clock.advance(1);
     const db = state.snapshot().controllers[0]!;
-    assert.deepEqual(db.failing.keys.map((k) => [k.key, k.result]), [['ns/terminal', 'terminal_error']]);
+    assert.deepEqual(
+      db.failing.keys.map((k) => [k.key, k.result]),
+      [['ns/terminal', 'terminal_error']],
+    );
     assert.equal(db.backoff.total, 0, 'neither a terminal error nor requeueAfter is backoff');
     assert.equal(db.delayed, 1, 'the requeueAfter key waits');
     await finish();
   });
 
   test('memory stays bounded: last N reconciles, at most maxFailingKeys failing keys (oldest forgotten)', async () => {
-    const { clock, state, controller, finish } = setup(async () => {
-      throw new TerminalError('no');
-    }, { recentReconciles: 5, maxFailingKeys: 3 });
+    const { clock, state, controller, finish } = setup(
+      async () => {
+        throw new TerminalError('no');
+      },
+      { recentReconciles: 5, maxFailingKeys: 3 },
+    );
     for (let i = 0; i < 20; i++) controller.enqueue({ namespace: 'ns', name: `k${i}` });
     await clock.advance(1);
     const db = state.snapshot().controllers[0]!;
     assert.equal(db.recent.length, 5);
     assert.equal(db.failing.total, 3);
-    assert.deepEqual(db.failing.keys.map((k) => k.key), ['ns/k19', 'ns/k18', 'ns/k17'], 'newest failure first');
+    assert.deepEqual(
+      db.failing.keys.map((k) => k.key),
+      ['ns/k19', 'ns/k18', 'ns/k17'],
+      'newest failure first',
+    );
     await finish();
   });
 
   test('events are redacted and bounded; informer health and leadership are reported', () => {
     const clock = new FakeClock();
     const health = {
-      name: 'example.com/v1/Database', state: 'watching', synced: true, objects: 3, resourceVersion: '5', lastEventAtMs: clock.now(), lastSyncAtMs: clock.now(),
-      restarts: 4, stalls: 1, lists: 3, consecutiveFailures: 0, events: 10, listMode: 'list',
+      name: 'example.com/v1/Database',
+      state: 'watching',
+      synced: true,
+      objects: 3,
+      resourceVersion: '5',
+      lastEventAtMs: clock.now(),
+      lastSyncAtMs: clock.now(),
+      restarts: 4,
+      stalls: 1,
+      lists: 3,
+      consecutiveFailures: 0,
+      events: 10,
+      listMode: 'list',
       lastError: { message: 'Unauthorized: Bearer abc.def', code: undefined, status: 401, atMs: clock.now() },
       handlers: [{ name: 'h', pendingKeys: 2, synced: true }],
     } satisfies InformerHealth;
-    const state = new ConsoleState({ clock, recentEvents: 2, informers: () => [health], leaderElection: { identity: 'replica-a', isLeader: () => false, getLeader: () => 'replica-b' } });
-    for (const reason of ['A', 'B', 'C']) state.recordEvent({ atMs: clock.now(), type: 'Warning', reason, message: `password=hunter2 ${reason}`, involvedObject: { kind: 'Database', namespace: 'ns', name: 'x' } });
+    const state = new ConsoleState({
+      clock,
+      recentEvents: 2,
+      informers: () => [health],
+      leaderElection: { identity: 'replica-a', isLeader: () => false, getLeader: () => 'replica-b' },
+    });
+    for (const reason of ['A', 'B', 'C'])
+      state.recordEvent({
+        atMs: clock.now(),
+        type: 'Warning',
+        reason,
+        message: `password=hunter2 ${reason}`,
+        involvedObject: { kind: 'Database', namespace: 'ns', name: 'x' },
+      });
     const s = state.snapshot();
-    assert.deepEqual(s.events.map((e) => e.reason), ['C', 'B']);
-    state.recordEvent({ atMs: clock.now() + 5, type: 'Warning', reason: 'C', message: 'password=hunter2 C', involvedObject: { kind: 'Database', namespace: 'ns', name: 'x' } });
-    assert.deepEqual(state.snapshot().events.map((e) => [e.reason, e.count]), [['C', 2], ['B', 1]], 'a repeat in a row is folded');
+    assert.deepEqual(
+      s.events.map((e) => e.reason),
+      ['C', 'B'],
+    );
+    state.recordEvent({
+      atMs: clock.now() + 5,
+      type: 'Warning',
+      reason: 'C',
+      message: 'password=hunter2 C',
+      involvedObject: { kind: 'Database', namespace: 'ns', name: 'x' },
+    });
+    assert.deepEqual(
+      state.snapshot().events.map((e) => [e.reason, e.count]),
+      [
+        ['C', 2],
+        ['B', 1],
+      ],
+      'a repeat in a row is folded',
+    );
     assert.ok(s.events.every((e) => !e.message.includes('hunter2')));
     assert.deepEqual(s.leader, { enabled: true, identity: 'replica-a', isLeader: false, holder: 'replica-b' });
-    assert.deepEqual({ relists: s.informers[0]!.relists, stalls: s.informers[0]!.stalls, pending: s.informers[0]!.pendingKeys }, { relists: 2, stalls: 1, pending: 2 });
+    assert.deepEqual(
+      { relists: s.informers[0]!.relists, stalls: s.informers[0]!.stalls, pending: s.informers[0]!.pendingKeys },
+      { relists: 2, stalls: 1, pending: 2 },
+    );
     assert.ok(!s.informers[0]!.lastError!.message.includes('abc.def'));
   });
 

@@ -67,7 +67,12 @@ export interface EventSnapshot extends RecordedEvent {
 
 export interface ConsoleSnapshot {
   readonly generatedAtMs: number;
-  readonly leader: { readonly enabled: boolean; readonly identity: string | undefined; readonly isLeader: boolean; readonly holder: string | undefined };
+  readonly leader: {
+    readonly enabled: boolean;
+    readonly identity: string | undefined;
+    readonly isLeader: boolean;
+    readonly holder: string | undefined;
+  };
   readonly controllers: readonly ControllerSnapshot[];
   readonly informers: readonly InformerSnapshot[];
   readonly events: readonly EventSnapshot[];
@@ -82,7 +87,8 @@ export class ConsoleState {
   constructor(options: ConsoleStateOptions = {}) {
     for (const name of ['recentReconciles', 'recentEvents', 'maxFailingKeys', 'listLimit'] as const) {
       const value = options[name];
-      if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new InvalidOptionError(name, 'must be an integer >= 1');
+      if (value !== undefined && !(Number.isInteger(value) && value >= 1))
+        throw new InvalidOptionError(name, 'must be an integer >= 1');
     }
     this.options = options;
     this.clock = options.clock ?? realClock;
@@ -107,7 +113,15 @@ export class ConsoleState {
     const message = redactMessage(event.message);
     const last = this.events.newest();
     const o = event.involvedObject;
-    if (last && last.type === event.type && last.reason === event.reason && last.message === message && last.involvedObject.kind === o.kind && last.involvedObject.namespace === o.namespace && last.involvedObject.name === o.name) {
+    if (
+      last &&
+      last.type === event.type &&
+      last.reason === event.reason &&
+      last.message === message &&
+      last.involvedObject.kind === o.kind &&
+      last.involvedObject.namespace === o.namespace &&
+      last.involvedObject.name === o.name
+    ) {
       this.events.replaceNewest({ ...last, atMs: event.atMs, count: last.count + 1 });
       return;
     }

@@ -3,14 +3,22 @@ import type { Clock } from '../core/clock.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { FixedRing } from './fixed-ring.js';
 import { describeError } from './redact-message.js';
-import { ReconcileWindow, type ReconcileWindowOptions, type WindowPoint, type WindowSummary } from './reconcile-window.js';
+import {
+  ReconcileWindow,
+  type ReconcileWindowOptions,
+  type WindowPoint,
+  type WindowSummary,
+} from './reconcile-window.js';
 
 /** What the console reads from a controller's queue (a `Workqueue` fits). */
 export interface QueueView {
   readonly length: number;
   readonly processingCount: number;
   readonly waitingCount: number;
-  backoffKeys(limit: number): { readonly total: number; readonly keys: readonly { readonly key: string; readonly retryInMs: number; readonly requeues: number }[] };
+  backoffKeys(limit: number): {
+    readonly total: number;
+    readonly keys: readonly { readonly key: string; readonly retryInMs: number; readonly requeues: number }[];
+  };
 }
 
 export type ReconcileResult = ReconcileRecord['outcome'];
@@ -43,7 +51,10 @@ export interface ControllerSnapshot {
   readonly delayed: number;
   readonly summary: WindowSummary;
   readonly series: readonly WindowPoint[];
-  readonly backoff: { readonly total: number; readonly keys: readonly { readonly key: string; readonly retryAtMs: number; readonly requeues: number }[] };
+  readonly backoff: {
+    readonly total: number;
+    readonly keys: readonly { readonly key: string; readonly retryAtMs: number; readonly requeues: number }[];
+  };
   readonly failing: { readonly total: number; readonly keys: readonly FailingKey[] };
   readonly recent: readonly RecentReconcile[];
 }
@@ -86,14 +97,27 @@ export class ControllerView implements ReconcileObserver {
     const failed = record.outcome === 'error' || record.outcome === 'terminal_error';
     this.window.record(this.clock.now(), record.durationMs, failed);
     const error = failed ? describeError(record.error) : undefined;
-    this.recent.push({ atMs: record.startedAtMs, key: record.key, reconcileID: record.reconcileID, result: record.outcome, durationMs: record.durationMs, ...omitUndefined({ error }) });
+    this.recent.push({
+      atMs: record.startedAtMs,
+      key: record.key,
+      reconcileID: record.reconcileID,
+      result: record.outcome,
+      durationMs: record.durationMs,
+      ...omitUndefined({ error }),
+    });
     if (!failed) {
       this.failing.delete(record.key);
       return;
     }
     const previous = this.failing.get(record.key);
     this.failing.delete(record.key);
-    this.failing.set(record.key, { key: record.key, failures: (previous?.failures ?? 0) + 1, result: record.outcome, lastError: error!, lastAtMs: record.startedAtMs + record.durationMs });
+    this.failing.set(record.key, {
+      key: record.key,
+      failures: (previous?.failures ?? 0) + 1,
+      result: record.outcome,
+      lastError: error!,
+      lastAtMs: record.startedAtMs + record.durationMs,
+    });
     if (this.failing.size > this.options.maxFailingKeys) this.failing.delete(this.failing.keys().next().value!);
   }
 
@@ -109,7 +133,10 @@ export class ControllerView implements ReconcileObserver {
       delayed: this.queue?.waitingCount ?? 0,
       summary: this.window.summary(now),
       series: this.window.series(now),
-      backoff: { total: backoff.total, keys: backoff.keys.map((k) => ({ key: k.key, retryAtMs: now + k.retryInMs, requeues: k.requeues })) },
+      backoff: {
+        total: backoff.total,
+        keys: backoff.keys.map((k) => ({ key: k.key, retryAtMs: now + k.retryInMs, requeues: k.requeues })),
+      },
       failing: { total: this.failing.size, keys: failing },
       recent: this.recent.newestFirst(),
     };

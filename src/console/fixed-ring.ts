@@ -10,7 +10,8 @@ export class FixedRing<T> {
   private size = 0;
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new InvalidOptionError('capacity', 'must be an integer >= 1');
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new InvalidOptionError('capacity', 'must be an integer >= 1');
     this.items = new Array<T | undefined>(capacity);
   }
 

@@ -1,7 +1,24 @@
 /** console: an opt-in, read-only operator console (page + JSON) served by the manager. */
-export { ConsoleState, DEFAULT_RECENT_RECONCILES, DEFAULT_RECENT_EVENTS, DEFAULT_MAX_FAILING_KEYS, DEFAULT_LIST_LIMIT } from './console-state.js';
-export type { ConsoleStateOptions, ConsoleSnapshot, InformerSnapshot, EventSnapshot, LeaderView } from './console-state.js';
-export { ConsoleServer, DEFAULT_CONSOLE_PORT, DEFAULT_CONSOLE_HOST, DEFAULT_CONSOLE_SNAPSHOT_MAX_AGE_MS } from './console-server.js';
+export {
+  ConsoleState,
+  DEFAULT_RECENT_RECONCILES,
+  DEFAULT_RECENT_EVENTS,
+  DEFAULT_MAX_FAILING_KEYS,
+  DEFAULT_LIST_LIMIT,
+} from './console-state.js';
+export type {
+  ConsoleStateOptions,
+  ConsoleSnapshot,
+  InformerSnapshot,
+  EventSnapshot,
+  LeaderView,
+} from './console-state.js';
+export {
+  ConsoleServer,
+  DEFAULT_CONSOLE_PORT,
+  DEFAULT_CONSOLE_HOST,
+  DEFAULT_CONSOLE_SNAPSHOT_MAX_AGE_MS,
+} from './console-server.js';
 export type { ConsoleServerOptions } from './console-server.js';
 export type { ControllerSnapshot, RecentReconcile, FailingKey, ReconcileResult } from './controller-view.js';
 export { DEFAULT_BUCKET_MS, DEFAULT_WINDOW_MS, DEFAULT_SUMMARY_MS } from './reconcile-window.js';

@@ -29,8 +29,16 @@ describe('ReconcileWindow', () => {
     w.record(T0 + 500, 5, true);
     assert.equal(w.summary(T0 + 900).count, 1);
     assert.equal(w.summary(T0 + 6_000).count, 0, 'out of the 5 s summary');
-    assert.equal(w.series(T0 + 6_000).reduce((n, p) => n + p.count, 0), 1, 'still in the 10 s series');
-    assert.equal(w.series(T0 + 11_000).reduce((n, p) => n + p.count, 0), 0, 'out of the series');
+    assert.equal(
+      w.series(T0 + 6_000).reduce((n, p) => n + p.count, 0),
+      1,
+      'still in the 10 s series',
+    );
+    assert.equal(
+      w.series(T0 + 11_000).reduce((n, p) => n + p.count, 0),
+      0,
+      'out of the series',
+    );
     // A slot reused ten seconds later starts from zero.
     w.record(T0 + 10_500, 7, false);
     const s = w.summary(T0 + 10_900);
@@ -42,8 +50,14 @@ describe('ReconcileWindow', () => {
     const w = new ReconcileWindow(T0, { bucketMs: 1_000, windowMs: 3_000, summaryMs: 1_000 });
     w.record(T0 + 2_100, 40, false);
     const series = w.series(T0 + 2_500);
-    assert.deepEqual(series.map((p) => p.atMs - T0), [0, 1_000, 2_000]);
-    assert.deepEqual(series.map((p) => p.count), [0, 0, 1]);
+    assert.deepEqual(
+      series.map((p) => p.atMs - T0),
+      [0, 1_000, 2_000],
+    );
+    assert.deepEqual(
+      series.map((p) => p.count),
+      [0, 0, 1],
+    );
     assert.equal(series[0]!.p99Ms, undefined);
     assert.ok(series[2]!.p99Ms! >= 40 && series[2]!.p99Ms! < 48);
   });

@@ -76,9 +76,15 @@ export class ReconcileWindow {
     this.summaryMs = options.summaryMs ?? DEFAULT_SUMMARY_MS;
     if (!(this.bucketMs > 0)) throw new InvalidOptionError('bucketMs', 'must be > 0');
     if (!(this.windowMs >= this.bucketMs)) throw new InvalidOptionError('windowMs', 'must be >= bucketMs');
-    if (!(this.summaryMs >= this.bucketMs && this.summaryMs <= this.windowMs)) throw new InvalidOptionError('summaryMs', 'must be between bucketMs and windowMs');
+    if (!(this.summaryMs >= this.bucketMs && this.summaryMs <= this.windowMs))
+      throw new InvalidOptionError('summaryMs', 'must be between bucketMs and windowMs');
     const n = Math.ceil(this.windowMs / this.bucketMs);
-    this.slots = Array.from({ length: n }, () => ({ index: -1, count: 0, errors: 0, histogram: new Uint32Array(EDGES) }));
+    this.slots = Array.from({ length: n }, () => ({
+      index: -1,
+      count: 0,
+      errors: 0,
+      histogram: new Uint32Array(EDGES),
+    }));
     this.createdAtMs = nowMs;
   }
 
@@ -122,7 +128,13 @@ export class ReconcileWindow {
     }
     // A window younger than the span would under-report its rate: divide by the time it covers.
     const coveredMs = nowMs - Math.max(first * this.bucketMs, this.createdAtMs);
-    return { count, errors, ratePerSec: coveredMs > 0 ? (count * 1000) / coveredMs : 0, p50Ms: percentile(histograms, count, 0.5), p99Ms: percentile(histograms, count, 0.99) };
+    return {
+      count,
+      errors,
+      ratePerSec: coveredMs > 0 ? (count * 1000) / coveredMs : 0,
+      p50Ms: percentile(histograms, count, 0.5),
+      p99Ms: percentile(histograms, count, 0.99),
+    };
   }
 
   private live(index: number): Slot | undefined {

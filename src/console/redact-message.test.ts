@@ -10,7 +10,11 @@ describe('redactMessage', () => {
     ['token=value', 'request to /login?token=tok123&x=1 failed', 'tok123'],
     ['a quoted JSON password', 'bad config {"password":"hunter2","user":"bob"}', 'hunter2'],
     ['client-key-data', 'kubeconfig user has client-key-data: LS0tLS1CRUdJTg==', 'LS0tLS1CRUdJTg=='],
-    ['a PEM private key', 'cannot parse -----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- here', 'MIIEow'],
+    [
+      'a PEM private key',
+      'cannot parse -----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- here',
+      'MIIEow',
+    ],
     ['a JWT', 'token expired: eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl', 'c2lnbmF0dXJl'],
   ];
   for (const [what, input, secret] of cases) {

@@ -6,7 +6,10 @@ export const DEFAULT_MAX_MESSAGE_LENGTH = 500;
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The logger's credential keys, plus spellings that show up in free text. */
 const KEYS = [...DEFAULT_REDACT_KEYS, 'passwd', 'secret', 'api-key', 'api_key', 'apikey', 'x-api-key'];
-const KEY_VALUE = new RegExp(`(["']?(?:${KEYS.map(escapeRegExp).join('|')})["']?\\s*[:=]\\s*)("[^"]*"|'[^']*'|[^\\s,;&}\\]]+)`, 'gi');
+const KEY_VALUE = new RegExp(
+  `(["']?(?:${KEYS.map(escapeRegExp).join('|')})["']?\\s*[:=]\\s*)("[^"]*"|'[^']*'|[^\\s,;&}\\]]+)`,
+  'gi',
+);
 const SCHEME_CREDENTIALS = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:[^/\s@]*@/gi;
 const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
@@ -33,7 +36,9 @@ export function redactMessage(text: string, maxLength = DEFAULT_MAX_MESSAGE_LENG
 export function describeError(err: unknown): string {
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
-    return redactMessage(typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message);
+    return redactMessage(
+      typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message,
+    );
   }
   return redactMessage(typeof err === 'string' ? err : safeString(err));
 }

@@ -5,7 +5,10 @@ import { getOrCreateCounter, getOrCreateGauge, getOrCreateHistogram } from '../m
 export type ReconcileOutcomeLabel = 'success' | 'error' | 'requeue_after';
 
 /** controller-runtime's reconcile buckets (seconds). */
-const RECONCILE_TIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60];
+const RECONCILE_TIME_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2,
+  2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
 
 /** The controller_runtime_* metrics of one controller, with controller-runtime's names and labels. */
 export class ControllerMetrics {
@@ -63,7 +66,10 @@ export class ControllerMetrics {
     // Every series exists at zero from the start, as controller-runtime initializes them: a counter
     // that first appears at 1 is invisible to increase()/rate(), so the first error or panic after
     // a start would never alert, and a healthy controller would have no error ratio at all.
-    for (const counter of [...Object.values(this.outcomes), this.errors, this.terminalErrors, this.panics] as { inc(v: number): void }[]) counter.inc(0);
+    for (const counter of [...Object.values(this.outcomes), this.errors, this.terminalErrors, this.panics] as {
+      inc(v: number): void;
+    }[])
+      counter.inc(0);
     time.zero({ controller });
   }
 
@@ -71,7 +77,11 @@ export class ControllerMetrics {
     this.activeWorkers.inc();
   }
 
-  reconcileFinished(outcome: ReconcileOutcomeLabel, seconds: number, kind: { terminal?: boolean; panic?: boolean } = {}): void {
+  reconcileFinished(
+    outcome: ReconcileOutcomeLabel,
+    seconds: number,
+    kind: { terminal?: boolean; panic?: boolean } = {},
+  ): void {
     this.activeWorkers.dec();
     this.outcomes[outcome].inc();
     this.time.observe(seconds);

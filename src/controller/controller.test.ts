@@ -12,7 +12,17 @@ import { seededRandom } from '../core/seeded-random.js';
 
 type ReconcileFn = (req: ReconcileRequest, ctx: ReconcileContext) => Promise<Result | void>;
 
-function controllerWith(fn: ReconcileFn, options: { workers?: number; clock?: FakeClock; registry?: Registry; reconcileTimeoutMs?: number; gracefulShutdownMs?: number; logger?: Logger } = {}) {
+function controllerWith(
+  fn: ReconcileFn,
+  options: {
+    workers?: number;
+    clock?: FakeClock;
+    registry?: Registry;
+    reconcileTimeoutMs?: number;
+    gracefulShutdownMs?: number;
+    logger?: Logger;
+  } = {},
+) {
   const clock = options.clock ?? new FakeClock(0);
   const controller = new Controller({
     name: 'test',
@@ -35,17 +45,20 @@ test('a key is never reconciled by two workers at once, under random events and 
   const inFlight = new Set<string>();
   let overlaps = 0;
   let reconciles = 0;
-  const { controller, stop, running } = controllerWith(async (req) => {
-    const key = objectKey(req);
-    if (inFlight.has(key)) overlaps++;
-    inFlight.add(key);
-    reconciles++;
-    // Yield a random number of times so workers interleave.
-    for (let i = Math.floor(random() * 5); i > 0; i--) await Promise.resolve();
-    if (random() < 0.1) controller.enqueue(req); // an event arrives while in flight
-    inFlight.delete(key);
-    if (random() < 0.1) throw new Error('flaky');
-  }, { workers: 8, clock });
+  const { controller, stop, running } = controllerWith(
+    async (req) => {
+      const key = objectKey(req);
+      if (inFlight.has(key)) overlaps++;
+      inFlight.add(key);
+      reconciles++;
+      // Yield a random number of times so workers interleave.
+      for (let i = Math.floor(random() * 5); i > 0; i--) await Promise.resolve();
+      if (random() < 0.1) controller.enqueue(req); // an event arrives while in flight
+      inFlight.delete(key);
+      if (random() < 0.1) throw new Error('flaky');
+    },
+    { workers: 8, clock },
+  );
 
   for (let round = 0; round < 200; round++) {
     for (let i = 0; i < 10; i++) controller.enqueue({ namespace: 'ns', name: `obj-${Math.floor(random() * 12)}` });
@@ -62,10 +75,13 @@ test('an event for a key in flight makes it run again once, after the current re
   const clock = new FakeClock(0);
   let calls = 0;
   let release!: () => void;
-  const { controller, stop, running } = controllerWith(async () => {
-    calls++;
-    if (calls === 1) await new Promise<void>((r) => (release = r));
-  }, { clock });
+  const { controller, stop, running } = controllerWith(
+    async () => {
+      calls++;
+      if (calls === 1) await new Promise<void>((r) => (release = r));
+    },
+    { clock },
+  );
   controller.enqueue({ namespace: 'a', name: 'x' });
   await flushMicrotasks();
   assert.equal(calls, 1);
@@ -85,11 +101,14 @@ test('an event for a key in flight makes it run again once, after the current re
 test('requeueAfter requests for one key coalesce and the earliest wins', async () => {
   const clock = new FakeClock(0);
   const times: number[] = [];
-  const { controller, stop, running } = controllerWith(async () => {
-    times.push(clock.now());
-    if (times.length === 1) return requeueAfter(10_000);
-    return done();
-  }, { clock });
+  const { controller, stop, running } = controllerWith(
+    async () => {
+      times.push(clock.now());
+      if (times.length === 1) return requeueAfter(10_000);
+      return done();
+    },
+    { clock },
+  );
   controller.enqueue({ name: 'k' });
   await flushMicrotasks();
   controller.queue.addAfter('k', 3_000); // an earlier request for the same key
@@ -103,10 +122,13 @@ test('a failing key backs off exponentially and success resets its backoff', asy
   const clock = new FakeClock(0);
   const times: number[] = [];
   let failuresLeft = 4;
-  const { controller, stop, running } = controllerWith(async () => {
-    times.push(clock.now());
-    if (failuresLeft-- > 0) throw new Error('not yet');
-  }, { clock });
+  const { controller, stop, running } = controllerWith(
+    async () => {
+      times.push(clock.now());
+      if (failuresLeft-- > 0) throw new Error('not yet');
+    },
+    { clock },
+  );
   controller.enqueue({ name: 'k' });
   await clock.advance(1_000);
   const gaps = times.slice(1).map((t, i) => t - times[i]!);
@@ -117,7 +139,11 @@ test('a failing key backs off exponentially and success resets its backoff', asy
   times.length = 0;
   controller.enqueue({ name: 'k' });
   await clock.advance(1_000);
-  assert.deepEqual(times.slice(1).map((t, i) => t - times[i]!), [5], 'backoff starts over after a success');
+  assert.deepEqual(
+    times.slice(1).map((t, i) => t - times[i]!),
+    [5],
+    'backoff starts over after a success',
+  );
   stop.abort();
   await running;
 });
@@ -126,10 +152,13 @@ test('a TerminalError is counted and not retried', async () => {
   const registry = new Registry();
   const clock = new FakeClock(0);
   let calls = 0;
-  const { controller, stop, running } = controllerWith(async () => {
-    calls++;
-    throw new TerminalError('spec cannot be satisfied');
-  }, { clock, registry });
+  const { controller, stop, running } = controllerWith(
+    async () => {
+      calls++;
+      throw new TerminalError('spec cannot be satisfied');
+    },
+    { clock, registry },
+  );
   controller.enqueue({ name: 'k' });
   await clock.advance(60_000);
   assert.equal(calls, 1);
@@ -143,12 +172,15 @@ test('a reconciler that throws anything leaves the controller healthy and keeps 
   const registry = new Registry();
   const clock = new FakeClock(0);
   const seen: string[] = [];
-  const { controller, stop, running } = controllerWith(async (req) => {
-    seen.push(req.name);
-    if (req.name === 'type-error') (undefined as unknown as { x: () => void }).x();
-    if (req.name === 'string') throw 'a string';
-    if (req.name === 'null') throw null;
-  }, { clock, registry });
+  const { controller, stop, running } = controllerWith(
+    async (req) => {
+      seen.push(req.name);
+      if (req.name === 'type-error') (undefined as unknown as { x: () => void }).x();
+      if (req.name === 'string') throw 'a string';
+      if (req.name === 'null') throw null;
+    },
+    { clock, registry },
+  );
   for (const name of ['type-error', 'string', 'null', 'fine']) controller.enqueue({ name });
   await clock.advance(1);
   assert.deepEqual(seen.slice(0, 4), ['type-error', 'string', 'null', 'fine']);
@@ -165,10 +197,13 @@ test('reconcileTimeoutMs aborts the reconcile signal', async () => {
   const clock = new FakeClock(0);
   let reason: unknown;
   const { controller, stop, running } = controllerWith(
-    (_req, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => {
-      reason = ctx.signal.reason;
-      resolve();
-    })),
+    (_req, ctx) =>
+      new Promise<void>((resolve) =>
+        ctx.signal.addEventListener('abort', () => {
+          reason = ctx.signal.reason;
+          resolve();
+        }),
+      ),
     { clock, reconcileTimeoutMs: 5_000 },
   );
   controller.enqueue({ name: 'slow' });
@@ -184,10 +219,13 @@ test('stopping waits for an in-flight reconcile to finish (graceful drain)', asy
   const clock = new FakeClock(0);
   let finished = false;
   let release!: () => void;
-  const { controller, stop, running } = controllerWith(async (_req, ctx) => {
-    await new Promise<void>((r) => (release = r));
-    finished = !ctx.signal.aborted;
-  }, { clock, gracefulShutdownMs: 30_000 });
+  const { controller, stop, running } = controllerWith(
+    async (_req, ctx) => {
+      await new Promise<void>((r) => (release = r));
+      finished = !ctx.signal.aborted;
+    },
+    { clock, gracefulShutdownMs: 30_000 },
+  );
   controller.enqueue({ name: 'k' });
   await flushMicrotasks();
   stop.abort();
@@ -207,10 +245,13 @@ test('a reconcile that outlives the graceful shutdown has its signal aborted', a
   const clock = new FakeClock(0);
   let abortedAt: number | undefined;
   const { controller, stop, running } = controllerWith(
-    (_req, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => {
-      abortedAt = clock.now();
-      resolve();
-    })),
+    (_req, ctx) =>
+      new Promise<void>((resolve) =>
+        ctx.signal.addEventListener('abort', () => {
+          abortedAt = clock.now();
+          resolve();
+        }),
+      ),
     { clock, gracefulShutdownMs: 1_000 },
   );
   controller.enqueue({ name: 'k' });
@@ -231,9 +272,12 @@ test('every reconcile log line carries controller, namespace, name and a unique 
     child: (more) => logger({ ...bindings, ...more }),
   });
   const clock = new FakeClock(0);
-  const { controller, stop, running } = controllerWith(async (_req, ctx) => {
-    ctx.log.info({ step: 'inside' });
-  }, { clock, logger: logger({}) });
+  const { controller, stop, running } = controllerWith(
+    async (_req, ctx) => {
+      ctx.log.info({ step: 'inside' });
+    },
+    { clock, logger: logger({}) },
+  );
   controller.enqueue({ namespace: 'ns', name: 'a' });
   controller.enqueue({ namespace: 'ns', name: 'b' });
   await clock.advance(1);
@@ -253,12 +297,15 @@ test('reconcile metrics count outcomes with controller-runtime names', async () 
   const registry = new Registry();
   const clock = new FakeClock(0);
   let n = 0;
-  const { controller, stop, running } = controllerWith(async () => {
-    n++;
-    if (n === 1) throw new Error('once');
-    if (n === 2) return requeueAfter(100);
-    return done();
-  }, { clock, registry });
+  const { controller, stop, running } = controllerWith(
+    async () => {
+      n++;
+      if (n === 1) throw new Error('once');
+      if (n === 2) return requeueAfter(100);
+      return done();
+    },
+    { clock, registry },
+  );
   controller.enqueue({ name: 'k' });
   await clock.advance(1_000);
   const total = await registry.getSingleMetric('controller_runtime_reconcile_total')!.get();
@@ -275,10 +322,13 @@ test('losing leadership aborts in-flight reconciles at once instead of draining 
   const clock = new FakeClock(0);
   let abortedAt: number | undefined;
   const { controller, stop, running } = controllerWith(
-    (_req, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => {
-      abortedAt = clock.now();
-      resolve();
-    })),
+    (_req, ctx) =>
+      new Promise<void>((resolve) =>
+        ctx.signal.addEventListener('abort', () => {
+          abortedAt = clock.now();
+          resolve();
+        }),
+      ),
     { clock, gracefulShutdownMs: 30_000 },
   );
   controller.enqueue({ name: 'k' });

@@ -98,7 +98,8 @@ export class Controller {
     this.name = options.name;
     this.reconciler = options.reconciler;
     this.workers = options.maxConcurrentReconciles ?? DEFAULT_MAX_CONCURRENT_RECONCILES;
-    if (!Number.isInteger(this.workers) || this.workers < 1) throw new InvalidOptionError('maxConcurrentReconciles', 'must be an integer >= 1');
+    if (!Number.isInteger(this.workers) || this.workers < 1)
+      throw new InvalidOptionError('maxConcurrentReconciles', 'must be an integer >= 1');
     this.reconcileTimeoutMs = options.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS;
     if (!(this.reconcileTimeoutMs >= 0)) throw new InvalidOptionError('reconcileTimeoutMs', 'must be >= 0');
     this.gracefulShutdownMs = options.gracefulShutdownMs ?? DEFAULT_GRACEFUL_SHUTDOWN_MS;
@@ -183,9 +184,12 @@ export class Controller {
     const reconcileID = randomUUID();
     const log = this.log.child({ namespace: request.namespace ?? '', name: request.name, reconcileID });
     const { controller: abort, dispose } = linkedAbortController(this.hardStop.signal);
-    const timer = this.reconcileTimeoutMs > 0
-      ? this.clock.setTimer(this.reconcileTimeoutMs, () => abort.abort(new ReconcileTimeoutError(this.reconcileTimeoutMs)))
-      : undefined;
+    const timer =
+      this.reconcileTimeoutMs > 0
+        ? this.clock.setTimer(this.reconcileTimeoutMs, () =>
+            abort.abort(new ReconcileTimeoutError(this.reconcileTimeoutMs)),
+          )
+        : undefined;
     const started = this.clock.monotonicNow();
     const startedAtMs = this.observer ? this.clock.now() : 0;
     this.metrics?.reconcileStarted();
@@ -216,7 +220,15 @@ export class Controller {
       dispose();
       const durationMs = this.clock.monotonicNow() - started;
       this.metrics?.reconcileFinished(outcome, durationMs / 1000, flags);
-      if (this.observer) this.notify({ key, reconcileID, startedAtMs, durationMs, outcome: flags.terminal ? 'terminal_error' : outcome, error: thrown });
+      if (this.observer)
+        this.notify({
+          key,
+          reconcileID,
+          startedAtMs,
+          durationMs,
+          outcome: flags.terminal ? 'terminal_error' : outcome,
+          error: thrown,
+        });
     }
   }
 
@@ -238,7 +250,10 @@ export class Controller {
     }
     const panic = isReconcilePanic(err);
     this.queue.addRateLimited(key);
-    log.error({ err, retries: this.queue.numRequeues(key), panic }, panic ? 'reconciler threw a programming error: requeued with backoff' : 'reconcile failed: requeued with backoff');
+    log.error(
+      { err, retries: this.queue.numRequeues(key), panic },
+      panic ? 'reconciler threw a programming error: requeued with backoff' : 'reconcile failed: requeued with backoff',
+    );
     return { panic };
   }
 }
@@ -270,5 +285,7 @@ function isReconcilePanic(err: unknown): boolean {
   if (!(err instanceof Error)) return true;
   if (err instanceof OperatorRuntimeError) return false;
   if (err instanceof TypeError && err.message === 'fetch failed') return false;
-  return err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
+  return (
+    err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError
+  );
 }

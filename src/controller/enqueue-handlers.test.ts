@@ -13,7 +13,11 @@ function sink() {
 const owned = (owner: string, apiVersion = 'example.com/v1', controller = true): KubeObject => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
-  metadata: { name: `${owner}-config`, namespace: 'ns', ownerReferences: [{ apiVersion, kind: 'Database', name: owner, uid: 'u', controller }] },
+  metadata: {
+    name: `${owner}-config`,
+    namespace: 'ns',
+    ownerReferences: [{ apiVersion, kind: 'Database', name: owner, uid: 'u', controller }],
+  },
 });
 
 test('an owned object enqueues its controlling owner, whatever the owner version', () => {

@@ -10,7 +10,9 @@ export interface KeySink {
 }
 
 /** An informer handler whose calls finish synchronously (enqueueing never waits). */
-export type SyncEventHandler<T> = { [K in keyof EventHandler<T>]: (...args: Parameters<NonNullable<EventHandler<T>[K]>>) => void };
+export type SyncEventHandler<T> = {
+  [K in keyof EventHandler<T>]: (...args: Parameters<NonNullable<EventHandler<T>[K]>>) => void;
+};
 
 /** Maps one changed object to the requests it should trigger. */
 export type MapFunction<T> = (obj: T) => readonly ObjectRef[];
@@ -20,7 +22,11 @@ export type MapFunction<T> = (obj: T) => readonly ObjectRef[];
  * For an update, keys from the old and the new object are both enqueued (an owner or a mapping may
  * have changed); the queue de-duplicates.
  */
-export function enqueueHandler<T extends KubeObject>(sink: KeySink, map: MapFunction<T>, predicates: readonly Predicate<T>[] = []): Required<SyncEventHandler<T>> {
+export function enqueueHandler<T extends KubeObject>(
+  sink: KeySink,
+  map: MapFunction<T>,
+  predicates: readonly Predicate<T>[] = [],
+): Required<SyncEventHandler<T>> {
   const pass = (event: ObjectEvent<T>): boolean => predicates.every((p) => p(event));
   const enqueue = (...objects: T[]): void => {
     const keys = new Set<string>();

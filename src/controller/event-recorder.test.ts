@@ -31,16 +31,34 @@ function recordingClient() {
   };
 }
 
-const db: KubeObject = { apiVersion: 'example.com/v1', kind: 'Database', metadata: { name: 'db1', namespace: 'ns', uid: 'u1' } };
+const db: KubeObject = {
+  apiVersion: 'example.com/v1',
+  kind: 'Database',
+  metadata: { name: 'db1', namespace: 'ns', uid: 'u1' },
+};
 
 test('a repeated event aggregates into one Event whose count rises', async () => {
   const rec = recordingClient();
-  const recorder = new EventRecorder({ client: rec.client, component: 'db-operator', host: 'h', clock: new FakeClock(0) });
+  const recorder = new EventRecorder({
+    client: rec.client,
+    component: 'db-operator',
+    host: 'h',
+    clock: new FakeClock(0),
+  });
   for (let i = 0; i < 3; i++) recorder.event(db, 'Warning', 'BackupFailed', 'backup service unavailable');
   await recorder.flush();
-  assert.deepEqual(rec.calls.map((c) => c.verb), ['create', 'patch', 'patch']);
+  assert.deepEqual(
+    rec.calls.map((c) => c.verb),
+    ['create', 'patch', 'patch'],
+  );
   assert.equal(rec.calls[0]!.body.count, 1);
-  assert.deepEqual(rec.calls[0]!.body.involvedObject, { apiVersion: 'example.com/v1', kind: 'Database', name: 'db1', namespace: 'ns', uid: 'u1' });
+  assert.deepEqual(rec.calls[0]!.body.involvedObject, {
+    apiVersion: 'example.com/v1',
+    kind: 'Database',
+    name: 'db1',
+    namespace: 'ns',
+    uid: 'u1',
+  });
   assert.equal(rec.calls[2]!.body.count, 3);
   assert.equal(rec.calls[2]!.name, rec.calls[0]!.name);
 });
@@ -51,7 +69,10 @@ test('a different message is a different Event', async () => {
   recorder.event(db, 'Normal', 'Created', 'secret created');
   recorder.event(db, 'Normal', 'Created', 'service created');
   await recorder.flush();
-  assert.deepEqual(rec.calls.map((c) => c.verb), ['create', 'create']);
+  assert.deepEqual(
+    rec.calls.map((c) => c.verb),
+    ['create', 'create'],
+  );
   assert.notEqual(rec.calls[0]!.name, rec.calls[1]!.name);
 });
 
@@ -82,12 +103,23 @@ test('an aggregated Event that expired (404 on patch) is created anew', async ()
   rec.failNextPatch(new ApiError({ status: 404, reason: 'NotFound', message: 'gone' }));
   recorder.event(db, 'Normal', 'Synced', 'ok');
   await recorder.flush();
-  assert.deepEqual(rec.calls.map((c) => [c.verb, c.body.count]), [['create', 1], ['create', 1]]);
+  assert.deepEqual(
+    rec.calls.map((c) => [c.verb, c.body.count]),
+    [
+      ['create', 1],
+      ['create', 1],
+    ],
+  );
 });
 
 test('a failing write is counted and never thrown at the caller', async () => {
   const recorder = new EventRecorder({
-    client: { create: async () => { throw new Error('api down'); }, patch: async () => ({}) } as never,
+    client: {
+      create: async () => {
+        throw new Error('api down');
+      },
+      patch: async () => ({}),
+    } as never,
     component: 'c',
     clock: new FakeClock(0),
   });

@@ -119,7 +119,10 @@ export class EventRecorder {
     if (!obj?.apiVersion || !obj.kind || !meta?.name) {
       // An Event's involvedObject needs all three; the API server would reject it anyway.
       this.dropped++;
-      this.log.warn({ apiVersion: obj?.apiVersion, kind: obj?.kind, reason }, 'event dropped: the object has no apiVersion, kind or metadata.name');
+      this.log.warn(
+        { apiVersion: obj?.apiVersion, kind: obj?.kind, reason },
+        'event dropped: the object has no apiVersion, kind or metadata.name',
+      );
       return;
     }
     const objectKey = `${kindKey({ apiVersion: obj.apiVersion, kind: obj.kind })}/${objectKeyOf({ namespace: meta.namespace, name: meta.name })}`;
@@ -135,7 +138,13 @@ export class EventRecorder {
     }
     const atMs = this.clock.now();
     this.queue.push({ obj, type, reason, message, atMs });
-    this.onRecorded?.({ atMs, type, reason, message, involvedObject: { kind: obj.kind, namespace: meta.namespace, name: meta.name } });
+    this.onRecorded?.({
+      atMs,
+      type,
+      reason,
+      message,
+      involvedObject: { kind: obj.kind, namespace: meta.namespace, name: meta.name },
+    });
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
   }
 
@@ -168,13 +177,27 @@ export class EventRecorder {
 
   private async write(e: PendingEvent): Promise<void> {
     const meta = e.obj.metadata ?? {};
-    const aggregateKey = JSON.stringify([e.obj.apiVersion, e.obj.kind, meta.namespace, meta.name, meta.uid, e.type, e.reason, e.message]);
+    const aggregateKey = JSON.stringify([
+      e.obj.apiVersion,
+      e.obj.kind,
+      meta.namespace,
+      meta.name,
+      meta.uid,
+      e.type,
+      e.reason,
+      e.message,
+    ]);
     const timestamp = new Date(e.atMs).toISOString().replace(/\.\d+Z$/, 'Z');
     const existing = this.aggregates.get(aggregateKey);
     if (existing) {
       existing.count++;
       try {
-        await this.client.patch({ apiVersion: 'v1', kind: 'Event' }, existing.name, { count: existing.count, lastTimestamp: timestamp }, { namespace: existing.namespace, type: 'merge' });
+        await this.client.patch(
+          { apiVersion: 'v1', kind: 'Event' },
+          existing.name,
+          { count: existing.count, lastTimestamp: timestamp },
+          { namespace: existing.namespace, type: 'merge' },
+        );
         this.remember(this.aggregates, aggregateKey, existing);
         return;
       } catch (err) {

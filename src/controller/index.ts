@@ -3,9 +3,23 @@
  * workqueue hands each key to one worker at a time, and the reconciler's outcome decides what
  * happens next (done, requeue after, backoff, or terminal).
  */
-export { Controller, ReconcileTimeoutError, DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_GRACEFUL_SHUTDOWN_MS, DEFAULT_RECONCILE_TIMEOUT_MS } from './controller.js';
+export {
+  Controller,
+  ReconcileTimeoutError,
+  DEFAULT_MAX_CONCURRENT_RECONCILES,
+  DEFAULT_GRACEFUL_SHUTDOWN_MS,
+  DEFAULT_RECONCILE_TIMEOUT_MS,
+} from './controller.js';
 export type { ControllerOptions, ReconcileObserver, ReconcileRecord } from './controller.js';
-export type { Reconciler, ReconcileRequest, ReconcileContext, ReconcileFunction, ObjectReconciler, ObjectReconcileContext, ObjectReconcileFunction } from './reconciler.js';
+export type {
+  Reconciler,
+  ReconcileRequest,
+  ReconcileContext,
+  ReconcileFunction,
+  ObjectReconciler,
+  ObjectReconcileContext,
+  ObjectReconcileFunction,
+} from './reconciler.js';
 export { done, requeueAfter } from './result.js';
 export type { Result } from './result.js';
 export { TerminalError, isTerminalError } from './terminal-error.js';
@@ -23,5 +37,11 @@ export {
 export type { Predicate, ObjectEvent } from './predicates.js';
 export { enqueueHandler, mapToSelf, mapToControllingOwner } from './enqueue-handlers.js';
 export type { KeySink, MapFunction, OwnerKind, SyncEventHandler } from './enqueue-handlers.js';
-export { EventRecorder, DEFAULT_EVENT_BURST, DEFAULT_EVENT_REFILL_MS, DEFAULT_EVENT_QUEUE_LIMIT, DEFAULT_EVENT_CACHE_SIZE } from './event-recorder.js';
+export {
+  EventRecorder,
+  DEFAULT_EVENT_BURST,
+  DEFAULT_EVENT_REFILL_MS,
+  DEFAULT_EVENT_QUEUE_LIMIT,
+  DEFAULT_EVENT_CACHE_SIZE,
+} from './event-recorder.js';
 export type { EventRecorderOptions, EventType, RecordedEvent } from './event-recorder.js';

@@ -1,9 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../core/object-key.js';
-import { DEFAULT_PRIMARY_PREDICATE, and, annotationsChanged, generationChanged, labelsChanged, not, or, resourceVersionChanged } from './predicates.js';
+import {
+  DEFAULT_PRIMARY_PREDICATE,
+  and,
+  annotationsChanged,
+  generationChanged,
+  labelsChanged,
+  not,
+  or,
+  resourceVersionChanged,
+} from './predicates.js';
 
-const obj = (meta: Record<string, unknown>, status?: unknown): KubeObject => ({ metadata: { name: 'x', namespace: 'ns', ...meta }, ...(status ? { status } : {}) });
+const obj = (meta: Record<string, unknown>, status?: unknown): KubeObject => ({
+  metadata: { name: 'x', namespace: 'ns', ...meta },
+  ...(status ? { status } : {}),
+});
 const update = (old: KubeObject, object: KubeObject) => ({ type: 'update' as const, old, object });
 
 test('the default primary predicate ignores status-only updates', () => {
@@ -14,16 +26,38 @@ test('the default primary predicate ignores status-only updates', () => {
 
 test('the default primary predicate passes spec changes, finalizer changes, deletion, adds and deletes', () => {
   const base = obj({ generation: 1, resourceVersion: '1', finalizers: ['a.example.com/x'] });
-  assert.equal(DEFAULT_PRIMARY_PREDICATE(update(base, obj({ generation: 2, resourceVersion: '2', finalizers: ['a.example.com/x'] }))), true);
-  assert.equal(DEFAULT_PRIMARY_PREDICATE(update(base, obj({ generation: 1, resourceVersion: '2', finalizers: [] }))), true);
-  assert.equal(DEFAULT_PRIMARY_PREDICATE(update(base, obj({ generation: 1, resourceVersion: '2', finalizers: ['a.example.com/x'], deletionTimestamp: '2026-01-01T00:00:00Z' }))), true);
+  assert.equal(
+    DEFAULT_PRIMARY_PREDICATE(
+      update(base, obj({ generation: 2, resourceVersion: '2', finalizers: ['a.example.com/x'] })),
+    ),
+    true,
+  );
+  assert.equal(
+    DEFAULT_PRIMARY_PREDICATE(update(base, obj({ generation: 1, resourceVersion: '2', finalizers: [] }))),
+    true,
+  );
+  assert.equal(
+    DEFAULT_PRIMARY_PREDICATE(
+      update(
+        base,
+        obj({
+          generation: 1,
+          resourceVersion: '2',
+          finalizers: ['a.example.com/x'],
+          deletionTimestamp: '2026-01-01T00:00:00Z',
+        }),
+      ),
+    ),
+    true,
+  );
   assert.equal(DEFAULT_PRIMARY_PREDICATE({ type: 'add', object: base }), true);
   assert.equal(DEFAULT_PRIMARY_PREDICATE({ type: 'delete', object: base, finalStateUnknown: false }), true);
 });
 
 test('a resync (the same object twice) passes every change predicate', () => {
   const o = obj({ generation: 1, resourceVersion: '1' });
-  for (const p of [generationChanged, labelsChanged, annotationsChanged, resourceVersionChanged]) assert.equal(p(update(o, o)), true);
+  for (const p of [generationChanged, labelsChanged, annotationsChanged, resourceVersionChanged])
+    assert.equal(p(update(o, o)), true);
 });
 
 test('labels and annotations predicates compare content, not key order', () => {

@@ -27,14 +27,22 @@ const sameStringSet = (a: readonly string[] | undefined, b: readonly string[] | 
 /** Updates pass when metadata.generation changed (spec changes; status writes do not bump it). */
 export const generationChanged: Predicate = updateFilter((o, n) => o.metadata?.generation !== n.metadata?.generation);
 /** Updates pass when labels changed. */
-export const labelsChanged: Predicate = updateFilter((o, n) => !sameJson(sortedEntries(o.metadata?.labels), sortedEntries(n.metadata?.labels)));
+export const labelsChanged: Predicate = updateFilter(
+  (o, n) => !sameJson(sortedEntries(o.metadata?.labels), sortedEntries(n.metadata?.labels)),
+);
 /** Updates pass when annotations changed. */
-export const annotationsChanged: Predicate = updateFilter((o, n) => !sameJson(sortedEntries(o.metadata?.annotations), sortedEntries(n.metadata?.annotations)));
+export const annotationsChanged: Predicate = updateFilter(
+  (o, n) => !sameJson(sortedEntries(o.metadata?.annotations), sortedEntries(n.metadata?.annotations)),
+);
 /** Updates pass when resourceVersion changed (drops only no-op resyncs of identical objects). */
-export const resourceVersionChanged: Predicate = updateFilter((o, n) => o.metadata?.resourceVersion !== n.metadata?.resourceVersion);
+export const resourceVersionChanged: Predicate = updateFilter(
+  (o, n) => o.metadata?.resourceVersion !== n.metadata?.resourceVersion,
+);
 /** Updates pass when the finalizer list or deletionTimestamp changed. */
 export const finalizersOrDeletionChanged: Predicate = updateFilter(
-  (o, n) => !sameStringSet(o.metadata?.finalizers, n.metadata?.finalizers) || o.metadata?.deletionTimestamp !== n.metadata?.deletionTimestamp,
+  (o, n) =>
+    !sameStringSet(o.metadata?.finalizers, n.metadata?.finalizers) ||
+    o.metadata?.deletionTimestamp !== n.metadata?.deletionTimestamp,
 );
 
 export function and<T>(...predicates: Predicate<T>[]): Predicate<T> {

@@ -26,9 +26,12 @@ function topLevelKeys(line: string): string[] {
   return keys;
 }
 
-test('a reconcile line has exactly one name (the object\'s), the logger\'s own name under logger', async () => {
+test("a reconcile line has exactly one name (the object's), the logger's own name under logger", async () => {
   const raw: string[] = [];
-  const logger = createLogger({ name: 'cron-job-operator', destination: { write: (line: string) => void raw.push(line) } });
+  const logger = createLogger({
+    name: 'cron-job-operator',
+    destination: { write: (line: string) => void raw.push(line) },
+  });
   const clock = new FakeClock(0);
   const controller = new Controller({
     name: 'cronjob',

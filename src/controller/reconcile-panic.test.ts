@@ -73,11 +73,19 @@ test('a library validation error from requeueAfter(-1) is a reconcile error, not
 });
 
 test('a library error from keyOf on an object without a name is a reconcile error, not a panic (it was a TypeError)', async () => {
-  assert.deepEqual(await countsAfter(() => keyOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} })), RECONCILE_ERROR);
+  assert.deepEqual(
+    await countsAfter(() => keyOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} })),
+    RECONCILE_ERROR,
+  );
 });
 
 test('an ApiError conflict bubbling out of a client call is a reconcile error, not a panic', async () => {
-  assert.deepEqual(await countsAfter(throwing(new ApiError({ status: 409, reason: 'Conflict', message: 'the object has been modified' }))), RECONCILE_ERROR);
+  assert.deepEqual(
+    await countsAfter(
+      throwing(new ApiError({ status: 409, reason: 'Conflict', message: 'the object has been modified' })),
+    ),
+    RECONCILE_ERROR,
+  );
 });
 
 test('an InvalidOptionError and an AbortedError are reconcile errors, not panics', async () => {
@@ -101,12 +109,18 @@ test('a DOMException abort (signal.throwIfAborted with the default reason) is a 
 
 test("undici's TypeError('fetch failed') is a network failure, a reconcile error, not a panic", async () => {
   // The shape Node's fetch rejects with when the connection fails (cause: the socket error).
-  const fetchFailed = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+  const fetchFailed = new TypeError('fetch failed', {
+    cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+  });
   assert.deepEqual(await countsAfter(throwing(fetchFailed)), RECONCILE_ERROR);
 });
 
 test('a TerminalError counts as a terminal error (and an error), not a panic', async () => {
-  assert.deepEqual(await countsAfter(throwing(new TerminalError('spec cannot be satisfied'))), { errors: 1, panics: 0, terminal: 1 });
+  assert.deepEqual(await countsAfter(throwing(new TerminalError('spec cannot be satisfied'))), {
+    errors: 1,
+    panics: 0,
+    terminal: 1,
+  });
 });
 
 // --- programming faults in user code: panics ---------------------------------------------------

@@ -49,4 +49,7 @@ export interface ObjectReconciler<T> {
  * Lets a plain async function be an {@link ObjectReconciler}. A function type, not a method's, so
  * a reconciler written for another kind's objects is a type error (parameters checked strictly).
  */
-export type ObjectReconcileFunction<T> = (request: ReconcileRequest, context: ObjectReconcileContext<T>) => Promise<Result | void>;
+export type ObjectReconcileFunction<T> = (
+  request: ReconcileRequest,
+  context: ObjectReconcileContext<T>,
+) => Promise<Result | void>;

@@ -14,5 +14,8 @@ export class TerminalError extends OperatorRuntimeError {
 }
 
 export function isTerminalError(err: unknown): err is TerminalError {
-  return err instanceof TerminalError || (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ERR_TERMINAL');
+  return (
+    err instanceof TerminalError ||
+    (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ERR_TERMINAL')
+  );
 }

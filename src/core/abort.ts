@@ -21,10 +21,14 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
       timer.cancel();
       reject(new AbortedError('sleep aborted', { cause: signal?.reason }));
     };
-    const timer = clock.setTimer(ms, () => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, { keepAlive: true });
+    const timer = clock.setTimer(
+      ms,
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      { keepAlive: true },
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -30,7 +30,8 @@ export type ResolvedBackoff = Required<BackoffOptions>;
  * the result once, naming the offending option as `backoff.<field>`.
  */
 export function resolveBackoff(defaults: ResolvedBackoff, given: BackoffOptions | undefined): ResolvedBackoff {
-  const pick = <K extends keyof BackoffOptions>(k: K): ResolvedBackoff[K] => (given?.[k] ?? defaults[k]) as ResolvedBackoff[K];
+  const pick = <K extends keyof BackoffOptions>(k: K): ResolvedBackoff[K] =>
+    (given?.[k] ?? defaults[k]) as ResolvedBackoff[K];
   const resolved: ResolvedBackoff = {
     initialMs: pick('initialMs'),
     maxMs: pick('maxMs'),
@@ -39,10 +40,13 @@ export function resolveBackoff(defaults: ResolvedBackoff, given: BackoffOptions 
     maxAttempts: pick('maxAttempts'),
   };
   if (!(resolved.initialMs >= 0)) throw new InvalidOptionError('backoff.initialMs', 'must be >= 0');
-  if (!(resolved.maxMs >= resolved.initialMs)) throw new InvalidOptionError('backoff.maxMs', 'must be >= backoff.initialMs');
+  if (!(resolved.maxMs >= resolved.initialMs))
+    throw new InvalidOptionError('backoff.maxMs', 'must be >= backoff.initialMs');
   if (!(resolved.factor >= 1)) throw new InvalidOptionError('backoff.factor', 'must be >= 1');
-  if (resolved.jitter !== 'full' && !(resolved.jitter >= 0)) throw new InvalidOptionError('backoff.jitter', "must be >= 0 or 'full'");
+  if (resolved.jitter !== 'full' && !(resolved.jitter >= 0))
+    throw new InvalidOptionError('backoff.jitter', "must be >= 0 or 'full'");
   const n = resolved.maxAttempts;
-  if (!(n === Infinity || (Number.isInteger(n) && n >= 1))) throw new InvalidOptionError('backoff.maxAttempts', 'must be an integer >= 1 (or Infinity)');
+  if (!(n === Infinity || (Number.isInteger(n) && n >= 1)))
+    throw new InvalidOptionError('backoff.maxAttempts', 'must be an integer >= 1 (or Infinity)');
   return resolved;
 }

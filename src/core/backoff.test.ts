@@ -26,5 +26,8 @@ test('delayFor does not overflow for huge failure counts', () => {
 });
 
 test('backoff rejects a max below the initial delay, naming the option', () => {
-  assert.throws(() => new ExponentialBackoff({ initialMs: 10, maxMs: 5 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'maxMs');
+  assert.throws(
+    () => new ExponentialBackoff({ initialMs: 10, maxMs: 5 }),
+    (e: unknown) => e instanceof InvalidOptionError && e.option === 'maxMs',
+  );
 });

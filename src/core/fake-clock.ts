@@ -79,7 +79,8 @@ export class FakeClock implements Clock {
 
   private earliest(): FakeTimer | undefined {
     let best: FakeTimer | undefined;
-    for (const t of this.timers) if (!best || t.dueAt < best.dueAt || (t.dueAt === best.dueAt && t.id < best.id)) best = t;
+    for (const t of this.timers)
+      if (!best || t.dueAt < best.dueAt || (t.dueAt === best.dueAt && t.id < best.id)) best = t;
     return best;
   }
 

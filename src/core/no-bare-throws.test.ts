@@ -16,7 +16,16 @@ import ts from 'typescript';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const BUILT_IN_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'EvalError', 'URIError', 'AggregateError']);
+const BUILT_IN_ERRORS = new Set([
+  'Error',
+  'TypeError',
+  'RangeError',
+  'ReferenceError',
+  'SyntaxError',
+  'EvalError',
+  'URIError',
+  'AggregateError',
+]);
 
 /** The tsconfig.build.json excludes, as a predicate on a path relative to src/. */
 function isShipped(rel: string): boolean {
@@ -46,7 +55,11 @@ function bareThrows(fileName: string, source: string): { line: number; text: str
     if (ts.isThrowStatement(node)) {
       let e: ts.Expression = node.expression;
       while (ts.isParenthesizedExpression(e)) e = e.expression;
-      if ((ts.isNewExpression(e) || ts.isCallExpression(e)) && ts.isIdentifier(e.expression) && BUILT_IN_ERRORS.has(e.expression.text)) {
+      if (
+        (ts.isNewExpression(e) || ts.isCallExpression(e)) &&
+        ts.isIdentifier(e.expression) &&
+        BUILT_IN_ERRORS.has(e.expression.text)
+      ) {
         const { line } = sf.getLineAndCharacterOfPosition(node.getStart(sf));
         found.push({ line: line + 1, text: node.getText(sf).split('\n')[0]!.slice(0, 120) });
       }
@@ -69,7 +82,10 @@ test('the scanner finds bare built-in throws, also split over lines, and ignores
     "throw new InvalidArgumentError('fine');",
     "throw Object.assign(new Error('fs-shaped'), { code: 'ERR_X' });",
   ].join('\n');
-  assert.deepEqual(bareThrows('sample.ts', src).map((f) => f.line), [1, 2, 3, 4]);
+  assert.deepEqual(
+    bareThrows('sample.ts', src).map((f) => f.line),
+    [1, 2, 3, 4],
+  );
 });
 
 test('the file selection matches the build: tests, test support, benchmarks and module testing folders are out; src/testing is in', () => {
@@ -88,16 +104,22 @@ test('library code in src/ throws no bare Error, TypeError or RangeError (Operat
   assert.ok(files.length > 50, `scanned ${files.length} files: the walk found the sources`);
   const offenders: string[] = [];
   for (const file of files) {
-    for (const f of bareThrows(file, readFileSync(file, 'utf8'))) offenders.push(`src/${path.relative(SRC, file)}:${f.line}  ${f.text}`);
+    for (const f of bareThrows(file, readFileSync(file, 'utf8')))
+      offenders.push(`src/${path.relative(SRC, file)}:${f.line}  ${f.text}`);
   }
-  assert.deepEqual(offenders, [], `throw an OperatorRuntimeError subclass (src/core/errors.ts) instead:\n${offenders.join('\n')}`);
+  assert.deepEqual(
+    offenders,
+    [],
+    `throw an OperatorRuntimeError subclass (src/core/errors.ts) instead:\n${offenders.join('\n')}`,
+  );
 });
 
 /** Codes that have their own class: `class X extends … { declare readonly code: 'ERR_…' }`. */
 function codesWithClass(sources: readonly { file: string; text: string }[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const { text } of sources) {
-    for (const m of text.matchAll(/class (\w+) extends \w+ \{\s*declare readonly code: '(ERR_\w+)'/g)) out.set(m[2]!, m[1]!);
+    for (const m of text.matchAll(/class (\w+) extends \w+ \{\s*declare readonly code: '(ERR_\w+)'/g))
+      out.set(m[2]!, m[1]!);
   }
   return out;
 }

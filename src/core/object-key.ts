@@ -70,7 +70,9 @@ export function parseObjectKey(key: string): ObjectRef {
 /** Splits `apiVersion` ("apps/v1", "v1") into group and version. */
 export function parseApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 export function apiVersionOf(gvk: Pick<GroupVersionKind, 'group' | 'version'>): string {

@@ -20,5 +20,8 @@ test('omitUndefined: a maybe-undefined value fits an optional option, and a spre
   const target: Target = { required: 'x', ...omitUndefined({ port: 1 as number | undefined, host: host() }) };
   assert.deepEqual(target, { required: 'x', port: 1 });
   const defaults = { port: 8080, host: 'localhost' };
-  assert.deepEqual({ ...defaults, ...omitUndefined({ port: undefined, host: host('example') }) }, { port: 8080, host: 'example' });
+  assert.deepEqual(
+    { ...defaults, ...omitUndefined({ port: undefined, host: host('example') }) },
+    { port: 8080, host: 'example' },
+  );
 });

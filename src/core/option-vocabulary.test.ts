@@ -20,21 +20,31 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SHAPE_INTERFACES = new Set(['BackoffOptions', 'ExponentialBackoffOptions']);
 
 /** Names that configure a backoff: they belong inside `backoff: BackoffOptions`. */
-const BACKOFF_KNOB = /^(initialMs|maxMs|baseMs|capMs|steps|factor|jitter|maxAttempts|attempts)$|backoff|retr(y|ies)|^(base|max|min|initial)Delay/i;
+const BACKOFF_KNOB =
+  /^(initialMs|maxMs|baseMs|capMs|steps|factor|jitter|maxAttempts|attempts)$|backoff|retr(y|ies)|^(base|max|min|initial)Delay/i;
 
 /**
  * Properties that match BACKOFF_KNOB but are not a backoff's delays or attempts; each says why.
  * Keyed `Interface.property`.
  */
 const NOT_BACKOFF_KNOBS: ReadonlyMap<string, string> = new Map([
-  ['WatcherOptions.backoffResetMs', 'how long a watcher must stay healthy before its backoff starts over: watcher state, not a delay'],
+  [
+    'WatcherOptions.backoffResetMs',
+    'how long a watcher must stay healthy before its backoff starts over: watcher state, not a delay',
+  ],
   ['TransportOptions.maxRetryAfterMs', "a cap on the server's Retry-After, which replaces our delay"],
   ['HttpClientOptions.maxRetryAfterMs', "a cap on the server's Retry-After, which replaces our delay"],
   ['RetryOnConflictOptions.retryable', 'which errors are retried: a predicate, not a delay'],
   ['HttpRequestOptions.retryUnsafe', 'whether a non-idempotent request may be repeated: a safety switch, not a delay'],
   ['FinalizerWriteOptions.retry', 'the retryOnConflict options (which carry `backoff`)'],
-  ['LeaderElectorOptions.retryPeriodMs', "the fixed interval between a candidate's tries for the Lease (client-go's RetryPeriod), validated against the lease timings: not a growing backoff"],
-  ['ShardingOptions.retryPeriodMs', "the fixed interval between renewals of a ring member's Lease (leader election's RetryPeriod): not a growing backoff"],
+  [
+    'LeaderElectorOptions.retryPeriodMs',
+    "the fixed interval between a candidate's tries for the Lease (client-go's RetryPeriod), validated against the lease timings: not a growing backoff",
+  ],
+  [
+    'ShardingOptions.retryPeriodMs',
+    "the fixed interval between renewals of a ring member's Lease (leader election's RetryPeriod): not a growing backoff",
+  ],
 ]);
 
 export interface Finding {
@@ -65,9 +75,16 @@ export function scanOptions(fileName: string, source: string): Finding[] {
       const key = `${owner}.${name}`;
       if (!SHAPE_INTERFACES.has(owner)) {
         if (name === 'backoff') {
-          if (!/\bBackoffOptions\b/.test(typeText)) report(member, `${key}: a backoff option must have the shared type BackoffOptions (core/backoff-options.ts), not ${typeText}`);
+          if (!/\bBackoffOptions\b/.test(typeText))
+            report(
+              member,
+              `${key}: a backoff option must have the shared type BackoffOptions (core/backoff-options.ts), not ${typeText}`,
+            );
         } else if (BACKOFF_KNOB.test(name) && !NOT_BACKOFF_KNOBS.has(key)) {
-          report(member, `${key}: a backoff knob outside the shared shape; use \`backoff: BackoffOptions\` ({ initialMs, maxMs, factor, jitter, maxAttempts })`);
+          report(
+            member,
+            `${key}: a backoff knob outside the shared shape; use \`backoff: BackoffOptions\` ({ initialMs, maxMs, factor, jitter, maxAttempts })`,
+          );
         }
       }
       if (name !== 'registry' && (/\bRegistry\b/.test(typeText) || /registry/i.test(name))) {
@@ -78,15 +95,22 @@ export function scanOptions(fileName: string, source: string): Finding[] {
       }
       const doc = jsDocText(member, sf);
       const literal = /@defaultValue\s+(-?[0-9][0-9_,.]*)/.exec(doc);
-      if (literal) report(member, `${key}: @defaultValue ${literal[1]} is a bare literal; export a DEFAULT_* constant and name it`);
+      if (literal)
+        report(
+          member,
+          `${key}: @defaultValue ${literal[1]} is a bare literal; export a DEFAULT_* constant and name it`,
+        );
       // Nested option groups (`rateLimit?: { qps, burst }`) follow the same rules.
-      if (name !== 'backoff' && member.type && ts.isTypeLiteralNode(member.type)) checkMembers(owner, member.type.members);
+      if (name !== 'backoff' && member.type && ts.isTypeLiteralNode(member.type))
+        checkMembers(owner, member.type.members);
     }
   };
 
   const visit = (node: ts.Node): void => {
-    if (ts.isInterfaceDeclaration(node) && node.name.text.endsWith('Options')) checkMembers(node.name.text, node.members);
-    else if (ts.isTypeAliasDeclaration(node) && node.name.text.endsWith('Options') && ts.isTypeLiteralNode(node.type)) checkMembers(node.name.text, node.type.members);
+    if (ts.isInterfaceDeclaration(node) && node.name.text.endsWith('Options'))
+      checkMembers(node.name.text, node.members);
+    else if (ts.isTypeAliasDeclaration(node) && node.name.text.endsWith('Options') && ts.isTypeLiteralNode(node.type))
+      checkMembers(node.name.text, node.type.members);
     ts.forEachChild(node, visit);
   };
   visit(sf);
@@ -98,7 +122,8 @@ function sourceFiles(dir: string): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...sourceFiles(full));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') && !/\.test\.ts$/.test(entry.name)) out.push(full);
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') && !/\.test\.ts$/.test(entry.name))
+      out.push(full);
   }
   return out;
 }
@@ -145,7 +170,8 @@ test('every option in src/ uses one backoff shape, `registry`, `logger`, and DEF
   assert.ok(files.length > 100, `scanned only ${files.length} files`);
   const problems: string[] = [];
   for (const file of files) {
-    for (const f of scanOptions(file, readFileSync(file, 'utf8'))) problems.push(`src/${path.relative(SRC, file)}:${f.line}  ${f.message}`);
+    for (const f of scanOptions(file, readFileSync(file, 'utf8')))
+      problems.push(`src/${path.relative(SRC, file)}:${f.line}  ${f.message}`);
   }
   assert.deepEqual(problems, [], `\n${problems.join('\n')}`);
 });

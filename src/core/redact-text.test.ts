@@ -40,8 +40,15 @@ test('hostile text is redacted in linear time (no regex backtracking blow-up)', 
   // Each of these took quadratic time with a backtracking JWT or URL pattern; 256 KiB of each would
   // take minutes then, and takes milliseconds now.
   const size = 256 * 1024;
-  const texts = ['eyJ-', 'eyJa', '://a', 'Bearer ', 'token=', '"token":"\\', 'a@'].map((unit) => unit.repeat(Math.ceil(size / unit.length)));
-  texts.push(`${'a'.repeat(size)}://`, `Bearer${' '.repeat(size)}`, `://${'a@'.repeat(size / 2)}/`, `://${'a'.repeat(size)}`);
+  const texts = ['eyJ-', 'eyJa', '://a', 'Bearer ', 'token=', '"token":"\\', 'a@'].map((unit) =>
+    unit.repeat(Math.ceil(size / unit.length)),
+  );
+  texts.push(
+    `${'a'.repeat(size)}://`,
+    `Bearer${' '.repeat(size)}`,
+    `://${'a@'.repeat(size / 2)}/`,
+    `://${'a'.repeat(size)}`,
+  );
   for (const text of texts) {
     const unit = text.slice(0, 12);
     const start = performance.now();

@@ -7,9 +7,7 @@ import { InvalidArgumentError } from './errors.js';
  * reconcile is then done, and an action chain goes on with its next action. A thrown error means
  * "retry with backoff"; a `TerminalError` means "do not retry until something changes".
  */
-export type Result =
-  | { readonly kind: 'done' }
-  | { readonly kind: 'requeueAfter'; readonly requeueAfterMs: number };
+export type Result = { readonly kind: 'done' } | { readonly kind: 'requeueAfter'; readonly requeueAfterMs: number };
 
 const DONE: Result = Object.freeze({ kind: 'done' });
 
@@ -23,7 +21,8 @@ export function done(): Result {
  * requests for one key coalesce; the earliest wins. The key's error backoff is reset.
  */
 export function requeueAfter(ms: number): Result {
-  if (!(ms >= 0) || !Number.isFinite(ms)) throw new InvalidArgumentError(`requeueAfter: ms must be a finite number >= 0, got ${ms}`);
+  if (!(ms >= 0) || !Number.isFinite(ms))
+    throw new InvalidArgumentError(`requeueAfter: ms must be a finite number >= 0, got ${ms}`);
   return { kind: 'requeueAfter', requeueAfterMs: ms };
 }
 

@@ -21,7 +21,12 @@ for (const { label, server, namespace } of SERVERS) {
     let env: TestEnv;
     let seq = 0;
     const path = `/apis/builtin.operator-runtime.io/v1/namespaces/${namespace}/runners`;
-    const runner = (spec: unknown) => ({ apiVersion: RUNNER.apiVersion, kind: 'Runner', metadata: { name: `runner-${++seq}`, namespace }, spec });
+    const runner = (spec: unknown) => ({
+      apiVersion: RUNNER.apiVersion,
+      kind: 'Runner',
+      metadata: { name: `runner-${++seq}`, namespace },
+      spec,
+    });
 
     before(async () => {
       env = await TestEnv.start({ server });
@@ -39,8 +44,23 @@ for (const { label, server, namespace } of SERVERS) {
     test('a valid object is stored with its template: labels kept, unknown fields pruned', async () => {
       await env.installCrds([customResourceDefinition(RUNNER)]);
       const spec = {
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }], resources: { limits: { cpu: 1, memory: '64Mi' } }, bogus: true }] } },
-        jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'job', image: 'busybox' }] } } } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            containers: [
+              {
+                name: 'web',
+                image: 'nginx',
+                ports: [{ containerPort: 80 }],
+                resources: { limits: { cpu: 1, memory: '64Mi' } },
+                bogus: true,
+              },
+            ],
+          },
+        },
+        jobTemplate: {
+          spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'job', image: 'busybox' }] } } },
+        },
         owner: { kind: 'Deployment', name: 'web', namespace },
       };
       const obj = runner(spec);
@@ -48,21 +68,43 @@ for (const { label, server, namespace } of SERVERS) {
       const res = await env.request<{ spec: typeof spec }>('POST', path, obj);
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.deepEqual(res.body.spec.template.metadata, { labels: { app: 'web' } });
-      assert.equal('bogus' in res.body.spec.template.spec.containers[0]!, false, 'an unknown container field is pruned, as a Pod\'s would be');
+      assert.equal(
+        'bogus' in res.body.spec.template.spec.containers[0]!,
+        false,
+        "an unknown container field is pruned, as a Pod's would be",
+      );
       assert.deepEqual(res.body.spec.template.spec.containers[0]!.resources, { limits: { cpu: 1, memory: '64Mi' } });
     });
 
     const invalid: { what: string; container: Record<string, unknown>; field: string; message: RegExp }[] = [
-      { what: 'a container without name', container: { image: 'nginx' }, field: 'spec.template.spec.containers.name', message: /Required value/ },
-      { what: 'a port that is not an integer', container: { name: 'a', ports: [{ containerPort: 'http' }] }, field: 'spec.template.spec.containers.ports.containerPort', message: /must be of type integer: "string"/ },
-      { what: 'a quantity that is not one', container: { name: 'a', resources: { limits: { cpu: 'lots' } } }, field: 'spec.template.spec.containers.resources.limits.cpu', message: /should match/ },
+      {
+        what: 'a container without name',
+        container: { image: 'nginx' },
+        field: 'spec.template.spec.containers.name',
+        message: /Required value/,
+      },
+      {
+        what: 'a port that is not an integer',
+        container: { name: 'a', ports: [{ containerPort: 'http' }] },
+        field: 'spec.template.spec.containers.ports.containerPort',
+        message: /must be of type integer: "string"/,
+      },
+      {
+        what: 'a quantity that is not one',
+        container: { name: 'a', resources: { limits: { cpu: 'lots' } } },
+        field: 'spec.template.spec.containers.resources.limits.cpu',
+        message: /should match/,
+      },
     ];
     for (const c of invalid) {
       test(`${c.what} is rejected by the server with its own message, and by validateAgainstSchema`, async () => {
         await env.installCrds([customResourceDefinition(RUNNER)]);
         const obj = runner({ template: { spec: { containers: [c.container] } } });
         assert.notDeepEqual(validateAgainstSchema(RUNNER, 'v1', obj), []);
-        const res = await env.request<{ message?: string; details?: { causes?: { field?: string; message?: string }[] } }>('POST', `${path}?dryRun=All`, obj);
+        const res = await env.request<{
+          message?: string;
+          details?: { causes?: { field?: string; message?: string }[] };
+        }>('POST', `${path}?dryRun=All`, obj);
         assert.equal(res.status, 422, JSON.stringify(res.body));
         // 1.20 names list items without their index; 1.36 with it (containers[0]).
         const cause = res.body.details?.causes?.find((x) => x.field?.replace(/\[\d+\]/g, '') === c.field);

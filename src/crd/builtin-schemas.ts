@@ -7,7 +7,17 @@
  */
 import { Type, type TSchemaOptions, type TUnsafe } from 'typebox';
 import type { JobSpec, JobTemplateSpec } from 'kubernetes-types/batch/v1.js';
-import type { Container, EnvVar, LocalObjectReference, ObjectReference, PodSpec, PodTemplateSpec, ResourceRequirements, Toleration, Volume } from 'kubernetes-types/core/v1.js';
+import type {
+  Container,
+  EnvVar,
+  LocalObjectReference,
+  ObjectReference,
+  PodSpec,
+  PodTemplateSpec,
+  ResourceRequirements,
+  Toleration,
+  Volume,
+} from 'kubernetes-types/core/v1.js';
 import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { BUILTIN_DEFINITIONS } from './builtin-schemas.generated.js';
@@ -40,14 +50,23 @@ export type BuiltinName = keyof BuiltinTypes;
  * @throws InvalidOptionError for a name that is not vendored
  */
 export function builtinSchema<N extends BuiltinName>(name: N, options?: TSchemaOptions): TUnsafe<BuiltinTypes[N]> {
-  if (!(name in BUILTIN_DEFINITIONS)) throw new InvalidOptionError('name', `${JSON.stringify(name)} is not a vendored built-in type (see BuiltinTypes)`);
+  if (!(name in BUILTIN_DEFINITIONS))
+    throw new InvalidOptionError('name', `${JSON.stringify(name)} is not a vendored built-in type (see BuiltinTypes)`);
   return Type.Unsafe<BuiltinTypes[N]>({ ...inlined(name, []), ...options });
 }
 
 function inlined(name: string, stack: readonly string[]): Record<string, unknown> {
-  if (stack.includes(name)) throw new InvalidOptionError('name', `built-in type ${name} is recursive (${[...stack, name].join(' → ')}); a CRD schema cannot embed it`);
+  if (stack.includes(name))
+    throw new InvalidOptionError(
+      'name',
+      `built-in type ${name} is recursive (${[...stack, name].join(' → ')}); a CRD schema cannot embed it`,
+    );
   const def = BUILTIN_DEFINITIONS[name];
-  if (def === undefined) throw new InvalidOptionError('name', `built-in definition ${name} is missing from builtin-schemas.generated.ts; regenerate it`);
+  if (def === undefined)
+    throw new InvalidOptionError(
+      'name',
+      `built-in definition ${name} is missing from builtin-schemas.generated.ts; regenerate it`,
+    );
   return resolve(def, [...stack, name]) as Record<string, unknown>;
 }
 
@@ -56,5 +75,10 @@ function resolve(node: unknown, stack: readonly string[]): unknown {
   if (typeof node !== 'object' || node === null) return node;
   const record = node as Record<string, unknown>;
   if (typeof record.$ref === 'string') return inlined(record.$ref, stack);
-  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, k === 'enum' || k === 'default' ? structuredClone(v) : resolve(v, stack)]));
+  return Object.fromEntries(
+    Object.entries(record).map(([k, v]) => [
+      k,
+      k === 'enum' || k === 'default' ? structuredClone(v) : resolve(v, stack),
+    ]),
+  );
 }

@@ -18,7 +18,12 @@ describe('CEL rules from the schema on the Kubernetes 1.36 API server', () => {
   let env: TestEnv;
   let client: KubeClient;
   let seq = 0;
-  const gadget = (spec: Record<string, unknown>) => ({ apiVersion: GADGET.apiVersion, kind: GADGET.kind, metadata: { name: `gadget-${++seq}`, namespace: NS }, spec: { ...VALID_SPEC, ...spec } });
+  const gadget = (spec: Record<string, unknown>) => ({
+    apiVersion: GADGET.apiVersion,
+    kind: GADGET.kind,
+    metadata: { name: `gadget-${++seq}`, namespace: NS },
+    spec: { ...VALID_SPEC, ...spec },
+  });
 
   before(async () => {
     env = await TestEnv.start({ server: 'modern', crds: [customResourceDefinition(GADGET)] });
@@ -30,20 +35,28 @@ describe('CEL rules from the schema on the Kubernetes 1.36 API server', () => {
   });
 
   test('an object that satisfies every rule is accepted', async () => {
-    const created = await client.create(gadget({ limits: { min: 1, max: 2 }, mode: 'fast', replicas: 3, immutableName: 'a' }));
+    const created = await client.create(
+      gadget({ limits: { min: 1, max: 2 }, mode: 'fast', replicas: 3, immutableName: 'a' }),
+    );
     const read = await client.get(GADGET, created.metadata.name, { namespace: NS });
     assert.deepEqual(read.spec.limits, { min: 1, max: 2 });
   });
 
   test('a rule on an object rejects with its message, naming the field', async () => {
-    await assert.rejects(client.create(gadget({ limits: { min: 5, max: 1 } })), invalid('spec.limits', 'min must not exceed max'));
+    await assert.rejects(
+      client.create(gadget({ limits: { min: 5, max: 1 } })),
+      invalid('spec.limits', 'min must not exceed max'),
+    );
   });
 
   test('a cross-field rule on spec rejects with its message', async () => {
-    await assert.rejects(client.create(gadget({ mode: 'fast', replicas: 5 })), invalid('spec', 'fast gadgets run at most 3 replicas'));
+    await assert.rejects(
+      client.create(gadget({ mode: 'fast', replicas: 5 })),
+      invalid('spec', 'fast gadgets run at most 3 replicas'),
+    );
   });
 
-  test('a rule on the whole object (the version\'s validations) can read metadata.name', async () => {
+  test("a rule on the whole object (the version's validations) can read metadata.name", async () => {
     await assert.rejects(
       client.create({ ...gadget({}), metadata: { name: 'a-gadget-name-longer-than-thirty', namespace: NS } }),
       // A root rule has no field path; the server writes the cause's field as "<nil>".
@@ -54,10 +67,20 @@ describe('CEL rules from the schema on the Kubernetes 1.36 API server', () => {
   test('a transition rule (self == oldSelf) makes a field immutable on update', async () => {
     const created = await client.create(gadget({ immutableName: 'first' }));
     await assert.rejects(
-      client.patch(GADGET, created.metadata.name, { spec: { immutableName: 'second' } }, { namespace: NS, type: 'merge' }),
+      client.patch(
+        GADGET,
+        created.metadata.name,
+        { spec: { immutableName: 'second' } },
+        { namespace: NS, type: 'merge' },
+      ),
       invalid('spec.immutableName', 'immutableName is immutable'),
     );
-    const unchanged = await client.patch(GADGET, created.metadata.name, { spec: { replicas: 1 } }, { namespace: NS, type: 'merge' });
+    const unchanged = await client.patch(
+      GADGET,
+      created.metadata.name,
+      { spec: { replicas: 1 } },
+      { namespace: NS, type: 'merge' },
+    );
     assert.equal(unchanged.spec.immutableName, 'first');
   });
 });
@@ -66,8 +89,14 @@ function invalid(field: string, message: string): (e: unknown) => boolean {
   return (e: unknown) => {
     assert.ok(e instanceof ApiError, String(e));
     assert.equal(e.status, 422, e.message);
-    assert.ok(e.details?.causes?.some((c) => c.field === field), `no cause for ${field} in ${JSON.stringify(e.details?.causes)}`);
-    assert.ok(e.message.includes(message), `expected the server's message to contain ${JSON.stringify(message)}: ${e.message}`);
+    assert.ok(
+      e.details?.causes?.some((c) => c.field === field),
+      `no cause for ${field} in ${JSON.stringify(e.details?.causes)}`,
+    );
+    assert.ok(
+      e.message.includes(message),
+      `expected the server's message to contain ${JSON.stringify(message)}: ${e.message}`,
+    );
     return true;
   };
 }

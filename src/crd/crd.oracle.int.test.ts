@@ -77,14 +77,25 @@ for (const { label, server, namespace } of SERVERS) {
       // installCrds fails with the server's message for a rejected CRD and waits for Established.
       await env.installCrds(crds);
       for (const crd of crds) {
-        const res = await env.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
-        assert.equal(res.body.status?.conditions?.find((c) => c.type === 'Established')?.status, 'True', crd.metadata.name);
+        const res = await env.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+          'GET',
+          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+        );
+        assert.equal(
+          res.body.status?.conditions?.find((c) => c.type === 'Established')?.status,
+          'True',
+          crd.metadata.name,
+        );
       }
     });
 
     test('what defineCustomKind refuses, the server refuses too (a CRD written by hand with each construct)', async () => {
       for (const [what, field, fragment] of REFUSED) {
-        const res = await env.request<{ message?: string }>('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', handWrittenCrd(field));
+        const res = await env.request<{ message?: string }>(
+          'POST',
+          '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All',
+          handWrittenCrd(field),
+        );
         if (fragment === 'accepted on 1.36') {
           assert.equal(res.status, server === 'modern' ? 201 : 422, `${what}: ${res.body?.message}`);
           continue;
@@ -98,13 +109,23 @@ for (const { label, server, namespace } of SERVERS) {
       const without = handWrittenCrd({ type: 'string', enum: ['a', 'b'], nullable: true }, 'nullenums');
       await env.installCrds([without]);
       const path = `/apis/refused.operator-runtime.io/v1/${server === 'modern' ? 'namespaces/oracle/' : 'namespaces/default/'}nullenums?dryRun=All`;
-      const res = await env.request<{ message?: string }>('POST', path, { apiVersion: 'refused.operator-runtime.io/v1', kind: 'Nullenum', metadata: { name: 'n' }, spec: { field: null } });
+      const res = await env.request<{ message?: string }>('POST', path, {
+        apiVersion: 'refused.operator-runtime.io/v1',
+        kind: 'Nullenum',
+        metadata: { name: 'n' },
+        spec: { field: null },
+      });
       assert.equal(res.status, 422, JSON.stringify(res.body));
       assert.match(res.body?.message ?? '', /Unsupported value: "?null"?/);
       if (server !== 'modern') return; // 1.20 rejects the CRD with null in the enum (REFUSED above)
       const listed = handWrittenCrd({ type: 'string', enum: ['a', 'b', null], nullable: true }, 'nulllisteds');
       await env.installCrds([listed]);
-      const again = await env.request<{ message?: string }>('POST', path.replace('nullenums', 'nulllisteds'), { apiVersion: 'refused.operator-runtime.io/v1', kind: 'Nulllisted', metadata: { name: 'n' }, spec: { field: null } });
+      const again = await env.request<{ message?: string }>('POST', path.replace('nullenums', 'nulllisteds'), {
+        apiVersion: 'refused.operator-runtime.io/v1',
+        kind: 'Nulllisted',
+        metadata: { name: 'n' },
+        spec: { field: null },
+      });
       assert.equal(again.status, 422, JSON.stringify(again.body));
       assert.match(again.body?.message ?? '', /Unsupported value: "?null"?/);
     });
@@ -135,9 +156,20 @@ for (const { label, server, namespace } of SERVERS) {
               ...fields,
             };
             const ours = validateAgainstSchema(kind, version.name, object);
-            const model = server === 'kube-apiserver' ? structuralValidate(withServerDefaults(fields, schema), schema, '', { emptyStringIsNull: true }) : ours;
+            const model =
+              server === 'kube-apiserver'
+                ? structuralValidate(withServerDefaults(fields, schema), schema, '', { emptyStringIsNull: true })
+                : ours;
             const res = await env.request<{ message?: string; details?: { causes?: Cause[] } }>('POST', path, object);
-            verdicts.push({ object, mutation: sample.mutation, ours, model, status: res.status, causes: res.body?.details?.causes ?? [], message: res.body?.message ?? '' });
+            verdicts.push({
+              object,
+              mutation: sample.mutation,
+              ours,
+              model,
+              status: res.status,
+              causes: res.body?.details?.causes ?? [],
+              message: res.body?.message ?? '',
+            });
           });
           const rules = celMessages(schema);
           const disagreements: string[] = [];
@@ -155,22 +187,43 @@ for (const { label, server, namespace } of SERVERS) {
             if ((v.model.length === 0) !== (v.ours.length === 0)) emptyStringQuirk++;
             const oursAccepts = v.model.length === 0;
             if (serverAccepts === oursAccepts) continue;
-            if (serverAccepts && v.model.every((o) => o.message === 'must be string, not array' && hasServerFormat(schemaAt(schema, o.path)))) {
+            if (
+              serverAccepts &&
+              v.model.every(
+                (o) => o.message === 'must be string, not array' && hasServerFormat(schemaAt(schema, o.path)),
+              )
+            ) {
               formatListLeniency++;
               continue;
             }
-            if (server === 'modern' && oursAccepts && v.causes.length > 0 && v.causes.every((c) => isCelCause(c, rules))) {
+            if (
+              server === 'modern' &&
+              oursAccepts &&
+              v.causes.length > 0 &&
+              v.causes.every((c) => isCelCause(c, rules))
+            ) {
               celOnly++;
               continue;
             }
-            disagreements.push(describeVerdict(v, serverAccepts ? 'the server accepts, validateAgainstSchema rejects' : 'the server rejects, validateAgainstSchema accepts'));
+            disagreements.push(
+              describeVerdict(
+                v,
+                serverAccepts
+                  ? 'the server accepts, validateAgainstSchema rejects'
+                  : 'the server rejects, validateAgainstSchema accepts',
+              ),
+            );
           }
           console.log(
             `${label}: ${kind.kind} ${version.name}: ${verdicts.length} objects generated, ${rejected} rejected by the server` +
               `${server === 'modern' ? ` (${celOnly} by CEL rules only, modelled)` : ` (${emptyStringQuirk} judged differently because of the "" quirk, modelled)`}` +
               `, ${formatListLeniency} lists accepted for a formatted string (modelled), ${disagreements.length} disagreements`,
           );
-          assert.deepEqual(disagreements.slice(0, 15), [], `${disagreements.length} disagreements between the server and validateAgainstSchema`);
+          assert.deepEqual(
+            disagreements.slice(0, 15),
+            [],
+            `${disagreements.length} disagreements between the server and validateAgainstSchema`,
+          );
         });
       }
     }
@@ -183,8 +236,16 @@ const REFUSED: readonly (readonly [string, JSONSchemaProps, string])[] = [
   ['a backreference', { type: 'string', pattern: '(a)\\1' }, 'invalid escape sequence'],
   ['an integer defaulted to a string', { type: 'integer', default: 'three' }, 'must be of type integer'],
   ['a default below its minimum', { type: 'integer', minimum: 1, default: 0 }, 'should be greater than or equal to 1'],
-  ['a default missing a required field', { type: 'object', required: ['a'], properties: { a: { type: 'string', default: 'x' } }, default: {} }, 'Required value'],
-  ['a default with an unknown field', { type: 'object', properties: { a: { type: 'string' } }, default: { a: 'x', b: 1 } }, 'must not have unknown fields'],
+  [
+    'a default missing a required field',
+    { type: 'object', required: ['a'], properties: { a: { type: 'string', default: 'x' } }, default: {} },
+    'Required value',
+  ],
+  [
+    'a default with an unknown field',
+    { type: 'object', properties: { a: { type: 'string' } }, default: { a: 'x', b: 1 } },
+    'must not have unknown fields',
+  ],
   // 1.20 cannot read null in an enum (the CRD is rejected); 1.36 takes the CRD and still refuses the null.
   ['null in a nullable enum', { type: 'string', enum: ['a', 'b', null], nullable: true }, 'accepted on 1.36'],
 ];
@@ -199,13 +260,25 @@ function handWrittenCrd(field: JSONSchemaProps, plural = 'refusals'): object {
       group: 'refused.operator-runtime.io',
       names: { kind, plural, singular: plural.slice(0, -1) },
       scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { field } } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { field } } } },
+          },
+        },
+      ],
     },
   };
 }
 
 function describeVerdict(v: Verdict, what: string): string {
-  const server = v.status === 201 ? 'accepted' : `${v.status} ${v.causes.map((c) => `${c.field}: ${c.message}`).join('; ') || v.message}`;
+  const server =
+    v.status === 201
+      ? 'accepted'
+      : `${v.status} ${v.causes.map((c) => `${c.field}: ${c.message}`).join('; ') || v.message}`;
   const ours = v.model.map((o) => `${o.path}: ${o.message}`).join('; ') || 'no violations';
   return `${what} — mutation ${v.mutation}; server: ${server}; ours: ${ours}; object: ${JSON.stringify(v.object)}`;
 }
@@ -243,7 +316,11 @@ function isCelCause(c: Cause, rules: readonly string[]): boolean {
   return rules.some((r) => c.message?.includes(r) === true);
 }
 
-async function inBatches<T>(items: readonly T[], size: number, run: (item: T, index: number) => Promise<void>): Promise<void> {
+async function inBatches<T>(
+  items: readonly T[],
+  size: number,
+  run: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: size }, async () => {
@@ -254,4 +331,3 @@ async function inBatches<T>(items: readonly T[], size: number, run: (item: T, in
     }),
   );
 }
-

@@ -8,7 +8,12 @@ import type { Static, TObject, TOptional } from 'typebox';
 import type { ResourceType } from '../client/discovery.js';
 import type { Kind } from '../client/kind.js';
 import type { ObjectMeta } from '../core/object-key.js';
-import type { CustomKindDefinition, CustomKindSchema, CustomKindVersionDefinition, Scope } from './custom-kind-definition.js';
+import type {
+  CustomKindDefinition,
+  CustomKindSchema,
+  CustomKindVersionDefinition,
+  Scope,
+} from './custom-kind-definition.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { validateDefinition } from './definition-validation.js';
 
@@ -28,12 +33,19 @@ export interface NamespacedObjectMeta extends CustomObjectMeta {
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /** The top-level fields' static type; `status` is optional whatever its schema says. */
-type FieldsOf<S extends CustomKindSchema> = Static<TObject<{ [K in keyof S]: K extends 'status' ? TOptional<S[K]> : S[K] }>>;
+type FieldsOf<S extends CustomKindSchema> = Static<
+  TObject<{ [K in keyof S]: K extends 'status' ? TOptional<S[K]> : S[K] }>
+>;
 
-type VersionNamed<D extends CustomKindDefinition, V extends string> = Extract<D['versions'][number], { readonly name: V }>;
+type VersionNamed<D extends CustomKindDefinition, V extends string> = Extract<
+  D['versions'][number],
+  { readonly name: V }
+>;
 
 /** The name of the version with `storage: true` (all names when the literal `true` was lost to a `boolean`). */
-export type StorageVersionOf<D extends CustomKindDefinition> = [Extract<D['versions'][number], { readonly storage: true }>] extends [never]
+export type StorageVersionOf<D extends CustomKindDefinition> = [
+  Extract<D['versions'][number], { readonly storage: true }>,
+] extends [never]
   ? D['versions'][number]['name']
   : Extract<D['versions'][number], { readonly storage: true }>['name'];
 
@@ -69,7 +81,8 @@ export interface AnyCustomKind extends ResourceType {
 }
 
 /** Version `V` of the custom kind `D`: a `Kind<CustomObject<D, V>>` that also knows its definition. */
-export interface CustomKind<D extends CustomKindDefinition = CustomKindDefinition, V extends string = string> extends Kind<CustomObject<D, V>>, AnyCustomKind {
+export interface CustomKind<D extends CustomKindDefinition = CustomKindDefinition, V extends string = string>
+  extends Kind<CustomObject<D, V>>, AnyCustomKind {
   readonly apiVersion: `${D['group']}/${V}`;
   readonly kind: D['names']['kind'];
   readonly group: D['group'];
@@ -89,7 +102,9 @@ export interface CustomKind<D extends CustomKindDefinition = CustomKindDefinitio
  * @throws InvalidOptionError naming the field the API server would reject
  * @throws UnsupportedSchemaError naming the schema node that has no structural CRD form
  */
-export function defineCustomKind<const D extends CustomKindDefinition>(definition: D): CustomKind<D, StorageVersionOf<D>> {
+export function defineCustomKind<const D extends CustomKindDefinition>(
+  definition: D,
+): CustomKind<D, StorageVersionOf<D>> {
   validateDefinition(definition);
   const storage = definition.versions.find((v) => v.storage)!;
   const byName = new Map<string, AnyCustomKind>();
@@ -119,7 +134,10 @@ export function defineCustomKind<const D extends CustomKindDefinition>(definitio
 function versionNamed(definition: CustomKindDefinition, name: string): CustomKindVersionDefinition {
   const version = definition.versions.find((v) => v.name === name);
   if (!version) {
-    throw new InvalidOptionError('version', `${definition.names.plural}.${definition.group} has no version ${JSON.stringify(name)} (it has ${definition.versions.map((v) => v.name).join(', ')})`);
+    throw new InvalidOptionError(
+      'version',
+      `${definition.names.plural}.${definition.group} has no version ${JSON.stringify(name)} (it has ${definition.versions.map((v) => v.name).join(', ')})`,
+    );
   }
   return version;
 }

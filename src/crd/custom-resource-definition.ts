@@ -38,7 +38,14 @@ export interface CustomResourceDefinition {
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec: {
     group: string;
-    names: { kind: string; listKind?: string; plural: string; singular: string; shortNames?: string[]; categories?: string[] };
+    names: {
+      kind: string;
+      listKind?: string;
+      plural: string;
+      singular: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
     scope: Scope;
     versions: CustomResourceDefinitionVersion[];
     conversion?: CustomResourceConversion;
@@ -49,7 +56,10 @@ export interface CustomResourceDefinition {
  * The CRD of a kind made by `defineCustomKind` (any of its versions: the CRD holds them all).
  * @throws NonStructuralSchemaError if a generated schema breaks a structural rule (a generator bug)
  */
-export function customResourceDefinition(kind: AnyCustomKind, options: CustomResourceDefinitionOptions = {}): CustomResourceDefinition {
+export function customResourceDefinition(
+  kind: AnyCustomKind,
+  options: CustomResourceDefinitionOptions = {},
+): CustomResourceDefinition {
   const { group, names, scope, versions } = kind.definition;
   const name = `${names.plural}.${group}`;
   const crd: CustomResourceDefinition = {
@@ -75,24 +85,31 @@ export function customResourceDefinition(kind: AnyCustomKind, options: CustomRes
       ...omitUndefined({ conversion: options.conversion }),
     },
   };
-  const violations = crd.spec.versions.flatMap((v) => structuralViolations(v.schema.openAPIV3Schema, `versions[${v.name}].schema.openAPIV3Schema`));
+  const violations = crd.spec.versions.flatMap((v) =>
+    structuralViolations(v.schema.openAPIV3Schema, `versions[${v.name}].schema.openAPIV3Schema`),
+  );
   if (violations.length > 0) throw new NonStructuralSchemaError(name, violations);
   return crd;
 }
 
 function crdVersion(v: CustomKindVersionDefinition): CustomResourceDefinitionVersion {
-  const subresources = v.subresources && (v.subresources.status || v.subresources.scale)
-    ? {
-        ...(v.subresources.status ? { status: {} } : {}),
-        ...(v.subresources.scale ? { scale: { ...v.subresources.scale } } : {}),
-      }
-    : undefined;
+  const subresources =
+    v.subresources && (v.subresources.status || v.subresources.scale)
+      ? {
+          ...(v.subresources.status ? { status: {} } : {}),
+          ...(v.subresources.scale ? { scale: { ...v.subresources.scale } } : {}),
+        }
+      : undefined;
   return {
     name: v.name,
     served: v.served,
     storage: v.storage,
     // false and '' are left out as absent, so the manifest carries only what was set.
-    ...omitUndefined({ deprecated: v.deprecated || undefined, deprecationWarning: v.deprecationWarning || undefined, subresources }),
+    ...omitUndefined({
+      deprecated: v.deprecated || undefined,
+      deprecationWarning: v.deprecationWarning || undefined,
+      subresources,
+    }),
     ...(v.printerColumns?.length ? { additionalPrinterColumns: v.printerColumns.map(column) } : {}),
     schema: { openAPIV3Schema: toStructuralSchema(versionObjectSchema(v), `versions[${v.name}].schema`) },
   };

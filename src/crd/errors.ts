@@ -21,7 +21,10 @@ export class NonStructuralSchemaError extends OperatorRuntimeError {
   readonly violations: readonly string[];
 
   constructor(crdName: string, violations: readonly string[]) {
-    super('ERR_NON_STRUCTURAL_SCHEMA', `the schema generated for ${crdName} is not structural:\n${violations.join('\n')}`);
+    super(
+      'ERR_NON_STRUCTURAL_SCHEMA',
+      `the schema generated for ${crdName} is not structural:\n${violations.join('\n')}`,
+    );
     this.violations = violations;
   }
 }

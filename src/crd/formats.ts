@@ -9,15 +9,46 @@ import { isIPv4, isIPv6 } from 'node:net';
 
 /** Every format apiextensions validates (Kubernetes 1.20 through 1.36; 1.34 adds the k8s-* names). */
 export const SERVER_FORMATS: ReadonlySet<string> = new Set([
-  'bsonobjectid', 'uri', 'email', 'hostname', 'ipv4', 'ipv6', 'cidr', 'mac', 'uuid', 'uuid3', 'uuid4', 'uuid5',
-  'isbn', 'isbn10', 'isbn13', 'creditcard', 'ssn', 'hexcolor', 'rgbcolor', 'byte', 'password', 'date', 'duration', 'datetime',
+  'bsonobjectid',
+  'uri',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'cidr',
+  'mac',
+  'uuid',
+  'uuid3',
+  'uuid4',
+  'uuid5',
+  'isbn',
+  'isbn10',
+  'isbn13',
+  'creditcard',
+  'ssn',
+  'hexcolor',
+  'rgbcolor',
+  'byte',
+  'password',
+  'date',
+  'duration',
+  'datetime',
 ]);
 
 /**
  * Formats the server checks with Go library parsers (net/mail, net/url, time.ParseDuration, …)
  * that are not reproduced here: like CEL rules, only the server checks them.
  */
-export const SERVER_ONLY_FORMATS: ReadonlySet<string> = new Set(['uri', 'email', 'hostname', 'duration', 'isbn', 'isbn10', 'isbn13', 'creditcard']);
+export const SERVER_ONLY_FORMATS: ReadonlySet<string> = new Set([
+  'uri',
+  'email',
+  'hostname',
+  'duration',
+  'isbn',
+  'isbn10',
+  'isbn13',
+  'creditcard',
+]);
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 const TIME = /^([0-9]{2}):([0-9]{2}):([0-9]{2})([^\n][0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$/;

@@ -5,7 +5,15 @@
  * `validateAgainstSchema` checks an object at run time. See docs/custom-kinds.md.
  */
 export { defineCustomKind } from './custom-kind.js';
-export type { CustomKind, AnyCustomKind, CustomObject, CustomObjectMeta, NamespacedObjectMeta, NewObjectOf, StorageVersionOf } from './custom-kind.js';
+export type {
+  CustomKind,
+  AnyCustomKind,
+  CustomObject,
+  CustomObjectMeta,
+  NamespacedObjectMeta,
+  NewObjectOf,
+  StorageVersionOf,
+} from './custom-kind.js';
 export type {
   CustomKindDefinition,
   CustomKindVersionDefinition,
@@ -21,7 +29,11 @@ export type { AnyValue, EmbeddedObject, ConditionSchema } from './k8s.js';
 export { BUILTIN_SCHEMAS_KUBERNETES_VERSION } from './builtin-schemas.js';
 export type { BuiltinTypes, BuiltinName } from './builtin-schemas.js';
 export { customResourceDefinition } from './custom-resource-definition.js';
-export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceDefinitionOptions } from './custom-resource-definition.js';
+export type {
+  CustomResourceDefinition,
+  CustomResourceDefinitionVersion,
+  CustomResourceDefinitionOptions,
+} from './custom-resource-definition.js';
 export type { JSONSchemaProps, SchemaType, ValidationRule } from './schema-props.js';
 export { structuralViolations } from './structural-check.js';
 export { toStructuralSchema } from './structural-schema.js';

@@ -4,7 +4,20 @@
  * return a schema whose static type is what the API server stores (`k8s.intOrString()` is
  * `number | string`).
  */
-import { Type, type TArray, type TInteger, type TLiteral, type TNull, type TObject, type TOptional, type TSchema, type TSchemaOptions, type TString, type TUnion, type TUnsafe } from 'typebox';
+import {
+  Type,
+  type TArray,
+  type TInteger,
+  type TLiteral,
+  type TNull,
+  type TObject,
+  type TOptional,
+  type TSchema,
+  type TSchemaOptions,
+  type TString,
+  type TUnion,
+  type TUnsafe,
+} from 'typebox';
 import type { Container, ObjectReference, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { JobTemplateSpec } from 'kubernetes-types/batch/v1.js';
 import type { ObjectMeta } from '../core/object-key.js';
@@ -33,7 +46,9 @@ export type ConditionSchema = TObject<{
 }>;
 
 /** `x-kubernetes-list-type: map`: items are merged by these keys (server-side apply), and a duplicate key is rejected. */
-function listMap<const Keys extends readonly [string, ...string[]]>(keys: Keys): { readonly 'x-kubernetes-list-type': 'map'; readonly 'x-kubernetes-list-map-keys': Keys } {
+function listMap<const Keys extends readonly [string, ...string[]]>(
+  keys: Keys,
+): { readonly 'x-kubernetes-list-type': 'map'; readonly 'x-kubernetes-list-map-keys': Keys } {
   return { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys };
 }
 
@@ -61,7 +76,9 @@ function preserveUnknownFields(): { readonly 'x-kubernetes-preserve-unknown-fiel
  * `x-kubernetes-validations`: CEL rules checked by the API server (Kubernetes 1.25+; 1.20 ignores
  * them). A string is a rule without a message.
  */
-function validations(...rules: readonly (ValidationRule | string)[]): { readonly 'x-kubernetes-validations': readonly ValidationRule[] } {
+function validations(...rules: readonly (ValidationRule | string)[]): {
+  readonly 'x-kubernetes-validations': readonly ValidationRule[];
+} {
   return { 'x-kubernetes-validations': rules.map((r) => (typeof r === 'string' ? { rule: r } : r)) };
 }
 
@@ -87,7 +104,11 @@ function anyValue(options?: TSchemaOptions): TUnsafe<AnyValue> {
 
 /** A free-form object: any fields, kept as they are. */
 function anyObject(options?: TSchemaOptions): TUnsafe<Record<string, unknown>> {
-  return Type.Unsafe<Record<string, unknown>>({ ...options, type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+  return Type.Unsafe<Record<string, unknown>>({
+    ...options,
+    type: 'object',
+    'x-kubernetes-preserve-unknown-fields': true,
+  });
 }
 
 /**
@@ -115,7 +136,11 @@ function dateTime(options?: TSchemaOptions): TString {
  */
 function condition(): ConditionSchema {
   return Type.Object({
-    type: Type.String({ maxLength: 316, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$' }),
+    type: Type.String({
+      maxLength: 316,
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+    }),
     status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')]),
     observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
     lastTransitionTime: dateTime(),

@@ -20,6 +20,8 @@ export function manifestYaml(objects: readonly object[], options: ManifestYamlOp
   const header = [GENERATED_HEADER];
   if (options.regenerate) header.push(`# Regenerate: ${options.regenerate}`);
   for (const line of options.comment ?? []) header.push(line === '' ? '#' : `# ${line}`);
-  const docs = objects.map((o) => stringify(o, { version: '1.1', lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, indentSeq: true }));
+  const docs = objects.map((o) =>
+    stringify(o, { version: '1.1', lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, indentSeq: true }),
+  );
   return `${header.join('\n')}\n${docs.join('---\n')}`;
 }

@@ -30,7 +30,11 @@ test('what RE2 cannot compile is refused, saying what: lookaround, backreference
   assert.match(refusal('[a'), /missing closing \]/);
   assert.match(refusal('*a'), /missing argument/);
   assert.match(refusal('(?<name>a)'), /\(\?P<name>/);
-  assert.match(refusal('^\\pL+$'), /Unicode versions/, 'Go 1.19 (kube-apiserver 1.20) and Node disagree on letters added since Unicode 13');
+  assert.match(
+    refusal('^\\pL+$'),
+    /Unicode versions/,
+    'Go 1.19 (kube-apiserver 1.20) and Node disagree on letters added since Unicode 13',
+  );
   assert.match(refusal('^\\p{Greek}$'), /Unicode versions/);
 });
 
@@ -42,7 +46,7 @@ test('the Kubernetes patterns in use compile and match as in Go', () => {
   assert.equal(matches('^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$', 'Checked'), true);
 });
 
-test('syntax RE2 reads differently from JavaScript is translated to RE2\'s meaning', () => {
+test("syntax RE2 reads differently from JavaScript is translated to RE2's meaning", () => {
   assert.equal(matches('^\\s$', '\u00a0'), false, 'RE2 \\s is ASCII whitespace only');
   assert.equal(matches('^\\s$', '\t'), true);
   assert.equal(matches('^[\\s]$', '\u2003'), false);

@@ -8,7 +8,8 @@
  * so the validator never silently disagrees with the server.
  */
 
-export type PatternResult = { readonly ok: true; readonly regexp: RegExp } | { readonly ok: false; readonly why: string };
+export type PatternResult =
+  { readonly ok: true; readonly regexp: RegExp } | { readonly ok: false; readonly why: string };
 
 /** RE2's limit on `{n,m}` counts. */
 const MAX_REPEAT = 1000;
@@ -42,7 +43,10 @@ export function translateRe2Pattern(pattern: string): PatternResult {
     try {
       return { ok: true, regexp: new RegExp(source, `u${flags}`) };
     } catch (e) {
-      return { ok: false, why: `operator-runtime cannot check this pattern in JavaScript the way the API server does (${(e as Error).message})` };
+      return {
+        ok: false,
+        why: `operator-runtime cannot check this pattern in JavaScript the way the API server does (${(e as Error).message})`,
+      };
     }
   } catch (e) {
     if (e instanceof Refused) return { ok: false, why: e.message };
@@ -107,7 +111,8 @@ class Translator {
     const m = /^\(\?([imsU]+)\)/.exec(this.p);
     if (!m) return;
     for (const f of m[1]!) {
-      if (f === 'U') throw new Refused('the (?U) flag (ungreedy) has no JavaScript equivalent; write lazy quantifiers (*?) instead');
+      if (f === 'U')
+        throw new Refused('the (?U) flag (ungreedy) has no JavaScript equivalent; write lazy quantifiers (*?) instead');
       this.flags.add(f);
     }
     this.i = m[0].length;
@@ -115,22 +120,34 @@ class Translator {
 
   private group(): void {
     const rest = this.p.slice(this.i);
-    if (rest.startsWith('(?=') || rest.startsWith('(?!')) throw new Refused(`lookahead ${rest.slice(0, 3)} at offset ${this.i}: Go's RE2 does not support it (the API server rejects the CRD)`);
-    if (rest.startsWith('(?<=') || rest.startsWith('(?<!')) throw new Refused(`lookbehind ${rest.slice(0, 4)} at offset ${this.i}: Go's RE2 does not support it (the API server rejects the CRD)`);
+    if (rest.startsWith('(?=') || rest.startsWith('(?!'))
+      throw new Refused(
+        `lookahead ${rest.slice(0, 3)} at offset ${this.i}: Go's RE2 does not support it (the API server rejects the CRD)`,
+      );
+    if (rest.startsWith('(?<=') || rest.startsWith('(?<!'))
+      throw new Refused(
+        `lookbehind ${rest.slice(0, 4)} at offset ${this.i}: Go's RE2 does not support it (the API server rejects the CRD)`,
+      );
     if (rest.startsWith('(?>')) throw new Refused(`atomic group (?> at offset ${this.i}: Go's RE2 does not support it`);
-    if (rest.startsWith('(?P=')) throw new Refused(`backreference (?P= at offset ${this.i}: Go's RE2 does not support backreferences`);
-    if (rest.startsWith('(?#')) throw new Refused(`comment group (?# at offset ${this.i}: Go's RE2 does not support it`);
+    if (rest.startsWith('(?P='))
+      throw new Refused(`backreference (?P= at offset ${this.i}: Go's RE2 does not support backreferences`);
+    if (rest.startsWith('(?#'))
+      throw new Refused(`comment group (?# at offset ${this.i}: Go's RE2 does not support it`);
     const named = /^\(\?P<([A-Za-z_][A-Za-z0-9_]*)>/.exec(rest);
     if (named) {
       this.out += `(?<${named[1]}>`;
       this.i += named[0].length;
     } else if (rest.startsWith('(?<')) {
-      throw new Refused(`named group (?<name> at offset ${this.i}: Go's RE2 before Go 1.22 (the Kubernetes servers this supports) only reads (?P<name>…)`);
+      throw new Refused(
+        `named group (?<name> at offset ${this.i}: Go's RE2 before Go 1.22 (the Kubernetes servers this supports) only reads (?P<name>…)`,
+      );
     } else if (rest.startsWith('(?:')) {
       this.out += '(?:';
       this.i += 3;
     } else if (rest.startsWith('(?')) {
-      throw new Refused(`flags group ${/^\(\?[^)]*\)?/.exec(rest)?.[0] ?? '(?'} at offset ${this.i}: only leading flags ((?i) at the start) can be checked the way RE2 reads them`);
+      throw new Refused(
+        `flags group ${/^\(\?[^)]*\)?/.exec(rest)?.[0] ?? '(?'} at offset ${this.i}: only leading flags ((?i) at the start) can be checked the way RE2 reads them`,
+      );
     } else {
       this.out += '(';
       this.i++;
@@ -149,7 +166,8 @@ class Translator {
       const m = this.repeatAt(this.i)!;
       const min = Number(m[1]);
       const max = m[3] === undefined || m[3] === '' ? min : Number(m[3]);
-      if (min > MAX_REPEAT || max > MAX_REPEAT) throw new Refused(`repeat count ${m[0]} exceeds RE2's limit of ${MAX_REPEAT}`);
+      if (min > MAX_REPEAT || max > MAX_REPEAT)
+        throw new Refused(`repeat count ${m[0]} exceeds RE2's limit of ${MAX_REPEAT}`);
       if (m[3] !== undefined && m[3] !== '' && max < min) throw new Refused(`invalid repeat count ${m[0]} (RE2)`);
       this.out += m[0];
       this.i += m[0].length;
@@ -163,7 +181,9 @@ class Translator {
     }
     const next = this.p[this.i];
     if (next === '*' || next === '+' || next === '?' || (next === '{' && this.repeatAt(this.i))) {
-      throw new Refused(`nested repetition operator at offset ${this.i}${next === '+' ? ' (possessive quantifiers are not supported by RE2)' : ''}: Go's RE2 rejects it`);
+      throw new Refused(
+        `nested repetition operator at offset ${this.i}${next === '+' ? ' (possessive quantifiers are not supported by RE2)' : ''}: Go's RE2 rejects it`,
+      );
     }
   }
 
@@ -171,7 +191,10 @@ class Translator {
   private escape(): boolean {
     const c = this.p[this.i + 1];
     if (c === undefined) throw new Refused('trailing backslash (RE2)');
-    if (c >= '1' && c <= '9') throw new Refused(`backreference \\${c} at offset ${this.i}: Go's RE2 does not support backreferences (the API server rejects the CRD)`);
+    if (c >= '1' && c <= '9')
+      throw new Refused(
+        `backreference \\${c} at offset ${this.i}: Go's RE2 does not support backreferences (the API server rejects the CRD)`,
+      );
     if (c === 'b' || c === 'B') {
       this.out += `\\${c}`;
       this.i += 2;
@@ -228,10 +251,18 @@ class Translator {
     if (c === 'p' || c === 'P') {
       // Seen in crd.oracle.int.test.ts: CJK Extension H letters (Unicode 15) match \pL in Node and not
       // in kube-apiserver 1.20 (Go 1.19, Unicode 13). No translation can make the two agree.
-      throw new Refused(`Unicode class \\${c} at offset ${this.i}: the API server's Go and Node ship different Unicode versions, so the two would disagree on newer characters; write the ranges out ([a-zA-Z\\x{00C0}-\\x{024F}])`);
+      throw new Refused(
+        `Unicode class \\${c} at offset ${this.i}: the API server's Go and Node ship different Unicode versions, so the two would disagree on newer characters; write the ranges out ([a-zA-Z\\x{00C0}-\\x{024F}])`,
+      );
     }
-    if (/[0-9]/.test(c)) throw new Refused(`escape \\${c} at offset ${this.i}: backreferences and octal escapes are not supported (Go's RE2)`);
-    if (/[A-Za-z]/.test(c)) throw new Refused(`escape \\${c} at offset ${this.i} is not valid in Go's RE2${c === 'u' ? ' (write \\x{00e9}, not \\u00e9)' : ''}${c === 'Z' ? ' (write \\z)' : ''}`);
+    if (/[0-9]/.test(c))
+      throw new Refused(
+        `escape \\${c} at offset ${this.i}: backreferences and octal escapes are not supported (Go's RE2)`,
+      );
+    if (/[A-Za-z]/.test(c))
+      throw new Refused(
+        `escape \\${c} at offset ${this.i} is not valid in Go's RE2${c === 'u' ? ' (write \\x{00e9}, not \\u00e9)' : ''}${c === 'Z' ? ' (write \\z)' : ''}`,
+      );
     // Escaped punctuation is a literal in RE2; JavaScript's u flag allows only some escapes.
     this.i += 2;
     return `\\u{${c.codePointAt(0)!.toString(16)}}`;
@@ -264,7 +295,10 @@ class Translator {
       if (c === '\\') {
         const next = this.p[this.i + 1];
         if (next === 'S' || next === 'D' || next === 'W' || next === 'P') {
-          if (next === 'S') throw new Refused('\\S inside a character class has no faithful JavaScript equivalent; write the class out');
+          if (next === 'S')
+            throw new Refused(
+              '\\S inside a character class has no faithful JavaScript equivalent; write the class out',
+            );
         }
         s += this.classEscape(true);
         continue;

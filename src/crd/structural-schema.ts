@@ -14,10 +14,27 @@ import { structuralValidate, unknownFields } from './structural-validate.js';
 
 type Json = Record<string, unknown>;
 
-const SCHEMA_TYPES: ReadonlySet<string> = new Set<SchemaType>(['object', 'array', 'string', 'integer', 'number', 'boolean']);
+const SCHEMA_TYPES: ReadonlySet<string> = new Set<SchemaType>([
+  'object',
+  'array',
+  'string',
+  'integer',
+  'number',
+  'boolean',
+]);
 
 /** Keywords copied as they are (after a type check of the value), in the order they are written. */
-const NUMBER_KEYWORDS = ['minLength', 'maxLength', 'minimum', 'maximum', 'multipleOf', 'minItems', 'maxItems', 'minProperties', 'maxProperties'] as const;
+const NUMBER_KEYWORDS = [
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+] as const;
 const STRING_KEYWORDS = ['format', 'title', 'description', 'pattern'] as const;
 const LIST_TYPES = new Set(['atomic', 'set', 'map']);
 const MAP_TYPES = new Set(['atomic', 'granular']);
@@ -56,7 +73,21 @@ const KNOWN = new Set([
   'x-kubernetes-validations',
 ]);
 /** Keywords that describe the value as a whole and stay on a union's result. */
-const ANNOTATIONS = ['title', 'description', 'default', 'example', 'examples', 'nullable', 'x-kubernetes-validations', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type'] as const;
+const ANNOTATIONS = [
+  'title',
+  'description',
+  'default',
+  'example',
+  'examples',
+  'nullable',
+  'x-kubernetes-validations',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+] as const;
 
 /**
  * The structural CRD schema for a TypeBox schema (or any JSON Schema of the same dialect).
@@ -78,8 +109,14 @@ function checkDefaults(node: JSONSchemaProps, path: string): void {
     const violations = structuralValidate(node.default, node);
     const unknown = unknownFields(node.default, node);
     if (violations.length > 0 || unknown.length > 0) {
-      const why = [...violations.map((v) => `${v.path || '(the value)'} ${v.message}`), ...unknown.map((u) => `${u} is not a declared field (the server would prune it)`)];
-      throw new UnsupportedSchemaError(path, `default ${JSON.stringify(node.default)} does not match its own schema: ${why.join('; ')}`);
+      const why = [
+        ...violations.map((v) => `${v.path || '(the value)'} ${v.message}`),
+        ...unknown.map((u) => `${u} is not a declared field (the server would prune it)`),
+      ];
+      throw new UnsupportedSchemaError(
+        path,
+        `default ${JSON.stringify(node.default)} does not match its own schema: ${why.join('; ')}`,
+      );
     }
   }
   for (const [name, child] of Object.entries(node.properties ?? {})) checkDefaults(child, `${path}.properties.${name}`);
@@ -91,9 +128,13 @@ function convert(node: unknown, path: string): JSONSchemaProps {
   if (!isJson(node)) throw new UnsupportedSchemaError(path, `expected a schema object, got ${describe(node)}`);
   for (const key of Object.keys(node)) {
     if (key === '$ref' || key === '$defs' || key === 'definitions') {
-      throw new UnsupportedSchemaError(path, `${key}: CRD schemas cannot reference or define other schemas (no recursion); inline the type (Type.Ref, Type.Cyclic and Type.Module are not supported)`);
+      throw new UnsupportedSchemaError(
+        path,
+        `${key}: CRD schemas cannot reference or define other schemas (no recursion); inline the type (Type.Ref, Type.Cyclic and Type.Module are not supported)`,
+      );
     }
-    if (key === 'prefixItems' || key === 'additionalItems') throw new UnsupportedSchemaError(path, 'tuples (Type.Tuple, prefixItems) are not supported; use an object');
+    if (key === 'prefixItems' || key === 'additionalItems')
+      throw new UnsupportedSchemaError(path, 'tuples (Type.Tuple, prefixItems) are not supported; use an object');
     if (!KNOWN.has(key)) throw new UnsupportedSchemaError(path, `keyword ${JSON.stringify(key)} has no CRD equivalent`);
   }
   if ('anyOf' in node || 'oneOf' in node) return convertUnion(node, path);
@@ -108,7 +149,9 @@ function convertSingle(node: Json, path: string): JSONSchemaProps {
   copyStrings(node, out, path);
   const values = enumValues(node, path);
   if (values) {
-    for (const v of values) if (!matchesType(v, type, path)) throw new UnsupportedSchemaError(path, `enum value ${JSON.stringify(v)} is not of type ${type ?? '(none)'}`);
+    for (const v of values)
+      if (!matchesType(v, type, path))
+        throw new UnsupportedSchemaError(path, `enum value ${JSON.stringify(v)} is not of type ${type ?? '(none)'}`);
     out.enum = values;
   }
   if ('default' in node) out.default = node.default;
@@ -117,23 +160,34 @@ function convertSingle(node: Json, path: string): JSONSchemaProps {
   for (const key of NUMBER_KEYWORDS) {
     const v = node[key];
     if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new UnsupportedSchemaError(path, `${key} must be a finite number, got ${describe(v)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      throw new UnsupportedSchemaError(path, `${key} must be a finite number, got ${describe(v)}`);
     if (key === 'minimum' || key === 'maximum') continue; // written with their exclusive forms below
     out[key] = v;
   }
   applyBounds(node, out, path);
   if (node.uniqueItems === true) {
-    throw new UnsupportedSchemaError(path, 'uniqueItems: true is not allowed in CRDs (too expensive for the server); use k8s.listSet() for a list of unique scalars');
+    throw new UnsupportedSchemaError(
+      path,
+      'uniqueItems: true is not allowed in CRDs (too expensive for the server); use k8s.listSet() for a list of unique scalars',
+    );
   }
   if (node.nullable === true) out.nullable = true;
   refuseNullableEnum(out, path);
   if (type === 'object') convertObjectKeywords(node, out, path);
-  else for (const key of ['properties', 'additionalProperties', 'patternProperties', 'required'] as const) {
-    if (key in node) throw new UnsupportedSchemaError(path, `${key} on a node of type ${type ?? '(none)'}`);
-  }
+  else
+    for (const key of ['properties', 'additionalProperties', 'patternProperties', 'required'] as const) {
+      if (key in node) throw new UnsupportedSchemaError(path, `${key} on a node of type ${type ?? '(none)'}`);
+    }
   if (type === 'array') {
     const items = node.items;
-    if (!isJson(items)) throw new UnsupportedSchemaError(path, items === undefined ? 'an array needs items (a structural schema types every element)' : 'tuples (items as a list, Type.Tuple) are not supported; use an object');
+    if (!isJson(items))
+      throw new UnsupportedSchemaError(
+        path,
+        items === undefined
+          ? 'an array needs items (a structural schema types every element)'
+          : 'tuples (items as a list, Type.Tuple) are not supported; use an object',
+      );
     out.items = convert(items, `${path}.items`);
   } else if ('items' in node) {
     throw new UnsupportedSchemaError(path, `items on a node of type ${type ?? '(none)'}`);
@@ -144,7 +198,10 @@ function convertSingle(node: Json, path: string): JSONSchemaProps {
       // Type.Unknown() / Type.Any(): any value, kept as it is.
       out['x-kubernetes-preserve-unknown-fields'] = true;
     } else {
-      throw new UnsupportedSchemaError(path, 'a node without a type; give it one (or use k8s.intOrString() / k8s.anyValue())');
+      throw new UnsupportedSchemaError(
+        path,
+        'a node without a type; give it one (or use k8s.intOrString() / k8s.anyValue())',
+      );
     }
   }
   return ordered(out);
@@ -153,9 +210,16 @@ function convertSingle(node: Json, path: string): JSONSchemaProps {
 function typeOf(node: Json, path: string): SchemaType | undefined {
   const type = node.type;
   if (type === undefined) return inferredType(node, path);
-  if (typeof type !== 'string') throw new UnsupportedSchemaError(path, `type must be one name, got ${describe(type)} (for T | null use k8s.nullable(T))`);
+  if (typeof type !== 'string')
+    throw new UnsupportedSchemaError(
+      path,
+      `type must be one name, got ${describe(type)} (for T | null use k8s.nullable(T))`,
+    );
   if (!SCHEMA_TYPES.has(type)) {
-    throw new UnsupportedSchemaError(path, `type ${JSON.stringify(type)} is not a JSON type a CRD stores (${[...SCHEMA_TYPES].join(', ')})${type === 'null' ? '; for T | null use k8s.nullable(T)' : ''}`);
+    throw new UnsupportedSchemaError(
+      path,
+      `type ${JSON.stringify(type)} is not a JSON type a CRD stores (${[...SCHEMA_TYPES].join(', ')})${type === 'null' ? '; for T | null use k8s.nullable(T)' : ''}`,
+    );
   }
   return type as SchemaType;
 }
@@ -167,7 +231,10 @@ function inferredType(node: Json, path: string): SchemaType | undefined {
   const types = new Set(values.map((v) => jsonTypeOf(v, path)));
   if (types.size === 1) return [...types][0];
   if (types.size === 2 && types.has('integer') && types.has('number')) return 'number';
-  throw new UnsupportedSchemaError(path, `enum values of mixed types (${[...types].join(', ')}); a CRD enum has one type`);
+  throw new UnsupportedSchemaError(
+    path,
+    `enum values of mixed types (${[...types].join(', ')}); a CRD enum has one type`,
+  );
 }
 
 function enumValues(node: Json, path: string): unknown[] | undefined {
@@ -176,7 +243,8 @@ function enumValues(node: Json, path: string): unknown[] | undefined {
     return [node.const];
   }
   if (!('enum' in node)) return undefined;
-  if (!Array.isArray(node.enum) || node.enum.length === 0) throw new UnsupportedSchemaError(path, 'enum must be a non-empty list');
+  if (!Array.isArray(node.enum) || node.enum.length === 0)
+    throw new UnsupportedSchemaError(path, 'enum must be a non-empty list');
   return [...(node.enum as unknown[])];
 }
 
@@ -221,11 +289,15 @@ function exampleOf(node: Json, path: string): unknown {
  * which CRDs speak, as a flag beside `minimum`.
  */
 function applyBounds(node: Json, out: JSONSchemaProps, path: string): void {
-  for (const [bound, exclusive] of [['minimum', 'exclusiveMinimum'], ['maximum', 'exclusiveMaximum']] as const) {
+  for (const [bound, exclusive] of [
+    ['minimum', 'exclusiveMinimum'],
+    ['maximum', 'exclusiveMaximum'],
+  ] as const) {
     const inclusiveValue = node[bound];
     const exclusiveValue = node[exclusive];
     if (typeof exclusiveValue === 'number') {
-      if (inclusiveValue !== undefined) throw new UnsupportedSchemaError(path, `both ${bound} and ${exclusive}; keep one`);
+      if (inclusiveValue !== undefined)
+        throw new UnsupportedSchemaError(path, `both ${bound} and ${exclusive}; keep one`);
       out[bound] = exclusiveValue;
       out[exclusive] = true;
     } else if (exclusiveValue !== undefined && typeof exclusiveValue !== 'boolean') {
@@ -245,19 +317,26 @@ function convertObjectKeywords(node: Json, out: JSONSchemaProps, path: string): 
   if (properties !== undefined) {
     if (!isJson(properties)) throw new UnsupportedSchemaError(path, 'properties must be an object');
     out.properties = {};
-    for (const [name, child] of Object.entries(properties)) out.properties[name] = convert(child, `${path}.properties.${name}`);
+    for (const [name, child] of Object.entries(properties))
+      out.properties[name] = convert(child, `${path}.properties.${name}`);
   }
   if (node.required !== undefined) {
-    if (!Array.isArray(node.required) || !node.required.every((r): r is string => typeof r === 'string')) throw new UnsupportedSchemaError(path, 'required must be a list of names');
+    if (!Array.isArray(node.required) || !node.required.every((r): r is string => typeof r === 'string'))
+      throw new UnsupportedSchemaError(path, 'required must be a list of names');
     const missing = node.required.filter((r) => !out.properties || !(r in out.properties));
-    if (missing.length > 0) throw new UnsupportedSchemaError(path, `required names properties that are not declared: ${missing.join(', ')}`);
+    if (missing.length > 0)
+      throw new UnsupportedSchemaError(path, `required names properties that are not declared: ${missing.join(', ')}`);
     if (node.required.length > 0) out.required = [...node.required];
   }
   const additional = additionalPropertiesOf(node, path);
   if (additional === 'preserve') {
     out['x-kubernetes-preserve-unknown-fields'] = true;
   } else if (additional) {
-    if (out.properties) throw new UnsupportedSchemaError(path, 'properties and a map value schema (Type.Record, additionalProperties) together; a CRD object is either a struct or a map');
+    if (out.properties)
+      throw new UnsupportedSchemaError(
+        path,
+        'properties and a map value schema (Type.Record, additionalProperties) together; a CRD object is either a struct or a map',
+      );
     out.additionalProperties = convert(additional, `${path}.additionalProperties`);
   }
 }
@@ -270,12 +349,16 @@ function convertObjectKeywords(node: Json, out: JSONSchemaProps, path: string): 
 function additionalPropertiesOf(node: Json, path: string): Json | 'preserve' | undefined {
   const additional = node.additionalProperties;
   const patterns = node.patternProperties;
-  if (additional !== undefined && patterns !== undefined) throw new UnsupportedSchemaError(path, 'both additionalProperties and patternProperties');
+  if (additional !== undefined && patterns !== undefined)
+    throw new UnsupportedSchemaError(path, 'both additionalProperties and patternProperties');
   let value: unknown;
   if (patterns !== undefined) {
     const entries = isJson(patterns) ? Object.entries(patterns) : [];
     if (entries.length !== 1 || !ANY_KEY.has(entries[0]![0])) {
-      throw new UnsupportedSchemaError(path, `patternProperties ${JSON.stringify(Object.keys(isJson(patterns) ? patterns : {}))}: CRD maps cannot restrict their keys by pattern; use Type.Record(Type.String(), V) and a CEL rule (k8s.validations) on the keys`);
+      throw new UnsupportedSchemaError(
+        path,
+        `patternProperties ${JSON.stringify(Object.keys(isJson(patterns) ? patterns : {}))}: CRD maps cannot restrict their keys by pattern; use Type.Record(Type.String(), V) and a CEL rule (k8s.validations) on the keys`,
+      );
     }
     value = entries[0]![1];
   } else {
@@ -284,7 +367,8 @@ function additionalPropertiesOf(node: Json, path: string): Json | 'preserve' | u
     value = additional;
   }
   if (isJson(value) && Object.keys(value).length === 0) return 'preserve';
-  if (!isJson(value)) throw new UnsupportedSchemaError(path, `a map value schema must be a schema, got ${describe(value)}`);
+  if (!isJson(value))
+    throw new UnsupportedSchemaError(path, `a map value schema must be a schema, got ${describe(value)}`);
   return value;
 }
 
@@ -292,7 +376,11 @@ function additionalPropertiesOf(node: Json, path: string): Json | 'preserve' | u
 const ANY_KEY = new Set(['^.*$', '^(.*)$', '.*']);
 
 function copyExtensions(node: Json, out: JSONSchemaProps, path: string): void {
-  for (const flag of ['x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource'] as const) {
+  for (const flag of [
+    'x-kubernetes-preserve-unknown-fields',
+    'x-kubernetes-int-or-string',
+    'x-kubernetes-embedded-resource',
+  ] as const) {
     const v = node[flag];
     if (v === undefined) continue;
     if (typeof v !== 'boolean') throw new UnsupportedSchemaError(path, `${flag} must be true or false`);
@@ -300,17 +388,26 @@ function copyExtensions(node: Json, out: JSONSchemaProps, path: string): void {
   }
   const listType = node['x-kubernetes-list-type'];
   if (listType !== undefined) {
-    if (typeof listType !== 'string' || !LIST_TYPES.has(listType)) throw new UnsupportedSchemaError(path, `x-kubernetes-list-type must be atomic, set or map, got ${describe(listType)}`);
+    if (typeof listType !== 'string' || !LIST_TYPES.has(listType))
+      throw new UnsupportedSchemaError(
+        path,
+        `x-kubernetes-list-type must be atomic, set or map, got ${describe(listType)}`,
+      );
     out['x-kubernetes-list-type'] = listType as 'atomic' | 'set' | 'map';
   }
   const keys = node['x-kubernetes-list-map-keys'];
   if (keys !== undefined) {
-    if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k): k is string => typeof k === 'string')) throw new UnsupportedSchemaError(path, 'x-kubernetes-list-map-keys must be a non-empty list of field names');
+    if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k): k is string => typeof k === 'string'))
+      throw new UnsupportedSchemaError(path, 'x-kubernetes-list-map-keys must be a non-empty list of field names');
     out['x-kubernetes-list-map-keys'] = [...keys];
   }
   const mapType = node['x-kubernetes-map-type'];
   if (mapType !== undefined) {
-    if (typeof mapType !== 'string' || !MAP_TYPES.has(mapType)) throw new UnsupportedSchemaError(path, `x-kubernetes-map-type must be atomic or granular, got ${describe(mapType)}`);
+    if (typeof mapType !== 'string' || !MAP_TYPES.has(mapType))
+      throw new UnsupportedSchemaError(
+        path,
+        `x-kubernetes-map-type must be atomic or granular, got ${describe(mapType)}`,
+      );
     out['x-kubernetes-map-type'] = mapType as 'atomic' | 'granular';
   }
   const rules = node['x-kubernetes-validations'];
@@ -320,11 +417,17 @@ function copyExtensions(node: Json, out: JSONSchemaProps, path: string): void {
 const RULE_KEYS = new Set(['rule', 'message', 'messageExpression', 'reason', 'fieldPath', 'optionalOldSelf']);
 
 function validationRules(rules: unknown, path: string): ValidationRule[] {
-  if (!Array.isArray(rules) || rules.length === 0) throw new UnsupportedSchemaError(path, 'x-kubernetes-validations must be a non-empty list of rules');
+  if (!Array.isArray(rules) || rules.length === 0)
+    throw new UnsupportedSchemaError(path, 'x-kubernetes-validations must be a non-empty list of rules');
   return rules.map((r: unknown, i) => {
-    if (!isJson(r) || typeof r.rule !== 'string' || r.rule.trim() === '') throw new UnsupportedSchemaError(path, `x-kubernetes-validations[${i}] needs a rule (a CEL expression)`);
+    if (!isJson(r) || typeof r.rule !== 'string' || r.rule.trim() === '')
+      throw new UnsupportedSchemaError(path, `x-kubernetes-validations[${i}] needs a rule (a CEL expression)`);
     const unknownKeys = Object.keys(r).filter((k) => !RULE_KEYS.has(k));
-    if (unknownKeys.length > 0) throw new UnsupportedSchemaError(path, `x-kubernetes-validations[${i}] has unknown fields: ${unknownKeys.join(', ')}`);
+    if (unknownKeys.length > 0)
+      throw new UnsupportedSchemaError(
+        path,
+        `x-kubernetes-validations[${i}] has unknown fields: ${unknownKeys.join(', ')}`,
+      );
     const rule: Record<string, unknown> = {};
     for (const key of RULE_KEYS) if (r[key] !== undefined) rule[key] = r[key];
     // Built from RULE_KEYS only, each checked above to be present in a ValidationRule.
@@ -340,10 +443,19 @@ function convertUnion(node: Json, path: string): JSONSchemaProps {
   const keyword = 'anyOf' in node ? 'anyOf' : 'oneOf';
   if ('anyOf' in node && 'oneOf' in node) throw new UnsupportedSchemaError(path, 'both anyOf and oneOf');
   const members = node[keyword];
-  if (!Array.isArray(members) || members.length === 0) throw new UnsupportedSchemaError(path, `${keyword} must be a non-empty list`);
-  const structuralKeys = Object.keys(node).filter((k) => k !== keyword && !(ANNOTATIONS as readonly string[]).includes(k) && !IGNORED.has(k));
-  if (structuralKeys.length > 0) throw new UnsupportedSchemaError(path, `a union with its own ${structuralKeys.join(', ')}; put them on the members`);
-  const flat = members.flatMap((m: unknown) => (isJson(m) && Array.isArray(m.anyOf) && Object.keys(m).length === 1 ? (m.anyOf as unknown[]) : [m]));
+  if (!Array.isArray(members) || members.length === 0)
+    throw new UnsupportedSchemaError(path, `${keyword} must be a non-empty list`);
+  const structuralKeys = Object.keys(node).filter(
+    (k) => k !== keyword && !(ANNOTATIONS as readonly string[]).includes(k) && !IGNORED.has(k),
+  );
+  if (structuralKeys.length > 0)
+    throw new UnsupportedSchemaError(
+      path,
+      `a union with its own ${structuralKeys.join(', ')}; put them on the members`,
+    );
+  const flat = members.flatMap((m: unknown) =>
+    isJson(m) && Array.isArray(m.anyOf) && Object.keys(m).length === 1 ? (m.anyOf as unknown[]) : [m],
+  );
   const nonNull = flat.filter((m) => !(isJson(m) && m.type === 'null' && Object.keys(m).length === 1));
   const nullable = nonNull.length < flat.length;
   let out: JSONSchemaProps;
@@ -355,8 +467,15 @@ function convertUnion(node: Json, path: string): JSONSchemaProps {
     out = convert({ enum: nonNull.flatMap((m) => enumValues(m, path) ?? []) }, path);
   } else if (isIntOrString(nonNull)) {
     out = { 'x-kubernetes-int-or-string': true };
-  } else if (nonNull.length === 2 && nonNull.some((m) => isJson(m) && m.type === 'number') && nonNull.some((m) => isJson(m) && m.type === 'string')) {
-    throw new UnsupportedSchemaError(path, 'number | string has no structural form: the API server stores it as x-kubernetes-int-or-string, which refuses 1.5; use k8s.intOrString() (integer | string), or a string');
+  } else if (
+    nonNull.length === 2 &&
+    nonNull.some((m) => isJson(m) && m.type === 'number') &&
+    nonNull.some((m) => isJson(m) && m.type === 'string')
+  ) {
+    throw new UnsupportedSchemaError(
+      path,
+      'number | string has no structural form: the API server stores it as x-kubernetes-int-or-string, which refuses 1.5; use k8s.intOrString() (integer | string), or a string',
+    );
   } else {
     throw new UnsupportedSchemaError(
       path,
@@ -423,7 +542,9 @@ function isLiteral(m: unknown): m is Json {
  */
 function isIntOrString(members: unknown[]): boolean {
   if (members.length !== 2) return false;
-  const types = members.map((m) => (isJson(m) && Object.keys(m).every((k) => k === 'type' || k === 'description') ? m.type : undefined));
+  const types = members.map((m) =>
+    isJson(m) && Object.keys(m).every((k) => k === 'type' || k === 'description') ? m.type : undefined,
+  );
   return types.includes('string') && types.includes('integer');
 }
 
@@ -435,7 +556,8 @@ function isIntOrString(members: unknown[]): boolean {
  */
 function convertIntersect(node: Json, path: string): JSONSchemaProps {
   const members = node.allOf;
-  if (!Array.isArray(members) || members.length === 0) throw new UnsupportedSchemaError(path, 'allOf must be a non-empty list');
+  if (!Array.isArray(members) || members.length === 0)
+    throw new UnsupportedSchemaError(path, 'allOf must be a non-empty list');
   const merged: Json = { type: 'object', properties: {}, required: [] };
   const properties: Json = {};
   const required: string[] = [];
@@ -444,10 +566,14 @@ function convertIntersect(node: Json, path: string): JSONSchemaProps {
     for (const key of Object.keys(from)) {
       if (skip.includes(key)) continue;
       if (key === 'x-kubernetes-validations') {
-        if (!Array.isArray(from[key])) throw new UnsupportedSchemaError(at, 'x-kubernetes-validations must be a non-empty list of rules');
+        if (!Array.isArray(from[key]))
+          throw new UnsupportedSchemaError(at, 'x-kubernetes-validations must be a non-empty list of rules');
         rules.push(...(from[key] as unknown[]));
       } else if (key in merged && !isDeepStrictEqual(merged[key], from[key])) {
-        throw new UnsupportedSchemaError(at, `${key} is set by two members of the intersection (${JSON.stringify(merged[key])} and ${JSON.stringify(from[key])}); set it once`);
+        throw new UnsupportedSchemaError(
+          at,
+          `${key} is set by two members of the intersection (${JSON.stringify(merged[key])} and ${JSON.stringify(from[key])}); set it once`,
+        );
       } else {
         merged[key] = from[key];
       }
@@ -455,10 +581,14 @@ function convertIntersect(node: Json, path: string): JSONSchemaProps {
   };
   for (const [i, m] of members.entries()) {
     if (!isJson(m) || m.type !== 'object' || 'allOf' in m || 'anyOf' in m || 'oneOf' in m) {
-      throw new UnsupportedSchemaError(`${path}.allOf[${i}]`, 'only intersections of objects (Type.Intersect of Type.Object) have a structural form');
+      throw new UnsupportedSchemaError(
+        `${path}.allOf[${i}]`,
+        'only intersections of objects (Type.Intersect of Type.Object) have a structural form',
+      );
     }
     for (const [name, child] of Object.entries(isJson(m.properties) ? m.properties : {})) {
-      if (name in properties) throw new UnsupportedSchemaError(`${path}.allOf[${i}]`, `property ${name} is declared by two members`);
+      if (name in properties)
+        throw new UnsupportedSchemaError(`${path}.allOf[${i}]`, `property ${name} is declared by two members`);
       properties[name] = child;
     }
     if (Array.isArray(m.required)) required.push(...m.required.filter((r): r is string => typeof r === 'string'));

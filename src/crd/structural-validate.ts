@@ -39,7 +39,12 @@ export interface StructuralValidateOptions {
 }
 
 /** Every violation of `schema` by `value` (taken as it is: apply {@link withServerDefaults} first for an object as written). */
-export function structuralValidate(value: unknown, schema: JSONSchemaProps, path = '', options: StructuralValidateOptions = {}): StructuralViolation[] {
+export function structuralValidate(
+  value: unknown,
+  schema: JSONSchemaProps,
+  path = '',
+  options: StructuralValidateOptions = {},
+): StructuralViolation[] {
   const out: StructuralViolation[] = [];
   validateNode(value, schema, path, out, options);
   return out;
@@ -54,7 +59,8 @@ export function unknownFields(value: unknown, schema: JSONSchemaProps | undefine
   for (const [k, v] of Object.entries(value)) {
     const child = schema.properties?.[k] ?? schema.additionalProperties;
     if (!child) {
-      if (!(schema['x-kubernetes-embedded-resource'] && (k === 'apiVersion' || k === 'kind' || k === 'metadata'))) out.push(`${path}/${k}`);
+      if (!(schema['x-kubernetes-embedded-resource'] && (k === 'apiVersion' || k === 'kind' || k === 'metadata')))
+        out.push(`${path}/${k}`);
     } else out.push(...unknownFields(v, child, `${path}/${escapePointer(k)}`));
   }
   return out;
@@ -95,14 +101,21 @@ function applyDefaults(value: unknown, schema: JSONSchemaProps | undefined): voi
       if (prop) applyDefaults(value[k], prop);
       else if (schema.additionalProperties) {
         const additional = schema.additionalProperties;
-        if (value[k] === null && !additional.nullable && additional.default !== undefined) value[k] = structuredClone(additional.default);
+        if (value[k] === null && !additional.nullable && additional.default !== undefined)
+          value[k] = structuredClone(additional.default);
         applyDefaults(value[k], additional);
       }
     }
   }
 }
 
-function validateNode(v: unknown, s: JSONSchemaProps, path: string, out: StructuralViolation[], options: StructuralValidateOptions): void {
+function validateNode(
+  v: unknown,
+  s: JSONSchemaProps,
+  path: string,
+  out: StructuralViolation[],
+  options: StructuralValidateOptions,
+): void {
   const push = (message: string) => out.push({ path, message });
   const typed = s.type !== undefined || s['x-kubernetes-int-or-string'] === true;
   if (v === null) {
@@ -131,24 +144,36 @@ function validateString(v: string, s: JSONSchemaProps, push: (m: string) => void
   const length = [...v].length;
   if (s.minLength !== undefined && length < s.minLength) push(`must be at least ${s.minLength} characters long`);
   if (s.maxLength !== undefined && length > s.maxLength) push(`must be at most ${s.maxLength} characters long`);
-  if (s.pattern !== undefined && !patternRegExp(s.pattern).test(v)) push(`must match pattern ${JSON.stringify(s.pattern)}`);
+  if (s.pattern !== undefined && !patternRegExp(s.pattern).test(v))
+    push(`must match pattern ${JSON.stringify(s.pattern)}`);
   if (s.format !== undefined && checkFormat(s.format, v) === false) push(`must be of format ${s.format}`);
 }
 
 function validateNumber(v: number, s: JSONSchemaProps, push: (m: string) => void): void {
-  if (s.minimum !== undefined && (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum)) push(`must be ${s.exclusiveMinimum ? '>' : '>='} ${s.minimum}`);
-  if (s.maximum !== undefined && (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)) push(`must be ${s.exclusiveMaximum ? '<' : '<='} ${s.maximum}`);
+  if (s.minimum !== undefined && (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum))
+    push(`must be ${s.exclusiveMinimum ? '>' : '>='} ${s.minimum}`);
+  if (s.maximum !== undefined && (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum))
+    push(`must be ${s.exclusiveMaximum ? '<' : '<='} ${s.maximum}`);
   if (s.multipleOf !== undefined && !Number.isInteger(v / s.multipleOf)) push(`must be a multiple of ${s.multipleOf}`);
 }
 
-function validateArray(v: unknown[], s: JSONSchemaProps, path: string, out: StructuralViolation[], options: StructuralValidateOptions): void {
-  if (s.minItems !== undefined && v.length < s.minItems) out.push({ path, message: `must have at least ${s.minItems} items` });
-  if (s.maxItems !== undefined && v.length > s.maxItems) out.push({ path, message: `must have at most ${s.maxItems} items` });
+function validateArray(
+  v: unknown[],
+  s: JSONSchemaProps,
+  path: string,
+  out: StructuralViolation[],
+  options: StructuralValidateOptions,
+): void {
+  if (s.minItems !== undefined && v.length < s.minItems)
+    out.push({ path, message: `must have at least ${s.minItems} items` });
+  if (s.maxItems !== undefined && v.length > s.maxItems)
+    out.push({ path, message: `must have at most ${s.maxItems} items` });
   if (s.items) v.forEach((item, i) => validateNode(item, s.items!, `${path}/${i}`, out, options));
   const listType = s['x-kubernetes-list-type'];
   if (listType === 'set') {
     v.forEach((item, i) => {
-      if (v.slice(0, i).some((earlier) => isDeepStrictEqual(earlier, item))) out.push({ path: `${path}/${i}`, message: `duplicate value ${JSON.stringify(item)} in a list-type set` });
+      if (v.slice(0, i).some((earlier) => isDeepStrictEqual(earlier, item)))
+        out.push({ path: `${path}/${i}`, message: `duplicate value ${JSON.stringify(item)} in a list-type set` });
     });
   } else if (listType === 'map') {
     const keys = s['x-kubernetes-list-map-keys'] ?? [];
@@ -156,18 +181,34 @@ function validateArray(v: unknown[], s: JSONSchemaProps, path: string, out: Stru
     v.forEach((item, i) => {
       if (!isJson(item)) return;
       const key = keys.map((k) => item[k]);
-      if (seen.some((earlier) => isDeepStrictEqual(earlier, key))) out.push({ path: `${path}/${i}`, message: `duplicate entry with key ${JSON.stringify(Object.fromEntries(keys.map((k, j) => [k, key[j]])))}` });
+      if (seen.some((earlier) => isDeepStrictEqual(earlier, key)))
+        out.push({
+          path: `${path}/${i}`,
+          message: `duplicate entry with key ${JSON.stringify(Object.fromEntries(keys.map((k, j) => [k, key[j]])))}`,
+        });
       seen.push(key);
     });
   }
 }
 
-function validateObject(v: Json, s: JSONSchemaProps, path: string, out: StructuralViolation[], options: StructuralValidateOptions): void {
-  for (const r of s.required ?? []) if (!(r in v)) out.push({ path: `${path}/${escapePointer(r)}`, message: 'is required' });
+function validateObject(
+  v: Json,
+  s: JSONSchemaProps,
+  path: string,
+  out: StructuralViolation[],
+  options: StructuralValidateOptions,
+): void {
+  for (const r of s.required ?? [])
+    if (!(r in v)) out.push({ path: `${path}/${escapePointer(r)}`, message: 'is required' });
   // The server prunes unknown fields before it validates, so only known ones count.
-  const counted = s.properties && !s['x-kubernetes-preserve-unknown-fields'] ? Object.keys(v).filter((k) => k in s.properties!).length : Object.keys(v).length;
-  if (s.minProperties !== undefined && counted < s.minProperties) out.push({ path, message: `must have at least ${s.minProperties} properties` });
-  if (s.maxProperties !== undefined && counted > s.maxProperties) out.push({ path, message: `must have at most ${s.maxProperties} properties` });
+  const counted =
+    s.properties && !s['x-kubernetes-preserve-unknown-fields']
+      ? Object.keys(v).filter((k) => k in s.properties!).length
+      : Object.keys(v).length;
+  if (s.minProperties !== undefined && counted < s.minProperties)
+    out.push({ path, message: `must have at least ${s.minProperties} properties` });
+  if (s.maxProperties !== undefined && counted > s.maxProperties)
+    out.push({ path, message: `must have at most ${s.maxProperties} properties` });
   for (const [k, child] of Object.entries(v)) {
     const schema = s.properties?.[k] ?? s.additionalProperties;
     if (schema) validateNode(child, schema, `${path}/${escapePointer(k)}`, out, options);
@@ -180,7 +221,8 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** What the server checks on an embedded object's type and metadata (a subset: apiVersion, kind, namespace). */
 function validateEmbedded(v: Json, path: string, out: StructuralViolation[]): void {
   for (const field of ['apiVersion', 'kind'] as const) {
-    if (typeof v[field] !== 'string' || v[field] === '') out.push({ path: `${path}/${field}`, message: 'is required (must not be empty)' });
+    if (typeof v[field] !== 'string' || v[field] === '')
+      out.push({ path: `${path}/${field}`, message: 'is required (must not be empty)' });
   }
   const metadata = v.metadata;
   if (metadata === undefined) return;

@@ -23,14 +23,21 @@ export interface SchemaViolation {
  * What is wrong with `obj` as an object of `version` of `kind` (its storage version when omitted);
  * empty when it is valid. `apiVersion` and `kind` must name that version. `obj` is not changed.
  */
-export function validateAgainstSchema(kind: AnyCustomKind, version: string | undefined, obj: unknown): SchemaViolation[] {
+export function validateAgainstSchema(
+  kind: AnyCustomKind,
+  version: string | undefined,
+  obj: unknown,
+): SchemaViolation[] {
   const name = version ?? kind.storageVersion;
   const definition = kind.definition.versions.find((v) => v.name === name);
-  if (!definition) throw new InvalidOptionError('version', `${kind.plural}.${kind.group} has no version ${JSON.stringify(name)}`);
-  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return [{ path: '', message: 'must be an object' }];
+  if (!definition)
+    throw new InvalidOptionError('version', `${kind.plural}.${kind.group} has no version ${JSON.stringify(name)}`);
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj))
+    return [{ path: '', message: 'must be an object' }];
   const out: SchemaViolation[] = [];
   const apiVersion = `${kind.group}/${name}`;
-  if ('apiVersion' in obj && obj.apiVersion !== apiVersion) out.push({ path: '/apiVersion', message: `must be ${apiVersion}` });
+  if ('apiVersion' in obj && obj.apiVersion !== apiVersion)
+    out.push({ path: '/apiVersion', message: `must be ${apiVersion}` });
   if ('kind' in obj && obj.kind !== kind.kind) out.push({ path: '/kind', message: `must be ${kind.kind}` });
   const schema = schemaOf(kind, name);
   // apiVersion, kind and metadata are the server's, checked above or not at all.
@@ -46,7 +53,10 @@ function schemaOf(kind: AnyCustomKind, version: string): JSONSchemaProps {
   if (!byVersion) schemas.set(kind.definition, (byVersion = new Map()));
   let schema = byVersion.get(version);
   if (!schema) {
-    schema = toStructuralSchema(versionObjectSchema(kind.definition.versions.find((v) => v.name === version)!), `versions[${version}].schema`);
+    schema = toStructuralSchema(
+      versionObjectSchema(kind.definition.versions.find((v) => v.name === version)!),
+      `versions[${version}].schema`,
+    );
     byVersion.set(version, schema);
   }
   return schema;

@@ -43,13 +43,23 @@ test('all actions continuing runs the whole chain in order and ends done', async
   assert.deepEqual(ctx.ran, ['a', 'b']);
   assert.deepEqual(report.result, { kind: 'done' });
   assert.equal(report.stoppedBy, undefined);
-  assert.deepEqual(report.actions.map((r) => [r.action, r.result]), [['a', 'continue'], ['b', 'continue']]);
+  assert.deepEqual(
+    report.actions.map((r) => [r.action, r.result]),
+    [
+      ['a', 'continue'],
+      ['b', 'continue'],
+    ],
+  );
 });
 
 test('a requeue stops the chain and becomes the reconcile result', async () => {
   const clock = new FakeClock();
   const ctx = { ran: [], clock };
-  const report = await runActions([step('a', CONTINUE), step('wait', requeueAfter(30_000)), step('never', CONTINUE)], ctx, { controller: 'c', clock });
+  const report = await runActions(
+    [step('a', CONTINUE), step('wait', requeueAfter(30_000)), step('never', CONTINUE)],
+    ctx,
+    { controller: 'c', clock },
+  );
   assert.deepEqual(ctx.ran, ['a', 'wait']);
   const result: Result = report.result;
   assert.deepEqual(result, { kind: 'requeueAfter', requeueAfterMs: 30_000 });
@@ -71,7 +81,11 @@ test('an error stops the chain, is logged, and is rethrown unchanged so Terminal
   const lines: { level: string; obj: Record<string, unknown>; msg?: string }[] = [];
   const boom = new TerminalError('spec cannot be satisfied');
   await assert.rejects(
-    runActions([step('a', CONTINUE), step('bad', boom), step('never', CONTINUE)], ctx, { controller: 'c', clock, logger: recordingLogger(lines) }),
+    runActions([step('a', CONTINUE), step('bad', boom), step('never', CONTINUE)], ctx, {
+      controller: 'c',
+      clock,
+      logger: recordingLogger(lines),
+    }),
     (err) => err === boom && isTerminalError(err),
   );
   assert.deepEqual(ctx.ran, ['a', 'bad']);
@@ -84,10 +98,17 @@ test('each action is measured in operator_action_duration_seconds{controller,act
   const clock = new FakeClock();
   const registry = new Registry();
   const ctx = { ran: [], clock };
-  await runActions([step('fast', CONTINUE, 2), step('slow', requeueAfter(1), 1_500)], ctx, { controller: 'db', clock, registry });
+  await runActions([step('fast', CONTINUE, 2), step('slow', requeueAfter(1), 1_500)], ctx, {
+    controller: 'db',
+    clock,
+    registry,
+  });
   await assert.rejects(runActions([step('broken', new Error('x'), 20)], ctx, { controller: 'db', clock, registry }));
   const metric = await registry.getSingleMetricAsString('operator_action_duration_seconds');
-  assert.match(metric, /operator_action_duration_seconds_sum\{controller="db",action="fast",result="continue"\} 0\.002/);
+  assert.match(
+    metric,
+    /operator_action_duration_seconds_sum\{controller="db",action="fast",result="continue"\} 0\.002/,
+  );
   assert.match(metric, /operator_action_duration_seconds_sum\{controller="db",action="slow",result="requeue"\} 1\.5/);
   assert.match(metric, /operator_action_duration_seconds_count\{controller="db",action="broken",result="error"\} 1/);
   const report = await runActions([step('fast', CONTINUE, 7)], ctx, { controller: 'db', clock, registry });
@@ -99,7 +120,10 @@ test('no further action runs once the reconcile signal is aborted', async () => 
   const ctx = { ran: [], clock };
   const ac = new AbortController();
   const abortIt: Action<Ctx> = { name: 'abort', run: async () => (ac.abort(), CONTINUE) };
-  await assert.rejects(runActions([abortIt, step('never', CONTINUE)], ctx, { controller: 'c', clock, signal: ac.signal }), { code: 'ERR_ABORTED' });
+  await assert.rejects(
+    runActions([abortIt, step('never', CONTINUE)], ctx, { controller: 'c', clock, signal: ac.signal }),
+    { code: 'ERR_ABORTED' },
+  );
   assert.deepEqual(ctx.ran, []);
 });
 

@@ -52,14 +52,20 @@ export interface ActionsReport {
 
 export const ACTION_DURATION_METRIC = 'operator_action_duration_seconds';
 /** Buckets in seconds, from a cache read to a slow external call. */
-export const ACTION_DURATION_BUCKETS: readonly number[] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+export const ACTION_DURATION_BUCKETS: readonly number[] = [
+  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
 
 /**
  * Runs `actions` in order with `ctx`. Stops at the first action that returns `done` or
  * `requeueAfter`, or throws. A thrown error is logged, measured and rethrown unchanged (so a
  * `TerminalError` stays terminal and the workqueue's backoff applies to the rest).
  */
-export async function runActions<C>(actions: readonly Action<C>[], ctx: C, options: RunActionsOptions): Promise<ActionsReport> {
+export async function runActions<C>(
+  actions: readonly Action<C>[],
+  ctx: C,
+  options: RunActionsOptions,
+): Promise<ActionsReport> {
   const clock = options.clock ?? realClock;
   const log = options.logger ?? silentLogger;
   const histogram = options.registry
@@ -85,12 +91,18 @@ export async function runActions<C>(actions: readonly Action<C>[], ctx: C, optio
       out = await action.run(ctx);
     } catch (err) {
       const entry = record(action.name, 'error', start);
-      log.error({ controller: options.controller, action: action.name, durationMs: entry.durationMs, err }, 'action failed');
+      log.error(
+        { controller: options.controller, action: action.name, durationMs: entry.durationMs, err },
+        'action failed',
+      );
       throw err;
     }
     const label: ActionOutcomeLabel = !out ? 'continue' : out.kind === 'requeueAfter' ? 'requeue' : out.kind;
     const entry = record(action.name, label, start);
-    log.debug({ controller: options.controller, action: action.name, result: label, durationMs: entry.durationMs }, 'action finished');
+    log.debug(
+      { controller: options.controller, action: action.name, result: label, durationMs: entry.durationMs },
+      'action finished',
+    );
     if (out) return { result: out, actions: records, stoppedBy: action.name };
   }
   return { result: done(), actions: records };

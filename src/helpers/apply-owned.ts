@@ -37,7 +37,11 @@ export interface ApplyOwnedResult<T> {
  * managedFields and status are stripped: an apply states intent, not a read-modify-write, and
  * status goes through `/status`.
  */
-export async function applyOwned<T extends MetaObject>(client: Client, obj: T, options: ApplyOwnedOptions): Promise<ApplyOwnedResult<T>> {
+export async function applyOwned<T extends MetaObject>(
+  client: Client,
+  obj: T,
+  options: ApplyOwnedOptions,
+): Promise<ApplyOwnedResult<T>> {
   const useHash = options.specHash ?? true;
   if (useHash && options.current && specHashMatches(options.current, obj)) {
     return { operation: 'unchanged', object: options.current as T };

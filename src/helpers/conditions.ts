@@ -42,7 +42,8 @@ export interface SetConditionOptions {
 
 // The patterns and limits of metav1.Condition's validation, so a bad condition fails here, not
 // as a 422 from the API server after the reconcile did its work.
-const TYPE_PATTERN = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;
+const TYPE_PATTERN =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;
 const REASON_PATTERN = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 const MAX_TYPE_LENGTH = 316;
 const MAX_REASON_LENGTH = 1024;
@@ -52,16 +53,27 @@ const STATUSES: ReadonlySet<string> = new Set(['True', 'False', 'Unknown']);
 /** Throws `InvalidConditionError` for what the API server would reject, and for a reason that is not CamelCase. */
 export function validateCondition(input: ConditionInput): void {
   if (input.type.length > MAX_TYPE_LENGTH || !TYPE_PATTERN.test(input.type)) {
-    throw new InvalidConditionError('type', `${JSON.stringify(input.type)} is not a qualified name (e.g. Ready or example.com/Synced)`);
+    throw new InvalidConditionError(
+      'type',
+      `${JSON.stringify(input.type)} is not a qualified name (e.g. Ready or example.com/Synced)`,
+    );
   }
-  if (!STATUSES.has(input.status)) throw new InvalidConditionError('status', `${JSON.stringify(input.status)} is not True, False or Unknown`);
+  if (!STATUSES.has(input.status))
+    throw new InvalidConditionError('status', `${JSON.stringify(input.status)} is not True, False or Unknown`);
   // metav1 allows a lowercase first letter; the API conventions ask for CamelCase, and a leading
   // capital is what makes reasons readable as identifiers in `kubectl describe`.
   if (input.reason.length > MAX_REASON_LENGTH || !REASON_PATTERN.test(input.reason) || !/^[A-Z]/.test(input.reason)) {
-    throw new InvalidConditionError('reason', `${JSON.stringify(input.reason)} is not CamelCase (e.g. MinimumReplicasAvailable)`);
+    throw new InvalidConditionError(
+      'reason',
+      `${JSON.stringify(input.reason)} is not CamelCase (e.g. MinimumReplicasAvailable)`,
+    );
   }
-  if ((input.message ?? '').length > MAX_MESSAGE_LENGTH) throw new InvalidConditionError('message', `longer than ${MAX_MESSAGE_LENGTH} characters`);
-  if (input.observedGeneration !== undefined && !(Number.isInteger(input.observedGeneration) && input.observedGeneration >= 0)) {
+  if ((input.message ?? '').length > MAX_MESSAGE_LENGTH)
+    throw new InvalidConditionError('message', `longer than ${MAX_MESSAGE_LENGTH} characters`);
+  if (
+    input.observedGeneration !== undefined &&
+    !(Number.isInteger(input.observedGeneration) && input.observedGeneration >= 0)
+  ) {
     throw new InvalidConditionError('observedGeneration', 'must be an integer >= 0');
   }
 }
@@ -76,7 +88,11 @@ export function formatConditionTime(ms: number): string {
  * new; otherwise updated in place of the old entry, with lastTransitionTime changed only if the
  * status changed. Order is kept. The input array is not modified.
  */
-export function setCondition(conditions: readonly Condition[] | undefined, input: ConditionInput, options: SetConditionOptions = {}): Condition[] {
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  input: ConditionInput,
+  options: SetConditionOptions = {},
+): Condition[] {
   validateCondition(input);
   const list = (conditions ?? []).map((c) => ({ ...c }));
   const existing = list.find((c) => c.type === input.type);

@@ -27,7 +27,10 @@ test('an absent object is created with mutate applied', async () => {
   const res = await createOrPatch(fake, key(), setData);
   assert.equal(res.operation, 'created');
   assert.deepEqual(res.object.data, { a: '1' });
-  assert.deepEqual(fake.requests.map((r) => r.verb), ['get', 'create']);
+  assert.deepEqual(
+    fake.requests.map((r) => r.verb),
+    ['get', 'create'],
+  );
 });
 
 test('an object already as mutate wants it is unchanged: zero writes', async () => {
@@ -43,7 +46,12 @@ test('a change is sent as a merge patch of the difference carrying the resourceV
   assert.equal(res.operation, 'updated');
   assert.deepEqual(
     fake.requests.filter(isWrite).map((r) => [r.patchType, r.body]),
-    [['merge', { data: { a: '1' }, metadata: { labels: { app: 'x' }, resourceVersion: seeded?.metadata?.resourceVersion } }]],
+    [
+      [
+        'merge',
+        { data: { a: '1' }, metadata: { labels: { app: 'x' }, resourceVersion: seeded?.metadata?.resourceVersion } },
+      ],
+    ],
   );
   assert.deepEqual(res.object.data, { a: '1', other: 'kept' });
 });
@@ -73,7 +81,13 @@ test('a status change goes to /status in its own patch, and spec changes do not 
     o.status = { message: 'hi' };
   });
   assert.equal(res.operation, 'updated');
-  assert.deepEqual(fake.requests.filter(isWrite).map((r) => [r.verb, r.subresource]), [['patch', undefined], ['patch', 'status']]);
+  assert.deepEqual(
+    fake.requests.filter(isWrite).map((r) => [r.verb, r.subresource]),
+    [
+      ['patch', undefined],
+      ['patch', 'status'],
+    ],
+  );
   const got = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   assert.equal(got.spec.size, 4);
   assert.equal(got.status?.message, 'hi');
@@ -85,12 +99,21 @@ test('a status set by mutate on create is written to /status right after the cre
     o.status = { message: 'born' };
   });
   assert.equal(res.operation, 'created');
-  assert.deepEqual(fake.requests.filter(isWrite).map((r) => [r.verb, r.subresource]), [['create', undefined], ['patch', 'status']]);
+  assert.deepEqual(
+    fake.requests.filter(isWrite).map((r) => [r.verb, r.subresource]),
+    [
+      ['create', undefined],
+      ['patch', 'status'],
+    ],
+  );
   assert.equal(res.object.status?.message, 'born');
 });
 
 test('mutate may not change the object it was given the key of', async () => {
   const { fake } = await setup();
-  await assert.rejects(createOrPatch(fake, key(), (o) => void (o.metadata!.name = 'other')), { code: 'ERR_INVALID_OPTION' });
+  await assert.rejects(
+    createOrPatch(fake, key(), (o) => void (o.metadata!.name = 'other')),
+    { code: 'ERR_INVALID_OPTION' },
+  );
   assert.equal(fake.countRequests(isWrite), 0);
 });

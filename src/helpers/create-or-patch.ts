@@ -48,17 +48,29 @@ export async function createOrPatch<T extends MetaObject>(
     const fresh = cloneJson(key);
     await mutate(fresh);
     checkKeyKept(key, fresh);
-    let created = await client.create<T>(fresh, { namespace, signal: options.signal, fieldManager: options.fieldManager });
+    let created = await client.create<T>(fresh, {
+      namespace,
+      signal: options.signal,
+      fieldManager: options.fieldManager,
+    });
     // A create drops status (it has its own subresource); write what mutate set, right after.
     const wantStatus = (fresh as { status?: unknown }).status;
-    const statusPatch = wantStatus === undefined ? undefined : createMergePatch((created as { status?: unknown }).status ?? {}, wantStatus);
+    const statusPatch =
+      wantStatus === undefined
+        ? undefined
+        : createMergePatch((created as { status?: unknown }).status ?? {}, wantStatus);
     if (statusPatch !== undefined) {
-      created = await client.patchStatus<T>(type, name, { metadata: { resourceVersion: created.metadata?.resourceVersion }, status: statusPatch }, {
-        type: 'merge',
-        namespace,
-        signal: options.signal,
-        fieldManager: options.fieldManager,
-      });
+      created = await client.patchStatus<T>(
+        type,
+        name,
+        { metadata: { resourceVersion: created.metadata?.resourceVersion }, status: statusPatch },
+        {
+          type: 'merge',
+          namespace,
+          signal: options.signal,
+          fieldManager: options.fieldManager,
+        },
+      );
     }
     return { operation: 'created', object: created };
   }
@@ -76,7 +88,12 @@ export async function createOrPatch<T extends MetaObject>(
     object = await client.patch<T>(type, name, withResourceVersion(patch, object), writeOpts);
   }
   if (statusPatch !== undefined) {
-    object = await client.patchStatus<T>(type, name, { metadata: { resourceVersion: object.metadata?.resourceVersion }, status: statusPatch }, writeOpts);
+    object = await client.patchStatus<T>(
+      type,
+      name,
+      { metadata: { resourceVersion: object.metadata?.resourceVersion }, status: statusPatch },
+      writeOpts,
+    );
   }
   return { operation: 'updated', object };
 }
@@ -88,7 +105,12 @@ function withResourceVersion(patch: unknown, read: MetaObject): Record<string, u
 }
 
 function checkKeyKept(key: MetaObject, obj: MetaObject): void {
-  if (obj.apiVersion !== key.apiVersion || obj.kind !== key.kind || obj.metadata?.name !== key.metadata?.name || (obj.metadata?.namespace || undefined) !== (key.metadata?.namespace || undefined)) {
+  if (
+    obj.apiVersion !== key.apiVersion ||
+    obj.kind !== key.kind ||
+    obj.metadata?.name !== key.metadata?.name ||
+    (obj.metadata?.namespace || undefined) !== (key.metadata?.namespace || undefined)
+  ) {
     throw new InvalidOptionError('mutate', 'must not change apiVersion, kind, name or namespace');
   }
 }

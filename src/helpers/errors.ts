@@ -38,7 +38,12 @@ export class CrossNamespaceOwnerError extends OperatorRuntimeError {
 /** The object already has a different controller: an object has at most one. */
 export class AlreadyOwnedError extends OperatorRuntimeError {
   declare readonly code: 'ERR_ALREADY_OWNED';
-  readonly existing: { readonly apiVersion: string; readonly kind: string; readonly name: string; readonly uid: string };
+  readonly existing: {
+    readonly apiVersion: string;
+    readonly kind: string;
+    readonly name: string;
+    readonly uid: string;
+  };
 
   constructor(message: string, existing: AlreadyOwnedError['existing']) {
     super('ERR_ALREADY_OWNED', message);

@@ -11,7 +11,10 @@ const FIN = 'example.com/backup';
 
 async function setup(finalizers?: string[], deleting = false): Promise<{ fake: FakeClient; obj: Gizmo }> {
   const fake = new FakeClient({ crds: [GIZMO_CRD] });
-  let obj = await fake.create<Gizmo>({ ...gizmo('ns', 'g'), metadata: { name: 'g', namespace: 'ns', ...(finalizers ? { finalizers } : {}) } });
+  let obj = await fake.create<Gizmo>({
+    ...gizmo('ns', 'g'),
+    metadata: { name: 'g', namespace: 'ns', ...(finalizers ? { finalizers } : {}) },
+  });
   if (deleting) {
     await fake.delete(GIZMO, 'g', { namespace: 'ns' });
     obj = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
@@ -50,7 +53,10 @@ test('a deleting object runs cleanup, then loses only our finalizer', async () =
 
 test('when cleanup throws, the finalizer stays and the error reaches the reconciler', async () => {
   const { fake, obj } = await setup([FIN], true);
-  await assert.rejects(handleFinalizer(fake, obj, { name: FIN, cleanup: async () => Promise.reject(new Error('backup failed')) }), /backup failed/);
+  await assert.rejects(
+    handleFinalizer(fake, obj, { name: FIN, cleanup: async () => Promise.reject(new Error('backup failed')) }),
+    /backup failed/,
+  );
   assert.equal(fake.countRequests(isWrite), 0);
   assert.deepEqual((await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' })).metadata.finalizers, [FIN]);
 });
@@ -85,6 +91,8 @@ test('removing our last finalizer lets the object go', async () => {
 
 test('an unqualified finalizer name is refused before anything runs', async () => {
   const { fake, obj } = await setup();
-  await assert.rejects(handleFinalizer(fake, obj, { name: 'backup', cleanup: async () => {} }), { code: 'ERR_INVALID_FINALIZER_NAME' });
+  await assert.rejects(handleFinalizer(fake, obj, { name: 'backup', cleanup: async () => {} }), {
+    code: 'ERR_INVALID_FINALIZER_NAME',
+  });
   assert.equal(fake.requests.length, 0);
 });

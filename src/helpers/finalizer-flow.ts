@@ -1,5 +1,11 @@
 import type { Client } from '../client/client.js';
-import { addFinalizer, hasFinalizer, removeFinalizer, validateFinalizerName, type FinalizerWriteOptions } from './finalizers.js';
+import {
+  addFinalizer,
+  hasFinalizer,
+  removeFinalizer,
+  validateFinalizerName,
+  type FinalizerWriteOptions,
+} from './finalizers.js';
 import type { MetaObject } from './meta-object.js';
 import { done, isRequeue, type Result } from '../core/result.js';
 
@@ -41,7 +47,11 @@ export type FinalizerStep<T> =
  * Not deleting → ensures our finalizer is present (one write the first time, none after).
  * Deleting with our finalizer → runs `cleanup`; on success removes only our finalizer.
  */
-export async function handleFinalizer<T extends MetaObject>(client: Client, obj: T, options: HandleFinalizerOptions<T>): Promise<FinalizerStep<T>> {
+export async function handleFinalizer<T extends MetaObject>(
+  client: Client,
+  obj: T,
+  options: HandleFinalizerOptions<T>,
+): Promise<FinalizerStep<T>> {
   validateFinalizerName(options.name);
   const deleting = Boolean(obj.metadata?.deletionTimestamp);
   if (!deleting) {

@@ -10,16 +10,28 @@ const retry = { clock: immediateClock };
 
 async function setup(finalizers?: string[]): Promise<{ fake: FakeClient; obj: Gizmo }> {
   const fake = new FakeClient({ crds: [GIZMO_CRD] });
-  const obj = await fake.create<Gizmo>({ ...gizmo('ns', 'g'), metadata: { name: 'g', namespace: 'ns', ...(finalizers ? { finalizers } : {}) } });
+  const obj = await fake.create<Gizmo>({
+    ...gizmo('ns', 'g'),
+    metadata: { name: 'g', namespace: 'ns', ...(finalizers ? { finalizers } : {}) },
+  });
   fake.clearRequests();
   return { fake, obj };
 }
 
 test('finalizer names must be domain-qualified', () => {
-  for (const bad of ['backup', '/backup', 'example/backup', 'Example.com/backup', 'example.com/', 'example.com/-x', `example.com/${'a'.repeat(64)}`]) {
+  for (const bad of [
+    'backup',
+    '/backup',
+    'example/backup',
+    'Example.com/backup',
+    'example.com/',
+    'example.com/-x',
+    `example.com/${'a'.repeat(64)}`,
+  ]) {
     assert.throws(() => validateFinalizerName(bad), { code: 'ERR_INVALID_FINALIZER_NAME' }, bad);
   }
-  for (const good of ['example.com/backup', 'db.example.com/cleanup-volume', 'a.b/C_d.e']) assert.doesNotThrow(() => validateFinalizerName(good));
+  for (const good of ['example.com/backup', 'db.example.com/cleanup-volume', 'a.b/C_d.e'])
+    assert.doesNotThrow(() => validateFinalizerName(good));
 });
 
 test('addFinalizer refuses an unqualified name before any request', async () => {
@@ -34,7 +46,18 @@ test('addFinalizer appends one string, keeps the others, and sends the resourceV
   assert.deepEqual(out.metadata.finalizers, ['other.io/keep', 'example.com/backup']);
   assert.deepEqual(
     fake.requests.map((r) => [r.verb, r.patchType, r.body]),
-    [['patch', 'merge', { metadata: { resourceVersion: obj.metadata.resourceVersion, finalizers: ['other.io/keep', 'example.com/backup'] } }]],
+    [
+      [
+        'patch',
+        'merge',
+        {
+          metadata: {
+            resourceVersion: obj.metadata.resourceVersion,
+            finalizers: ['other.io/keep', 'example.com/backup'],
+          },
+        },
+      ],
+    ],
   );
   assert.ok(hasFinalizer(out, 'example.com/backup'));
 });
@@ -53,13 +76,18 @@ test('a concurrent finalizer edit is not clobbered: the stale write conflicts, t
   fake.clearRequests();
   const out = await addFinalizer(fake, stale, 'example.com/ours', { retry });
   assert.deepEqual(out.metadata.finalizers, ['other.io/theirs', 'example.com/ours']);
-  assert.deepEqual(fake.requests.map((r) => r.verb), ['patch', 'get', 'patch']);
+  assert.deepEqual(
+    fake.requests.map((r) => r.verb),
+    ['patch', 'get', 'patch'],
+  );
 });
 
 test('six writers adding different finalizers from one read all keep theirs', async () => {
   const { fake, obj } = await setup();
   const names = Array.from({ length: 6 }, (_, i) => `c${i}.example.com/f`);
-  await Promise.all(names.map((n) => addFinalizer(fake, obj, n, { retry: { ...retry, backoff: { maxAttempts: 10 } } })));
+  await Promise.all(
+    names.map((n) => addFinalizer(fake, obj, n, { retry: { ...retry, backoff: { maxAttempts: 10 } } })),
+  );
   const final = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   assert.deepEqual([...(final.metadata.finalizers ?? [])].sort(), names);
 });
@@ -105,6 +133,9 @@ test('a deleting object takes no new finalizer (422 from the server)', async () 
 test('an object without a resourceVersion is read first, so the write still has a precondition', async () => {
   const { fake } = await setup();
   await addFinalizer(fake, gizmo('ns', 'g'), 'example.com/ours');
-  assert.deepEqual(fake.requests.map((r) => r.verb), ['get', 'patch']);
+  assert.deepEqual(
+    fake.requests.map((r) => r.verb),
+    ['get', 'patch'],
+  );
   assert.ok((fake.requests[1]!.body as { metadata: { resourceVersion?: string } }).metadata.resourceVersion);
 });

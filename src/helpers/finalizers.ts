@@ -30,10 +30,16 @@ export function validateFinalizerName(name: string): void {
   const prefix = name.slice(0, slash);
   const local = name.slice(slash + 1);
   if (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) {
-    throw new InvalidFinalizerNameError(name, 'the prefix must be a DNS domain with at least one dot (lowercase letters, digits, "-" and ".")');
+    throw new InvalidFinalizerNameError(
+      name,
+      'the prefix must be a DNS domain with at least one dot (lowercase letters, digits, "-" and ".")',
+    );
   }
   if (local.length === 0 || local.length > 63 || !QUALIFIED_NAME_PART.test(local)) {
-    throw new InvalidFinalizerNameError(name, 'the part after "/" must be 1-63 characters of letters, digits, "-", "_" or ".", starting and ending alphanumeric');
+    throw new InvalidFinalizerNameError(
+      name,
+      'the part after "/" must be 1-63 characters of letters, digits, "-", "_" or ".", starting and ending alphanumeric',
+    );
   }
 }
 
@@ -46,9 +52,20 @@ export function hasFinalizer(obj: MetaObject, name: string): boolean {
  * there. `obj` is the object as read (its resourceVersion is the precondition of the first
  * attempt). Returns the object as the server now has it.
  */
-export async function addFinalizer<T extends MetaObject>(client: Client, obj: T, name: string, options: FinalizerWriteOptions = {}): Promise<T> {
+export async function addFinalizer<T extends MetaObject>(
+  client: Client,
+  obj: T,
+  name: string,
+  options: FinalizerWriteOptions = {},
+): Promise<T> {
   validateFinalizerName(name);
-  const result = await editFinalizers(client, obj, (list) => (list.includes(name) ? undefined : [...list, name]), options, false);
+  const result = await editFinalizers(
+    client,
+    obj,
+    (list) => (list.includes(name) ? undefined : [...list, name]),
+    options,
+    false,
+  );
   return result!;
 }
 
@@ -65,7 +82,13 @@ export async function removeFinalizer<T extends MetaObject>(
   options: FinalizerWriteOptions = {},
 ): Promise<T | undefined> {
   validateFinalizerName(name);
-  return editFinalizers(client, obj, (list) => (list.includes(name) ? list.filter((f) => f !== name) : undefined), options, true);
+  return editFinalizers(
+    client,
+    obj,
+    (list) => (list.includes(name) ? list.filter((f) => f !== name) : undefined),
+    options,
+    true,
+  );
 }
 
 async function editFinalizers<T extends MetaObject>(
@@ -79,23 +102,33 @@ async function editFinalizers<T extends MetaObject>(
   const name = nameOf(obj);
   const namespace = obj.metadata?.namespace;
   let current: T | undefined = obj;
-  return retryOnConflict(async (attempt) => {
-    if (attempt > 1 || !current?.metadata?.resourceVersion) {
+  return retryOnConflict(
+    async (attempt) => {
+      if (attempt > 1 || !current?.metadata?.resourceVersion) {
+        try {
+          current = await client.get<T>(type, name, { namespace, signal: options.signal });
+        } catch (err) {
+          if (goneIsFine && isNotFound(err)) return undefined;
+          throw err;
+        }
+      }
+      const next = edit(current.metadata?.finalizers ?? []);
+      if (!next) return current;
+      const patch = {
+        metadata: { resourceVersion: current.metadata?.resourceVersion, finalizers: next.length > 0 ? next : null },
+      };
       try {
-        current = await client.get<T>(type, name, { namespace, signal: options.signal });
+        return await client.patch<T>(type, name, patch, {
+          type: 'merge',
+          namespace,
+          signal: options.signal,
+          fieldManager: options.fieldManager,
+        });
       } catch (err) {
         if (goneIsFine && isNotFound(err)) return undefined;
         throw err;
       }
-    }
-    const next = edit(current.metadata?.finalizers ?? []);
-    if (!next) return current;
-    const patch = { metadata: { resourceVersion: current.metadata?.resourceVersion, finalizers: next.length > 0 ? next : null } };
-    try {
-      return await client.patch<T>(type, name, patch, { type: 'merge', namespace, signal: options.signal, fieldManager: options.fieldManager });
-    } catch (err) {
-      if (goneIsFine && isNotFound(err)) return undefined;
-      throw err;
-    }
-  }, { ...options.retry, signal: options.signal });
+    },
+    { ...options.retry, signal: options.signal },
+  );
 }

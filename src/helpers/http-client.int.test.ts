@@ -25,7 +25,12 @@ describe('the resilient HTTP client against a flaky local server', () => {
 
   before(async () => {
     server = createServer((req, res) => {
-      seen.push({ at: performance.now(), method: req.method ?? '', url: req.url ?? '', idempotencyKey: req.headers['idempotency-key'] as string | undefined });
+      seen.push({
+        at: performance.now(),
+        method: req.method ?? '',
+        url: req.url ?? '',
+        idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      });
       req.resume();
       req.on('end', () => handler(req, res, seen.length));
     });
@@ -43,20 +48,30 @@ describe('the resilient HTTP client against a flaky local server', () => {
     seen = [];
     registry = new Registry();
     void http?.close();
-    http = createHttpClient({ attemptTimeoutMs: 2_000, registry, ...options, backoff: { initialMs: 20, maxMs: 100, ...options.backoff } });
+    http = createHttpClient({
+      attemptTimeoutMs: 2_000,
+      registry,
+      ...options,
+      backoff: { initialMs: 20, maxMs: 100, ...options.backoff },
+    });
   }
 
-  const failures = (n: number, status = 503, headers: Record<string, string> = {}): Handler => (_req, res, i) => {
-    if (i <= n) res.writeHead(status, headers).end('try later');
-    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ attempt: i }));
-  };
+  const failures =
+    (n: number, status = 503, headers: Record<string, string> = {}): Handler =>
+    (_req, res, i) => {
+      if (i <= n) res.writeHead(status, headers).end('try later');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ attempt: i }));
+    };
 
   test('a server that fails 3 times and then answers is retried until it answers', async () => {
     reset(failures(3));
     const res = await http.request(`${base}/data`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.json(), { attempt: 4 });
-    assert.deepEqual(res.attempts.map((a) => a.status), [503, 503, 503, 200]);
+    assert.deepEqual(
+      res.attempts.map((a) => a.status),
+      [503, 503, 503, 200],
+    );
     assert.equal(seen.length, 4);
     const text = await registry.metrics();
     assert.match(text, /operator_http_client_requests_total\{host="127\.0\.0\.1:\d+",method="GET",code="503"\} 3/);
@@ -97,10 +112,15 @@ describe('the resilient HTTP client against a flaky local server', () => {
 
   test('with no signal, it gives up after the last retry and reports each attempt', async () => {
     reset(failures(Infinity, 500), { backoff: { maxAttempts: 3 } });
-    const err = await http.request(`${base}/data?api_key=hunter2`, { headers: { authorization: 'Bearer hunter2' } }).catch((e: unknown) => e);
+    const err = await http
+      .request(`${base}/data?api_key=hunter2`, { headers: { authorization: 'Bearer hunter2' } })
+      .catch((e: unknown) => e);
     assert.ok(err instanceof HttpRequestError);
     assert.equal(err.reason, 'retriesExhausted');
-    assert.deepEqual(err.attempts.map((a) => a.status), [500, 500, 500]);
+    assert.deepEqual(
+      err.attempts.map((a) => a.status),
+      [500, 500, 500],
+    );
     assert.equal(err.status, 500);
     assert.doesNotMatch(`${err.message} ${JSON.stringify(err)}`, /hunter2/);
     assert.equal(seen.length, 3);
@@ -124,6 +144,9 @@ describe('the resilient HTTP client against a flaky local server', () => {
     reset((req, res, i) => (i === 1 ? req.socket.destroy() : res.writeHead(201).end('made')));
     const res = await http.request(`${base}/orders`, { method: 'POST', body: '{"item":1}', idempotencyKey: 'order-7' });
     assert.equal(res.status, 201);
-    assert.deepEqual(seen.map((s) => s.idempotencyKey), ['order-7', 'order-7']);
+    assert.deepEqual(
+      seen.map((s) => s.idempotencyKey),
+      ['order-7', 'order-7'],
+    );
   });
 });

@@ -56,7 +56,13 @@ export interface HttpClientOptions {
 }
 
 /** 4 attempts (3 retries), 100 ms doubling to at most 5 s, full jitter. */
-export const DEFAULT_HTTP_BACKOFF: ResolvedBackoff = Object.freeze({ maxAttempts: 4, initialMs: 100, maxMs: 5_000, factor: 2, jitter: 'full' });
+export const DEFAULT_HTTP_BACKOFF: ResolvedBackoff = Object.freeze({
+  maxAttempts: 4,
+  initialMs: 100,
+  maxMs: 5_000,
+  factor: 2,
+  jitter: 'full',
+});
 export const DEFAULT_HTTP_ATTEMPT_TIMEOUT_MS = 10_000;
 export const DEFAULT_HTTP_MAX_RETRY_AFTER_MS = 30_000;
 export const DEFAULT_HTTP_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -131,11 +137,21 @@ export class HttpRequestError extends OperatorRuntimeError {
   /** Status of the last attempt, when it got one. */
   readonly status: number | undefined;
 
-  constructor(init: { reason: HttpFailureReason; method: string; url: string; attempts: readonly HttpAttempt[]; cause?: unknown }) {
+  constructor(init: {
+    reason: HttpFailureReason;
+    method: string;
+    url: string;
+    attempts: readonly HttpAttempt[];
+    cause?: unknown;
+  }) {
     const summary = init.attempts.map((a) => a.error ?? String(a.status)).join(', ');
-    super('ERR_HTTP_REQUEST', `${init.method} ${init.url} failed (${init.reason}) after ${init.attempts.length} attempt(s): ${summary || 'none'}`, {
-      cause: init.cause,
-    });
+    super(
+      'ERR_HTTP_REQUEST',
+      `${init.method} ${init.url} failed (${init.reason}) after ${init.attempts.length} attempt(s): ${summary || 'none'}`,
+      {
+        cause: init.cause,
+      },
+    );
     this.reason = init.reason;
     this.method = init.method;
     this.url = init.url;
@@ -159,9 +175,21 @@ export const HTTP_DURATION_METRIC = 'operator_http_client_request_duration_secon
 const DURATION_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
 /** Failures that happen before anything was written: safe to resend whatever the method. */
-const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 /** Programmer errors: retrying cannot help. */
-const FATAL_CODES: ReadonlySet<string> = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_URL', 'UND_ERR_NOT_SUPPORTED', 'ERR_INVALID_ARG_TYPE']);
+const FATAL_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_INVALID_ARG',
+  'ERR_INVALID_URL',
+  'UND_ERR_NOT_SUPPORTED',
+  'ERR_INVALID_ARG_TYPE',
+]);
 const ATTEMPT_TIMEOUT = 'ERR_ATTEMPT_TIMEOUT';
 
 /** Statuses worth another attempt: the server is overloaded or failing, not refusing the request. */
@@ -219,7 +247,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     }
     const host = hostLabel(url.host);
     const where = `${url.origin}${url.pathname}`;
-    const safeToRepeat = IDEMPOTENT_METHODS.has(method) || opts.idempotencyKey !== undefined || opts.retryUnsafe === true;
+    const safeToRepeat =
+      IDEMPOTENT_METHODS.has(method) || opts.idempotencyKey !== undefined || opts.retryUnsafe === true;
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.idempotencyKey !== undefined) headers[keyHeader] = opts.idempotencyKey;
     const backoff = new ExponentialBackoff({ ...backoffOptions, random: options.random });
@@ -255,9 +284,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (outcome.kind === 'tooLarge') throw fail('responseTooLarge');
       if (outcome.kind === 'fatal') throw fail('notRetryable', outcome.cause);
       // A POST that may have reached the server must not be sent twice, unless the caller says so.
-      const mayRepeat = safeToRepeat || (outcome.kind === 'error' && NOT_SENT_CODES.has(outcome.code)) || (outcome.kind === 'response' && outcome.status === 429);
+      const mayRepeat =
+        safeToRepeat ||
+        (outcome.kind === 'error' && NOT_SENT_CODES.has(outcome.code)) ||
+        (outcome.kind === 'response' && outcome.status === 429);
       if (!mayRepeat) throw fail('notRetryable', outcome.kind === 'error' ? outcome.cause : undefined);
-      if (attempt >= backoffOptions.maxAttempts) throw fail('retriesExhausted', outcome.kind === 'error' ? outcome.cause : undefined);
+      if (attempt >= backoffOptions.maxAttempts)
+        throw fail('retriesExhausted', outcome.kind === 'error' ? outcome.cause : undefined);
 
       let delayMs = backoff.next();
       if (outcome.kind === 'response') {
@@ -268,7 +301,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         }
       }
       record.delayMs = delayMs;
-      logger.debug({ method, url: where, attempt, status: record.status, error: record.error, delayMs }, 'retrying HTTP request');
+      logger.debug(
+        { method, url: where, attempt, status: record.status, error: record.error, delayMs },
+        'retrying HTTP request',
+      );
       try {
         await sleep(clock, delayMs, opts.signal);
       } catch {
@@ -284,7 +320,12 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     | { kind: 'aborted'; code: string; durationMs: number }
     | { kind: 'tooLarge'; code: string; durationMs: number };
 
-  async function attemptOnce(url: URL, method: string, headers: Record<string, string>, opts: HttpRequestOptions): Promise<Outcome> {
+  async function attemptOnce(
+    url: URL,
+    method: string,
+    headers: Record<string, string>,
+    opts: HttpRequestOptions,
+  ): Promise<Outcome> {
     const start = clock.monotonicNow();
     const elapsed = (): number => clock.monotonicNow() - start;
     const controller = new AbortController();
@@ -306,7 +347,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (isRetryableHttpStatus(res.statusCode)) {
         // The body of an error answer is not needed; release the connection.
         await res.body.dump().catch(() => {});
-        return { kind: 'response', status: res.statusCode, headers: res.headers, body: Buffer.alloc(0), durationMs: elapsed() };
+        return {
+          kind: 'response',
+          status: res.statusCode,
+          headers: res.headers,
+          body: Buffer.alloc(0),
+          durationMs: elapsed(),
+        };
       }
       const chunks: Buffer[] = [];
       let size = 0;
@@ -318,7 +365,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         }
         chunks.push(chunk as Buffer);
       }
-      return { kind: 'response', status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), durationMs: elapsed() };
+      return {
+        kind: 'response',
+        status: res.statusCode,
+        headers: res.headers,
+        body: Buffer.concat(chunks),
+        durationMs: elapsed(),
+      };
     } catch (err) {
       if (opts.signal?.aborted) return { kind: 'aborted', code: 'ERR_ABORTED', durationMs: elapsed() };
       if (timedOut) return { kind: 'error', code: ATTEMPT_TIMEOUT, cause: err, durationMs: elapsed() };

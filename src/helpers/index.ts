@@ -31,18 +31,20 @@ export {
 export type { Condition, ConditionInput, ConditionStatus, SetConditionOptions } from './conditions.js';
 export { patchStatus, updateStatus, desiredStatus } from './status.js';
 export type { StatusObject, StatusWriteOptions, StatusWriteResult } from './status.js';
-export { setControllerReference, setOwnerReference, removeOwnerReference, getControllerOf, isControlledBy } from './owner-references.js';
+export {
+  setControllerReference,
+  setOwnerReference,
+  removeOwnerReference,
+  getControllerOf,
+  isControlledBy,
+} from './owner-references.js';
 export type { OwnerReferenceOptions } from './owner-references.js';
 export { createOrPatch } from './create-or-patch.js';
 export type { CreateOrPatchOptions, CreateOrPatchResult, OperationResult } from './create-or-patch.js';
 export { specHash, withSpecHash, specHashMatches, SPEC_HASH_ANNOTATION } from './spec-hash.js';
 export { applyOwned, DEFAULT_APPLY_FORCE } from './apply-owned.js';
 export type { ApplyOwnedOptions, ApplyOwnedResult } from './apply-owned.js';
-export {
-  runActions,
-  ACTION_DURATION_METRIC,
-  ACTION_DURATION_BUCKETS,
-} from './actions.js';
+export { runActions, ACTION_DURATION_METRIC, ACTION_DURATION_BUCKETS } from './actions.js';
 export type { Action, ActionRecord, ActionsReport, ActionOutcomeLabel, RunActionsOptions } from './actions.js';
 export {
   createHttpClient,
@@ -57,4 +59,11 @@ export {
   HTTP_REQUESTS_METRIC,
   HTTP_DURATION_METRIC,
 } from './http-client.js';
-export type { HttpClient, HttpClientOptions, HttpRequestOptions, HttpResponse, HttpAttempt, HttpFailureReason } from './http-client.js';
+export type {
+  HttpClient,
+  HttpClientOptions,
+  HttpRequestOptions,
+  HttpResponse,
+  HttpAttempt,
+  HttpFailureReason,
+} from './http-client.js';

@@ -17,8 +17,18 @@ interface Widget {
 }
 
 test('kubernetes-types objects, KubeObject and custom interfaces are accepted as they are', () => {
-  const owner: Widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', uid: 'u1', finalizers: ['example.com/x'] }, spec: { size: 1 } };
-  const cm: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' }, data: { a: '1' } };
+  const owner: Widget = {
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w', namespace: 'ns', uid: 'u1', finalizers: ['example.com/x'] },
+    spec: { size: 1 },
+  };
+  const cm: ConfigMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', namespace: 'ns' },
+    data: { a: '1' },
+  };
   const deploy: Deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'ns' } };
   const generic: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns' } };
   assert.ok(hasFinalizer(owner, 'example.com/x'));

@@ -24,16 +24,21 @@ describe('owner references and the real garbage collector', () => {
   });
 
   async function ownedConfigMap(owner: Gizmo | ConfigMap, name: string): Promise<ConfigMap> {
-    const res = await createOrPatch(client, { ...CM, metadata: { name, namespace: owner.metadata?.namespace } } as ConfigMap, (cm) => {
-      cm.data = { owner: owner.metadata?.name ?? '' };
-      setControllerReference(owner, cm);
-    });
+    const res = await createOrPatch(
+      client,
+      { ...CM, metadata: { name, namespace: owner.metadata?.namespace } } as ConfigMap,
+      (cm) => {
+        cm.data = { owner: owner.metadata?.name ?? '' };
+        setControllerReference(owner, cm);
+      },
+    );
     assert.equal(res.operation, 'created');
     return res.object;
   }
 
   const gone = (ns: string, name: string) => async (): Promise<void> => {
-    if ((await ignoreNotFound(client.get(CM, name, { namespace: ns }))) !== undefined) throw new Error(`${name} still there`);
+    if ((await ignoreNotFound(client.get(CM, name, { namespace: ns }))) !== undefined)
+      throw new Error(`${name} still there`);
   };
 
   test('deleting the owner makes the garbage collector delete what it controls', async () => {
@@ -41,7 +46,14 @@ describe('owner references and the real garbage collector', () => {
     const owner = await client.create(gizmo(ns, 'owner'));
     const child = await ownedConfigMap(owner, 'child');
     assert.ok(isControlledBy(child, owner));
-    assert.deepEqual(getControllerOf(child), { apiVersion: GIZMO.apiVersion, kind: 'Gizmo', name: 'owner', uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true });
+    assert.deepEqual(getControllerOf(child), {
+      apiVersion: GIZMO.apiVersion,
+      kind: 'Gizmo',
+      name: 'owner',
+      uid: owner.metadata.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    });
     await client.delete(GIZMO, 'owner', { namespace: ns });
     // Usually immediate (the GC checks an owner it has not seen with a live read); at worst it waits
     // for its watch on the new CRD, started at its next discovery resync (30 s).
@@ -79,12 +91,20 @@ describe('owner references and the real garbage collector', () => {
     const nsA = await createNamespace(client, 'gc');
     const nsB = await createNamespace(client, 'gc');
     const owner = await client.create(gizmo(nsA, 'owner'));
-    assert.throws(() => setControllerReference(owner, { ...CM, metadata: { name: 'stray', namespace: nsB } }), { code: 'ERR_CROSS_NAMESPACE_OWNER' });
+    assert.throws(() => setControllerReference(owner, { ...CM, metadata: { name: 'stray', namespace: nsB } }), {
+      code: 'ERR_CROSS_NAMESPACE_OWNER',
+    });
     // Written by hand, as a careless controller would: the GC looks for the owner in the child's
     // namespace, does not find it, and deletes the child.
     await client.create<ConfigMap>({
       ...CM,
-      metadata: { name: 'stray', namespace: nsB, ownerReferences: [{ apiVersion: GIZMO.apiVersion, kind: 'Gizmo', name: 'owner', uid: owner.metadata.uid!, controller: true }] },
+      metadata: {
+        name: 'stray',
+        namespace: nsB,
+        ownerReferences: [
+          { apiVersion: GIZMO.apiVersion, kind: 'Gizmo', name: 'owner', uid: owner.metadata.uid!, controller: true },
+        ],
+      },
     });
     await eventually('stray child deleted by the GC', gone(nsB, 'stray'));
     assert.ok(await client.get(GIZMO, 'owner', { namespace: nsA }));

@@ -25,8 +25,16 @@ export interface OwnerReferenceOptions {
  * Scope is read from `metadata.namespace`: set the child's namespace before calling, or a
  * namespaced child looks cluster-scoped and is refused under a namespaced owner.
  */
-export function setControllerReference<C extends MetaObject>(owner: MetaObject, child: C, options: OwnerReferenceOptions = {}): C {
-  const ref: OwnerReference = { ...referenceTo(owner), controller: true, blockOwnerDeletion: options.blockOwnerDeletion ?? true };
+export function setControllerReference<C extends MetaObject>(
+  owner: MetaObject,
+  child: C,
+  options: OwnerReferenceOptions = {},
+): C {
+  const ref: OwnerReference = {
+    ...referenceTo(owner),
+    controller: true,
+    blockOwnerDeletion: options.blockOwnerDeletion ?? true,
+  };
   checkNamespaces(owner, child);
   const current = getControllerOf(child);
   if (current && !sameObject(current, ref)) {
@@ -43,7 +51,11 @@ export function setControllerReference<C extends MetaObject>(owner: MetaObject, 
  * Adds a non-controlling reference to `owner` to `child`, in place, and returns `child`. If `owner`
  * is already referenced the reference is refreshed and its `controller` flag kept.
  */
-export function setOwnerReference<C extends MetaObject>(owner: MetaObject, child: C, options: OwnerReferenceOptions = {}): C {
+export function setOwnerReference<C extends MetaObject>(
+  owner: MetaObject,
+  child: C,
+  options: OwnerReferenceOptions = {},
+): C {
   const ref: OwnerReference = referenceTo(owner);
   checkNamespaces(owner, child);
   const existing = child.metadata?.ownerReferences?.find((r) => sameObject(r, ref));
@@ -82,7 +94,9 @@ function referenceTo(owner: MetaObject): OwnerReference {
   const uid = owner.metadata?.uid;
   // The uid only exists once the owner was read from (or created on) the server.
   if (!apiVersion || !kind || !name || !uid) {
-    throw new IncompleteObjectError('an owner needs apiVersion, kind, metadata.name and metadata.uid (read it from the API server first)');
+    throw new IncompleteObjectError(
+      'an owner needs apiVersion, kind, metadata.name and metadata.uid (read it from the API server first)',
+    );
   }
   return { apiVersion, kind, name, uid };
 }
@@ -92,16 +106,24 @@ function checkNamespaces(owner: MetaObject, child: MetaObject): void {
   const childNs = child.metadata?.namespace || undefined;
   if (ownerNs === undefined) return; // a cluster-scoped owner may own anything
   if (childNs === undefined) {
-    throw new CrossNamespaceOwnerError(`cluster-scoped ${describe(child)} cannot be owned by namespaced ${describe(owner)}`);
+    throw new CrossNamespaceOwnerError(
+      `cluster-scoped ${describe(child)} cannot be owned by namespaced ${describe(owner)}`,
+    );
   }
   if (childNs !== ownerNs) {
-    throw new CrossNamespaceOwnerError(`${describe(child)} cannot be owned by ${describe(owner)}: owner references cannot cross namespaces`);
+    throw new CrossNamespaceOwnerError(
+      `${describe(child)} cannot be owned by ${describe(owner)}: owner references cannot cross namespaces`,
+    );
   }
 }
 
 /** Same object as controller-runtime decides it: API group, kind and name (the version may differ). */
 function sameObject(a: OwnerReference, b: OwnerReference): boolean {
-  return parseApiVersion(a.apiVersion).group === parseApiVersion(b.apiVersion).group && a.kind === b.kind && a.name === b.name;
+  return (
+    parseApiVersion(a.apiVersion).group === parseApiVersion(b.apiVersion).group &&
+    a.kind === b.kind &&
+    a.name === b.name
+  );
 }
 
 function upsert(child: MetaObject, ref: OwnerReference): void {

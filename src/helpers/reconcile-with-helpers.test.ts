@@ -36,7 +36,11 @@ interface Ctx {
 const finalizer: Action<Ctx> = {
   name: 'finalizer',
   async run(ctx) {
-    const step = await handleFinalizer(ctx.client, ctx.obj, { name: FIN, cleanup: async () => void ctx.ops.push('cleanup'), retry: { clock: immediateClock } });
+    const step = await handleFinalizer(ctx.client, ctx.obj, {
+      name: FIN,
+      cleanup: async () => void ctx.ops.push('cleanup'),
+      retry: { clock: immediateClock },
+    });
     if (step.kind === 'stop') return done();
     ctx.obj = step.object;
   },
@@ -46,10 +50,14 @@ const config: Action<Ctx> = {
   name: 'config',
   async run(ctx) {
     const owner = ctx.obj;
-    const res = await createOrPatch(ctx.client, { ...CM, metadata: { name: 'g-config', namespace: 'ns' } } as ConfigMap, (cm) => {
-      cm.data = { ...cm.data, size: String(owner.spec.size) };
-      setControllerReference(owner, cm);
-    });
+    const res = await createOrPatch(
+      ctx.client,
+      { ...CM, metadata: { name: 'g-config', namespace: 'ns' } } as ConfigMap,
+      (cm) => {
+        cm.data = { ...cm.data, size: String(owner.spec.size) };
+        setControllerReference(owner, cm);
+      },
+    );
     ctx.ops.push(`config:${res.operation}`);
   },
 };
@@ -57,7 +65,11 @@ const config: Action<Ctx> = {
 const palette: Action<Ctx> = {
   name: 'palette',
   async run(ctx) {
-    const desired = setControllerReference(ctx.obj, { ...CM, metadata: { name: 'g-palette', namespace: 'ns' }, data: { color: ctx.obj.spec.color ?? 'none' } } as ConfigMap);
+    const desired = setControllerReference(ctx.obj, {
+      ...CM,
+      metadata: { name: 'g-palette', namespace: 'ns' },
+      data: { color: ctx.obj.spec.color ?? 'none' },
+    } as ConfigMap);
     const current = await ignoreNotFound(ctx.client.get<ConfigMap>(CM, 'g-palette', { namespace: 'ns' }));
     const res = await applyOwned(ctx.client, desired, { fieldManager: 'gizmo-controller', current });
     ctx.ops.push(`palette:${res.operation}`);
@@ -67,16 +79,38 @@ const palette: Action<Ctx> = {
 const status: Action<Ctx> = {
   name: 'status',
   async run(ctx) {
-    const res = await retryOnConflict(async (attempt) => {
-      const cur = attempt === 1 ? ctx.obj : await ctx.client.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
-      const conditions = setCondition(cur.status?.conditions, { type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok', observedGeneration: ctx.obj.metadata.generation }, { clock: ctx.clock });
-      return patchStatus(ctx.client, cur, { ...cur.status, conditions }, { observedGeneration: ctx.obj.metadata.generation });
-    }, { clock: immediateClock });
+    const res = await retryOnConflict(
+      async (attempt) => {
+        const cur = attempt === 1 ? ctx.obj : await ctx.client.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
+        const conditions = setCondition(
+          cur.status?.conditions,
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'Reconciled',
+            message: 'ok',
+            observedGeneration: ctx.obj.metadata.generation,
+          },
+          { clock: ctx.clock },
+        );
+        return patchStatus(
+          ctx.client,
+          cur,
+          { ...cur.status, conditions },
+          { observedGeneration: ctx.obj.metadata.generation },
+        );
+      },
+      { clock: immediateClock },
+    );
     ctx.ops.push(`status:${res.changed ? 'written' : 'unchanged'}`);
   },
 };
 
-async function reconcile(fake: FakeClient, clock: FakeClock, registry?: Registry): Promise<{ result: Result; ops: string[] }> {
+async function reconcile(
+  fake: FakeClient,
+  clock: FakeClock,
+  registry?: Registry,
+): Promise<{ result: Result; ops: string[] }> {
   const obj = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
   const ctx: Ctx = { client: fake, clock, obj, ops: [] };
   const report = await runActions([finalizer, config, palette, status], ctx, { controller: 'gizmo', clock, registry });
@@ -140,6 +174,12 @@ test('deleting the gizmo runs cleanup once, removes our finalizer and ends the c
   assert.deepEqual(res.ops, ['cleanup']);
   assert.equal(await ignoreNotFound(fake.get(GIZMO, 'g', { namespace: 'ns' })), undefined);
   const metric = await registry.getSingleMetricAsString('operator_action_duration_seconds');
-  assert.match(metric, /operator_action_duration_seconds_count\{controller="gizmo",action="finalizer",result="done"\} 1/);
-  assert.match(metric, /operator_action_duration_seconds_count\{controller="gizmo",action="status",result="continue"\} 1/);
+  assert.match(
+    metric,
+    /operator_action_duration_seconds_count\{controller="gizmo",action="finalizer",result="done"\} 1/,
+  );
+  assert.match(
+    metric,
+    /operator_action_duration_seconds_count\{controller="gizmo",action="status",result="continue"\} 1/,
+  );
 });

@@ -22,12 +22,18 @@ test('the defaults are client-go DefaultRetry: 5 attempts, 10 ms, factor 1, jitt
 test('a conflict is retried until fn succeeds, re-running fn each time', async () => {
   const clock = new FakeClock();
   let calls = 0;
-  const result = await drive(clock, retryOnConflict(async (attempt) => {
-    calls++;
-    assert.equal(attempt, calls);
-    if (calls < 3) throw conflict();
-    return 'ok';
-  }, { clock, random: () => 0 }));
+  const result = await drive(
+    clock,
+    retryOnConflict(
+      async (attempt) => {
+        calls++;
+        assert.equal(attempt, calls);
+        if (calls < 3) throw conflict();
+        return 'ok';
+      },
+      { clock, random: () => 0 },
+    ),
+  );
   assert.equal(result, 'ok');
   assert.equal(calls, 3);
 });
@@ -36,20 +42,32 @@ test('after steps attempts the last conflict is thrown', async () => {
   const clock = new FakeClock();
   let calls = 0;
   const last = conflict();
-  await assert.rejects(drive(clock, retryOnConflict(async () => {
-    calls++;
-    throw calls === 5 ? last : conflict();
-  }, { clock })), (err) => err === last);
+  await assert.rejects(
+    drive(
+      clock,
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw calls === 5 ? last : conflict();
+        },
+        { clock },
+      ),
+    ),
+    (err) => err === last,
+  );
   assert.equal(calls, 5);
 });
 
 test('any other error passes through at once, without a wait', async () => {
   const clock = new FakeClock();
   let calls = 0;
-  const p = retryOnConflict(async () => {
-    calls++;
-    throw new ApiError({ status: 422, reason: 'Invalid', message: 'bad' });
-  }, { clock });
+  const p = retryOnConflict(
+    async () => {
+      calls++;
+      throw new ApiError({ status: 422, reason: 'Invalid', message: 'bad' });
+    },
+    { clock },
+  );
   await assert.rejects(p, (err: ApiError) => err.status === 422);
   assert.equal(calls, 1);
   assert.equal(clock.pendingTimers, 0);
@@ -57,10 +75,15 @@ test('any other error passes through at once, without a wait', async () => {
 
 test('AlreadyExists (also a 409) is not a conflict and is not retried', async () => {
   let calls = 0;
-  await assert.rejects(retryOnConflict(async () => {
-    calls++;
-    throw new ApiError({ status: 409, reason: 'AlreadyExists', message: 'exists' });
-  }, { clock: new FakeClock() }));
+  await assert.rejects(
+    retryOnConflict(
+      async () => {
+        calls++;
+        throw new ApiError({ status: 409, reason: 'AlreadyExists', message: 'exists' });
+      },
+      { clock: new FakeClock() },
+    ),
+  );
   assert.equal(calls, 1);
 });
 
@@ -71,12 +94,20 @@ test('a server-side apply ownership conflict (409 with FieldManagerConflict caus
     reason: 'Conflict',
     message: 'Apply failed with 1 conflict: conflict with "kubectl-edit": .data.color',
     // As the API server sends it: StatusCause's type is JSON `reason`.
-    details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-edit"', field: '.data.color' }] },
+    details: {
+      causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-edit"', field: '.data.color' }],
+    },
   });
-  await assert.rejects(retryOnConflict(async () => {
-    calls++;
-    throw ownership;
-  }, { clock: new FakeClock() }), (err) => err === ownership);
+  await assert.rejects(
+    retryOnConflict(
+      async () => {
+        calls++;
+        throw ownership;
+      },
+      { clock: new FakeClock() },
+    ),
+    (err) => err === ownership,
+  );
   assert.equal(calls, 1);
   assert.ok(isResourceVersionConflict(conflict()));
   assert.ok(!isResourceVersionConflict(ownership));
@@ -85,10 +116,18 @@ test('a server-side apply ownership conflict (409 with FieldManagerConflict caus
 test('delays grow by factor with jitter in [d, d*(1+jitter)) as client-go wait.Backoff', async () => {
   const clock = new FakeClock();
   const at: number[] = [];
-  await assert.rejects(drive(clock, retryOnConflict(async () => {
-    at.push(clock.monotonicNow());
-    throw conflict();
-  }, { clock, backoff: { maxAttempts: 4, initialMs: 100, factor: 2, jitter: 0.5 }, random: () => 0.5 })));
+  await assert.rejects(
+    drive(
+      clock,
+      retryOnConflict(
+        async () => {
+          at.push(clock.monotonicNow());
+          throw conflict();
+        },
+        { clock, backoff: { maxAttempts: 4, initialMs: 100, factor: 2, jitter: 0.5 }, random: () => 0.5 },
+      ),
+    ),
+  );
   const gaps = at.slice(1).map((t, i) => t - at[i]!);
   assert.deepEqual(gaps, [125, 250, 500]);
 });
@@ -97,10 +136,13 @@ test('an abort during the backoff wait stops retrying with AbortedError', async 
   const clock = new FakeClock();
   const ac = new AbortController();
   let calls = 0;
-  const p = retryOnConflict(async () => {
-    calls++;
-    throw conflict();
-  }, { clock, signal: ac.signal });
+  const p = retryOnConflict(
+    async () => {
+      calls++;
+      throw conflict();
+    },
+    { clock, signal: ac.signal },
+  );
   await clock.advance(1);
   ac.abort();
   await assert.rejects(p, { code: 'ERR_ABORTED' });
@@ -109,11 +151,20 @@ test('an abort during the backoff wait stops retrying with AbortedError', async 
 
 test('an already-aborted signal runs fn zero times', async () => {
   let calls = 0;
-  await assert.rejects(retryOnConflict(async () => void calls++, { signal: AbortSignal.abort() }), { code: 'ERR_ABORTED' });
+  await assert.rejects(
+    retryOnConflict(async () => void calls++, { signal: AbortSignal.abort() }),
+    { code: 'ERR_ABORTED' },
+  );
   assert.equal(calls, 0);
 });
 
 test('invalid options are refused', async () => {
-  await assert.rejects(retryOnConflict(async () => 1, { backoff: { maxAttempts: 0 } }), { code: 'ERR_INVALID_OPTION', option: 'backoff.maxAttempts' });
-  await assert.rejects(retryOnConflict(async () => 1, { backoff: { factor: 0.5 } }), { code: 'ERR_INVALID_OPTION', option: 'backoff.factor' });
+  await assert.rejects(
+    retryOnConflict(async () => 1, { backoff: { maxAttempts: 0 } }),
+    { code: 'ERR_INVALID_OPTION', option: 'backoff.maxAttempts' },
+  );
+  await assert.rejects(
+    retryOnConflict(async () => 1, { backoff: { factor: 0.5 } }),
+    { code: 'ERR_INVALID_OPTION', option: 'backoff.factor' },
+  );
 });

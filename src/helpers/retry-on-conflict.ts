@@ -25,7 +25,13 @@ export interface RetryOnConflictOptions {
  * conflict means someone else just wrote, and re-reading usually wins at once; a longer fight is
  * better left to the workqueue's backoff.
  */
-export const DEFAULT_RETRY: ResolvedBackoff = Object.freeze({ maxAttempts: 5, initialMs: 10, maxMs: Infinity, factor: 1, jitter: 0.1 });
+export const DEFAULT_RETRY: ResolvedBackoff = Object.freeze({
+  maxAttempts: 5,
+  initialMs: 10,
+  maxMs: Infinity,
+  factor: 1,
+  jitter: 0.1,
+});
 
 /**
  * A 409 Conflict that re-reading can fix: a stale resourceVersion. Not AlreadyExists, and not a
@@ -46,7 +52,10 @@ export function isResourceVersionConflict(err: unknown): boolean {
  * would lose the other writer's change. Any other error is thrown at once; after the last attempt
  * the last conflict is thrown. `attempt` counts from 1.
  */
-export async function retryOnConflict<T>(fn: (attempt: number) => Promise<T>, options: RetryOnConflictOptions = {}): Promise<T> {
+export async function retryOnConflict<T>(
+  fn: (attempt: number) => Promise<T>,
+  options: RetryOnConflictOptions = {},
+): Promise<T> {
   const { maxAttempts, initialMs, maxMs, factor, jitter } = resolveBackoff(DEFAULT_RETRY, options.backoff);
   const clock = options.clock ?? realClock;
   const random = options.random ?? Math.random;
@@ -59,7 +68,10 @@ export async function retryOnConflict<T>(fn: (attempt: number) => Promise<T>, op
     } catch (err) {
       if (!retryable(err) || attempt >= maxAttempts) throw err;
     }
-    const wait = jitter === 'full' ? random() * delayMs : Math.min(maxMs, delayMs + (jitter > 0 ? random() * jitter * delayMs : 0));
+    const wait =
+      jitter === 'full'
+        ? random() * delayMs
+        : Math.min(maxMs, delayMs + (jitter > 0 ? random() * jitter * delayMs : 0));
     await sleep(clock, wait, options.signal);
     delayMs = Math.min(maxMs, delayMs * factor);
   }

@@ -17,7 +17,13 @@ export const SPEC_HASH_ANNOTATION = 'operator-runtime.io/spec-hash';
  * are left out, so the hash of a desired object is stable across reconciles.
  */
 export function specHash<T extends MetaObject>(obj: T): string {
-  const { apiVersion: _a, kind: _k, metadata, status: _s, ...rest } = obj as unknown as MetaObject & { status?: unknown; [key: string]: unknown };
+  const {
+    apiVersion: _a,
+    kind: _k,
+    metadata,
+    status: _s,
+    ...rest
+  } = obj as unknown as MetaObject & { status?: unknown; [key: string]: unknown };
   const annotations = { ...metadata?.annotations };
   delete annotations[SPEC_HASH_ANNOTATION];
   const managed = {
@@ -40,7 +46,10 @@ export function withSpecHash<T extends MetaObject>(obj: T): T {
 }
 
 /** Whether `current` (as read) carries the hash of `desired`: the last write already applied it. */
-export function specHashMatches<C extends MetaObject, D extends MetaObject>(current: C | undefined, desired: D): boolean {
+export function specHashMatches<C extends MetaObject, D extends MetaObject>(
+  current: C | undefined,
+  desired: D,
+): boolean {
   const stored = current?.metadata?.annotations?.[SPEC_HASH_ANNOTATION];
   return stored !== undefined && stored === specHash(desired);
 }

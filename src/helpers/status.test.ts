@@ -29,7 +29,17 @@ test('patchStatus writes through /status with the generation acted on and the re
   assert.equal(object.metadata.generation, 3, 'a status write never bumps generation');
   assert.deepEqual(
     fake.requests.map((r) => [r.verb, r.subresource, r.patchType, r.body]),
-    [['patch', 'status', 'merge', { metadata: { resourceVersion: obj.metadata.resourceVersion }, status: { message: 'ok', observedGeneration: 3 } }]],
+    [
+      [
+        'patch',
+        'status',
+        'merge',
+        {
+          metadata: { resourceVersion: obj.metadata.resourceVersion },
+          status: { message: 'ok', observedGeneration: 3 },
+        },
+      ],
+    ],
   );
 });
 
@@ -45,20 +55,29 @@ test('a status equal to the current one sends nothing (no empty PATCH)', async (
 test('a status that only differs in observedGeneration is written (a new generation was acted on)', async () => {
   const { fake, obj } = await setup({ observedGeneration: 2, message: 'ok' });
   assert.ok((await patchStatus(fake, obj, { message: 'ok' })).changed);
-  assert.deepEqual(fake.requests[0]!.body, { metadata: { resourceVersion: obj.metadata.resourceVersion }, status: { observedGeneration: 3 } });
+  assert.deepEqual(fake.requests[0]!.body, {
+    metadata: { resourceVersion: obj.metadata.resourceVersion },
+    status: { observedGeneration: 3 },
+  });
 });
 
 test('observedGeneration can be given explicitly, or left out', () => {
   const obj = { ...gizmo('ns', 'g'), metadata: { name: 'g', generation: 5 } };
   assert.deepEqual(desiredStatus(obj, { message: 'x' }), { message: 'x', observedGeneration: 5 });
-  assert.deepEqual(desiredStatus(obj, { message: 'x' }, { observedGeneration: 2 }), { message: 'x', observedGeneration: 2 });
+  assert.deepEqual(desiredStatus(obj, { message: 'x' }, { observedGeneration: 2 }), {
+    message: 'x',
+    observedGeneration: 2,
+  });
   assert.deepEqual(desiredStatus(obj, { message: 'x' }, { setObservedGeneration: false }), { message: 'x' });
 });
 
 test('members missing from the desired status are removed (null in the merge patch)', async () => {
   const { fake, obj } = await setup({ observedGeneration: 3, message: 'old' });
   const { object } = await patchStatus(fake, obj, {});
-  assert.deepEqual(fake.requests[0]!.body, { metadata: { resourceVersion: obj.metadata.resourceVersion }, status: { message: null } });
+  assert.deepEqual(fake.requests[0]!.body, {
+    metadata: { resourceVersion: obj.metadata.resourceVersion },
+    status: { message: null },
+  });
   assert.deepEqual(object.status, { observedGeneration: 3 });
 });
 
@@ -71,7 +90,11 @@ test('a status write after someone else wrote fails with 409 instead of overwrit
 
 test('updateStatus PUTs /status with the object as read and the new status', async () => {
   const { fake, obj } = await setup();
-  const conditions = setCondition([], { type: 'Ready', status: 'True', reason: 'Ok', message: 'fine', observedGeneration: 3 }, { clock: new FakeClock() });
+  const conditions = setCondition(
+    [],
+    { type: 'Ready', status: 'True', reason: 'Ok', message: 'fine', observedGeneration: 3 },
+    { clock: new FakeClock() },
+  );
   const res = await updateStatus(fake, obj, { conditions });
   assert.ok(res.changed);
   assert.deepEqual(res.object.status, { conditions, observedGeneration: 3 });
@@ -93,11 +116,18 @@ test('concurrent writers of different conditions lose none, with every 3rd statu
   const types = ['Ready', 'Synced', 'BackedUp', 'Monitored'];
   await Promise.all(
     types.map((type) =>
-      retryOnConflict(async (attempt) => {
-        const cur = attempt === 1 ? start : await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
-        const conditions = setCondition(cur.status?.conditions, { type, status: 'True', reason: 'Done', observedGeneration: cur.metadata.generation }, { clock });
-        return patchStatus(fake, cur, { ...cur.status, conditions });
-      }, { clock: immediateClock, backoff: { maxAttempts: 20 } }),
+      retryOnConflict(
+        async (attempt) => {
+          const cur = attempt === 1 ? start : await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });
+          const conditions = setCondition(
+            cur.status?.conditions,
+            { type, status: 'True', reason: 'Done', observedGeneration: cur.metadata.generation },
+            { clock },
+          );
+          return patchStatus(fake, cur, { ...cur.status, conditions });
+        },
+        { clock: immediateClock, backoff: { maxAttempts: 20 } },
+      ),
     ),
   );
   const final = await fake.get<Gizmo>(GIZMO, 'g', { namespace: 'ns' });

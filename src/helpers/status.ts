@@ -92,6 +92,9 @@ export async function updateStatus<T extends StatusObject>(
 
 function requireResourceVersion(obj: MetaObject): string {
   const rv = obj.metadata?.resourceVersion;
-  if (!rv) throw new IncompleteObjectError('status writes need the object as read from the API (metadata.resourceVersion is missing)');
+  if (!rv)
+    throw new IncompleteObjectError(
+      'status writes need the object as read from the API (metadata.resourceVersion is missing)',
+    );
   return rv;
 }

@@ -12,7 +12,12 @@ export {
   JITTER_FACTOR,
   defaultIdentity,
 } from './leader-elector-options.js';
-export type { LeaderElectorOptions, LeaderElectorTimings, LeadershipEndReason, LeaseClient } from './leader-elector-options.js';
+export type {
+  LeaderElectorOptions,
+  LeaderElectorTimings,
+  LeadershipEndReason,
+  LeaseClient,
+} from './leader-elector-options.js';
 export { LeadershipLostError } from './leadership-lost-error.js';
 export { LEASE_TYPE, formatMicroTime } from './lease-record.js';
 export type { Lease, LeaseSpec } from './lease-record.js';

@@ -15,16 +15,28 @@ export interface LeaderElectionState {
  * value, so a series still reads 1/0 for the one Lease it names. Returns a function that detaches them.
  * @internal Used by `LeaderElector`.
  */
-export function registerLeaderElectionMetrics(registry: Registry, name: string, state: LeaderElectionState): () => void {
+export function registerLeaderElectionMetrics(
+  registry: Registry,
+  name: string,
+  state: LeaderElectionState,
+): () => void {
   const labelNames = ['name'] as const;
   const detachGauge = registerGaugeCollector(
     registry,
-    { name: 'leader_election_master_status', help: 'Whether this process is the leader of the named Lease (1) or not (0)', labelNames },
+    {
+      name: 'leader_election_master_status',
+      help: 'Whether this process is the leader of the named Lease (1) or not (0)',
+      labelNames,
+    },
     (g) => g.inc({ name }, state.isLeader() ? 1 : 0),
   );
   const detachCounter = registerCounterCollector(
     registry,
-    { name: 'leader_election_slowpath_total', help: 'Lease renews that conflicted and needed a full get and update', labelNames },
+    {
+      name: 'leader_election_slowpath_total',
+      help: 'Lease renews that conflicted and needed a full get and update',
+      labelNames,
+    },
     (c) => c.inc({ name }, state.slowPathRenews()),
   );
   return () => {

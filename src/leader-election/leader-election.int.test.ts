@@ -10,7 +10,13 @@ import { LeaderElector } from './leader-elector.js';
 import { JITTER_FACTOR } from './leader-elector-options.js';
 import type { Lease } from './lease-record.js';
 import { findOverlap } from './testing/intervals.js';
-import { EXIT_BAD_OPTIONS, EXIT_LEADERSHIP_LOST, ReplicaGroup, type ReplicaGroupOptions, type ReplicaRecord } from './testing/replica-group.js';
+import {
+  EXIT_BAD_OPTIONS,
+  EXIT_LEADERSHIP_LOST,
+  ReplicaGroup,
+  type ReplicaGroupOptions,
+  type ReplicaRecord,
+} from './testing/replica-group.js';
 
 // Short timings keep the suite quick; the bench measures the defaults.
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 } as const;
@@ -44,7 +50,14 @@ after(async () => {
 });
 
 function group(name: string, options: Partial<ReplicaGroupOptions> = {}): ReplicaGroup {
-  const g = new ReplicaGroup({ kubeconfigPath: env.kubeconfigPath, namespace: NS, name, dir, timings: TIMINGS, ...options });
+  const g = new ReplicaGroup({
+    kubeconfigPath: env.kubeconfigPath,
+    namespace: NS,
+    name,
+    dir,
+    timings: TIMINGS,
+    ...options,
+  });
   groups.push(g);
   return g;
 }
@@ -59,10 +72,16 @@ async function readLease(name: string): Promise<{ status: number; body: Lease }>
 async function threeReplicas(g: ReplicaGroup): Promise<ReplicaRecord> {
   for (const id of ['r0', 'r1', 'r2']) g.spawn(id);
   const leader = await g.waitForLeader(STARTUP_MS);
-  await g.waitFor('both standbys to see the leader', (rs) => {
-    const seen = new Set(rs.filter((r) => r.ev === 'leader-seen' && r.leader === leader.id && r.id !== leader.id).map((r) => r.id));
-    return seen.size === 2 ? true : undefined;
-  }, STARTUP_MS);
+  await g.waitFor(
+    'both standbys to see the leader',
+    (rs) => {
+      const seen = new Set(
+        rs.filter((r) => r.ev === 'leader-seen' && r.leader === leader.id && r.id !== leader.id).map((r) => r.id),
+      );
+      return seen.size === 2 ? true : undefined;
+    },
+    STARTUP_MS,
+  );
   return leader;
 }
 
@@ -90,7 +109,10 @@ test('three replicas: exactly one does leader-only work at any moment, through a
 
   assertNoOverlap(g);
   assert.equal(new Set(g.intervals().map((i) => i.who)).size, 3);
-  const lastSecond = g.records().filter((r) => r.ev === 'work').filter((r) => r.t > third.t + 200);
+  const lastSecond = g
+    .records()
+    .filter((r) => r.ev === 'work')
+    .filter((r) => r.t > third.t + 200);
   assert.deepEqual([...new Set(lastSecond.map((r) => r.id))], [third.id]);
 });
 
@@ -107,7 +129,10 @@ test('kill -9 of the leader: a standby leads within leaseDuration + retryPeriod 
   t.diagnostic(`kill -9 failover: ${failoverMs} ms (bound ${bound} ms)`);
   assert.ok(failoverMs <= bound, `failover took ${failoverMs} ms (bound ${bound})\n${g.describe()}`);
   // A standby saw that renew only after it was sent, and must wait a full lease from seeing it.
-  assert.ok(next.t - lastRenewAt >= TIMINGS.leaseDurationMs - CLOCK_ROUNDING_MS, `took over ${next.t - lastRenewAt} ms after the last renew`);
+  assert.ok(
+    next.t - lastRenewAt >= TIMINGS.leaseDurationMs - CLOCK_ROUNDING_MS,
+    `took over ${next.t - lastRenewAt} ms after the last renew`,
+  );
   assert.equal((await g.replica(leader.id).exited).signal, 'SIGKILL');
   const lease = await readLease('kill-leader');
   assert.equal(lease.body.spec?.holderIdentity, next.id);
@@ -136,8 +161,16 @@ test('bad options are rejected at construction with a message naming the option,
   const client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
   try {
     assert.throws(
-      () => new LeaderElector({ client, name: 'bad-options', namespace: NS, leaseDurationMs: 3_000, renewDeadlineMs: 3_000 }),
-      (e: unknown) => e instanceof InvalidOptionError && e.option === 'renewDeadlineMs' && /renewDeadlineMs/.test(e.message),
+      () =>
+        new LeaderElector({
+          client,
+          name: 'bad-options',
+          namespace: NS,
+          leaseDurationMs: 3_000,
+          renewDeadlineMs: 3_000,
+        }),
+      (e: unknown) =>
+        e instanceof InvalidOptionError && e.option === 'renewDeadlineMs' && /renewDeadlineMs/.test(e.message),
     );
   } finally {
     await client.close();
@@ -145,7 +178,10 @@ test('bad options are rejected at construction with a message naming the option,
   const g = group('bad-options', { timings: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 } });
   const r = g.spawn('bad');
   assert.equal((await r.exited).code, EXIT_BAD_OPTIONS);
-  assert.match(g.describe(), /invalid option retryPeriodMs: 1\.2 × retryPeriodMs \(2000\) must be less than renewDeadlineMs \(2000\)/);
+  assert.match(
+    g.describe(),
+    /invalid option retryPeriodMs: 1\.2 × retryPeriodMs \(2000\) must be less than renewDeadlineMs \(2000\)/,
+  );
   assert.equal((await readLease('bad-options')).status, 404, 'never touched the Lease');
 });
 
@@ -168,14 +204,24 @@ test('kube-apiserver paused longer than renewDeadline: the leader stops its work
   const stop = g.records().find((r) => r.id === leader.id && r.ev === 'stop');
   assert.ok(stop, `the leader did not stop while the API server was paused\n${g.describe()}`);
   t.diagnostic(`leader stopped ${stop.t - pausedAt} ms after the pause (renewDeadline ${TIMINGS.renewDeadlineMs} ms)`);
-  assert.ok(stop.t <= pausedAt + TIMINGS.renewDeadlineMs + TIMER_SLACK_MS, `stopped ${stop.t - pausedAt} ms after the pause`);
-  assert.ok(!g.records().some((r) => r.ev === 'start' && r.t > pausedAt && r.t < resumedAt), 'nobody could acquire while the API server was frozen');
+  assert.ok(
+    stop.t <= pausedAt + TIMINGS.renewDeadlineMs + TIMER_SLACK_MS,
+    `stopped ${stop.t - pausedAt} ms after the pause`,
+  );
+  assert.ok(
+    !g.records().some((r) => r.ev === 'start' && r.t > pausedAt && r.t < resumedAt),
+    'nobody could acquire while the API server was frozen',
+  );
   assert.equal((await g.replica(leader.id).exited).code, EXIT_LEADERSHIP_LOST, 'the old leader exits non-zero');
 
   const next = await g.waitForLeader(TIMINGS.leaseDurationMs + 10_000, resumedAt);
   await sleep(TIMINGS.leaseDurationMs);
   const now = Date.now();
   const open = g.intervals(now).filter((i) => i.end === now);
-  assert.deepEqual(open.map((i) => i.who), [next.id], `exactly one leader after resume\n${g.describe()}`);
+  assert.deepEqual(
+    open.map((i) => i.who),
+    [next.id],
+    `exactly one leader after resume\n${g.describe()}`,
+  );
   assertNoOverlap(g);
 });

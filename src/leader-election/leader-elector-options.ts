@@ -108,10 +108,16 @@ export function resolveTimings(options: LeaderElectorOptions): LeaderElectorTimi
   positive('renewDeadlineMs', renewDeadlineMs);
   positive('retryPeriodMs', retryPeriodMs);
   if (!(leaseDurationMs > renewDeadlineMs)) {
-    throw new InvalidOptionError('renewDeadlineMs', `must be less than leaseDurationMs (${leaseDurationMs}), got ${renewDeadlineMs}`);
+    throw new InvalidOptionError(
+      'renewDeadlineMs',
+      `must be less than leaseDurationMs (${leaseDurationMs}), got ${renewDeadlineMs}`,
+    );
   }
   if (!(renewDeadlineMs > JITTER_FACTOR * retryPeriodMs)) {
-    throw new InvalidOptionError('retryPeriodMs', `${JITTER_FACTOR} × retryPeriodMs (${retryPeriodMs}) must be less than renewDeadlineMs (${renewDeadlineMs})`);
+    throw new InvalidOptionError(
+      'retryPeriodMs',
+      `${JITTER_FACTOR} × retryPeriodMs (${retryPeriodMs}) must be less than renewDeadlineMs (${renewDeadlineMs})`,
+    );
   }
   const workStopTimeoutMs = options.workStopTimeoutMs ?? leaseDurationMs - renewDeadlineMs;
   if (!(workStopTimeoutMs >= 0 && Number.isFinite(workStopTimeoutMs))) {
@@ -135,5 +141,6 @@ function positive(option: string, value: number): void {
 }
 
 function nonEmpty(option: string, value: unknown): void {
-  if (typeof value !== 'string' || value.length === 0) throw new InvalidOptionError(option, 'must be a non-empty string');
+  if (typeof value !== 'string' || value.length === 0)
+    throw new InvalidOptionError(option, 'must be a non-empty string');
 }

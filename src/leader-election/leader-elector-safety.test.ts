@@ -85,16 +85,35 @@ async function simulate(seed: number): Promise<{ intervals: Interval[]; maxSimul
   }
   api.resume();
   const endMs = clock.monotonicNow();
-  const intervals = all.flatMap((c, i) => c.terms.map((t) => ({ who: `${c.elector.identity}#${i}`, start: t.startMs, end: t.endMs ?? endMs })));
+  const intervals = all.flatMap((c, i) =>
+    c.terms.map((t) => ({ who: `${c.elector.identity}#${i}`, start: t.startMs, end: t.endMs ?? endMs })),
+  );
   for (const c of all) c.stop();
   await clock.advance(10_000);
   return { intervals, maxSimultaneous, partitions };
 }
 
 test('the overlap check finds overlapping leadership and accepts back-to-back terms', () => {
-  assert.ok(findOverlap([{ who: 'a', start: 0, end: 10 }, { who: 'b', start: 9, end: 20 }]));
-  assert.ok(findOverlap([{ who: 'a', start: 0, end: 100 }, { who: 'b', start: 10, end: 20 }, { who: 'c', start: 30, end: 40 }]));
-  assert.equal(findOverlap([{ who: 'a', start: 0, end: 10 }, { who: 'b', start: 10, end: 20 }]), undefined);
+  assert.ok(
+    findOverlap([
+      { who: 'a', start: 0, end: 10 },
+      { who: 'b', start: 9, end: 20 },
+    ]),
+  );
+  assert.ok(
+    findOverlap([
+      { who: 'a', start: 0, end: 100 },
+      { who: 'b', start: 10, end: 20 },
+      { who: 'c', start: 30, end: 40 },
+    ]),
+  );
+  assert.equal(
+    findOverlap([
+      { who: 'a', start: 0, end: 10 },
+      { who: 'b', start: 10, end: 20 },
+    ]),
+    undefined,
+  );
 });
 
 test('two electors are never leader at once under random interleavings, faults, skew and restarts', async () => {

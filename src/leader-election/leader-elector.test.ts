@@ -21,7 +21,14 @@ function heldByOther(clock: FakeClock, holder = 'old-leader', extra: Partial<Non
   return {
     ...LEASE_TYPE,
     metadata: { name: TEST_LEASE, namespace: TEST_NAMESPACE },
-    spec: { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: anHourAgo, renewTime: anHourAgo, leaseTransitions: 3, ...extra },
+    spec: {
+      holderIdentity: holder,
+      leaseDurationSeconds: 15,
+      acquireTime: anHourAgo,
+      renewTime: anHourAgo,
+      leaseTransitions: 3,
+      ...extra,
+    },
   };
 }
 
@@ -51,13 +58,16 @@ test('the leader renews every retry period with the resourceVersion it last wrot
   await clock.advance(10_001);
   const renews = api.writes.filter((w) => w.verb === 'update');
   assert.equal(renews.length, 5);
-  assert.deepEqual(renews.map((w) => w.atMs), [2_000, 4_000, 6_000, 8_000, 10_000]);
+  assert.deepEqual(
+    renews.map((w) => w.atMs),
+    [2_000, 4_000, 6_000, 8_000, 10_000],
+  );
   assert.equal(a.elector.isLeader(), true);
   a.stop();
   await a.done;
 });
 
-test('a follower does not take over before leaseDuration on its own clock, even when the holder\'s timestamps are an hour old', async () => {
+test("a follower does not take over before leaseDuration on its own clock, even when the holder's timestamps are an hour old", async () => {
   const { clock, api } = setup();
   api.put(heldByOther(clock));
   const b = startCandidate(clock, api, 'b');
@@ -83,7 +93,10 @@ test('a follower that keeps seeing the record change never takes over, and does 
   for (let i = 0; i < 10; i++) {
     await clock.advance(5_000);
     // The holder renews (a new resourceVersion) with a renewTime far in the past: only the change counts.
-    api.put({ ...stored(api), spec: { ...stored(api).spec, renewTime: formatMicroTime(clock.now() - 86_400_000) } }, 'old-leader');
+    api.put(
+      { ...stored(api), spec: { ...stored(api).spec, renewTime: formatMicroTime(clock.now() - 86_400_000) } },
+      'old-leader',
+    );
   }
   assert.equal(b.terms.length, 0);
   const lastChange = clock.monotonicNow();
@@ -97,7 +110,8 @@ test('a follower that keeps seeing the record change never takes over, and does 
 
 test('a leader whose renews hang stops leading at renewDeadline after its last successful renew, before any follower can take over', async () => {
   const { clock, api } = setup();
-  api.faults = (r) => (r.caller === 'a' && r.verb === 'update' && clock.monotonicNow() >= 5_000 ? { hang: true } : undefined);
+  api.faults = (r) =>
+    r.caller === 'a' && r.verb === 'update' && clock.monotonicNow() >= 5_000 ? { hang: true } : undefined;
   const a = startCandidate(clock, api, 'a');
   await clock.advance(100);
   const b = startCandidate(clock, api, 'b');
@@ -123,7 +137,8 @@ test('a leader whose renews hang stops leading at renewDeadline after its last s
 test('transient renew errors within the deadline do not end leadership; errors until the deadline do', async () => {
   const { clock, api } = setup();
   const fail500 = { error: new ApiError({ status: 500, message: 'etcd leader changed' }) };
-  api.faults = (r) => (r.verb === 'update' && clock.monotonicNow() >= 5_000 && clock.monotonicNow() < 9_000 ? fail500 : undefined);
+  api.faults = (r) =>
+    r.verb === 'update' && clock.monotonicNow() >= 5_000 && clock.monotonicNow() < 9_000 ? fail500 : undefined;
   const a = startCandidate(clock, api, 'a');
   await clock.advance(20_000);
   assert.equal(a.elector.isLeader(), true, 'renews at 6 s and 8 s failed, 10 s succeeded');
@@ -147,7 +162,7 @@ test('a 409 on renew when the Lease now names another holder ends leadership at 
   await clock.advance(1_000);
   assert.equal(a.terms[0]!.endMs, 4_000);
   assert.equal(a.terms[0]!.reason, 'lease-lost');
-  assert.deepEqual(stored(api), usurper, 'the other holder\'s record is untouched');
+  assert.deepEqual(stored(api), usurper, "the other holder's record is untouched");
   assert.equal(api.writes.at(-1)!.caller, 'someone-else');
   assert.ok(a.outcome instanceof LeadershipLostError && a.outcome.reason === 'lease-lost');
   assert.deepEqual(a.leadersSeen, ['a', 'x']);
@@ -168,7 +183,11 @@ test('a Lease deleted under the leader ends leadership at the next renew', async
 test('isLeader() turns false at the deadline even when the fencing timer runs late (a blocked event loop), and a late renew does not revive it', async () => {
   const { clock, api } = setup();
   // Every timer of this elector fires 3 s late.
-  const lateClock = { now: () => clock.now(), monotonicNow: () => clock.monotonicNow(), setTimer: (ms: number, fn: () => void) => clock.setTimer(ms + 3_000, fn) };
+  const lateClock = {
+    now: () => clock.now(),
+    monotonicNow: () => clock.monotonicNow(),
+    setTimer: (ms: number, fn: () => void) => clock.setTimer(ms + 3_000, fn),
+  };
   // The first renew is sent at 5 s (its 2 s wait ran 3 s late) and answered at 10.5 s.
   api.faults = (r) => (r.verb === 'update' ? { responseDelayMs: 5_500 } : undefined);
   const a = startCandidate(clock, api, 'a', { clock: lateClock });
@@ -178,7 +197,11 @@ test('isLeader() turns false at the deadline even when the fencing timer runs la
   assert.equal(a.elector.isLeader(), false, 'past created-at + renewDeadline');
   assert.equal(a.terms[0]!.endMs, undefined, 'the fencing timer has not run yet');
   await clock.advance(500);
-  assert.equal(a.terms[0]!.endMs, 10_500, 'the answer that came after the deadline ended the term instead of extending it');
+  assert.equal(
+    a.terms[0]!.endMs,
+    10_500,
+    'the answer that came after the deadline ended the term instead of extending it',
+  );
   assert.equal(a.terms[0]!.reason, 'renew-deadline-exceeded');
   assert.equal(a.elector.isLeader(), false);
 });
@@ -193,8 +216,11 @@ test('a 409 on renew when the Lease is still ours takes the slow path (get + upd
   assert.equal(a.elector.isLeader(), true);
   assert.equal(api.requests.get('a:get'), 2, 'the read before creating it, and one re-read');
   assert.equal(api.writes.at(-1)!.caller, 'a');
-  assert.deepEqual(stored(api).metadata?.labels, { team: 'db' }, 'the other writer\'s change is kept');
-  assert.match(await registry.getSingleMetricAsString('leader_election_slowpath_total'), /^leader_election_slowpath_total\{name="my-operator"\} 1$/m);
+  assert.deepEqual(stored(api).metadata?.labels, { team: 'db' }, "the other writer's change is kept");
+  assert.match(
+    await registry.getSingleMetricAsString('leader_election_slowpath_total'),
+    /^leader_election_slowpath_total\{name="my-operator"\} 1$/m,
+  );
   a.stop();
   await a.done;
 });
@@ -207,14 +233,24 @@ test('a 409 on acquire re-reads instead of overwriting, and the lease clock star
     if (r.caller !== 'b' || r.verb !== 'update' || injected) return undefined;
     injected = true;
     // The old holder renews between b's read and b's write.
-    return { beforeHandle: () => api.put({ ...stored(api), spec: { ...stored(api).spec, renewTime: formatMicroTime(clock.now()) } }, 'old-leader') };
+    return {
+      beforeHandle: () =>
+        api.put(
+          { ...stored(api), spec: { ...stored(api).spec, renewTime: formatMicroTime(clock.now()) } },
+          'old-leader',
+        ),
+    };
   };
   const b = startCandidate(clock, api, 'b');
   await clock.advance(15_000);
   assert.equal(injected, true);
   assert.equal(b.elector.isLeader(), false);
   assert.equal(stored(api).spec?.holderIdentity, 'old-leader');
-  assert.equal(api.requests.get('b:update'), 1, 'no second write: the conflict was re-read, and the re-read showed a live holder');
+  assert.equal(
+    api.requests.get('b:update'),
+    1,
+    'no second write: the conflict was re-read, and the re-read showed a live holder',
+  );
   await clock.advance(14_999);
   assert.equal(b.elector.isLeader(), false, 'waits a full leaseDuration from the re-read');
   await clock.advance(1);
@@ -273,14 +309,20 @@ test('on shutdown the Lease is released only after leader-only work stopped, and
   const { clock, api } = setup();
   const a = startCandidate(clock, api, 'a', {
     // Work that takes 3 s to wind down after its signal aborts.
-    onStartedLeading: (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => clock.setTimer(3_000, resolve), { once: true })),
+    onStartedLeading: (signal) =>
+      new Promise<void>((resolve) =>
+        signal.addEventListener('abort', () => clock.setTimer(3_000, resolve), { once: true }),
+      ),
   });
   await clock.advance(5_000);
   a.stop();
   await clock.advance(2_999);
   assert.equal(a.outcome, 'running');
   assert.equal(stored(api).spec?.holderIdentity, 'a', 'not released while work runs');
-  assert.ok(api.writes.some((w) => w.atMs > 5_000 && w.atMs < 7_999 && w.holder === 'a'), 'renewed while stopping');
+  assert.ok(
+    api.writes.some((w) => w.atMs > 5_000 && w.atMs < 7_999 && w.holder === 'a'),
+    'renewed while stopping',
+  );
   await clock.advance(1);
   assert.equal(a.outcome, 'resolved');
   assert.equal(stored(api).spec?.holderIdentity, '');
@@ -337,14 +379,23 @@ test('leader_election_master_status is 1 while leading and 0 otherwise', async (
   const registry = createMetricsRegistry();
   startCandidate(clock, api, 'a', { registry });
   await clock.advance(0);
-  assert.match(await registry.getSingleMetricAsString('leader_election_master_status'), /^leader_election_master_status\{name="my-operator"\} 1$/m);
+  assert.match(
+    await registry.getSingleMetricAsString('leader_election_master_status'),
+    /^leader_election_master_status\{name="my-operator"\} 1$/m,
+  );
   const other = createMetricsRegistry();
   const b = startCandidate(clock, api, 'b', { registry: other });
   await clock.advance(0);
-  assert.match(await other.getSingleMetricAsString('leader_election_master_status'), /^leader_election_master_status\{name="my-operator"\} 0$/m);
+  assert.match(
+    await other.getSingleMetricAsString('leader_election_master_status'),
+    /^leader_election_master_status\{name="my-operator"\} 0$/m,
+  );
   api.pause();
   await clock.advance(10_000);
-  assert.match(await registry.getSingleMetricAsString('leader_election_master_status'), /^leader_election_master_status\{name="my-operator"\} 0$/m);
+  assert.match(
+    await registry.getSingleMetricAsString('leader_election_master_status'),
+    /^leader_election_master_status\{name="my-operator"\} 0$/m,
+  );
   b.stop();
   api.resume();
   await b.done;
@@ -359,7 +410,14 @@ test('every transition is logged with the lease and identity', async () => {
   b.stop();
   await clock.advance(0);
   const msgs = log.entries.map((e) => e.msg);
-  for (const m of ['attempting to acquire the leader lease', 'new leader observed', 'lease expired: taking it over', 'became leader', 'stopped leading', 'released the leader lease']) {
+  for (const m of [
+    'attempting to acquire the leader lease',
+    'new leader observed',
+    'lease expired: taking it over',
+    'became leader',
+    'stopped leading',
+    'released the leader lease',
+  ]) {
     assert.ok(msgs.includes(m), `missing "${m}" in ${JSON.stringify(msgs)}`);
   }
   assert.ok(log.entries.every((e) => e.bindings.lease === 'ops/my-operator' && e.bindings.identity === 'b'));
@@ -388,7 +446,7 @@ test('hooks that throw do not stop the election', async () => {
   assert.equal(a.outcome, 'resolved');
 });
 
-test('run() passes the manager\'s leader-only hook the same leader signal', async () => {
+test("run() passes the manager's leader-only hook the same leader signal", async () => {
   const { clock, api } = setup();
   const e = new LeaderElector({ client: api.client('a'), name: TEST_LEASE, namespace: TEST_NAMESPACE, clock });
   const ac = new AbortController();

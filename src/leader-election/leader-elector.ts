@@ -55,7 +55,9 @@ interface Term {
   work: Promise<void>;
 }
 
-type Attempt = { readonly kind: 'acquired'; readonly lease: Lease; readonly writeStartMs: number } | { readonly kind: 'retry'; readonly delayMs: number };
+type Attempt =
+  | { readonly kind: 'acquired'; readonly lease: Lease; readonly writeStartMs: number }
+  | { readonly kind: 'retry'; readonly delayMs: number };
 
 export class LeaderElector {
   readonly identity: string;
@@ -87,7 +89,11 @@ export class LeaderElector {
     this.identity = options.identity ?? defaultIdentity();
     this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
-    this.log = (options.logger ?? silentLogger).child({ component: 'leader-election', lease: `${this.namespace}/${this.name}`, identity: this.identity });
+    this.log = (options.logger ?? silentLogger).child({
+      component: 'leader-election',
+      lease: `${this.namespace}/${this.name}`,
+      identity: this.identity,
+    });
   }
 
   /**
@@ -136,7 +142,10 @@ export class LeaderElector {
     this.started = true;
     // Left attached after start() ends, so the series reads 0 rather than vanishing.
     if (this.options.registry) {
-      registerLeaderElectionMetrics(this.options.registry, this.name, { isLeader: () => this.isLeader(), slowPathRenews: () => this.slowPathRenews });
+      registerLeaderElectionMetrics(this.options.registry, this.name, {
+        isLeader: () => this.isLeader(),
+        slowPathRenews: () => this.slowPathRenews,
+      });
     }
 
     for (;;) {
@@ -181,10 +190,18 @@ export class LeaderElector {
   private async tryAcquire(signal: AbortSignal): Promise<Attempt> {
     const bounded = this.boundedSignal([signal], this.timings.renewDeadlineMs);
     try {
-      const current = await ignoreNotFound(this.client.get<Lease>(LEASE_TYPE, this.name, { namespace: this.namespace, signal: bounded.signal }));
+      const current = await ignoreNotFound(
+        this.client.get<Lease>(LEASE_TYPE, this.name, { namespace: this.namespace, signal: bounded.signal }),
+      );
       if (!current) {
         const writeStartMs = this.clock.monotonicNow();
-        const fresh = newLease({ name: this.name, namespace: this.namespace, identity: this.identity, leaseDurationMs: this.timings.leaseDurationMs, nowMs: this.clock.now() });
+        const fresh = newLease({
+          name: this.name,
+          namespace: this.namespace,
+          identity: this.identity,
+          leaseDurationMs: this.timings.leaseDurationMs,
+          nowMs: this.clock.now(),
+        });
         const created = await this.client.create(fresh, { signal: bounded.signal });
         this.observeOwnWrite(created);
         return { kind: 'acquired', lease: created, writeStartMs };
@@ -199,10 +216,16 @@ export class LeaderElector {
         const remainingMs = this.observed!.atMs + this.leaseDurationOf(current) - this.clock.monotonicNow();
         // Wake up right when it expires rather than up to a retry period later.
         if (remainingMs > 0) return { kind: 'retry', delayMs: Math.min(this.jitteredRetryMs(), remainingMs) };
-        this.log.info({ holder, observedUnchangedMs: this.clock.monotonicNow() - this.observed!.atMs }, 'lease expired: taking it over');
+        this.log.info(
+          { holder, observedUnchangedMs: this.clock.monotonicNow() - this.observed!.atMs },
+          'lease expired: taking it over',
+        );
       }
       const writeStartMs = this.clock.monotonicNow();
-      const updated = await this.client.update(acquiredLease(current, this.identity, this.timings.leaseDurationMs, this.clock.now()), { signal: bounded.signal });
+      const updated = await this.client.update(
+        acquiredLease(current, this.identity, this.timings.leaseDurationMs, this.clock.now()),
+        { signal: bounded.signal },
+      );
       this.observeOwnWrite(updated);
       return { kind: 'acquired', lease: updated, writeStartMs };
     } catch (err) {
@@ -224,12 +247,16 @@ export class LeaderElector {
    */
   private observe(lease: Lease): void {
     const rv = resourceVersionOf(lease);
-    if (this.observed === undefined || this.observed.rv !== rv) this.observed = { rv, atMs: this.clock.monotonicNow(), lease };
+    if (this.observed === undefined || this.observed.rv !== rv)
+      this.observed = { rv, atMs: this.clock.monotonicNow(), lease };
     else this.observed.lease = lease;
     const holder = holderOf(lease);
     if (holder !== '' && holder !== this.reportedLeader) {
       this.reportedLeader = holder;
-      this.log.info({ leader: holder }, holder === this.identity ? 'this candidate is the new leader' : 'new leader observed');
+      this.log.info(
+        { leader: holder },
+        holder === this.identity ? 'this candidate is the new leader' : 'new leader observed',
+      );
       this.callHook('onNewLeader', () => this.options.onNewLeader?.(holder));
     }
   }
@@ -250,7 +277,11 @@ export class LeaderElector {
 
   // ---- leader ----------------------------------------------------------------------------------
 
-  private async lead(acquired: { lease: Lease; writeStartMs: number }, signal: AbortSignal, extraWork: LeaderWork | undefined): Promise<LeadershipEndReason> {
+  private async lead(
+    acquired: { lease: Lease; writeStartMs: number },
+    signal: AbortSignal,
+    extraWork: LeaderWork | undefined,
+  ): Promise<LeadershipEndReason> {
     const term: Term = {
       leader: new AbortController(),
       held: new AbortController(),
@@ -273,7 +304,10 @@ export class LeaderElector {
       // Lost: the leader signal is already aborted. Leave only once the work has stopped.
       const stopped = await this.settle(term.work, this.timings.workStopTimeoutMs, undefined);
       if (!stopped) {
-        this.log.error({ workStopTimeoutMs: this.timings.workStopTimeoutMs }, 'leader-only work has not stopped after leadership was lost');
+        this.log.error(
+          { workStopTimeoutMs: this.timings.workStopTimeoutMs },
+          'leader-only work has not stopped after leadership was lost',
+        );
         // Leading again while the old term's work still runs would run it twice.
         if (this.options.reenterCandidacy) await this.settle(term.work, Infinity, signal);
       }
@@ -293,7 +327,10 @@ export class LeaderElector {
     const stillHeld = !term.held.signal.aborted;
     this.closeTerm(term);
     if (!stopped) {
-      this.log.warn({ workStopTimeoutMs: this.timings.workStopTimeoutMs }, 'leader-only work did not stop in time: not releasing the lease, it expires instead');
+      this.log.warn(
+        { workStopTimeoutMs: this.timings.workStopTimeoutMs },
+        'leader-only work did not stop in time: not releasing the lease, it expires instead',
+      );
     } else if (!stillHeld) {
       this.log.warn({}, 'lease could not be renewed while leader-only work stopped: nothing to release');
     } else if (this.options.releaseOnCancel ?? true) {
@@ -334,12 +371,18 @@ export class LeaderElector {
       let writeStartMs = this.clock.monotonicNow();
       let lease: Lease;
       try {
-        lease = await this.client.update(renewedLease(term.lease, this.identity, this.timings.leaseDurationMs, this.clock.now()), { signal: bounded.signal });
+        lease = await this.client.update(
+          renewedLease(term.lease, this.identity, this.timings.leaseDurationMs, this.clock.now()),
+          { signal: bounded.signal },
+        );
       } catch (err) {
         if (!isConflict(err)) throw err;
         // Slow path: our copy is stale (another writer, or the answer to our last write was lost).
         this.slowPathRenews++;
-        const current = await this.client.get<Lease>(LEASE_TYPE, this.name, { namespace: this.namespace, signal: bounded.signal });
+        const current = await this.client.get<Lease>(LEASE_TYPE, this.name, {
+          namespace: this.namespace,
+          signal: bounded.signal,
+        });
         this.observe(current);
         const holder = holderOf(current);
         if (holder !== this.identity) {
@@ -347,7 +390,10 @@ export class LeaderElector {
           return;
         }
         writeStartMs = this.clock.monotonicNow();
-        lease = await this.client.update(renewedLease(current, this.identity, this.timings.leaseDurationMs, this.clock.now()), { signal: bounded.signal });
+        lease = await this.client.update(
+          renewedLease(current, this.identity, this.timings.leaseDurationMs, this.clock.now()),
+          { signal: bounded.signal },
+        );
       }
       if (term.held.signal.aborted) return;
       if (this.clock.monotonicNow() >= term.deadlineMs) {
@@ -366,7 +412,10 @@ export class LeaderElector {
         this.loseTerm(term, 'lease-lost', { holder: '' });
         return;
       }
-      this.log.warn({ err, remainingMs: Math.round(term.deadlineMs - this.clock.monotonicNow()) }, 'failed to renew the leader lease');
+      this.log.warn(
+        { err, remainingMs: Math.round(term.deadlineMs - this.clock.monotonicNow()) },
+        'failed to renew the leader lease',
+      );
     } finally {
       bounded.done();
     }
@@ -374,11 +423,17 @@ export class LeaderElector {
 
   private armDeadline(term: Term): void {
     term.deadlineTimer?.cancel();
-    term.deadlineTimer = this.clock.setTimer(term.deadlineMs - this.clock.monotonicNow(), () => this.loseTerm(term, 'renew-deadline-exceeded'));
+    term.deadlineTimer = this.clock.setTimer(term.deadlineMs - this.clock.monotonicNow(), () =>
+      this.loseTerm(term, 'renew-deadline-exceeded'),
+    );
   }
 
   /** The Lease is no longer ours to count on: fence at once. */
-  private loseTerm(term: Term, reason: Exclude<LeadershipEndReason, 'shutdown'>, details: Record<string, unknown> = {}): void {
+  private loseTerm(
+    term: Term,
+    reason: Exclude<LeadershipEndReason, 'shutdown'>,
+    details: Record<string, unknown> = {},
+  ): void {
     if (term.held.signal.aborted) return;
     term.deadlineTimer?.cancel();
     term.held.abort(new LeadershipLostError(this.leaseKey, reason));
@@ -389,7 +444,11 @@ export class LeaderElector {
   private endTerm(term: Term, reason: LeadershipEndReason, details: Record<string, unknown> = {}): void {
     if (term.leader.signal.aborted) return;
     term.reason = reason;
-    term.leader.abort(reason === 'shutdown' ? new AbortedError('leader election stopped') : new LeadershipLostError(this.leaseKey, reason));
+    term.leader.abort(
+      reason === 'shutdown'
+        ? new AbortedError('leader election stopped')
+        : new LeadershipLostError(this.leaseKey, reason),
+    );
     if (reason === 'shutdown') this.log.info({ reason }, 'stopped leading');
     else this.log.error({ reason, ...details }, 'lost leadership: leader-only work told to stop');
     this.callHook('onStoppedLeading', () => this.options.onStoppedLeading?.(reason));
@@ -407,13 +466,18 @@ export class LeaderElector {
       let current = term.lease;
       for (let attempt = 0; ; attempt++) {
         try {
-          const released = await this.client.update(releasedLease(current, this.clock.now()), { signal: bounded.signal });
+          const released = await this.client.update(releasedLease(current, this.clock.now()), {
+            signal: bounded.signal,
+          });
           this.observeOwnWrite(released);
           this.log.info({}, 'released the leader lease');
           return;
         } catch (err) {
           if (!isConflict(err) || attempt > 0) throw err;
-          const fresh = await this.client.get<Lease>(LEASE_TYPE, this.name, { namespace: this.namespace, signal: bounded.signal });
+          const fresh = await this.client.get<Lease>(LEASE_TYPE, this.name, {
+            namespace: this.namespace,
+            signal: bounded.signal,
+          });
           this.observe(fresh);
           if (holderOf(fresh) !== this.identity) {
             this.log.info({ holder: holderOf(fresh) }, 'lease no longer ours: nothing to release');
@@ -459,7 +523,10 @@ export class LeaderElector {
       if (abort?.aborted) return finish(false);
       abort?.addEventListener('abort', onAbort, { once: true });
       if (Number.isFinite(timeoutMs)) timer = this.clock.setTimer(timeoutMs, () => finish(false));
-      work.then(() => finish(true), () => finish(true));
+      work.then(
+        () => finish(true),
+        () => finish(true),
+      );
     });
   }
 

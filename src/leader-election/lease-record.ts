@@ -33,7 +33,13 @@ export function leaseDurationSeconds(leaseDurationMs: number): number {
 }
 
 /** A new Lease naming `identity` as holder (the create when the Lease does not exist yet). */
-export function newLease(at: { name: string; namespace: string; identity: string; leaseDurationMs: number; nowMs: number }): Lease {
+export function newLease(at: {
+  name: string;
+  namespace: string;
+  identity: string;
+  leaseDurationMs: number;
+  nowMs: number;
+}): Lease {
   const now = formatMicroTime(at.nowMs);
   return {
     ...LEASE_TYPE,

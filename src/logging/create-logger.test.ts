@@ -7,11 +7,14 @@ import type { LoggerOptions } from './create-logger.js';
 /** A logger whose lines land in an array, parsed. */
 function capture(options: Omit<LoggerOptions, 'destination'> = {}): { log: Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
-  const log: Logger = createLogger({ ...options, destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  const log: Logger = createLogger({
+    ...options,
+    destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
   return { log, lines };
 }
 
-test('lines are JSON with a string level, an ISO time, the object\'s fields and the message', () => {
+test("lines are JSON with a string level, an ISO time, the object's fields and the message", () => {
   const { log, lines } = capture({ base: { operator: 'db' } });
   log.info({ controller: 'widgets', namespace: 'ns', name: 'w1', reconcileID: 'r-1' }, 'reconciled');
   assert.equal(lines.length, 1);
@@ -28,14 +31,23 @@ test('the level option drops lines below it; the default is info', () => {
   const quiet = capture();
   quiet.log.debug({}, 'hidden');
   quiet.log.info({}, 'shown');
-  assert.deepEqual(quiet.lines.map((l) => l.msg), ['shown']);
+  assert.deepEqual(
+    quiet.lines.map((l) => l.msg),
+    ['shown'],
+  );
   const verbose = capture({ level: 'debug' });
   verbose.log.debug({}, 'visible');
-  assert.deepEqual(verbose.lines.map((l) => l.level), ['debug']);
+  assert.deepEqual(
+    verbose.lines.map((l) => l.level),
+    ['debug'],
+  );
   const warnOnly = capture({ level: 'warn' });
   warnOnly.log.info({}, 'no');
   warnOnly.log.error({}, 'yes');
-  assert.deepEqual(warnOnly.lines.map((l) => l.msg), ['yes']);
+  assert.deepEqual(
+    warnOnly.lines.map((l) => l.msg),
+    ['yes'],
+  );
 });
 
 test('a child logger carries its bindings on every line', () => {
@@ -63,15 +75,26 @@ test('credentials never reach a line: headers, tokens, passwords and kubeconfig 
     'request',
   );
   const text = JSON.stringify(lines[0]);
-  for (const leaked of ['Bearer abc.def', 'sekrit-token', 'LS0tLS1CRUdJTi', '"pw"', 'jwt', '"r"', '"s"']) assert.ok(!text.includes(leaked), `${leaked} leaked: ${text}`);
-  assert.equal((lines[0]!.req as { headers: Record<string, unknown> }).headers.accept, 'application/json', 'other fields stay');
-  assert.equal(kubeconfig.users[0]!.user.token, 'sekrit-token', 'the caller\'s object is not mutated');
+  for (const leaked of ['Bearer abc.def', 'sekrit-token', 'LS0tLS1CRUdJTi', '"pw"', 'jwt', '"r"', '"s"'])
+    assert.ok(!text.includes(leaked), `${leaked} leaked: ${text}`);
+  assert.equal(
+    (lines[0]!.req as { headers: Record<string, unknown> }).headers.accept,
+    'application/json',
+    'other fields stay',
+  );
+  assert.equal(kubeconfig.users[0]!.user.token, 'sekrit-token', "the caller's object is not mutated");
   assert.match(text, /https:\/\/k8s:6443/);
 });
 
-test('a Secret\'s data and stringData are redacted wherever the Secret appears; a ConfigMap\'s data is kept', () => {
+test("a Secret's data and stringData are redacted wherever the Secret appears; a ConfigMap's data is kept", () => {
   const { log, lines } = capture();
-  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'ns' }, data: { password: 'cGFzcw==' }, stringData: { url: 'postgres://u:p@h' } };
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'db', namespace: 'ns' },
+    data: { password: 'cGFzcw==' },
+    stringData: { url: 'postgres://u:p@h' },
+  };
   const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { mode: 'fast' } };
   log.info(secret, 'as the object');
   log.info({ object: secret, related: configMap }, 'nested');
@@ -82,7 +105,11 @@ test('a Secret\'s data and stringData are redacted wherever the Secret appears; 
     assert.ok(!text.includes('postgres://'), `stringData leaked: ${text}`);
   }
   assert.equal(lines[0]!.data, '[Redacted]');
-  assert.deepEqual((lines[1]!.object as { metadata: unknown }).metadata, { name: 'db', namespace: 'ns' }, 'the Secret is still identifiable');
+  assert.deepEqual(
+    (lines[1]!.object as { metadata: unknown }).metadata,
+    { name: 'db', namespace: 'ns' },
+    'the Secret is still identifiable',
+  );
   assert.deepEqual((lines[1]!.related as { data: unknown }).data, { mode: 'fast' });
   assert.equal(secret.data.password, 'cGFzcw==', 'the Secret itself is untouched');
 });

@@ -37,7 +37,10 @@ export function createLogger(options: LoggerOptions = {}): PinoLogger {
     {
       level: options.level ?? DEFAULT_LOG_LEVEL,
       // pino's own default base is { pid, hostname }; kept unless the caller gives another.
-      base: { ...(options.base ?? { pid: process.pid, hostname: hostname() }), ...omitUndefined({ logger: options.name }) },
+      base: {
+        ...(options.base ?? { pid: process.pid, hostname: hostname() }),
+        ...omitUndefined({ logger: options.name }),
+      },
       timestamp: pino.stdTimeFunctions.isoTime,
       hooks: {
         // The message and printf arguments are free text the formatters never see (issue 18).

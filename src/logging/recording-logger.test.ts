@@ -11,12 +11,17 @@ test('the recording logger keeps level, merged bindings, a copy of the object an
   obj.attempt = 2;
   root.debug({}, undefined);
   assert.deepEqual(root.entries, [
-    { level: 'error', bindings: { app: 'op', controller: 'gadgets', reconcileID: 'r-1' }, obj: { attempt: 1 }, msg: 'failed' },
+    {
+      level: 'error',
+      bindings: { app: 'op', controller: 'gadgets', reconcileID: 'r-1' },
+      obj: { attempt: 1 },
+      msg: 'failed',
+    },
     { level: 'debug', bindings: { app: 'op' }, obj: {}, msg: undefined },
   ]);
 });
 
-test('a child shares its parent\'s entries, and clear empties them for both', () => {
+test("a child shares its parent's entries, and clear empties them for both", () => {
   const root = recordingLogger();
   const child = root.child({ a: 1 });
   child.info({}, 'one');

@@ -9,7 +9,9 @@ import { createLogger } from './create-logger.js';
 
 function capture(): { log: Logger & { info: (...args: unknown[]) => void }; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
-  const log = createLogger({ destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  const log = createLogger({
+    destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
   return { log: log as unknown as Logger & { info: (...args: unknown[]) => void }, lines };
 }
 
@@ -33,7 +35,10 @@ test('a logged error whose message or cause carries a URL password or a bearer t
   const out = lines[0]!.err as { type: string; message: string; stack: string };
   assert.equal(out.type, 'TypeError');
   // pino appends the causes' messages to the error's own.
-  assert.match(out.message, /^Invalid URL: https:\/\/admin:\[Redacted\]@10\.0\.0\.1:6443: upstream said: Authorization: Bearer \[Redacted\]$/);
+  assert.match(
+    out.message,
+    /^Invalid URL: https:\/\/admin:\[Redacted\]@10\.0\.0\.1:6443: upstream said: Authorization: Bearer \[Redacted\]$/,
+  );
   assert.match(out.stack, /^TypeError: Invalid URL/);
-  assert.equal(err.message, 'Invalid URL: https://admin:pw-SECRET@10.0.0.1:6443', 'the caller\'s error is untouched');
+  assert.equal(err.message, 'Invalid URL: https://admin:pw-SECRET@10.0.0.1:6443', "the caller's error is untouched");
 });

@@ -4,7 +4,8 @@ import { createRedactor, DEFAULT_REDACT_KEYS, REDACTED, REDACTED_TOO_DEEP } from
 
 test('the default redaction list covers the credentials the runtime handles', () => {
   const keys = DEFAULT_REDACT_KEYS.map((k) => k.toLowerCase());
-  for (const k of ['authorization', 'token', 'password', 'client-key-data', 'stringdata']) assert.ok(keys.includes(k), k);
+  for (const k of ['authorization', 'token', 'password', 'client-key-data', 'stringdata'])
+    assert.ok(keys.includes(k), k);
 });
 
 test('the redactor returns the very same object when nothing needs redacting', () => {
@@ -48,7 +49,11 @@ test('X-Api-Key headers, auth-provider access-tokens and exec env values are red
   assert.ok(!JSON.stringify(out).includes('SECRET'), JSON.stringify(out));
   assert.equal(out.headers.accept, 'json');
   assert.equal(out.user['auth-provider'].config['cmd-path'], '/bin/gcloud');
-  assert.deepEqual(out.user.exec.env, [{ name: 'PLUGIN_PASSPHRASE', value: REDACTED }], 'the variable name stays for diagnosis');
+  assert.deepEqual(
+    out.user.exec.env,
+    [{ name: 'PLUGIN_PASSPHRASE', value: REDACTED }],
+    'the variable name stays for diagnosis',
+  );
 });
 
 test('a password inside any URL-shaped string is redacted, wherever it sits in the string', () => {
@@ -67,7 +72,11 @@ test('a password inside any URL-shaped string is redacted, wherever it sits in t
 
 test('a Secret nested below the depth limit is replaced by a marker, not passed through', () => {
   const redact = createRedactor(DEFAULT_REDACT_KEYS);
-  let deep: Record<string, unknown> = { kind: 'Secret', data: { password: 'c2VjcmV0' }, stringData: { key: 'deep-SECRET' } };
+  let deep: Record<string, unknown> = {
+    kind: 'Secret',
+    data: { password: 'c2VjcmV0' },
+    stringData: { key: 'deep-SECRET' },
+  };
   for (let i = 0; i < 12; i++) deep = { [`level${i}`]: deep };
   const out = redact(deep);
   const text = JSON.stringify(out);

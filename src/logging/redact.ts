@@ -81,7 +81,9 @@ export function createRedactor(keys: readonly string[]): <T>(value: T) => T {
       let next: unknown;
       if (
         item !== undefined &&
-        (sensitive.has(key.toLowerCase()) || (isSecret && (key === 'data' || key === 'stringData')) || (envList && key === 'value'))
+        (sensitive.has(key.toLowerCase()) ||
+          (isSecret && (key === 'data' || key === 'stringData')) ||
+          (envList && key === 'value'))
       ) {
         next = REDACTED;
       } else {
@@ -113,7 +115,8 @@ export function createRedactor(keys: readonly string[]): <T>(value: T) => T {
     Object.assign(copy, fields);
     Object.defineProperty(copy, 'message', { value: message, writable: true, configurable: true, enumerable: false });
     Object.defineProperty(copy, 'stack', { value: stack, writable: true, configurable: true, enumerable: false });
-    if (hasCause) Object.defineProperty(copy, 'cause', { value: cause, writable: true, configurable: true, enumerable: false });
+    if (hasCause)
+      Object.defineProperty(copy, 'cause', { value: cause, writable: true, configurable: true, enumerable: false });
     return copy;
   };
 

@@ -9,7 +9,13 @@ import { objectKey, type KubeObject, type ObjectRef } from '../core/object-key.j
 import { omitUndefined } from '../core/omit-undefined.js';
 import { Controller, type ReconcileObserver } from '../controller/controller.js';
 import { enqueueHandler, mapToControllingOwner, mapToSelf, type MapFunction } from '../controller/enqueue-handlers.js';
-import type { ObjectReconcileContext, ObjectReconcileFunction, ObjectReconciler, ReconcileContext, Reconciler } from '../controller/reconciler.js';
+import type {
+  ObjectReconcileContext,
+  ObjectReconcileFunction,
+  ObjectReconciler,
+  ReconcileContext,
+  Reconciler,
+} from '../controller/reconciler.js';
 import type { ControllerDescription, ControllerSource } from './controller-description.js';
 import type { ControllerHost } from './controller-host.js';
 import { controllerPermissions } from './controller-permissions.js';
@@ -17,12 +23,17 @@ import type { Runnable } from './runnable.js';
 import { pumpTriggers } from './trigger-source.js';
 
 /** Builds the controller `d` describes and adds its runnable to `host`. */
-export function buildController<T extends KubeObject>(host: ControllerHost, d: ControllerDescription, reconciler: ObjectReconciler<T> | ObjectReconcileFunction<T>): Controller {
+export function buildController<T extends KubeObject>(
+  host: ControllerHost,
+  d: ControllerDescription,
+  reconciler: ObjectReconciler<T> | ObjectReconcileFunction<T>,
+): Controller {
   host.requirePermissions(...controllerPermissions(d));
   const consoleView = host.trackController(d.name);
   // Set at start: the primary kind's informers (one, or one per cached namespace), read by ctx.get().
   const primary: PrimaryInformers = { current: [] };
-  const reconcile: ObjectReconcileFunction<T> = typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
+  const reconcile: ObjectReconcileFunction<T> =
+    typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
   // Sharded: the primary informer holds this replica's objects only, and the gate admits only keys it owns now.
   const gate = host.sharding && (d.options.sharded ?? true) ? host.sharding.gateFor(d.primary) : undefined;
   // The options' observer hears of the reconciles `reconciler` ran: not of the keys a shard gate skipped.
@@ -49,13 +60,22 @@ export function buildController<T extends KubeObject>(host: ControllerHost, d: C
   // A sharded primary kind's informers come at start, once the ring's mode is known (label, server or client).
   for (const source of d.sources) if (!(gate && source.type === d.primary)) host.prepareInformers(source.type, cache);
   const runnable = controllerRunnable(host, d, controller, { gate, primary });
-  host.add(runnable, { name: `controller/${d.name}`, needLeaderElection: d.options.needLeaderElection ?? true, sharded: gate !== undefined });
+  host.add(runnable, {
+    name: `controller/${d.name}`,
+    needLeaderElection: d.options.needLeaderElection ?? true,
+    sharded: gate !== undefined,
+  });
   return controller;
 }
 
 /** The console view and the options' observer as one (the latter filtered to reconciles that ran, when `ran` is given). */
-function combineObservers(view: ReconcileObserver | undefined, own: ReconcileObserver | undefined, ran: Set<string> | undefined): ReconcileObserver | undefined {
-  const filtered: ReconcileObserver | undefined = own && ran ? { reconciled: (r) => void (ran.delete(r.reconcileID) && own.reconciled(r)) } : own;
+function combineObservers(
+  view: ReconcileObserver | undefined,
+  own: ReconcileObserver | undefined,
+  ran: Set<string> | undefined,
+): ReconcileObserver | undefined {
+  const filtered: ReconcileObserver | undefined =
+    own && ran ? { reconciled: (r) => void (ran.delete(r.reconcileID) && own.reconciled(r)) } : own;
   if (!view || !filtered) return view ?? filtered;
   return {
     reconciled: (r) => {
@@ -82,13 +102,21 @@ function informersOf(host: ControllerHost, d: ControllerDescription, gate: Shard
   return (source, signal) =>
     gate && sharding && source.type === d.primary
       ? sharding.primaryInformers(d.primary, (labelSelector) =>
-          host.informersFor(d.primary, labelSelector ? { ...cache, shardSelector: { apiVersion, kind, labelSelector } } : cache, signal),
+          host.informersFor(
+            d.primary,
+            labelSelector ? { ...cache, shardSelector: { apiVersion, kind, labelSelector } } : cache,
+            signal,
+          ),
         )
       : host.informersFor(source.type, cache, signal);
 }
 
 /** How a source's events become keys; `owns` needs the primary's scope, resolved at start. */
-function mapOf(d: ControllerDescription, source: ControllerSource, primaryNamespaced: boolean): MapFunction<KubeObject> {
+function mapOf(
+  d: ControllerDescription,
+  source: ControllerSource,
+  primaryNamespaced: boolean,
+): MapFunction<KubeObject> {
   if (source.declaredBy === 'owns') return mapToControllingOwner({ ...d.primary, clusterScoped: !primaryNamespaced });
   return source.map ?? mapToSelf;
 }
@@ -112,7 +140,9 @@ function controllerRunnable(
       const registrations: HandlerRegistration[] = [];
       let detachGate: (() => void) | undefined;
       try {
-        const primaryNamespaced = sources.some((s) => s.type !== d.primary) ? await host.isNamespaced(d.primary, signal) : true;
+        const primaryNamespaced = sources.some((s) => s.type !== d.primary)
+          ? await host.isNamespaced(d.primary, signal)
+          : true;
         for (const source of sources) {
           const handler = enqueueHandler(controller.queue, mapOf(d, source, primaryNamespaced), source.predicates);
           const found = await informers(source, signal);
@@ -138,7 +168,11 @@ function controllerRunnable(
  * the controller's events come from (so a reconcile never misses what triggered it). The cache
  * holds only objects of the `.for` kind, which is what makes the `T` honest.
  */
-function objectContext<T>(ctx: ReconcileContext, request: ObjectRef, primary: PrimaryInformers): ObjectReconcileContext<T> {
+function objectContext<T>(
+  ctx: ReconcileContext,
+  request: ObjectRef,
+  primary: PrimaryInformers,
+): ObjectReconcileContext<T> {
   const key = objectKey(request);
   return {
     ...ctx,

@@ -35,7 +35,13 @@ function fakeHost() {
       const informer = {
         addEventHandler: (h: EventHandler<KubeObject>) => {
           handlers.set(type.kind, [...(handlers.get(type.kind) ?? []), h]);
-          return { remove: () => handlers.set(type.kind, (handlers.get(type.kind) ?? []).filter((x) => x !== h)) };
+          return {
+            remove: () =>
+              handlers.set(
+                type.kind,
+                (handlers.get(type.kind) ?? []).filter((x) => x !== h),
+              ),
+          };
         },
       };
       return [informer as unknown as SharedInformer<KubeObject>];
@@ -61,7 +67,8 @@ function recorder() {
       seen.push(key);
       waiters.get(key)?.();
     },
-    reconciled: (key: string) => (seen.includes(key) ? Promise.resolve() : new Promise<void>((r) => waiters.set(key, r))),
+    reconciled: (key: string) =>
+      seen.includes(key) ? Promise.resolve() : new Promise<void>((r) => waiters.set(key, r)),
   };
 }
 
@@ -72,7 +79,13 @@ const obj = (kind: string, name: string, labels: Record<string, string> = {}, ow
     name,
     namespace: 'ns',
     labels,
-    ...(owner ? { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid: `uid-${owner}`, controller: true }] } : {}),
+    ...(owner
+      ? {
+          ownerReferences: [
+            { apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid: `uid-${owner}`, controller: true },
+          ],
+        }
+      : {}),
   },
 });
 
@@ -89,17 +102,28 @@ async function run(added: { runnable: Runnable }[], body: () => Promise<void>): 
 
 test('named() renames the controller, its runnable and its metrics; an empty name is refused', () => {
   const { host, added } = fakeHost();
-  const controller = new ControllerBuilder(host, 'first').named('database').for(CM).complete(async () => {});
+  const controller = new ControllerBuilder(host, 'first')
+    .named('database')
+    .for(CM)
+    .complete(async () => {});
   assert.equal(controller.name, 'database');
   assert.equal(added[0]!.options.name, 'controller/database');
-  assert.throws(() => new ControllerBuilder(host, 'x').named(''), (e: unknown) => (e as { code?: string }).code === 'ERR_INVALID_OPTION');
+  assert.throws(
+    () => new ControllerBuilder(host, 'x').named(''),
+    (e: unknown) => (e as { code?: string }).code === 'ERR_INVALID_OPTION',
+  );
 });
 
 test('a global event filter applies to every kind source (for and owns), beside their own predicates', async () => {
   const { host, added, emit, handlers } = fakeHost();
   const r = recorder();
   const team = (e: { object: KubeObject }): boolean => e.object.metadata?.labels?.team === 'a';
-  new ControllerBuilder(host, 'c').for(CM).owns(SECRET).withEventFilter(team).withOptions({ maxConcurrentReconciles: 1 }).complete(r.reconcile);
+  new ControllerBuilder(host, 'c')
+    .for(CM)
+    .owns(SECRET)
+    .withEventFilter(team)
+    .withOptions({ maxConcurrentReconciles: 1 })
+    .complete(r.reconcile);
   await run(added, async () => {
     while ((handlers.get('Secret') ?? []).length === 0) await new Promise((resolve) => setImmediate(resolve));
     emit('ConfigMap', obj('ConfigMap', 'unlabelled'));
@@ -115,12 +139,18 @@ test('a global event filter applies to every kind source (for and owns), beside 
 test('reconcileOn: keys from an async iterable are reconciled; stopping the controller closes the iterator', async () => {
   const { host, added } = fakeHost();
   const r = recorder();
-  const keys: (string | { namespace: string; name: string })[] = ['ns/from-string', { namespace: 'ns', name: 'from-ref' }];
+  const keys: (string | { namespace: string; name: string })[] = [
+    'ns/from-string',
+    { namespace: 'ns', name: 'from-ref' },
+  ];
   let returned = false;
   // Yields its keys, then waits forever (a quiet channel) until return() is called.
   const channel: AsyncIterable<string | { namespace: string; name: string }> = {
     [Symbol.asyncIterator]: () => ({
-      next: () => (keys.length > 0 ? Promise.resolve({ done: false as const, value: keys.shift()! }) : new Promise<never>(() => {})),
+      next: () =>
+        keys.length > 0
+          ? Promise.resolve({ done: false as const, value: keys.shift()! })
+          : new Promise<never>(() => {}),
       return: () => {
         returned = true;
         return Promise.resolve({ done: true as const, value: undefined });
@@ -156,12 +186,22 @@ test('reconcileOn: a throwing trigger source is logged and ends; the controller 
 test('per-controller cache options reach the host for every source, when prepared and when started', async () => {
   const { host, added, prepared, resolved } = fakeHost();
   const cache = { labelSelectorsByKind: [{ ...SECRET, labelSelector: 'app.kubernetes.io/managed-by=db' }] };
-  new ControllerBuilder(host, 'c').for(CM).owns(SECRET).withOptions({ cache }).complete(async () => {});
-  assert.deepEqual(prepared, [{ kind: 'ConfigMap', cache }, { kind: 'Secret', cache }]);
+  new ControllerBuilder(host, 'c')
+    .for(CM)
+    .owns(SECRET)
+    .withOptions({ cache })
+    .complete(async () => {});
+  assert.deepEqual(prepared, [
+    { kind: 'ConfigMap', cache },
+    { kind: 'Secret', cache },
+  ]);
   await run(added, async () => {
     while (resolved.length < 2) await new Promise((resolve) => setImmediate(resolve));
   });
-  assert.deepEqual(resolved, [{ kind: 'ConfigMap', cache }, { kind: 'Secret', cache }]);
+  assert.deepEqual(resolved, [
+    { kind: 'ConfigMap', cache },
+    { kind: 'Secret', cache },
+  ]);
 });
 
 test('an observer in the options is told about every finished reconcile, beside the console view', async () => {
@@ -170,7 +210,9 @@ test('an observer in the options is told about every finished reconcile, beside 
   const view = { reconciled: (rec: { key: string }) => void viewed.push(rec.key), attach: () => undefined };
   host.trackController = () => view as unknown as ReturnType<ControllerHost['trackController']>;
   const observed: { key: string; outcome: string }[] = [];
-  const observer = { reconciled: (rec: { key: string; outcome: string }) => void observed.push({ key: rec.key, outcome: rec.outcome }) };
+  const observer = {
+    reconciled: (rec: { key: string; outcome: string }) => void observed.push({ key: rec.key, outcome: rec.outcome }),
+  };
   const r = recorder();
   new ControllerBuilder(host, 'c').for(CM).withOptions({ observer }).complete(r.reconcile);
   await run(added, async () => {
@@ -184,18 +226,26 @@ test('an observer in the options is told about every finished reconcile, beside 
   assert.deepEqual(viewed, ['ns/a'], 'the console view still gets it');
 });
 
-test('sharded: the options\' observer hears of the reconciles the reconciler ran, not of keys the shard gate skipped', async () => {
+test("sharded: the options' observer hears of the reconciles the reconciler ran, not of keys the shard gate skipped", async () => {
   const { host, added, emit, handlers } = fakeHost();
   // A gate that owns every key but 'ns/other', which it skips as another replica's.
   const gate = {
-    wrap: (inner: Reconciler): Reconciler => ({ reconcile: async (req, ctx) => (req.name === 'other' ? undefined : inner.reconcile(req, ctx)) }),
+    wrap: (inner: Reconciler): Reconciler => ({
+      reconcile: async (req, ctx) => (req.name === 'other' ? undefined : inner.reconcile(req, ctx)),
+    }),
     attach: () => () => undefined,
   };
-  const sharding = { gateFor: () => gate, primaryInformers: (_type: unknown, fromCache: (selector?: string) => unknown) => fromCache() };
+  const sharding = {
+    gateFor: () => gate,
+    primaryInformers: (_type: unknown, fromCache: (selector?: string) => unknown) => fromCache(),
+  };
   const shardedHost = { ...host, sharding } as unknown as ControllerHost;
   const observed: string[] = [];
   const r = recorder();
-  new ControllerBuilder(shardedHost, 'c').for(CM).withOptions({ maxConcurrentReconciles: 1, observer: { reconciled: (rec) => void observed.push(rec.key) } }).complete(r.reconcile);
+  new ControllerBuilder(shardedHost, 'c')
+    .for(CM)
+    .withOptions({ maxConcurrentReconciles: 1, observer: { reconciled: (rec) => void observed.push(rec.key) } })
+    .complete(r.reconcile);
   await run(added, async () => {
     while ((handlers.get('ConfigMap') ?? []).length === 0) await new Promise((resolve) => setImmediate(resolve));
     emit('ConfigMap', obj('ConfigMap', 'other'));
@@ -211,7 +261,10 @@ test('complete() twice is refused: one builder, one controller', () => {
   const { host } = fakeHost();
   const b = new ControllerBuilder(host, 'c').for(CM);
   b.complete(async () => {});
-  assert.throws(() => b.complete(async () => {}), (e: unknown) => (e as { code?: string }).code === 'ERR_INVALID_OPTION');
+  assert.throws(
+    () => b.complete(async () => {}),
+    (e: unknown) => (e as { code?: string }).code === 'ERR_INVALID_OPTION',
+  );
 });
 
 test('for(kinds.Deployment) types its predicates: they receive Deployments', async () => {

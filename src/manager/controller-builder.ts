@@ -9,7 +9,12 @@ import { DEFAULT_PRIMARY_PREDICATE, type Predicate } from '../controller/predica
 import type { ObjectReconcileFunction, ObjectReconciler } from '../controller/reconciler.js';
 import type { WriteVerb } from '../rbac/permission.js';
 import { buildController } from './build-controller.js';
-import type { ControllerBuilderOptions, ControllerDescription, ControllerSource, WriteDeclaration } from './controller-description.js';
+import type {
+  ControllerBuilderOptions,
+  ControllerDescription,
+  ControllerSource,
+  WriteDeclaration,
+} from './controller-description.js';
 import type { ControllerHost } from './controller-host.js';
 import type { TriggerKey } from './trigger-source.js';
 
@@ -65,7 +70,11 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     if (this.primary) throw new InvalidOptionError('for', `controller ${this.name} already has a primary kind`);
     this.primary = type;
     // The informer of `type` only ever hands these predicates objects of that kind.
-    this.sources.push({ type, declaredBy: 'for', predicates: (options.predicates as readonly Predicate[] | undefined) ?? [DEFAULT_PRIMARY_PREDICATE] });
+    this.sources.push({
+      type,
+      declaredBy: 'for',
+      predicates: (options.predicates as readonly Predicate[] | undefined) ?? [DEFAULT_PRIMARY_PREDICATE],
+    });
     // Same builder, now knowing its primary type (nothing else about it changes).
     return this as unknown as ControllerBuilder<P>;
   }
@@ -77,8 +86,17 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
   }
 
   /** Another kind, mapped to keys by `map`; `map` and the predicates receive `W`. */
-  watches<W extends KubeObject = KubeObject>(type: Kind<W>, map: MapFunction<W>, options: ControllerWatchOptions<W> = {}): this {
-    this.sources.push({ type, declaredBy: 'watches', predicates: (options.predicates ?? []) as readonly Predicate[], map: map as MapFunction<KubeObject> });
+  watches<W extends KubeObject = KubeObject>(
+    type: Kind<W>,
+    map: MapFunction<W>,
+    options: ControllerWatchOptions<W> = {},
+  ): this {
+    this.sources.push({
+      type,
+      declaredBy: 'watches',
+      predicates: (options.predicates ?? []) as readonly Predicate[],
+      map: map as MapFunction<KubeObject>,
+    });
     return this;
   }
 
@@ -89,11 +107,19 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
    * manager's client answers reads of those kinds from the cache. Calls accumulate.
    */
   writes(type: ResourceType, verbs: readonly WriteVerb[], options: ControllerWritesOptions = {}): this {
-    if (verbs.length === 0) throw new InvalidOptionError('writes', `controller ${this.name}: no verbs for ${type.kind}`);
+    if (verbs.length === 0)
+      throw new InvalidOptionError('writes', `controller ${this.name}: no verbs for ${type.kind}`);
     const unknown = verbs.filter((v) => !WRITE_VERBS.includes(v));
-    if (unknown.length > 0) throw new InvalidOptionError('writes', `controller ${this.name}: ${unknown.join(', ')} on ${type.kind} is not a write verb (one of ${WRITE_VERBS.join(', ')})`);
+    if (unknown.length > 0)
+      throw new InvalidOptionError(
+        'writes',
+        `controller ${this.name}: ${unknown.join(', ')} on ${type.kind} is not a write verb (one of ${WRITE_VERBS.join(', ')})`,
+      );
     if (options.subresource !== undefined && !/^[a-z][a-z0-9]*$/.test(options.subresource)) {
-      throw new InvalidOptionError('writes', `controller ${this.name}: subresource ${JSON.stringify(options.subresource)} is not a name like "status"`);
+      throw new InvalidOptionError(
+        'writes',
+        `controller ${this.name}: subresource ${JSON.stringify(options.subresource)} is not a name like "status"`,
+      );
     }
     this.writeDeclarations.push({ type, verbs: [...verbs], ...omitUndefined({ subresource: options.subresource }) });
     return this;
@@ -153,4 +179,3 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
     return this.primary;
   }
 }
-

@@ -11,7 +11,14 @@ const SELECTOR = 'app.kubernetes.io/managed-by=db-operator';
 
 const owned = (name: string, labels: Record<string, string>): KubeObject => ({
   ...SECRET,
-  metadata: { name, namespace: 'ns', labels, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: `owner-of-${name}`, uid: `u-${name}`, controller: true }] },
+  metadata: {
+    name,
+    namespace: 'ns',
+    labels,
+    ownerReferences: [
+      { apiVersion: 'v1', kind: 'ConfigMap', name: `owner-of-${name}`, uid: `u-${name}`, controller: true },
+    ],
+  },
 });
 
 test("a controller's cache options give its owned kind a filtered informer; the manager's cache is unchanged", async () => {
@@ -40,7 +47,11 @@ test("a controller's cache options give its owned kind a filtered informer; the 
     const secretInformers = manager.informers.list().filter((i) => i.name.includes('Secret'));
     assert.equal(secretInformers.length, 1, 'only the controller asked for Secrets, through its selector');
     assert.match(secretInformers[0]!.name, /labels=app\.kubernetes\.io\/managed-by=db-operator/);
-    assert.deepEqual(secretInformers[0]!.reader.list().map((s) => s.metadata?.name), ['ours'], 'the controller holds only its own Secrets');
+    assert.deepEqual(
+      secretInformers[0]!.reader.list().map((s) => s.metadata?.name),
+      ['ours'],
+      'the controller holds only its own Secrets',
+    );
     // The manager's own reads are not narrowed by one controller's options: a second, unfiltered informer.
     assert.deepEqual((await manager.client.list(SECRET)).items.map((s) => s.metadata?.name).sort(), ['ours', 'theirs']);
     assert.equal(manager.informers.list().filter((i) => i.name.includes('Secret')).length, 2);

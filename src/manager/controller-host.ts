@@ -44,7 +44,11 @@ export interface ControllerHost {
    */
   prepareInformers(type: ResourceType, cache: ControllerCacheOptions): void;
   /** The informers of a kind (one, or one per cached namespace for namespaced kinds). */
-  informersFor(type: ResourceType, cache: ControllerCacheOptions, signal: AbortSignal): Promise<SharedInformer<KubeObject>[]>;
+  informersFor(
+    type: ResourceType,
+    cache: ControllerCacheOptions,
+    signal: AbortSignal,
+  ): Promise<SharedInformer<KubeObject>[]>;
   /** Whether a kind is namespaced, from the REST mapper. */
   isNamespaced(type: ResourceType, signal: AbortSignal): Promise<boolean>;
   /** Runs the controller (leader-only unless `needLeaderElection: false`). */

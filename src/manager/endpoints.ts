@@ -18,7 +18,12 @@ import { WebhookServer, type WebhookServerOptions } from '../webhook/webhook-ser
 import { runChecks, type HealthCheck } from './health-checks.js';
 import { EndpointServer, type RouteHandler } from './http-server.js';
 import type { GroupMember } from './runnable-group.js';
-import { DEFAULT_SECURE_METRICS_PORT, defaultBindHost, secureEndpointOptions, type SecureMetricsOptions } from './secure-metrics.js';
+import {
+  DEFAULT_SECURE_METRICS_PORT,
+  defaultBindHost,
+  secureEndpointOptions,
+  type SecureMetricsOptions,
+} from './secure-metrics.js';
 
 /** controller-runtime's defaults. @defaultValue 8080 */
 export const DEFAULT_METRICS_PORT = 8080;
@@ -100,42 +105,60 @@ export class Endpoints {
   members(): GroupMember[] {
     const { options, deps } = this;
     if (deps.webhooks.size > 0 && !options.webhook) {
-      throw new InvalidOptionError('webhook', 'webhook handlers are registered but the manager has no webhook server options (port, certDir or certFile/keyFile)');
+      throw new InvalidOptionError(
+        'webhook',
+        'webhook handlers are registered but the manager has no webhook server options (port, certDir or certFile/keyFile)',
+      );
     }
     const host = options.bindHost ?? defaultBindHost();
     const secure = options.secureMetrics;
     const metricsPort = options.metricsPort ?? (secure ? DEFAULT_SECURE_METRICS_PORT : DEFAULT_METRICS_PORT);
     const healthPort = options.healthPort ?? DEFAULT_HEALTH_PORT;
-    const healthRoutes = new Map([['/healthz', checkRoute(deps.healthChecks)], ['/readyz', checkRoute(deps.readyChecks)]]);
-    const metricsRoute: RouteHandler = async () => ({ status: 200, contentType: deps.registry.contentType, body: await deps.registry.metrics() });
+    const healthRoutes = new Map([
+      ['/healthz', checkRoute(deps.healthChecks)],
+      ['/readyz', checkRoute(deps.readyChecks)],
+    ]);
+    const metricsRoute: RouteHandler = async () => ({
+      status: 200,
+      contentType: deps.registry.contentType,
+      body: await deps.registry.metrics(),
+    });
     const out: GroupMember[] = [];
     const webhook = options.webhook;
     if (webhook) out.push(serving('webhook-server', () => this.listenWebhook(webhook, host)));
     const state = deps.console;
     if (state) out.push(serving('console-server', () => this.listenConsole(state)));
     if (metricsPort > 0 && metricsPort === healthPort) {
-      out.push(serving('metrics-server', async () => {
-        this.metrics = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute], ...healthRoutes]));
-        this.health = this.metrics;
-        await this.metrics.listen();
-        return this.metrics;
-      }));
+      out.push(
+        serving('metrics-server', async () => {
+          this.metrics = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute], ...healthRoutes]));
+          this.health = this.metrics;
+          await this.metrics.listen();
+          return this.metrics;
+        }),
+      );
       return out;
     }
     if (metricsPort > 0) {
-      out.push(serving('metrics-server', async () => {
-        const serverOptions = secure ? await secureEndpointOptions(secure, { client: deps.client, clock: deps.clock, logger: deps.logger }) : {};
-        this.metrics = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute]]), serverOptions);
-        await this.metrics.listen();
-        return this.metrics;
-      }));
+      out.push(
+        serving('metrics-server', async () => {
+          const serverOptions = secure
+            ? await secureEndpointOptions(secure, { client: deps.client, clock: deps.clock, logger: deps.logger })
+            : {};
+          this.metrics = new EndpointServer(host, metricsPort, new Map([['/metrics', metricsRoute]]), serverOptions);
+          await this.metrics.listen();
+          return this.metrics;
+        }),
+      );
     }
     if (healthPort > 0) {
-      out.push(serving('health-server', async () => {
-        this.health = new EndpointServer(host, healthPort, healthRoutes);
-        await this.health.listen();
-        return this.health;
-      }));
+      out.push(
+        serving('health-server', async () => {
+          this.health = new EndpointServer(host, healthPort, healthRoutes);
+          await this.health.listen();
+          return this.health;
+        }),
+      );
     }
     return out;
   }

@@ -21,11 +21,17 @@ export interface EndpointServerOptions {
 }
 
 export interface TlsSource {
-  start(onChange: (pair: { readonly cert: string; readonly key: string }) => void): Promise<{ readonly cert: string; readonly key: string }>;
+  start(
+    onChange: (pair: { readonly cert: string; readonly key: string }) => void,
+  ): Promise<{ readonly cert: string; readonly key: string }>;
   stop(): void;
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error' };
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  500: 'Internal Server Error',
+};
 
 /**
  * A tiny HTTP server for the manager's endpoints (/metrics, /healthz, /readyz). Runs as a runnable:
@@ -56,7 +62,11 @@ export class EndpointServer {
     const handler = (req: IncomingMessage, res: ServerResponse): void => void this.handle(req, res);
     const source = this.options.tlsSource;
     let tlsServer: HttpsServer | undefined;
-    const tls = source ? await source.start((next) => tlsServer?.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2' })) : this.options.tls;
+    const tls = source
+      ? await source.start((next) =>
+          tlsServer?.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2' }),
+        )
+      : this.options.tls;
     if (tls) tlsServer = createTlsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, handler);
     const server: Server = tlsServer ?? createServer(handler);
     this.server = server;

@@ -11,7 +11,11 @@ export {
 } from './manager.js';
 export type { ManagerOptions } from './manager.js';
 export { ControllerBuilder } from './controller-builder.js';
-export type { ControllerBuilderOptions, ControllerWatchOptions, ControllerWritesOptions } from './controller-builder.js';
+export type {
+  ControllerBuilderOptions,
+  ControllerWatchOptions,
+  ControllerWritesOptions,
+} from './controller-builder.js';
 export type { ControllerHost, ControllerCacheOptions } from './controller-host.js';
 export type { TriggerKey } from './trigger-source.js';
 export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';

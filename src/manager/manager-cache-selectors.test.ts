@@ -9,7 +9,10 @@ import { Manager } from './manager.js';
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const MANAGED = { 'app.kubernetes.io/managed-by': 'db-operator' };
-const secret = (name: string, labels: Record<string, string> = {}): KubeObject => ({ ...SECRET, metadata: { name, namespace: 'ns', labels } });
+const secret = (name: string, labels: Record<string, string> = {}): KubeObject => ({
+  ...SECRET,
+  metadata: { name, namespace: 'ns', labels },
+});
 
 async function withManager(fake: FakeClient, run: (manager: Manager) => Promise<void>): Promise<void> {
   const manager = new Manager({
@@ -21,9 +24,15 @@ async function withManager(fake: FakeClient, run: (manager: Manager) => Promise<
     labelSelectorsByKind: [{ ...SECRET, labelSelector: 'app.kubernetes.io/managed-by=db-operator' }],
   });
   // An owned kind declared through the builder uses the same filtered informer as reads do.
-  manager.controller('db').for({ apiVersion: 'v1', kind: 'ConfigMap' }).owns(SECRET).complete(async () => {});
+  manager
+    .controller('db')
+    .for({ apiVersion: 'v1', kind: 'ConfigMap' })
+    .owns(SECRET)
+    .complete(async () => {});
   // Runs once the caches have synced (runnables that every replica runs start after the sync).
-  const synced = new Promise<void>((resolve) => manager.add({ start: async () => resolve() }, { needLeaderElection: false }));
+  const synced = new Promise<void>((resolve) =>
+    manager.add({ start: async () => resolve() }, { needLeaderElection: false }),
+  );
   const stop = new AbortController();
   const running = manager.start(stop.signal);
   try {
@@ -46,8 +55,13 @@ test('labelSelectorsByKind: the cache holds only the selected objects of that ki
     assert.equal(secretInformers.length, 1, 'owns(Secret) and reads share one informer');
     assert.match(secretInformers[0]!.name, /labels=app\.kubernetes\.io\/managed-by=db-operator/);
     const cached = await manager.cache.list(SECRET);
-    assert.deepEqual(cached.map((s) => s.metadata?.name), ['ours']);
-    await assert.rejects(manager.cache.get(SECRET, { namespace: 'ns', name: 'tenant-token' }), (e: unknown) => isNotFound(e));
+    assert.deepEqual(
+      cached.map((s) => s.metadata?.name),
+      ['ours'],
+    );
+    await assert.rejects(manager.cache.get(SECRET, { namespace: 'ns', name: 'tenant-token' }), (e: unknown) =>
+      isNotFound(e),
+    );
     assert.equal((await manager.cache.get(SECRET, { namespace: 'ns', name: 'ours' })).metadata?.name, 'ours');
     // Other kinds are not filtered.
     assert.equal((await manager.cache.list(CONFIG_MAP)).length, 1);
@@ -55,5 +69,8 @@ test('labelSelectorsByKind: the cache holds only the selected objects of that ki
 });
 
 test('a malformed labelSelectorsByKind selector is refused when the manager is built, not at the first read', () => {
-  assert.throws(() => new Manager({ client: new FakeClient(), labelSelectorsByKind: [{ ...SECRET, labelSelector: 'a in (' }] }), (e: unknown) => (e as { code?: string }).code !== undefined);
+  assert.throws(
+    () => new Manager({ client: new FakeClient(), labelSelectorsByKind: [{ ...SECRET, labelSelector: 'a in (' }] }),
+    (e: unknown) => (e as { code?: string }).code !== undefined,
+  );
 });

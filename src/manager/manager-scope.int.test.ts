@@ -44,6 +44,11 @@ describe('a Manager restricted to namespaces, against a real API server', () => 
     await assert.rejects(manager.client.get(CLUSTER_ROLE, 'absent'), (e: unknown) => isNotFound(e));
     // Cluster-scoped kinds are one cluster-wide informer; namespaced kinds stay within `namespaces`.
     assert.equal(manager.cache.informersFor(CLUSTER_ROLE).length, 1);
-    assert.deepEqual((await manager.client.list(CONFIG_MAP)).items.map((c) => c.metadata?.name).filter((n) => n !== 'kube-root-ca.crt'), ['in-a']);
+    assert.deepEqual(
+      (await manager.client.list(CONFIG_MAP)).items
+        .map((c) => c.metadata?.name)
+        .filter((n) => n !== 'kube-root-ca.crt'),
+      ['in-a'],
+    );
   });
 });

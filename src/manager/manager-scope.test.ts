@@ -31,15 +31,27 @@ test('a Manager with namespaces reads a Namespace and a ClusterRole through mana
       { ...CONFIG_MAP, metadata: { name: 'in-b', namespace: 'team-b' } },
     ],
   });
-  const manager = new Manager({ client: fake, clock: new FakeClock(0), metricsPort: 0, healthPort: 0, namespaces: ['team-a'] });
+  const manager = new Manager({
+    client: fake,
+    clock: new FakeClock(0),
+    metricsPort: 0,
+    healthPort: 0,
+    namespaces: ['team-a'],
+  });
   await running(manager, async () => {
     assert.equal((await manager.client.get(NAMESPACE, 'team-a')).metadata?.name, 'team-a');
     assert.equal((await manager.client.get(CLUSTER_ROLE, 'reader')).metadata?.name, 'reader');
-    assert.deepEqual((await manager.client.list(CLUSTER_ROLE)).items.map((r) => r.metadata?.name), ['reader']);
+    assert.deepEqual(
+      (await manager.client.list(CLUSTER_ROLE)).items.map((r) => r.metadata?.name),
+      ['reader'],
+    );
     await assert.rejects(manager.client.get(CLUSTER_ROLE, 'absent'), (e: unknown) => isNotFound(e));
     // Cluster-scoped kinds are watched cluster-wide (one informer), namespaced ones per namespace.
     assert.equal(manager.cache.informersFor(CLUSTER_ROLE).length, 1);
-    assert.deepEqual((await manager.client.list(CONFIG_MAP)).items.map((c) => c.metadata?.name), ['in-a']);
+    assert.deepEqual(
+      (await manager.client.list(CONFIG_MAP)).items.map((c) => c.metadata?.name),
+      ['in-a'],
+    );
   });
 });
 

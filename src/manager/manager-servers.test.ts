@@ -29,7 +29,15 @@ function answers(port: number, ca: string): Promise<boolean> {
     },
   });
   return new Promise((resolve) => {
-    const options = { host: '127.0.0.1', port, path: '/validate-example-com-v1-widget', method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json' } };
+    const options = {
+      host: '127.0.0.1',
+      port,
+      path: '/validate-example-com-v1-widget',
+      method: 'POST',
+      ca,
+      agent: false,
+      headers: { 'content-type': 'application/json' },
+    };
     const req = request(options, (res) => {
       res.resume().on('end', () => resolve(res.statusCode === 200));
     });
@@ -72,7 +80,13 @@ test('a server that cannot listen makes start() reject, and the servers already 
 });
 
 test('while the manager stops, its webhook server answers until every runnable has stopped', async () => {
-  const manager = new Manager({ client: quietClient(), bindHost: '127.0.0.1', metricsPort: 0, healthPort: 0, webhook: { port: 0 } });
+  const manager = new Manager({
+    client: quietClient(),
+    bindHost: '127.0.0.1',
+    metricsPort: 0,
+    healthPort: 0,
+    webhook: { port: 0 },
+  });
   manager.webhooks.validate(WIDGET, () => deny('no'));
   const answeredWhileStopping: boolean[] = [];
   manager.add({

@@ -39,7 +39,14 @@ describe('Manager and a controller against a real API server', () => {
     const registry = createMetricsRegistry({ defaultMetrics: true });
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, registry });
     metricsPort = await freePort();
-    manager = new Manager({ client, registry, metricsPort, healthPort: metricsPort, bindHost: '127.0.0.1', logger: createLogger({ level: 'silent' }) });
+    manager = new Manager({
+      client,
+      registry,
+      metricsPort,
+      healthPort: metricsPort,
+      bindHost: '127.0.0.1',
+      logger: createLogger({ level: 'silent' }),
+    });
     const recorder = manager.eventRecorder('widget-controller');
     manager
       .controller('widget')
@@ -48,20 +55,45 @@ describe('Manager and a controller against a real API server', () => {
       .complete(async (req, { signal }) => {
         const key = `${req.namespace}/${req.name}`;
         reconciles.set(key, (reconciles.get(key) ?? 0) + 1);
-        const widget = await manager.cache.get<Widget & { metadata: { generation: number; uid: string } }>(WIDGET, req, { signal }).catch(() => undefined);
+        const widget = await manager.cache
+          .get<Widget & { metadata: { generation: number; uid: string } }>(WIDGET, req, { signal })
+          .catch(() => undefined);
         if (!widget) return;
         // An owned ConfigMap carrying the size; created once.
-        await client.create({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: `${req.name}-config`, namespace: req.namespace, ownerReferences: [{ apiVersion: WIDGET.apiVersion, kind: WIDGET.kind, name: req.name, uid: widget.metadata.uid, controller: true, blockOwnerDeletion: true }] },
-          data: { size: String(widget.spec.size) },
-        }, { signal }).catch((err: { reason?: string }) => {
-          if (err.reason !== 'AlreadyExists') throw err;
-        });
+        await client
+          .create(
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: {
+                name: `${req.name}-config`,
+                namespace: req.namespace,
+                ownerReferences: [
+                  {
+                    apiVersion: WIDGET.apiVersion,
+                    kind: WIDGET.kind,
+                    name: req.name,
+                    uid: widget.metadata.uid,
+                    controller: true,
+                    blockOwnerDeletion: true,
+                  },
+                ],
+              },
+              data: { size: String(widget.spec.size) },
+            },
+            { signal },
+          )
+          .catch((err: { reason?: string }) => {
+            if (err.reason !== 'AlreadyExists') throw err;
+          });
         if (widget.status?.observedGeneration === widget.metadata.generation) return;
         recorder.event(widget, 'Normal', 'Reconciled', 'status written');
-        await client.patchStatus(WIDGET, req.name, { status: { observedGeneration: widget.metadata.generation, message: `size ${widget.spec.size}` } }, { namespace: req.namespace, type: 'merge', signal });
+        await client.patchStatus(
+          WIDGET,
+          req.name,
+          { status: { observedGeneration: widget.metadata.generation, message: `size ${widget.spec.size}` } },
+          { namespace: req.namespace, type: 'merge', signal },
+        );
       });
     running = manager.start(stop.signal);
     await eventually('readyz', async () => (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).ok);
@@ -75,7 +107,12 @@ describe('Manager and a controller against a real API server', () => {
   });
 
   test('the controller sets status from spec, with observedGeneration', async () => {
-    await client.create<Widget>({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 2 } });
+    await client.create<Widget>({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1', namespace: 'default' },
+      spec: { size: 2 },
+    });
     const done = await eventually('status of w1', async () => {
       const w = await client.get<Widget>(WIDGET, 'w1', { namespace: 'default' });
       return w.status?.observedGeneration === w.metadata.generation ? w : undefined;
@@ -87,13 +124,23 @@ describe('Manager and a controller against a real API server', () => {
     // The previous test's reconcile created w1's owned ConfigMap, whose event requeues w1 once more
     // (or coalesces with a queued w1): count from a quiet controller, or that late reconcile lands
     // in the count below (3 !== 2, seen on a loaded fresh clone).
-    await eventually('owned ConfigMap cached', async () => manager.cache.get(CONFIGMAP, { namespace: 'default', name: 'w1-config' }).catch(() => undefined));
+    await eventually('owned ConfigMap cached', async () =>
+      manager.cache.get(CONFIGMAP, { namespace: 'default', name: 'w1-config' }).catch(() => undefined),
+    );
     await eventually('controller idle', async () => {
       const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      return /^workqueue_depth\{[^}]*name="widget"[^}]*\} 0$/m.test(text) && /^controller_runtime_active_workers\{[^}]*controller="widget"[^}]*\} 0$/m.test(text) ? true : undefined;
+      return /^workqueue_depth\{[^}]*name="widget"[^}]*\} 0$/m.test(text) &&
+        /^controller_runtime_active_workers\{[^}]*controller="widget"[^}]*\} 0$/m.test(text)
+        ? true
+        : undefined;
     });
     const before = reconciles.get('default/w1')!;
-    await client.patchStatus(WIDGET, 'w1', { status: { message: 'written by someone else' } }, { namespace: 'default', type: 'merge' });
+    await client.patchStatus(
+      WIDGET,
+      'w1',
+      { status: { message: 'written by someone else' } },
+      { namespace: 'default', type: 'merge' },
+    );
     // A spec change afterwards proves the controller is live; the status write must not have counted.
     await client.patch(WIDGET, 'w1', { spec: { size: 3 } }, { namespace: 'default', type: 'merge' });
     await eventually('reconcile of the spec change', async () => {
@@ -117,14 +164,29 @@ describe('Manager and a controller against a real API server', () => {
     const success = /controller_runtime_reconcile_total\{controller="widget",result="success"\} (\d+)/.exec(text);
     assert.ok(success && Number(success[1]) >= 3, 'reconcile_total counts successes');
     assert.match(text, /workqueue_adds_total\{name="widget",controller="widget"\} [1-9]/);
-    assert.match(text, /controller_runtime_active_workers\{controller="widget"\} [01]\n/, "between 0 and maxConcurrentReconciles");
+    assert.match(
+      text,
+      /controller_runtime_active_workers\{controller="widget"\} [01]\n/,
+      'between 0 and maxConcurrentReconciles',
+    );
     assert.match(text, /process_cpu_user_seconds_total/);
     assert.match(text, /rest_client_requests_total\{[^}]*code="201"[^}]*\} [1-9]/);
   });
 
   test('events recorded by the reconciler are visible to kubectl, repeats aggregated', async () => {
     const events = await eventually('an aggregated event for w1', async () => {
-      const list = JSON.parse(await kubectl(env.kubeconfigPath, ['get', 'events', '-n', 'default', '--field-selector', 'involvedObject.name=w1', '-o', 'json'])) as { items: { reason: string; count: number; source: { component: string } }[] };
+      const list = JSON.parse(
+        await kubectl(env.kubeconfigPath, [
+          'get',
+          'events',
+          '-n',
+          'default',
+          '--field-selector',
+          'involvedObject.name=w1',
+          '-o',
+          'json',
+        ]),
+      ) as { items: { reason: string; count: number; source: { component: string } }[] };
       const reconciled = list.items.filter((e) => e.reason === 'Reconciled');
       return reconciled.length === 1 && reconciled[0]!.count >= 2 ? reconciled : undefined;
     });
@@ -155,7 +217,12 @@ describe('Manager and a controller against a real API server', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      await client.create<Widget>({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'slow', namespace: 'default' }, spec: { size: 1 } });
+      await client.create<Widget>({
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: 'slow', namespace: 'default' },
+        spec: { size: 1 },
+      });
       await eventually('the slow reconcile to start', async () => lines.includes('reconcile-started default/slow'));
       child.kill('SIGTERM');
       const code = await exited;

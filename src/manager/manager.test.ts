@@ -19,10 +19,14 @@ class ManualElection implements LeaderElection {
     this.onLeading = onStartedLeading;
     return new Promise((resolve, reject) => {
       this.fail = reject;
-      signal.addEventListener('abort', () => {
-        this.released = true;
-        resolve();
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.released = true;
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
   win(): void {
@@ -45,8 +49,23 @@ test('leader-only runnables start only once elected; other runnables start after
   const events: string[] = [];
   let everyReplicaStarted!: () => void;
   const started = new Promise<void>((resolve) => (everyReplicaStarted = resolve));
-  manager.add({ start: async (s) => { events.push('every-replica'); everyReplicaStarted(); await whenAborted(s); } }, { needLeaderElection: false });
-  manager.add({ start: async (s) => { events.push('leader-only'); await whenAborted(s); events.push('leader-only stopped'); } });
+  manager.add(
+    {
+      start: async (s) => {
+        events.push('every-replica');
+        everyReplicaStarted();
+        await whenAborted(s);
+      },
+    },
+    { needLeaderElection: false },
+  );
+  manager.add({
+    start: async (s) => {
+      events.push('leader-only');
+      await whenAborted(s);
+      events.push('leader-only stopped');
+    },
+  });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
   // Awaited, not a fixed number of ticks: the cache's first sync may cross real timers under load.
@@ -66,7 +85,12 @@ test('losing leadership stops leader-only work and makes start() reject', async 
   const election = new ManualElection();
   const manager = new Manager({ client: quietClient(), metricsPort: 0, healthPort: 0, leaderElection: election });
   let leaderWorkAborted = false;
-  manager.add({ start: async (s) => { await whenAborted(s); leaderWorkAborted = true; } });
+  manager.add({
+    start: async (s) => {
+      await whenAborted(s);
+      leaderWorkAborted = true;
+    },
+  });
   const running = manager.start(new AbortController().signal);
   await tick();
   election.win();
@@ -79,8 +103,17 @@ test('losing leadership stops leader-only work and makes start() reject', async 
 test('a failing runnable stops the manager with its error', async () => {
   const manager = new Manager({ client: quietClient(), metricsPort: 0, healthPort: 0 });
   let otherStopped = false;
-  manager.add({ start: async (s) => { await whenAborted(s); otherStopped = true; } });
-  manager.add({ start: async () => { throw new Error('boom'); } });
+  manager.add({
+    start: async (s) => {
+      await whenAborted(s);
+      otherStopped = true;
+    },
+  });
+  manager.add({
+    start: async () => {
+      throw new Error('boom');
+    },
+  });
   await assert.rejects(manager.start(new AbortController().signal), /boom/);
   assert.equal(otherStopped, true);
 });
@@ -90,9 +123,13 @@ test('two managers in one process share no metrics registry and no cache', () =>
   const b = new Manager({ client: quietClient(), metricsPort: 0, healthPort: 0 });
   assert.notEqual(a.registry, b.registry);
   assert.notEqual(a.informers, b.informers);
-  a.controller('same-name').for({ apiVersion: 'v1', kind: 'ConfigMap' }).complete(async () => {});
+  a.controller('same-name')
+    .for({ apiVersion: 'v1', kind: 'ConfigMap' })
+    .complete(async () => {});
   // The same controller name on the other manager does not collide on metrics.
-  b.controller('same-name').for({ apiVersion: 'v1', kind: 'ConfigMap' }).complete(async () => {});
+  b.controller('same-name')
+    .for({ apiVersion: 'v1', kind: 'ConfigMap' })
+    .complete(async () => {});
   assert.equal(a.informers.list().length, 1);
   assert.equal(b.informers.list().length, 1);
   assert.notEqual(a.informers.list()[0], b.informers.list()[0]);

@@ -22,7 +22,11 @@ import type { ConsoleOptions } from '../console/console-options.js';
 import { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT, Endpoints } from './endpoints.js';
 import type { EndpointServer } from './http-server.js';
 import { RunnableGroup, type GroupMember } from './runnable-group.js';
-import { DEFAULT_SECURE_METRICS_PORT, validateSecureMetricsOptions, type SecureMetricsOptions } from './secure-metrics.js';
+import {
+  DEFAULT_SECURE_METRICS_PORT,
+  validateSecureMetricsOptions,
+  type SecureMetricsOptions,
+} from './secure-metrics.js';
 import type { LeaderElection, Runnable, RunnableOptions } from './runnable.js';
 import { StopOnFailure } from './stop-on-failure.js';
 import { alwaysHeld, termRunnable } from './term.js';
@@ -169,14 +173,23 @@ export class Manager {
     this.gracefulShutdownMs = options.gracefulShutdownMs ?? DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS;
     this.namespaces = options.namespaces?.length ? [...options.namespaces] : undefined;
     this.secureMetricsEnabled = options.secureMetrics !== undefined;
-    for (const [name, value] of [['metricsPort', options.metricsPort], ['healthPort', options.healthPort], ['gracefulShutdownMs', options.gracefulShutdownMs], ['cacheSyncTimeoutMs', options.cacheSyncTimeoutMs]] as const) {
-      if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new InvalidOptionError(name, 'must be a number >= 0');
+    for (const [name, value] of [
+      ['metricsPort', options.metricsPort],
+      ['healthPort', options.healthPort],
+      ['gracefulShutdownMs', options.gracefulShutdownMs],
+      ['cacheSyncTimeoutMs', options.cacheSyncTimeoutMs],
+    ] as const) {
+      if (value !== undefined && !(Number.isFinite(value) && value >= 0))
+        throw new InvalidOptionError(name, 'must be a number >= 0');
     }
     if (options.secureMetrics) {
       validateSecureMetricsOptions(options.secureMetrics);
       const metricsPort = options.metricsPort ?? DEFAULT_SECURE_METRICS_PORT;
       if (metricsPort > 0 && metricsPort === (options.healthPort ?? DEFAULT_HEALTH_PORT)) {
-        throw new InvalidOptionError('metricsPort', 'secure metrics need their own port: health probes stay plain HTTP');
+        throw new InvalidOptionError(
+          'metricsPort',
+          'secure metrics need their own port: health probes stay plain HTTP',
+        );
       }
     }
     this.informers = new InformerFactory(clientListerWatcherFactory(this.apiClient), {
@@ -190,20 +203,44 @@ export class Manager {
       syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
     });
     this.ring = options.sharding
-      ? new Sharding(options.sharding, { client: this.apiClient, clock: this.clock, logger: this.logger, registry: this.registry, ...omitUndefined({ namespaces: this.namespaces }) })
+      ? new Sharding(options.sharding, {
+          client: this.apiClient,
+          clock: this.clock,
+          logger: this.logger,
+          registry: this.registry,
+          ...omitUndefined({ namespaces: this.namespaces }),
+        })
       : undefined;
     // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
     // knows it then; without, scope does not matter to the cache and reads skip discovery.
-    const cached = createDelegatingClient(this.apiClient, this.cache, options.namespaces?.length ? { restMapper: this.restMapper } : {});
+    const cached = createDelegatingClient(
+      this.apiClient,
+      this.cache,
+      options.namespaces?.length ? { restMapper: this.restMapper } : {},
+    );
     // Sharded: reads of a sharded primary kind go to the API server, never to an unfiltered informer.
     this.client = this.ring ? shardAwareClient(cached, this.apiClient, this.ring) : cached;
     this.host = this.controllerHost();
     // The console's server options (port, host) ride along unused: ConsoleState reads only its own.
     this.console = options.console
-      ? new ConsoleState({ ...options.console, clock: this.clock, informers: () => this.informers.health(), ...omitUndefined({ leaderElection: options.leaderElection }) })
+      ? new ConsoleState({
+          ...options.console,
+          clock: this.clock,
+          informers: () => this.informers.health(),
+          ...omitUndefined({ leaderElection: options.leaderElection }),
+        })
       : undefined;
     const { apiClient: client, registry, logger, clock, webhooks, console, healthChecks, readyChecks } = this;
-    this.endpoints = new Endpoints(options, { client, registry, logger, clock, webhooks, console, healthChecks, readyChecks });
+    this.endpoints = new Endpoints(options, {
+      client,
+      registry,
+      logger,
+      clock,
+      webhooks,
+      console,
+      healthChecks,
+      readyChecks,
+    });
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
     if (options.webhook) {
@@ -245,16 +282,30 @@ export class Manager {
   /** An event recorder writing through this manager's client, as `component`. */
   eventRecorder(component: string): EventRecorder {
     // Creates Events, and patches them to count repeats (EventRecorder.write).
-    this.requirePermissions({ resource: { apiVersion: 'v1', kind: 'Event' }, verbs: ['create', 'patch'], reason: `event recorder ${component}` });
+    this.requirePermissions({
+      resource: { apiVersion: 'v1', kind: 'Event' },
+      verbs: ['create', 'patch'],
+      reason: `event recorder ${component}`,
+    });
     const consoleState = this.console;
     const onRecorded = consoleState && ((e: RecordedEvent): void => consoleState.recordEvent(e));
-    return new EventRecorder({ client: this.apiClient, component, clock: this.clock, logger: this.logger, ...omitUndefined({ onRecorded }) });
+    return new EventRecorder({
+      client: this.apiClient,
+      component,
+      clock: this.clock,
+      logger: this.logger,
+      ...omitUndefined({ onRecorded }),
+    });
   }
 
   /** Adds a runnable; controllers are leader-only by default, like controller-runtime's. */
   add(runnable: Runnable, options: RunnableOptions = {}): void {
     if (this.started) throw new AlreadyStartedError('cannot add a runnable to a started manager');
-    const placement: Placement = options.sharded ? 'sharded' : (options.needLeaderElection ?? true) ? 'leader-only' : 'every-replica';
+    const placement: Placement = options.sharded
+      ? 'sharded'
+      : (options.needLeaderElection ?? true)
+        ? 'leader-only'
+        : 'every-replica';
     this.entries.push({ member: { runnable, name: options.name ?? `runnable-${this.entries.length + 1}` }, placement });
   }
 
@@ -290,12 +341,16 @@ export class Manager {
       return new InformerCache(this.informers, {
         ...omitUndefined({ namespaces: this.options.namespaces }),
         labelSelectorsByKind: shard
-          ? [...selectors.filter((k) => kindKey(k) !== shardKind), { ...shard, labelSelector: base ? `${base},${shard.labelSelector}` : shard.labelSelector }]
+          ? [
+              ...selectors.filter((k) => kindKey(k) !== shardKind),
+              { ...shard, labelSelector: base ? `${base},${shard.labelSelector}` : shard.labelSelector },
+            ]
           : selectors,
         isNamespaced: (type) => this.scopeOf(type) ?? true,
       });
     };
-    const scopeNeeded = (type: ResourceType): boolean => (this.options.namespaces?.length ?? 0) > 0 && this.scopeOf(type) === undefined;
+    const scopeNeeded = (type: ResourceType): boolean =>
+      (this.options.namespaces?.length ?? 0) > 0 && this.scopeOf(type) === undefined;
     return {
       clock: this.clock,
       logger: this.logger,
@@ -377,7 +432,10 @@ export class Manager {
    * The groups one run starts in order. Work runs under the stop signal (all of it stops at once,
    * seeing the reason); servers, caches and the terms' holders stop one by one, in reverse.
    */
-  private groups(stop: StopOnFailure, log: Logger): Record<'servers' | 'caches' | 'everyReplica' | 'terms', RunnableGroup> {
+  private groups(
+    stop: StopOnFailure,
+    log: Logger,
+  ): Record<'servers' | 'caches' | 'everyReplica' | 'terms', RunnableGroup> {
     const onFailure = (err: unknown, runnable: string): void => {
       log.error({ err, runnable }, 'runnable failed: stopping the manager');
       stop.fail(err);
@@ -386,7 +444,8 @@ export class Manager {
     const caches = new RunnableGroup('caches', { onFailure }).add({
       name: 'informers',
       runnable: this.informers,
-      ready: () => this.informers.waitForSync(stop.signal, this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS),
+      ready: () =>
+        this.informers.waitForSync(stop.signal, this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS),
     });
     const term = { stopping: stop.signal, fail: stop.fail, logger: log };
     const election = this.options.leaderElection;

@@ -5,7 +5,11 @@ import { FakeClock } from '../core/fake-clock.js';
 import { RunnableGroup, type GroupMember } from './runnable-group.js';
 
 /** A member that records its start and stop in `events`; with `stopMs`, stopping takes that long on `clock`. */
-function recorded(name: string, events: string[], options: { clock?: FakeClock; stopMs?: number; ready?: () => Promise<void> } = {}): GroupMember {
+function recorded(
+  name: string,
+  events: string[],
+  options: { clock?: FakeClock; stopMs?: number; ready?: () => Promise<void> } = {},
+): GroupMember {
   return {
     name,
     ...(options.ready ? { ready: options.ready } : {}),
@@ -67,7 +71,14 @@ test('stop() stops the members in reverse order, each stopped before the next is
   for (let i = 0; i < 3; i++) await clock.advance(1_000);
   await stopping;
   assert.equal(stopped, true);
-  assert.deepEqual(events, ['stopping health', 'stopped health', 'stopping metrics', 'stopped metrics', 'stopping webhook', 'stopped webhook']);
+  assert.deepEqual(events, [
+    'stopping health',
+    'stopped health',
+    'stopping metrics',
+    'stopped metrics',
+    'stopping webhook',
+    'stopped webhook',
+  ]);
 });
 
 test("one member's failure is reported with its name, and stops every member with that error when the owner aborts on it", async () => {
@@ -75,8 +86,23 @@ test("one member's failure is reported with its name, and stops every member wit
   const failures: { err: unknown; member: string }[] = [];
   const boom = new Error('boom');
   const reasons: unknown[] = [];
-  const waiting: GroupMember = { name: 'waiting', runnable: { start: async (s) => { await whenAborted(s); reasons.push(s.reason); } } };
-  const failing: GroupMember = { name: 'failing', runnable: { start: async () => { throw boom; } } };
+  const waiting: GroupMember = {
+    name: 'waiting',
+    runnable: {
+      start: async (s) => {
+        await whenAborted(s);
+        reasons.push(s.reason);
+      },
+    },
+  };
+  const failing: GroupMember = {
+    name: 'failing',
+    runnable: {
+      start: async () => {
+        throw boom;
+      },
+    },
+  };
   const group = new RunnableGroup('every-replica', {
     onFailure: (err, member) => {
       failures.push({ err, member });
@@ -94,15 +120,29 @@ test('start() rejects when a member fails before it is ready, or its readiness r
   const listenFailed = new Error('EADDRINUSE');
   const events: string[] = [];
   const failures: string[] = [];
-  const failsToListen: GroupMember = { name: 'metrics', ready: () => new Promise<void>(() => {}), runnable: { start: async () => { throw listenFailed; } } };
-  const group = new RunnableGroup('servers', { onFailure: (_err, member) => failures.push(member) }).add(recorded('webhook', events), failsToListen, recorded('health', events));
+  const failsToListen: GroupMember = {
+    name: 'metrics',
+    ready: () => new Promise<void>(() => {}),
+    runnable: {
+      start: async () => {
+        throw listenFailed;
+      },
+    },
+  };
+  const group = new RunnableGroup('servers', { onFailure: (_err, member) => failures.push(member) }).add(
+    recorded('webhook', events),
+    failsToListen,
+    recorded('health', events),
+  );
   await assert.rejects(group.start(), listenFailed);
   await group.stop();
   assert.deepEqual(events, ['start webhook', 'stopping webhook', 'stopped webhook']);
   assert.deepEqual(failures, ['metrics']);
 
   const timedOut = new Error('caches did not sync');
-  const caches = new RunnableGroup('caches', { onFailure: noFailure }).add(recorded('informers', events, { ready: () => Promise.reject(timedOut) }));
+  const caches = new RunnableGroup('caches', { onFailure: noFailure }).add(
+    recorded('informers', events, { ready: () => Promise.reject(timedOut) }),
+  );
   await assert.rejects(caches.start(), timedOut);
   await caches.stop();
 });

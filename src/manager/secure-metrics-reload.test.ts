@@ -38,40 +38,46 @@ async function writePair(dir: string, pair: { cert: string; key: string }): Prom
   await rename(path.join(dir, 'tls.crt.tmp'), path.join(dir, 'tls.crt'));
 }
 
-test('regression: a rotated secure-metrics certificate is served to the next TLS connection without a restart', { timeout: 30_000 }, async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'metrics-cert-'));
-  const first = createSelfSignedCertificate({ hosts: ['first.example'] });
-  const second = createSelfSignedCertificate({ hosts: ['second.example'] });
-  await writePair(dir, first);
-  const clock = new FakeClock(0);
-  const manager = new Manager({
-    client: client(),
-    clock,
-    metricsPort: await freePort(),
-    healthPort: 0,
-    bindHost: '127.0.0.1',
-    secureMetrics: { certFile: path.join(dir, 'tls.crt'), keyFile: path.join(dir, 'tls.key') },
-  });
-  const synced = new Promise<void>((resolve) => manager.add({ start: async () => resolve() }, { needLeaderElection: false }));
-  const stop = new AbortController();
-  const run = manager.start(stop.signal);
-  try {
-    await synced;
-    const port = manager.metricsPort!;
-    const fp = (pem: string): string => new X509Certificate(pem).fingerprint256;
-    assert.equal(await servedFingerprint(port), fp(first.cert));
-    await writePair(dir, second);
-    // The directory watch usually fires first; the poll on the manager's clock is the fallback.
-    await clock.advance(10_000);
-    const until = Date.now() + 10_000;
-    let served = await servedFingerprint(port);
-    while (served !== fp(second.cert) && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 50));
-      served = await servedFingerprint(port);
+test(
+  'regression: a rotated secure-metrics certificate is served to the next TLS connection without a restart',
+  { timeout: 30_000 },
+  async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'metrics-cert-'));
+    const first = createSelfSignedCertificate({ hosts: ['first.example'] });
+    const second = createSelfSignedCertificate({ hosts: ['second.example'] });
+    await writePair(dir, first);
+    const clock = new FakeClock(0);
+    const manager = new Manager({
+      client: client(),
+      clock,
+      metricsPort: await freePort(),
+      healthPort: 0,
+      bindHost: '127.0.0.1',
+      secureMetrics: { certFile: path.join(dir, 'tls.crt'), keyFile: path.join(dir, 'tls.key') },
+    });
+    const synced = new Promise<void>((resolve) =>
+      manager.add({ start: async () => resolve() }, { needLeaderElection: false }),
+    );
+    const stop = new AbortController();
+    const run = manager.start(stop.signal);
+    try {
+      await synced;
+      const port = manager.metricsPort!;
+      const fp = (pem: string): string => new X509Certificate(pem).fingerprint256;
+      assert.equal(await servedFingerprint(port), fp(first.cert));
+      await writePair(dir, second);
+      // The directory watch usually fires first; the poll on the manager's clock is the fallback.
+      await clock.advance(10_000);
+      const until = Date.now() + 10_000;
+      let served = await servedFingerprint(port);
+      while (served !== fp(second.cert) && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 50));
+        served = await servedFingerprint(port);
+      }
+      assert.equal(served, fp(second.cert), 'the new certificate is served');
+    } finally {
+      stop.abort();
+      await run;
     }
-    assert.equal(served, fp(second.cert), 'the new certificate is served');
-  } finally {
-    stop.abort();
-    await run;
-  }
-});
+  },
+);

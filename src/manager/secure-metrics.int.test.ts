@@ -16,10 +16,23 @@ const NS = 'metrics-auth';
 /** GET over HTTPS, trusting only `ca` (the certificate the manager serves). */
 function get(port: number, ca: string, token?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/metrics', ca, servername: 'localhost', headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/metrics',
+        ca,
+        servername: 'localhost',
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => (body += d))
+          .on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject).end();
   });
 }
@@ -40,12 +53,21 @@ describe('secure metrics against a real API server: TokenReview authenticates, S
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     for (const sa of ['prometheus', 'tenant']) {
       await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: NS } });
-      const res = await env.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${NS}/serviceaccounts/${sa}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+      const res = await env.request<{ status: { token: string } }>(
+        'POST',
+        `/api/v1/namespaces/${NS}/serviceaccounts/${sa}/token`,
+        { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+      );
       assert.equal(res.status, 201, JSON.stringify(res.body));
       tokens[sa] = res.body.status.token;
     }
     // kubebuilder's metrics-reader role, bound to prometheus only.
-    await client.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] });
+    await client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'metrics-reader' },
+      rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+    });
     await client.create({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
@@ -66,7 +88,9 @@ describe('secure metrics against a real API server: TokenReview authenticates, S
       bindHost: '127.0.0.1',
       secureMetrics: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') },
     });
-    const started = new Promise<void>((resolve) => manager.add({ start: async () => resolve() }, { needLeaderElection: false }));
+    const started = new Promise<void>((resolve) =>
+      manager.add({ start: async () => resolve() }, { needLeaderElection: false }),
+    );
     running = manager.start(stop.signal);
     await started;
   });

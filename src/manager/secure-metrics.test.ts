@@ -26,19 +26,38 @@ function client(): Client & { reviews: number } {
   return quietClient({ extra });
 }
 
-function get(scheme: 'http' | 'https', port: number, path: string, token?: string): Promise<{ status: number; body: string }> {
+function get(
+  scheme: 'http' | 'https',
+  port: number,
+  path: string,
+  token?: string,
+): Promise<{ status: number; body: string }> {
   const request = scheme === 'https' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        rejectUnauthorized: false,
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => (body += d))
+          .on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject).end();
   });
 }
 
 async function running(manager: Manager, body: () => Promise<void>): Promise<void> {
-  const synced = new Promise<void>((resolve) => manager.add({ start: async () => resolve() }, { needLeaderElection: false }));
+  const synced = new Promise<void>((resolve) =>
+    manager.add({ start: async () => resolve() }, { needLeaderElection: false }),
+  );
   const stop = new AbortController();
   const run = manager.start(stop.signal);
   try {
@@ -59,10 +78,18 @@ test('a manager outside a cluster listens on loopback only unless told otherwise
   const saved = process.env.KUBERNETES_SERVICE_HOST;
   delete process.env.KUBERNETES_SERVICE_HOST;
   try {
-    const manager = new Manager({ client: client(), clock: new FakeClock(0), metricsPort: await freePort(), healthPort: await freePort() });
+    const manager = new Manager({
+      client: client(),
+      clock: new FakeClock(0),
+      metricsPort: await freePort(),
+      healthPort: await freePort(),
+    });
     await running(manager, async () => {
       // White-box: which address the socket is bound to cannot be seen from a loopback client.
-      const servers = manager as unknown as { metricsServer: { server: { address(): AddressInfo } }; healthServer: { server: { address(): AddressInfo } } };
+      const servers = manager as unknown as {
+        metricsServer: { server: { address(): AddressInfo } };
+        healthServer: { server: { address(): AddressInfo } };
+      };
       assert.equal(servers.metricsServer.server.address().address, '127.0.0.1');
       assert.equal(servers.healthServer.server.address().address, '127.0.0.1');
     });
@@ -73,7 +100,14 @@ test('a manager outside a cluster listens on loopback only unless told otherwise
 
 test('secure metrics: HTTPS; no token 401, a token without RBAC 403, an allowed token 200; health stays plain HTTP', async () => {
   const c = client();
-  const manager = new Manager({ client: c, clock: new FakeClock(0), metricsPort: await freePort(), healthPort: await freePort(), bindHost: '127.0.0.1', secureMetrics: {} });
+  const manager = new Manager({
+    client: c,
+    clock: new FakeClock(0),
+    metricsPort: await freePort(),
+    healthPort: await freePort(),
+    bindHost: '127.0.0.1',
+    secureMetrics: {},
+  });
   await running(manager, async () => {
     const port = manager.metricsPort!;
     assert.equal((await get('https', port, '/metrics')).status, 401);
@@ -88,6 +122,10 @@ test('secure metrics: HTTPS; no token 401, a token without RBAC 403, an allowed 
 });
 
 test('secure metrics refuse to share the health port, and need certFile and keyFile together', () => {
-  assert.throws(() => new Manager({ client: client(), metricsPort: 9443, healthPort: 9443, secureMetrics: {} }), { code: 'ERR_INVALID_OPTION' });
-  assert.throws(() => new Manager({ client: client(), secureMetrics: { certFile: '/x.crt' } }), { code: 'ERR_INVALID_OPTION' });
+  assert.throws(() => new Manager({ client: client(), metricsPort: 9443, healthPort: 9443, secureMetrics: {} }), {
+    code: 'ERR_INVALID_OPTION',
+  });
+  assert.throws(() => new Manager({ client: client(), secureMetrics: { certFile: '/x.crt' } }), {
+    code: 'ERR_INVALID_OPTION',
+  });
 });

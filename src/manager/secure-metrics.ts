@@ -40,8 +40,12 @@ export function defaultBindHost(env: Readonly<Record<string, string | undefined>
 }
 
 export function validateSecureMetricsOptions(options: SecureMetricsOptions): void {
-  if (Boolean(options.certFile) !== Boolean(options.keyFile)) throw new InvalidOptionError('secureMetrics', 'certFile and keyFile go together');
-  if (options.certPollIntervalMs !== undefined && !(Number.isFinite(options.certPollIntervalMs) && options.certPollIntervalMs > 0)) {
+  if (Boolean(options.certFile) !== Boolean(options.keyFile))
+    throw new InvalidOptionError('secureMetrics', 'certFile and keyFile go together');
+  if (
+    options.certPollIntervalMs !== undefined &&
+    !(Number.isFinite(options.certPollIntervalMs) && options.certPollIntervalMs > 0)
+  ) {
     throw new InvalidOptionError('secureMetrics.certPollIntervalMs', 'must be a positive number of milliseconds');
   }
 }
@@ -54,7 +58,8 @@ export async function secureEndpointOptions(
   validateSecureMetricsOptions(options);
   const { certFile, keyFile } = options;
   // Read once at start, this used to serve the first certificate until a restart (issue 24).
-  const tlsSource = certFile && keyFile ? reloadingCertificate(certFile, keyFile, options.certPollIntervalMs, deps) : undefined;
+  const tlsSource =
+    certFile && keyFile ? reloadingCertificate(certFile, keyFile, options.certPollIntervalMs, deps) : undefined;
   const tls = tlsSource ? undefined : createSelfSignedCertificate(omitUndefined({ hosts: options.selfSignedHosts }));
   const authorizer = new TokenReviewAuthorizer({
     client: deps.client,
@@ -62,14 +67,29 @@ export async function secureEndpointOptions(
     logger: deps.logger,
     ...omitUndefined({ cacheTtlMs: options.authCacheTtlMs }),
   });
-  return { ...omitUndefined({ tls, tlsSource }), authorize: (req, path) => authorizer.authorize(req.headers.authorization, path) };
+  return {
+    ...omitUndefined({ tls, tlsSource }),
+    authorize: (req, path) => authorizer.authorize(req.headers.authorization, path),
+  };
 }
 
-function reloadingCertificate(certFile: string, keyFile: string, pollIntervalMs: number | undefined, deps: { readonly clock: Clock; readonly logger: Logger }): TlsSource {
+function reloadingCertificate(
+  certFile: string,
+  keyFile: string,
+  pollIntervalMs: number | undefined,
+  deps: { readonly clock: Clock; readonly logger: Logger },
+): TlsSource {
   let reloader: CertificateReloader | undefined;
   return {
     start(onChange) {
-      reloader = new CertificateReloader({ certFile, keyFile, clock: deps.clock, logger: deps.logger, onChange, ...omitUndefined({ pollIntervalMs }) });
+      reloader = new CertificateReloader({
+        certFile,
+        keyFile,
+        clock: deps.clock,
+        logger: deps.logger,
+        onChange,
+        ...omitUndefined({ pollIntervalMs }),
+      });
       return reloader.start();
     },
     stop() {

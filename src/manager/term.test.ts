@@ -58,8 +58,18 @@ const cases: readonly {
   readonly failures: readonly unknown[];
   readonly lostLogged: boolean;
 }[] = [
-  { name: 'a term lost while the manager runs fails it with the reason, which the work sees (fencing)', end: (term) => term.abort(lost), failures: [lost], lostLogged: true },
-  { name: 'the manager stopping ends the term without a failure', end: (_term, stopping) => stopping.abort(), failures: [], lostLogged: false },
+  {
+    name: 'a term lost while the manager runs fails it with the reason, which the work sees (fencing)',
+    end: (term) => term.abort(lost),
+    failures: [lost],
+    lostLogged: true,
+  },
+  {
+    name: 'the manager stopping ends the term without a failure',
+    end: (_term, stopping) => stopping.abort(),
+    failures: [],
+    lostLogged: false,
+  },
   {
     name: 'a term lost after the manager began stopping is no failure',
     end: (term, stopping) => {
@@ -82,14 +92,15 @@ for (const c of cases) {
     await running;
     assert.deepEqual(b.events, ['work stopped', 'term settled']);
     assert.deepEqual(b.failures, c.failures);
-    if (c.failures.length > 0) assert.deepEqual(b.workReasons, c.failures, 'the reason reaches the runnables as it was');
+    if (c.failures.length > 0)
+      assert.deepEqual(b.workReasons, c.failures, 'the reason reaches the runnables as it was');
     const lostLines = b.logger.entries.filter((e) => e.level === 'error' && e.msg === b.options.lostMessage);
     assert.equal(lostLines.length, c.lostLogged ? 1 : 0);
     assert.ok(b.logger.entries.some((e) => e.msg === b.options.startMessage && e.obj.runnables === 1));
   });
 }
 
-test('termRunnable: stopping it stops the term\'s work first, and only then the holder (which releases its Lease)', async () => {
+test("termRunnable: stopping it stops the term's work first, and only then the holder (which releases its Lease)", async () => {
   const b = bed();
   const group = new AbortController();
   const runnable = termRunnable(async (signal, onStarted) => {

@@ -14,7 +14,11 @@ function reviewer() {
       if (failing) throw new Error('503 Service Unavailable');
       if (obj.kind === 'TokenReview') {
         const user = { 'alice-token': 'alice', 'bob-token': 'bob' }[obj.spec.token as string];
-        return { status: user ? { authenticated: true, user: { username: user, groups: ['system:authenticated'] } } : { authenticated: false } };
+        return {
+          status: user
+            ? { authenticated: true, user: { username: user, groups: ['system:authenticated'] } }
+            : { authenticated: false },
+        };
       }
       const attrs = obj.spec.nonResourceAttributes as { path: string; verb: string };
       return { status: { allowed: obj.spec.user === 'alice' && attrs.path === '/metrics' && attrs.verb === 'get' } };
@@ -38,14 +42,23 @@ test('a token is authenticated by TokenReview and authorized by SubjectAccessRev
   assert.equal(await auth.authorize('Bearer alice-token', '/metrics'), 200);
   assert.equal(await auth.authorize('Bearer bob-token', '/metrics'), 403);
   assert.equal(await auth.authorize('Bearer forged', '/metrics'), 401);
-  assert.deepEqual(r.calls, ['TokenReview', 'SubjectAccessReview', 'TokenReview', 'SubjectAccessReview', 'TokenReview']);
+  assert.deepEqual(r.calls, [
+    'TokenReview',
+    'SubjectAccessReview',
+    'TokenReview',
+    'SubjectAccessReview',
+    'TokenReview',
+  ]);
 });
 
 test('answers are cached for the TTL (by token hash), then asked again; concurrent scrapes share one review', async () => {
   const r = reviewer();
   const clock = new FakeClock(0);
   const auth = new TokenReviewAuthorizer({ client: r.client, clock, cacheTtlMs: 10_000 });
-  assert.deepEqual(await Promise.all([1, 2, 3].map(() => auth.authorize('Bearer alice-token', '/metrics'))), [200, 200, 200]);
+  assert.deepEqual(
+    await Promise.all([1, 2, 3].map(() => auth.authorize('Bearer alice-token', '/metrics'))),
+    [200, 200, 200],
+  );
   assert.equal(await auth.authorize('Bearer bob-token', '/metrics'), 403);
   assert.equal(r.calls.length, 4);
   clock.step(9_999);

@@ -32,7 +32,10 @@ export interface TokenReviewAuthorizerOptions {
 export type AuthorizationStatus = 200 | 401 | 403 | 500;
 
 interface TokenReview {
-  status?: { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } };
+  status?: {
+    authenticated?: boolean;
+    user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  };
 }
 interface SubjectAccessReview {
   status?: { allowed?: boolean; denied?: boolean };
@@ -53,7 +56,8 @@ export class TokenReviewAuthorizer {
     this.ttlMs = options.cacheTtlMs ?? DEFAULT_AUTH_CACHE_TTL_MS;
     this.size = options.cacheSize ?? DEFAULT_AUTH_CACHE_SIZE;
     if (!(this.ttlMs >= 0)) throw new InvalidOptionError('cacheTtlMs', 'must be >= 0');
-    if (!(Number.isInteger(this.size) && this.size >= 1)) throw new InvalidOptionError('cacheSize', 'must be an integer >= 1');
+    if (!(Number.isInteger(this.size) && this.size >= 1))
+      throw new InvalidOptionError('cacheSize', 'must be an integer >= 1');
     this.clock = options.clock ?? realClock;
     this.log = (options.logger ?? silentLogger).child({ component: 'metrics-auth' });
   }
@@ -82,7 +86,11 @@ export class TokenReviewAuthorizer {
 
   private async review(token: string, path: string): Promise<AuthorizationStatus> {
     try {
-      const tr = await this.client.create<TokenReview & { apiVersion: string; kind: string }>({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } as never);
+      const tr = await this.client.create<TokenReview & { apiVersion: string; kind: string }>({
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        spec: { token },
+      } as never);
       const user = tr.status?.user;
       if (!tr.status?.authenticated || !user?.username) return 401;
       const sar = await this.client.create<SubjectAccessReview & { apiVersion: string; kind: string }>({

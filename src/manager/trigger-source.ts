@@ -18,7 +18,12 @@ export interface TriggerSink {
  * iterator's `return()` is called (not awaited: a stuck producer must not hold up shutdown). A
  * throwing iterable is logged and ends this source; it never rejects.
  */
-export async function pumpTriggers(keys: AsyncIterable<TriggerKey>, sink: TriggerSink, signal: AbortSignal, log: Logger): Promise<void> {
+export async function pumpTriggers(
+  keys: AsyncIterable<TriggerKey>,
+  sink: TriggerSink,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
   if (signal.aborted) return;
   const iterator = keys[Symbol.asyncIterator]();
   let onAbort: (() => void) | undefined;

@@ -50,23 +50,40 @@ export function typeChecks(manager: Manager, otherReconciler: ObjectReconciler<O
       void html;
       void sure;
     });
-  // @ts-expect-error a reconcile function written for another kind is refused
-  manager.controller('wrong-fn').for(WEBSITE).complete(async (_request, _ctx: ObjectReconcileContext<Other>) => {});
+  manager
+    .controller('wrong-fn')
+    .for(WEBSITE)
+    // @ts-expect-error a reconcile function written for another kind is refused
+    .complete(async (_request, _ctx: ObjectReconcileContext<Other>) => {});
   // A reconciler class written for another kind: its context's get() would claim the wrong type.
-  // @ts-expect-error a reconciler object for another kind is refused
-  manager.controller('wrong-obj').for(WEBSITE).complete({ reconcile: (request, ctx: ObjectReconcileContext<Other>) => otherReconciler.reconcile(request, ctx) });
+  manager
+    .controller('wrong-obj')
+    .for(WEBSITE)
+    // @ts-expect-error a reconciler object for another kind is refused
+    .complete({ reconcile: (request, ctx: ObjectReconcileContext<Other>) => otherReconciler.reconcile(request, ctx) });
   // A reconciler that needs no object (only the key) fits any kind, as before.
-  manager.controller('key-only').for(kinds.Secret).complete(async (request) => void request.name);
+  manager
+    .controller('key-only')
+    .for(kinds.Secret)
+    .complete(async (request) => void request.name);
 }
 
 test('ctx.get() reads the .for object of the key from the cache now: current content, or undefined when missing', async () => {
   const fake = new FakeClient({
-    objects: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'site', namespace: 'ns' }, data: { 'index.html': 'v1' } } satisfies ConfigMap],
+    objects: [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'site', namespace: 'ns' },
+        data: { 'index.html': 'v1' },
+      } satisfies ConfigMap,
+    ],
   });
   const manager = new Manager({ client: fake, clock: new FakeClock(0), metricsPort: 0, healthPort: 0 });
   const seen: { key: string; html: string | undefined; found: boolean }[] = [];
   const waiters: { until: (s: typeof seen) => boolean; resolve: () => void }[] = [];
-  const seenUntil = (until: (s: typeof seen) => boolean) => new Promise<void>((resolve) => (until(seen) ? resolve() : waiters.push({ until, resolve })));
+  const seenUntil = (until: (s: typeof seen) => boolean) =>
+    new Promise<void>((resolve) => (until(seen) ? resolve() : waiters.push({ until, resolve })));
   const missing = (async function* () {
     yield 'ns/missing'; // a trigger for a key with no object: get() must say so, not throw
   })();
@@ -77,15 +94,25 @@ test('ctx.get() reads the .for object of the key from the cache now: current con
     .reconcileOn(missing)
     .complete(async (request, ctx) => {
       const cm = await ctx.get();
-      seen.push({ key: `${request.namespace}/${request.name}`, html: cm?.data?.['index.html'], found: cm !== undefined });
+      seen.push({
+        key: `${request.namespace}/${request.name}`,
+        html: cm?.data?.['index.html'],
+        found: cm !== undefined,
+      });
       for (const w of waiters) if (w.until(seen)) w.resolve();
     });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
   try {
     await seenUntil((s) => s.some((r) => r.key === 'ns/site') && s.some((r) => r.key === 'ns/missing'));
-    assert.deepEqual(seen.find((r) => r.key === 'ns/site'), { key: 'ns/site', html: 'v1', found: true });
-    assert.deepEqual(seen.find((r) => r.key === 'ns/missing'), { key: 'ns/missing', html: undefined, found: false });
+    assert.deepEqual(
+      seen.find((r) => r.key === 'ns/site'),
+      { key: 'ns/site', html: 'v1', found: true },
+    );
+    assert.deepEqual(
+      seen.find((r) => r.key === 'ns/missing'),
+      { key: 'ns/missing', html: undefined, found: false },
+    );
     // Level-triggered: the next reconcile of the key reads the object as it is then.
     const current = await fake.get(kinds.ConfigMap, 'site', { namespace: 'ns' });
     await fake.update<ConfigMap>({ ...current, data: { 'index.html': 'v2' } });
@@ -102,11 +129,27 @@ test('ctx.get() reads the .for object of the key from the cache now: current con
 test('ctx.get() with a namespace-restricted cache finds the object in its namespace informer', async () => {
   const fake = new FakeClient({
     objects: [
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'a' }, stringData: { k: 'in-a' } } satisfies Secret,
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'b' }, stringData: { k: 'in-b' } } satisfies Secret,
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's', namespace: 'a' },
+        stringData: { k: 'in-a' },
+      } satisfies Secret,
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's', namespace: 'b' },
+        stringData: { k: 'in-b' },
+      } satisfies Secret,
     ],
   });
-  const manager = new Manager({ client: fake, clock: new FakeClock(0), metricsPort: 0, healthPort: 0, namespaces: ['a', 'b'] });
+  const manager = new Manager({
+    client: fake,
+    clock: new FakeClock(0),
+    metricsPort: 0,
+    healthPort: 0,
+    namespaces: ['a', 'b'],
+  });
   const got = new Map<string, Secret | undefined>();
   let bothSeen!: () => void;
   const both = new Promise<void>((r) => (bothSeen = r));
@@ -130,7 +173,12 @@ test('ctx.get() with a namespace-restricted cache finds the object in its namesp
 });
 
 test('ctx.get() waits for the primary informer to sync before answering (a trigger may come first)', async () => {
-  const obj: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'early', namespace: 'ns' }, data: { k: 'v' } };
+  const obj: ConfigMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'early', namespace: 'ns' },
+    data: { k: 'v' },
+  };
   let synced = false;
   let markSynced!: () => void;
   const syncDone = new Promise<void>((resolve) => (markSynced = () => ((synced = true), resolve())));
@@ -161,16 +209,22 @@ test('ctx.get() waits for the primary informer to sync before answering (a trigg
   const trigger = (async function* () {
     yield 'ns/early';
   })();
-  new ControllerBuilder(host, 'early').for(kinds.ConfigMap).reconcileOn(trigger).complete(async (_request, ctx) => {
-    const pending = ctx.get();
-    entered();
-    answered(await pending);
-  });
+  new ControllerBuilder(host, 'early')
+    .for(kinds.ConfigMap)
+    .reconcileOn(trigger)
+    .complete(async (_request, ctx) => {
+      const pending = ctx.get();
+      entered();
+      answered(await pending);
+    });
   const stop = new AbortController();
   const running = added[0]!.start(stop.signal);
   try {
     await inGet;
-    const early = await Promise.race([answer.then(() => 'answered'), new Promise((r) => setImmediate(() => r('waiting')))]);
+    const early = await Promise.race([
+      answer.then(() => 'answered'),
+      new Promise((r) => setImmediate(() => r('waiting'))),
+    ]);
     assert.equal(early, 'waiting', 'no answer before the informer synced');
     markSynced();
     assert.deepEqual(await answer, obj);

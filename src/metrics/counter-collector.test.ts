@@ -5,7 +5,7 @@ import { registerCounterCollector } from './counter-collector.js';
 import { getOrCreateCounter } from './get-or-create-metric.js';
 import { MetricConflictError } from './metric-conflict-error.js';
 
-test('a collected counter reports each collector\'s running total at every scrape', async () => {
+test("a collected counter reports each collector's running total at every scrape", async () => {
   const r = createMetricsRegistry();
   const config = { name: 'adds_total', help: 'adds', labelNames: ['name'] } as const;
   let a = 0;

@@ -35,7 +35,13 @@ export function registerCounterCollector<T extends string>(
   config: Omit<MetricConfig<CounterConfiguration<T>>, 'collect'>,
   collector: CounterCollector<T>,
 ): () => void {
-  const counter = getOrCreate(registry, config, CollectedCounter, 'collected counter', () => new CollectedCounter<T>(config, registry)) as CollectedCounter<T>;
+  const counter = getOrCreate(
+    registry,
+    config,
+    CollectedCounter,
+    'collected counter',
+    () => new CollectedCounter<T>(config, registry),
+  ) as CollectedCounter<T>;
   counter.collectors.add(collector);
   return () => {
     counter.collectors.delete(collector);

@@ -38,7 +38,13 @@ export function registerGaugeCollector<T extends string>(
   config: Omit<MetricConfig<GaugeConfiguration<T>>, 'collect'>,
   collector: GaugeCollector<T>,
 ): () => void {
-  const gauge = getOrCreate(registry, config, CollectedGauge, 'collected gauge', () => new CollectedGauge<T>(config, registry)) as CollectedGauge<T>;
+  const gauge = getOrCreate(
+    registry,
+    config,
+    CollectedGauge,
+    'collected gauge',
+    () => new CollectedGauge<T>(config, registry),
+  ) as CollectedGauge<T>;
   gauge.collectors.add(collector);
   return () => {
     gauge.collectors.delete(collector);

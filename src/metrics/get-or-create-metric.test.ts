@@ -34,5 +34,8 @@ test('a name taken by another metric type is a MetricConflictError naming the me
 test('a name taken with other label names is a MetricConflictError', () => {
   const r = createMetricsRegistry();
   getOrCreateGauge(r, { name: 'depth', help: 'h', labelNames: ['name'] });
-  assert.throws(() => getOrCreateGauge(r, { name: 'depth', help: 'h', labelNames: ['name', 'controller'] }), MetricConflictError);
+  assert.throws(
+    () => getOrCreateGauge(r, { name: 'depth', help: 'h', labelNames: ['name', 'controller'] }),
+    MetricConflictError,
+  );
 });

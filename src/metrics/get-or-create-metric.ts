@@ -11,12 +11,18 @@ export type MetricConfig<C> = Omit<C, 'registers'>;
  * error. Throws `MetricConflictError` if the name is taken by another type or other label names.
  * An existing metric keeps its original help, buckets and `collect` callback.
  */
-export function getOrCreateCounter<T extends string>(registry: Registry, config: MetricConfig<CounterConfiguration<T>>): Counter<T> {
+export function getOrCreateCounter<T extends string>(
+  registry: Registry,
+  config: MetricConfig<CounterConfiguration<T>>,
+): Counter<T> {
   return getOrCreate(registry, config, Counter, 'counter', () => new Counter<T>({ ...config, registers: [registry] }));
 }
 
 /** Like {@link getOrCreateCounter}, for a gauge. */
-export function getOrCreateGauge<T extends string>(registry: Registry, config: MetricConfig<GaugeConfiguration<T>>): Gauge<T> {
+export function getOrCreateGauge<T extends string>(
+  registry: Registry,
+  config: MetricConfig<GaugeConfiguration<T>>,
+): Gauge<T> {
   return getOrCreate(registry, config, Gauge, 'gauge', () => new Gauge<T>({ ...config, registers: [registry] }));
 }
 
@@ -25,7 +31,13 @@ export function getOrCreateHistogram<T extends string>(
   registry: Registry,
   config: MetricConfig<HistogramConfiguration<T>>,
 ): Histogram<T> {
-  return getOrCreate(registry, config, Histogram, 'histogram', () => new Histogram<T>({ ...config, registers: [registry] }));
+  return getOrCreate(
+    registry,
+    config,
+    Histogram,
+    'histogram',
+    () => new Histogram<T>({ ...config, registers: [registry] }),
+  );
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any constructor of the metric class

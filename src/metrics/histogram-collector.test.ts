@@ -10,20 +10,29 @@ import { MetricConflictError } from './metric-conflict-error.js';
 const buckets = [0.001, 0.01, 0.1, 1];
 const samples = [0, 0.0005, 0.001, 0.002, 0.05, 0.5, 0.5, 3, 1e9];
 
-test('a collected histogram exports exactly what prom-client\'s own histogram would', async () => {
+test("a collected histogram exports exactly what prom-client's own histogram would", async () => {
   const reference = createMetricsRegistry();
   const h = new Histogram({ name: 'op_seconds', help: 'op', labelNames: ['name'], buckets, registers: [reference] });
   for (const v of samples) h.observe({ name: 'q' }, v);
 
   const collected = createMetricsRegistry();
   const acc = new HistogramAccumulator(buckets);
-  registerHistogramCollector(collected, { name: 'op_seconds', help: 'op', labelNames: ['name'], buckets }, (emit) => emit({ name: 'q' }, acc));
+  registerHistogramCollector(collected, { name: 'op_seconds', help: 'op', labelNames: ['name'], buckets }, (emit) =>
+    emit({ name: 'q' }, acc),
+  );
   for (const v of samples) acc.observe(v);
 
-  assert.equal(await collected.getSingleMetricAsString('op_seconds'), await reference.getSingleMetricAsString('op_seconds'));
+  assert.equal(
+    await collected.getSingleMetricAsString('op_seconds'),
+    await reference.getSingleMetricAsString('op_seconds'),
+  );
   // Exemplars (null/undefined in prom-client's output) are not used here.
-  const withoutExemplars = (json: unknown): unknown => JSON.parse(JSON.stringify(json, (k, v: unknown) => (k === 'exemplar' ? undefined : v)));
-  assert.deepEqual(withoutExemplars(await collected.getMetricsAsJSON()), withoutExemplars(await reference.getMetricsAsJSON()));
+  const withoutExemplars = (json: unknown): unknown =>
+    JSON.parse(JSON.stringify(json, (k, v: unknown) => (k === 'exemplar' ? undefined : v)));
+  assert.deepEqual(
+    withoutExemplars(await collected.getMetricsAsJSON()),
+    withoutExemplars(await reference.getMetricsAsJSON()),
+  );
 });
 
 test('two accumulators on one collected histogram export two series; detaching one removes it', async () => {
@@ -46,14 +55,19 @@ test('two accumulators on one collected histogram export two series; detaching o
 
 test('an accumulator with other buckets than the histogram is refused at scrape time', async () => {
   const r = createMetricsRegistry();
-  registerHistogramCollector(r, { name: 'op_seconds', help: 'op', buckets }, (emit) => emit({}, new HistogramAccumulator([1, 2])));
+  registerHistogramCollector(r, { name: 'op_seconds', help: 'op', buckets }, (emit) =>
+    emit({}, new HistogramAccumulator([1, 2])),
+  );
   await assert.rejects(r.getSingleMetricAsString('op_seconds'), MetricConflictError);
 });
 
 test('a plain histogram and a collected one cannot share a name', () => {
   const r = createMetricsRegistry();
   getOrCreateHistogram(r, { name: 'op_seconds', help: 'op', buckets });
-  assert.throws(() => registerHistogramCollector(r, { name: 'op_seconds', help: 'op', buckets }, () => {}), MetricConflictError);
+  assert.throws(
+    () => registerHistogramCollector(r, { name: 'op_seconds', help: 'op', buckets }, () => {}),
+    MetricConflictError,
+  );
 });
 
 test('accumulator buckets must increase strictly', () => {

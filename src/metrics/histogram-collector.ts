@@ -6,7 +6,9 @@ import type { MetricConfig } from './get-or-create-metric.js';
 import { HistogramAccumulator } from './histogram-accumulator.js';
 
 /** Reports each series it owns by calling `emit(labels, accumulator)`; runs at every scrape. */
-export type HistogramCollector<T extends string> = (emit: (labels: LabelValues<T>, values: HistogramAccumulator) => void) => void;
+export type HistogramCollector<T extends string> = (
+  emit: (labels: LabelValues<T>, values: HistogramAccumulator) => void,
+) => void;
 
 type HistogramSnapshot<T extends string> = Awaited<ReturnType<Histogram<T>['get']>>;
 
@@ -40,7 +42,7 @@ class CollectedHistogram<T extends string> extends Histogram<T> {
     for (const collector of this.collectors) {
       collector((labels, acc) => {
         if (acc.buckets.length !== this.upperBounds.length || acc.buckets.some((b, i) => b !== this.upperBounds[i])) {
-          throw new MetricConflictError(name, 'accumulator buckets differ from the histogram\'s');
+          throw new MetricConflictError(name, "accumulator buckets differ from the histogram's");
         }
         let cumulative = 0;
         for (let i = 0; i < acc.buckets.length; i++) {
@@ -70,7 +72,13 @@ export function registerHistogramCollector<T extends string>(
   config: Omit<MetricConfig<HistogramConfiguration<T>>, 'collect'> & { readonly buckets: number[] },
   collector: HistogramCollector<T>,
 ): () => void {
-  const histogram = getOrCreate(registry, config, CollectedHistogram, 'collected histogram', () => new CollectedHistogram<T>(config, registry)) as CollectedHistogram<T>;
+  const histogram = getOrCreate(
+    registry,
+    config,
+    CollectedHistogram,
+    'collected histogram',
+    () => new CollectedHistogram<T>(config, registry),
+  ) as CollectedHistogram<T>;
   histogram.collectors.add(collector);
   return () => {
     histogram.collectors.delete(collector);

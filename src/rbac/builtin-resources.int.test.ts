@@ -13,7 +13,10 @@ const served = new Map<string, { resource: string; namespaced: boolean }[]>();
 
 before(async () => {
   env = await TestEnv.start();
-  const groups = await env.request<{ groups: { name: string; versions: { groupVersion: string }[] }[] }>('GET', '/apis');
+  const groups = await env.request<{ groups: { name: string; versions: { groupVersion: string }[] }[] }>(
+    'GET',
+    '/apis',
+  );
   const groupVersions = ['v1', ...groups.body.groups.flatMap((g) => g.versions.map((v) => v.groupVersion))];
   for (const gv of groupVersions) {
     const res = await env.request<ApiResourceList>('GET', gv === 'v1' ? '/api/v1' : `/apis/${gv}`);
@@ -36,7 +39,8 @@ test('every built-in resource in the table has the plural and scope kube-apiserv
   for (const [key, expected] of BUILTIN_RESOURCES) {
     const actual = served.get(key);
     if (!actual) wrong.push(`${key}: not served by 1.20 in any version`);
-    else if (!actual.every((a) => a.resource === expected.resource && a.namespaced === expected.namespaced)) wrong.push(`${key}: table ${JSON.stringify(expected)}, server ${JSON.stringify(actual)}`);
+    else if (!actual.every((a) => a.resource === expected.resource && a.namespaced === expected.namespaced))
+      wrong.push(`${key}: table ${JSON.stringify(expected)}, server ${JSON.stringify(actual)}`);
   }
   assert.deepEqual(wrong, []);
   assert.ok(BUILTIN_RESOURCES.size >= 40);

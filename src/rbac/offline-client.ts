@@ -12,7 +12,10 @@ export class OfflineClientError extends OperatorRuntimeError {
   declare readonly code: 'ERR_OFFLINE_CLIENT';
 
   constructor(operation: string) {
-    super('ERR_OFFLINE_CLIENT', `${operation}: this client never connects (offlineClient() is for generating manifests, not for running an operator)`);
+    super(
+      'ERR_OFFLINE_CLIENT',
+      `${operation}: this client never connects (offlineClient() is for generating manifests, not for running an operator)`,
+    );
   }
 }
 

@@ -29,7 +29,10 @@ const ALL = 'all' as const;
 /** RBAC matches names against the request's object name; these requests carry none. */
 const UNNAMEABLE_VERBS: ReadonlySet<RbacVerb> = new Set(['create', 'deletecollection']);
 
-export function placeRules(requirements: readonly PermissionRequirement[], options: PlaceRulesOptions = {}): PlacedRules {
+export function placeRules(
+  requirements: readonly PermissionRequirement[],
+  options: PlaceRulesOptions = {},
+): PlacedRules {
   const namespaces = [...new Set(options.namespaces ?? [])];
   const cluster: Grants = new Map();
   const byNamespace = new Map<string, Grants>();
@@ -43,7 +46,13 @@ export function placeRules(requirements: readonly PermissionRequirement[], optio
     const resolved = resolveResource(requirement.resource);
     const resource = requirement.subresource ? `${resolved.resource}/${requirement.subresource}` : resolved.resource;
     const key = `${resolved.group}\0${resource}`;
-    const targets = !resolved.namespaced ? [cluster] : requirement.namespace ? [into(requirement.namespace)] : namespaces.length > 0 ? namespaces.map(into) : [cluster];
+    const targets = !resolved.namespaced
+      ? [cluster]
+      : requirement.namespace
+        ? [into(requirement.namespace)]
+        : namespaces.length > 0
+          ? namespaces.map(into)
+          : [cluster];
     for (const grants of targets) grant(grants, key, requirement.verbs, requirement.resourceNames);
   }
   const namespaced = new Map<string, readonly PolicyRule[]>();
@@ -58,16 +67,24 @@ function validate(requirement: PermissionRequirement): void {
   const what = `permission for ${requirement.resource.kind} (${requirement.reason})`;
   if (requirement.verbs.length === 0) throw new InvalidArgumentError(`${what}: no verbs`);
   for (const verb of requirement.verbs) {
-    if (!RBAC_VERBS.includes(verb)) throw new InvalidArgumentError(`${what}: unknown verb ${JSON.stringify(verb)} (one of ${RBAC_VERBS.join(', ')})`);
+    if (!RBAC_VERBS.includes(verb))
+      throw new InvalidArgumentError(`${what}: unknown verb ${JSON.stringify(verb)} (one of ${RBAC_VERBS.join(', ')})`);
   }
   if (requirement.subresource !== undefined && !/^[a-z][a-z0-9]*$/.test(requirement.subresource)) {
-    throw new InvalidArgumentError(`${what}: subresource ${JSON.stringify(requirement.subresource)} is not a resource name like "status"`);
+    throw new InvalidArgumentError(
+      `${what}: subresource ${JSON.stringify(requirement.subresource)} is not a resource name like "status"`,
+    );
   }
-  if (requirement.namespace !== undefined && requirement.namespace === '') throw new InvalidArgumentError(`${what}: empty namespace`);
+  if (requirement.namespace !== undefined && requirement.namespace === '')
+    throw new InvalidArgumentError(`${what}: empty namespace`);
   if (requirement.resourceNames !== undefined) {
-    if (requirement.resourceNames.length === 0 || requirement.resourceNames.some((n) => !n)) throw new InvalidArgumentError(`${what}: resourceNames must be non-empty names`);
+    if (requirement.resourceNames.length === 0 || requirement.resourceNames.some((n) => !n))
+      throw new InvalidArgumentError(`${what}: resourceNames must be non-empty names`);
     const unnameable = requirement.verbs.filter((v) => UNNAMEABLE_VERBS.has(v));
-    if (unnameable.length > 0) throw new InvalidArgumentError(`${what}: RBAC cannot restrict ${unnameable.join(', ')} by resource name; declare those verbs without resourceNames`);
+    if (unnameable.length > 0)
+      throw new InvalidArgumentError(
+        `${what}: RBAC cannot restrict ${unnameable.join(', ')} by resource name; declare those verbs without resourceNames`,
+      );
   }
 }
 
@@ -119,7 +136,12 @@ function toRules(grants: Grants): PolicyRule[] {
     }
     const nameSets = [...byNames.keys()].sort((x, y) => compare(JSON.parse(x) as string[], JSON.parse(y) as string[]));
     for (const id of nameSets) {
-      rules.push({ apiGroups: [group], resources: [resource], resourceNames: JSON.parse(id) as string[], verbs: sortVerbs(byNames.get(id)!) });
+      rules.push({
+        apiGroups: [group],
+        resources: [resource],
+        resourceNames: JSON.parse(id) as string[],
+        verbs: sortVerbs(byNames.get(id)!),
+      });
     }
   }
   return rules;

@@ -35,9 +35,18 @@ function copier(client: Client, logger = recordingLogger()): Manager {
       const cm = await ctx.get();
       if (!cm?.metadata?.name || cm.metadata.name === 'kube-root-ca.crt') return;
       const name = `${cm.metadata.name}-copy`;
-      const existing = await manager.client.get(kinds.Secret, name, { namespace: request.namespace }).catch(() => undefined);
+      const existing = await manager.client
+        .get(kinds.Secret, name, { namespace: request.namespace })
+        .catch(() => undefined);
       if (existing) return;
-      await manager.client.create(setControllerReference(cm, { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: request.namespace }, stringData: cm.data ?? {} }));
+      await manager.client.create(
+        setControllerReference(cm, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name, namespace: request.namespace },
+          stringData: cm.data ?? {},
+        }),
+      );
       events.event(cm, 'Normal', 'Copied', `copied into Secret ${name}`);
     });
   return manager;
@@ -53,7 +62,11 @@ before(async () => {
   await kubectl(env.kubeconfigPath, ['create', 'serviceaccount', SA.name, '-n', SA.namespace]);
   const manifests = rbacManifests(copier(offlineClient()), { name: 'copier', serviceAccount: SA });
   await kubectl(env.kubeconfigPath, ['apply', '-f', '-'], manifests.map((m) => JSON.stringify(m)).join('\n'));
-  const token = await env.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${SA.namespace}/serviceaccounts/${SA.name}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } });
+  const token = await env.request<{ status: { token: string } }>(
+    'POST',
+    `/api/v1/namespaces/${SA.namespace}/serviceaccounts/${SA.name}/token`,
+    { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } },
+  );
   assert.equal(token.status, 201);
   const kc = structuredClone(env.kubeconfig) as unknown as { users: { user: Record<string, unknown> }[] };
   kc.users[0]!.user = { token: token.body.status.token };
@@ -68,22 +81,42 @@ after(async () => {
 });
 
 test('a namespaced manager runs under its generated Role and ClusterRole with no 403, and is refused outside its namespaces', async () => {
-  const roles = rbacManifests(copier(offlineClient()), { name: 'copier', serviceAccount: SA }).map((m) => `${m.kind} ${m.metadata.namespace ?? ''}/${m.metadata.name}`);
-  assert.deepEqual(roles, ['ClusterRole /copier', 'ClusterRoleBinding /copier', 'Role team-a/copier', 'RoleBinding team-a/copier']);
+  const roles = rbacManifests(copier(offlineClient()), { name: 'copier', serviceAccount: SA }).map(
+    (m) => `${m.kind} ${m.metadata.namespace ?? ''}/${m.metadata.name}`,
+  );
+  assert.deepEqual(roles, [
+    'ClusterRole /copier',
+    'ClusterRoleBinding /copier',
+    'Role team-a/copier',
+    'RoleBinding team-a/copier',
+  ]);
 
   const log = recordingLogger();
   const manager = copier(operatorClient, log);
   const stop = new AbortController();
   const running = manager.start(stop.signal);
   try {
-    await admin.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'team-a' }, data: { a: 'b' } });
-    const secret = await eventually('the copy', () => admin.get(kinds.Secret, 'settings-copy', { namespace: 'team-a' }).catch(() => undefined));
+    await admin.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings', namespace: 'team-a' },
+      data: { a: 'b' },
+    });
+    const secret = await eventually('the copy', () =>
+      admin.get(kinds.Secret, 'settings-copy', { namespace: 'team-a' }).catch(() => undefined),
+    );
     assert.equal(Buffer.from(secret.data?.a ?? '', 'base64').toString(), 'b');
-    await eventually('the Copied event', async () => (await admin.list(kinds.Event, { namespace: 'team-a' })).items.some((e) => e.reason === 'Copied'));
-    const forbidden = log.entries.filter((e) => /\b403 Forbidden\b/.test(String((e.obj.err as { message?: unknown } | undefined)?.message ?? e.obj.err ?? '')));
+    await eventually('the Copied event', async () =>
+      (await admin.list(kinds.Event, { namespace: 'team-a' })).items.some((e) => e.reason === 'Copied'),
+    );
+    const forbidden = log.entries.filter((e) =>
+      /\b403 Forbidden\b/.test(String((e.obj.err as { message?: unknown } | undefined)?.message ?? e.obj.err ?? '')),
+    );
     assert.deepEqual(forbidden, [], 'no 403 under the generated roles');
     // Nothing beyond them: the same ServiceAccount cannot read ConfigMaps of another namespace.
-    await assert.rejects(operatorClient.list(kinds.ConfigMap, { namespace: 'team-b' }), (err: unknown) => isForbidden(err));
+    await assert.rejects(operatorClient.list(kinds.ConfigMap, { namespace: 'team-b' }), (err: unknown) =>
+      isForbidden(err),
+    );
   } finally {
     stop.abort();
     await running;

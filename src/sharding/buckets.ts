@@ -6,7 +6,13 @@
  * ranges of its buckets, so the server sends it only its share; 64 buckets keep its selector to at
  * most 64 ranges (fewer once adjacent ones merge).
  */
-import { formatShardSelector, mergeRanges, shardHash, splitHashSpace, type HashRange } from '../client/shard-selector.js';
+import {
+  formatShardSelector,
+  mergeRanges,
+  shardHash,
+  splitHashSpace,
+  type HashRange,
+} from '../client/shard-selector.js';
 import { assignHashSlices } from './range-assignment.js';
 
 /** @defaultValue 64 (a power of two: bucket = the hash's top 6 bits) */
@@ -27,7 +33,8 @@ function owners(live: readonly string[]): readonly (string | undefined)[] {
   const key = [...live].sort().join(',');
   if (memo?.key === key) return memo.owners;
   const out = new Array<string | undefined>(HASH_BUCKETS).fill(undefined);
-  for (const [member, buckets] of assignHashSlices(live, { segments: HASH_BUCKETS })) for (const b of buckets) out[b] = member;
+  for (const [member, buckets] of assignHashSlices(live, { segments: HASH_BUCKETS }))
+    for (const b of buckets) out[b] = member;
   memo = { key, owners: out };
   return out;
 }

@@ -35,11 +35,34 @@ const B = 'bbbbbbbbbbbbbbbb';
 
 async function ring(initialMembers: readonly string[]) {
   const clock = new FakeClock();
-  const client = new FakeClient({ clock, objects: KEYS.map((name) => ({ ...CONFIGMAP, metadata: { name, namespace: 'default' } })) });
+  const client = new FakeClient({
+    clock,
+    objects: KEYS.map((name) => ({ ...CONFIGMAP, metadata: { name, namespace: 'default' } })),
+  });
   const registry = createMetricsRegistry();
-  const sharding = resolveShardingOptions({ ring: RING, namespace: 'ops', identity: 'sharder', mode: 'label', ...TIMINGS });
-  const { metrics } = registerShardingMetrics(registry, { ring: RING, mode: () => 'label', ownedByKind: () => new Map() });
-  const sharder = new Sharder({ client, leaseClient: client, sharding, kinds: () => [CONFIGMAP], clock, logger: silentLogger, registry, metrics, mode: async () => 'label' });
+  const sharding = resolveShardingOptions({
+    ring: RING,
+    namespace: 'ops',
+    identity: 'sharder',
+    mode: 'label',
+    ...TIMINGS,
+  });
+  const { metrics } = registerShardingMetrics(registry, {
+    ring: RING,
+    mode: () => 'label',
+    ownedByKind: () => new Map(),
+  });
+  const sharder = new Sharder({
+    client,
+    leaseClient: client,
+    sharding,
+    kinds: () => [CONFIGMAP],
+    clock,
+    logger: silentLogger,
+    registry,
+    metrics,
+    mode: async () => 'label',
+  });
   const stop = new AbortController();
   const ctx: ReconcileContext = { signal: stop.signal, log: silentLogger, reconcileID: 'r' };
 
@@ -73,11 +96,33 @@ async function ring(initialMembers: readonly string[]) {
 
   const join = async (member: string): Promise<void> => {
     members.push(member);
-    await client.create<Lease>({ ...LEASE_TYPE, metadata: { name: memberLeaseName(RING, member), namespace: 'ops', labels: { [RING_LABEL]: RING, [MEMBER_LABEL]: member } }, spec: { holderIdentity: `id-${member}`, renewTime: formatMicroTime(clock.now()) } });
-    const informer = new SharedInformer<KubeObject>(clientListerWatcher(client, { ...CONFIGMAP, labelSelector: `${SHARD}=${member}` }), { clock });
+    await client.create<Lease>({
+      ...LEASE_TYPE,
+      metadata: {
+        name: memberLeaseName(RING, member),
+        namespace: 'ops',
+        labels: { [RING_LABEL]: RING, [MEMBER_LABEL]: member },
+      },
+      spec: { holderIdentity: `id-${member}`, renewTime: formatMicroTime(clock.now()) },
+    });
+    const informer = new SharedInformer<KubeObject>(
+      clientListerWatcher(client, { ...CONFIGMAP, labelSelector: `${SHARD}=${member}` }),
+      { clock },
+    );
     runs.push(informer.start(stop.signal));
     await informer.waitForSync(stop.signal);
-    const gate = new ShardGate({ type: CONFIGMAP, memberId: member, shardLabel: SHARD, drainLabel: DRAIN, grantLabel: GRANT, releasedLabel: RELEASED, client, clock, logger: silentLogger, failedAckWaitMs: TIMINGS.retryPeriodMs });
+    const gate = new ShardGate({
+      type: CONFIGMAP,
+      memberId: member,
+      shardLabel: SHARD,
+      drainLabel: DRAIN,
+      grantLabel: GRANT,
+      releasedLabel: RELEASED,
+      client,
+      clock,
+      logger: silentLogger,
+      failedAckWaitMs: TIMINGS.retryPeriodMs,
+    });
     reconcilers.set(
       member,
       gate.wrap({
@@ -105,14 +150,22 @@ async function ring(initialMembers: readonly string[]) {
   /** Advances time in renew-period steps, every member renewing its Lease each step. */
   const run = async (ms: number): Promise<void> => {
     for (let t = 0; t < ms; t += TIMINGS.retryPeriodMs) {
-      for (const m of members) await client.patch(LEASE_TYPE, memberLeaseName(RING, m), { spec: { renewTime: formatMicroTime(clock.now()) } }, { type: 'merge', namespace: 'ops' });
+      for (const m of members)
+        await client.patch(
+          LEASE_TYPE,
+          memberLeaseName(RING, m),
+          { spec: { renewTime: formatMicroTime(clock.now()) } },
+          { type: 'merge', namespace: 'ops' },
+        );
       await clock.advance(TIMINGS.retryPeriodMs);
       await flushMicrotasks();
     }
   };
-  const labelsOf = async (name: string): Promise<Record<string, string>> => (await client.get<KubeObject>(CONFIGMAP, name, { namespace: 'default' })).metadata?.labels ?? {};
+  const labelsOf = async (name: string): Promise<Record<string, string>> =>
+    (await client.get<KubeObject>(CONFIGMAP, name, { namespace: 'default' })).metadata?.labels ?? {};
   /** Someone other than the operator edits the labels (a merge patch, no resourceVersion). */
-  const edit = (name: string, labels: Record<string, string | null>) => client.patch(CONFIGMAP, name, { metadata: { labels } }, { type: 'merge', namespace: 'default' });
+  const edit = (name: string, labels: Record<string, string | null>) =>
+    client.patch(CONFIGMAP, name, { metadata: { labels } }, { type: 'merge', namespace: 'default' });
 
   for (const m of initialMembers) await join(m);
   const sharderRun = sharder.start(stop.signal);
@@ -133,11 +186,15 @@ async function ring(initialMembers: readonly string[]) {
   };
 }
 
-const keyOwnedBy = (owner: string, members: readonly string[]): string => KEYS.find((k) => ownerOf(`default/${k}`, members) === owner)!;
+const keyOwnedBy = (owner: string, members: readonly string[]): string =>
+  KEYS.find((k) => ownerOf(`default/${k}`, members) === owner)!;
 
 for (const { what, labels } of [
   { what: 'its shard label removed', labels: { [SHARD]: null } },
-  { what: 'its shard and grant labels removed in one write (a GitOps revert)', labels: { [SHARD]: null, [GRANT]: null } },
+  {
+    what: 'its shard and grant labels removed in one write (a GitOps revert)',
+    labels: { [SHARD]: null, [GRANT]: null },
+  },
 ]) {
   test(`a key being drained from a live owner that is mid-reconcile, ${what}: the joiner does not start until the owner finished and released it`, async () => {
     const r = await ring([A]);

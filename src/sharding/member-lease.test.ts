@@ -14,7 +14,13 @@ const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs:
 function setup() {
   const clock = new FakeClock();
   const client = new FakeClient({ clock });
-  const sharding = resolveShardingOptions({ ring: 'db', namespace: 'ops', identity: 'replica-1', mode: 'label', ...TIMINGS });
+  const sharding = resolveShardingOptions({
+    ring: 'db',
+    namespace: 'ops',
+    identity: 'replica-1',
+    mode: 'label',
+    ...TIMINGS,
+  });
   const member = new MemberLease({ client, sharding, clock, logger: silentLogger });
   return { clock, client, sharding, member };
 }
@@ -41,7 +47,11 @@ test('the membership Lease is created labelled with the ring and member id, held
   await run;
   assert.equal(workStopped, true);
   assert.equal(releasedWhileWorking, false);
-  assert.equal(holderOf(await client.get<Lease>(LEASE_TYPE, member.name, { namespace: 'ops' })), '', 'released once the work stopped');
+  assert.equal(
+    holderOf(await client.get<Lease>(LEASE_TYPE, member.name, { namespace: 'ops' })),
+    '',
+    'released once the work stopped',
+  );
 });
 
 test('fencing order: a member that cannot renew stops its work before any observer can see its Lease expire', async () => {
@@ -74,14 +84,25 @@ test('fencing order: a member that cannot renew stops its work before any observ
   assert.equal(abortedAtMs, undefined);
   // From now on every renewal fails (a partition between the member and the API server).
   const cutAtMs = clock.monotonicNow();
-  client.intercept((req) => (req.verb === 'update' && req.kind === 'Lease' ? new ApiError({ status: 503, message: 'partitioned' }) : undefined));
+  client.intercept((req) =>
+    req.verb === 'update' && req.kind === 'Lease' ? new ApiError({ status: 503, message: 'partitioned' }) : undefined,
+  );
   for (let i = 0; i < 100 && leftAtMs === undefined; i++) await clock.advance(100);
   await flushMicrotasks();
-  assert.ok(abortedAtMs !== undefined && leftAtMs !== undefined, `aborted at ${abortedAtMs}, observed dead at ${leftAtMs}`);
+  assert.ok(
+    abortedAtMs !== undefined && leftAtMs !== undefined,
+    `aborted at ${abortedAtMs}, observed dead at ${leftAtMs}`,
+  );
   assert.ok(abortedAtMs < leftAtMs, 'the work stopped before the Lease could be seen as expired');
   // The margin is at least leaseDuration - renewDeadline, less the renew period the observer's last sighting may lag.
-  assert.ok(leftAtMs - abortedAtMs >= TIMINGS.leaseDurationMs - TIMINGS.renewDeadlineMs - TIMINGS.retryPeriodMs, `margin ${leftAtMs - abortedAtMs} ms`);
-  assert.ok(abortedAtMs - cutAtMs <= TIMINGS.renewDeadlineMs, `stopped ${abortedAtMs - cutAtMs} ms after the last renew could succeed`);
+  assert.ok(
+    leftAtMs - abortedAtMs >= TIMINGS.leaseDurationMs - TIMINGS.renewDeadlineMs - TIMINGS.retryPeriodMs,
+    `margin ${leftAtMs - abortedAtMs} ms`,
+  );
+  assert.ok(
+    abortedAtMs - cutAtMs <= TIMINGS.renewDeadlineMs,
+    `stopped ${abortedAtMs - cutAtMs} ms after the last renew could succeed`,
+  );
   assert.equal(await outcome, 'ERR_LEADERSHIP_LOST');
   stop.abort();
   observerStop.abort();

@@ -72,7 +72,11 @@ export class MemberLease {
     for (;;) {
       if (signal.aborted) return false;
       try {
-        const lease: Lease = { ...LEASE_TYPE, metadata: { name: this.name, namespace: s.namespace, labels }, spec: { leaseDurationSeconds: leaseDurationSeconds(s.leaseDurationMs) } };
+        const lease: Lease = {
+          ...LEASE_TYPE,
+          metadata: { name: this.name, namespace: s.namespace, labels },
+          spec: { leaseDurationSeconds: leaseDurationSeconds(s.leaseDurationMs) },
+        };
         await this.options.client.create(lease, { signal });
         return true;
       } catch (createErr) {
@@ -80,7 +84,12 @@ export class MemberLease {
         if (isAlreadyExists(createErr)) {
           // Ours from an earlier run with the same identity: make sure the sharder can find it.
           try {
-            await this.options.client.patch(LEASE_TYPE, this.name, { metadata: { labels } }, { type: 'merge', namespace: s.namespace, signal });
+            await this.options.client.patch(
+              LEASE_TYPE,
+              this.name,
+              { metadata: { labels } },
+              { type: 'merge', namespace: s.namespace, signal },
+            );
             return true;
           } catch (patchErr) {
             err = patchErr;

@@ -25,7 +25,10 @@ export interface RangeAssignmentOptions {
  * Member order and duplicates do not matter. No members: an empty map. Throws
  * `InvalidArgumentError` for a segment count that is not an integer in 1–65,536.
  */
-export function assignHashRanges(members: Iterable<string>, options: RangeAssignmentOptions = {}): Map<string, HashRange[]> {
+export function assignHashRanges(
+  members: Iterable<string>,
+  options: RangeAssignmentOptions = {},
+): Map<string, HashRange[]> {
   const slicesOf = assignHashSlices(members, options);
   const ranges = splitHashSpace(options.segments ?? DEFAULT_HASH_SEGMENTS);
   return new Map([...slicesOf].map(([member, slices]) => [member, mergeRanges(slices.map((i) => ranges[i]!))]));
@@ -35,9 +38,13 @@ export function assignHashRanges(members: Iterable<string>, options: RangeAssign
  * The same assignment as slice numbers, ascending: slice `i` is `splitHashSpace(segments)[i]`, i.e.
  * with the default 64 slices the hashes whose top 6 bits are `i`.
  */
-export function assignHashSlices(members: Iterable<string>, options: RangeAssignmentOptions = {}): Map<string, number[]> {
+export function assignHashSlices(
+  members: Iterable<string>,
+  options: RangeAssignmentOptions = {},
+): Map<string, number[]> {
   const segments = options.segments ?? DEFAULT_HASH_SEGMENTS;
-  if (!Number.isSafeInteger(segments) || segments < 1 || segments > 65_536) throw new InvalidArgumentError(`segments must be an integer in 1–65,536, got ${segments}`);
+  if (!Number.isSafeInteger(segments) || segments < 1 || segments > 65_536)
+    throw new InvalidArgumentError(`segments must be an integer in 1–65,536, got ${segments}`);
   const ids = [...new Set(members)].sort();
   const assignment = new Map<string, number[]>();
   if (ids.length === 0) return assignment;
@@ -46,9 +53,12 @@ export function assignHashSlices(members: Iterable<string>, options: RangeAssign
   let extra = segments % ids.length;
   const pairs: { weight: bigint; member: number; segment: number }[] = [];
   for (let segment = 0; segment < segments; segment++) {
-    for (let member = 0; member < ids.length; member++) pairs.push({ weight: mix64(fnv1a64(`${ids[member]!}\u0000${segment}`)), member, segment });
+    for (let member = 0; member < ids.length; member++)
+      pairs.push({ weight: mix64(fnv1a64(`${ids[member]!}\u0000${segment}`)), member, segment });
   }
-  pairs.sort((a, b) => (a.weight > b.weight ? -1 : a.weight < b.weight ? 1 : a.member - b.member || a.segment - b.segment));
+  pairs.sort((a, b) =>
+    a.weight > b.weight ? -1 : a.weight < b.weight ? 1 : a.member - b.member || a.segment - b.segment,
+  );
   const owner = new Array<number>(segments).fill(-1);
   const load = new Array<number>(ids.length).fill(0);
   let left = segments;

@@ -44,8 +44,17 @@ export class RangeCache {
   private refreshScheduled = false;
 
   constructor(private readonly options: RangeCacheOptions) {
-    const scopes: { namespace?: string }[] = options.namespaces?.length ? options.namespaces.map((namespace) => ({ namespace })) : [{}];
-    this.listerWatchers = scopes.map((scope) => new RangeListerWatcher(options.client, { apiVersion: options.type.apiVersion, kind: options.type.kind, ...scope }));
+    const scopes: { namespace?: string }[] = options.namespaces?.length
+      ? options.namespaces.map((namespace) => ({ namespace }))
+      : [{}];
+    this.listerWatchers = scopes.map(
+      (scope) =>
+        new RangeListerWatcher(options.client, {
+          apiVersion: options.type.apiVersion,
+          kind: options.type.kind,
+          ...scope,
+        }),
+    );
     this.informers = this.listerWatchers.map(
       (lw, i) =>
         new SharedInformer<KubeObject>(lw, {
@@ -59,14 +68,25 @@ export class RangeCache {
     this.labelled = scopes.map(
       (scope) =>
         new SharedInformer<KubeObject>(
-          clientListerWatcher(options.client, { apiVersion: options.type.apiVersion, kind: options.type.kind, ...scope, labelSelector: `${options.shardLabel}=${options.memberId}`, metadataOnly: true }),
-          { clock: options.clock, logger: options.logger, name: `${options.type.apiVersion} ${options.type.kind}${scope.namespace ? ` ns=${scope.namespace}` : ''} labelled ${options.memberId} metadata-only` },
+          clientListerWatcher(options.client, {
+            apiVersion: options.type.apiVersion,
+            kind: options.type.kind,
+            ...scope,
+            labelSelector: `${options.shardLabel}=${options.memberId}`,
+            metadataOnly: true,
+          }),
+          {
+            clock: options.clock,
+            logger: options.logger,
+            name: `${options.type.apiVersion} ${options.type.kind}${scope.namespace ? ` ns=${scope.namespace}` : ''} labelled ${options.memberId} metadata-only`,
+          },
         ),
     );
     this.log = options.logger.child({ component: 'sharding', kind: options.type.kind, member: options.memberId });
     // An object assigned to us (maybe outside our ranges) or handed over changes the ranges: recompute soon, once per burst.
     const changed = (): void => this.scheduleRefresh();
-    for (const informer of this.labelled) informer.addEventHandler({ add: changed, update: changed, delete: changed }, { name: 'range-cache' });
+    for (const informer of this.labelled)
+      informer.addEventHandler({ add: changed, update: changed, delete: changed }, { name: 'range-cache' });
   }
 
   /** Whether an object of this key is labelled with this replica (it exists, wherever it is cached). */

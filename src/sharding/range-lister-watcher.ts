@@ -8,7 +8,13 @@
  */
 import { clientListerWatcher } from '../cache/client-lister-watcher.js';
 import type { InformerSpec } from '../cache/informer-spec.js';
-import type { ListerListOptions, ListerListPage, ListerWatcher, ListerWatchEvent, ListerWatchOptions } from '../cache/lister-watcher.js';
+import type {
+  ListerListOptions,
+  ListerListPage,
+  ListerWatcher,
+  ListerWatchEvent,
+  ListerWatchOptions,
+} from '../cache/lister-watcher.js';
 import { ApiError } from '../client/api-error.js';
 import type { Client } from '../client/contracts.js';
 import { linkedAbortController } from '../core/abort.js';
@@ -71,7 +77,10 @@ export class RangeListerWatcher implements ListerWatcher<KubeObject> {
   }
 
   private inner(): ListerWatcher<KubeObject> {
-    return clientListerWatcher(this.client, { ...this.spec, ...omitUndefined({ shardSelector: this.selector || undefined }) });
+    return clientListerWatcher(this.client, {
+      ...this.spec,
+      ...omitUndefined({ shardSelector: this.selector || undefined }),
+    });
   }
 
   /** Resolves with the generation once a selector is set; rejects when `signal` aborts first. */
@@ -96,5 +105,9 @@ export class RangeListerWatcher implements ListerWatcher<KubeObject> {
 
 /** What the watcher takes for "relist": this replica's hash ranges changed. */
 function rangesChanged(): ApiError {
-  return new ApiError({ status: 410, reason: 'Expired', message: 'this replica’s hash ranges changed: relisting with the new shard selector' });
+  return new ApiError({
+    status: 410,
+    reason: 'Expired',
+    message: 'this replica’s hash ranges changed: relisting with the new shard selector',
+  });
 }

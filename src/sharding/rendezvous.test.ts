@@ -21,7 +21,12 @@ test('FNV-1a 64 matches the published values and a BigInt reference, multi-byte 
   assert.equal(fnv1a64Hex(''), 'cbf29ce484222325');
   assert.equal(fnv1a64Hex('a'), 'af63dc4c8601ec8c');
   assert.equal(fnv1a64Hex('foobar'), '85944171f73967e8');
-  for (const s of ['hostname_3f2c-ü-€-𝄞', 'x'.repeat(300), 'db-operator-7d9f8c-abcde_0b7c1e4e-2c1d-4f55-9a5e-1b2c3d4e5f60']) assert.equal(fnv1a64Hex(s), referenceFnv1a64(s), s);
+  for (const s of [
+    'hostname_3f2c-ü-€-𝄞',
+    'x'.repeat(300),
+    'db-operator-7d9f8c-abcde_0b7c1e4e-2c1d-4f55-9a5e-1b2c3d4e5f60',
+  ])
+    assert.equal(fnv1a64Hex(s), referenceFnv1a64(s), s);
 });
 
 test('member ids are 16 hex digits, a valid label value, stable per identity', () => {
@@ -56,9 +61,14 @@ test('a join moves about 1/N of 10,000 keys, all of them to the new member; a le
       assert.equal(after.get(key), joined, `${key} moved to the joiner, not between old members`);
     }
     const fraction = moved / KEYS.length;
-    t.diagnostic(`join ${n}→${n + 1} (and leave ${n + 1}→${n}): ${moved} of ${KEYS.length} keys moved (${(fraction * 100).toFixed(2)}%, ideal ${(100 / (n + 1)).toFixed(2)}%)`);
+    t.diagnostic(
+      `join ${n}→${n + 1} (and leave ${n + 1}→${n}): ${moved} of ${KEYS.length} keys moved (${(fraction * 100).toFixed(2)}%, ideal ${(100 / (n + 1)).toFixed(2)}%)`,
+    );
     // Expected 1/(n+1); binomial standard deviation at 10,000 keys is under 0.5%.
-    assert.ok(Math.abs(fraction - 1 / (n + 1)) < 0.02, `join ${n}→${n + 1}: moved ${fraction.toFixed(4)}, expected ${(1 / (n + 1)).toFixed(4)}`);
+    assert.ok(
+      Math.abs(fraction - 1 / (n + 1)) < 0.02,
+      `join ${n}→${n + 1}: moved ${fraction.toFixed(4)}, expected ${(1 / (n + 1)).toFixed(4)}`,
+    );
 
     // The leave is the same pair read backwards: only keys of the leaver change owner.
     for (const key of KEYS) if (after.get(key) !== joined) assert.equal(before.get(key), after.get(key));

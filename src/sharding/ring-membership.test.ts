@@ -14,16 +14,34 @@ const LEASE_MS = 3_000;
 function lease(member: string, holder: string, nowMs: number): Lease {
   return {
     ...LEASE_TYPE,
-    metadata: { name: memberLeaseName(RING, member), namespace: NAMESPACE, labels: { [RING_LABEL]: RING, [MEMBER_LABEL]: member } },
+    metadata: {
+      name: memberLeaseName(RING, member),
+      namespace: NAMESPACE,
+      labels: { [RING_LABEL]: RING, [MEMBER_LABEL]: member },
+    },
     spec: { holderIdentity: holder, leaseDurationSeconds: 3, renewTime: formatMicroTime(nowMs) },
   };
 }
 
-async function setup(): Promise<{ clock: FakeClock; client: FakeClient; membership: RingMembership; changes: MembershipChange[]; stop: () => Promise<void> }> {
+async function setup(): Promise<{
+  clock: FakeClock;
+  client: FakeClient;
+  membership: RingMembership;
+  changes: MembershipChange[];
+  stop: () => Promise<void>;
+}> {
   const clock = new FakeClock();
   const client = new FakeClient({ clock });
   const changes: MembershipChange[] = [];
-  const membership = new RingMembership({ client, ring: RING, namespace: NAMESPACE, leaseDurationMs: LEASE_MS, clock, logger: silentLogger, onChange: (c) => changes.push(c) });
+  const membership = new RingMembership({
+    client,
+    ring: RING,
+    namespace: NAMESPACE,
+    leaseDurationMs: LEASE_MS,
+    clock,
+    logger: silentLogger,
+    onChange: (c) => changes.push(c),
+  });
   const controller = new AbortController();
   const run = membership.start(controller.signal);
   await membership.waitForSync(controller.signal);
@@ -41,7 +59,12 @@ async function setup(): Promise<{ clock: FakeClock; client: FakeClient; membersh
 
 /** The holder renews: a write that changes the Lease's resourceVersion. */
 async function renew(client: FakeClient, clock: FakeClock, member: string, holder = `id-${member}`): Promise<void> {
-  await client.patch(LEASE_TYPE, memberLeaseName(RING, member), { spec: { holderIdentity: holder, renewTime: formatMicroTime(clock.now()) } }, { type: 'merge', namespace: NAMESPACE });
+  await client.patch(
+    LEASE_TYPE,
+    memberLeaseName(RING, member),
+    { spec: { holderIdentity: holder, renewTime: formatMicroTime(clock.now()) } },
+    { type: 'merge', namespace: NAMESPACE },
+  );
   await flushMicrotasks();
 }
 
@@ -96,7 +119,10 @@ test('a released Lease (empty holder) is dead at once; a deleted one only leaseD
     await flushMicrotasks();
     // Deleting renews nobody: b may still work until its last renew + renewDeadline.
     const e = membership.expiry('b');
-    assert.deepEqual({ expired: e.expired, remainingMs: e.remainingMs }, { expired: false, remainingMs: LEASE_MS - 1_000 });
+    assert.deepEqual(
+      { expired: e.expired, remainingMs: e.remainingMs },
+      { expired: false, remainingMs: LEASE_MS - 1_000 },
+    );
     await clock.advance(LEASE_MS - 1_000);
     assert.equal(membership.expiry('b').expired, true);
   } finally {
@@ -121,7 +147,14 @@ test('the confirming read sees a renewal the watch has not delivered, so a live 
   const clock = new FakeClock();
   const client = new FakeClient({ clock });
   // Never started: stands for a watch that lags behind every renewal.
-  const membership = new RingMembership({ client, ring: RING, namespace: NAMESPACE, leaseDurationMs: LEASE_MS, clock, logger: silentLogger });
+  const membership = new RingMembership({
+    client,
+    ring: RING,
+    namespace: NAMESPACE,
+    leaseDurationMs: LEASE_MS,
+    clock,
+    logger: silentLogger,
+  });
   await client.create(lease('a', 'id-a', clock.now()));
   assert.equal(membership.expiry('a').expired, false);
   await clock.advance(LEASE_MS);
@@ -150,8 +183,11 @@ test('stale Leases: only dead ones unchanged for the given time are offered for 
       await clock.advance(1_000);
       await renew(client, clock, 'alive');
     }
-    const rv = (await client.get<Lease>(LEASE_TYPE, memberLeaseName(RING, 'gone'), { namespace: NAMESPACE })).metadata?.resourceVersion;
-    assert.deepEqual(membership.staleLeases(30_000), [{ memberId: 'gone', name: memberLeaseName(RING, 'gone'), resourceVersion: rv }]);
+    const rv = (await client.get<Lease>(LEASE_TYPE, memberLeaseName(RING, 'gone'), { namespace: NAMESPACE })).metadata
+      ?.resourceVersion;
+    assert.deepEqual(membership.staleLeases(30_000), [
+      { memberId: 'gone', name: memberLeaseName(RING, 'gone'), resourceVersion: rv },
+    ]);
   } finally {
     await stop();
   }

@@ -61,7 +61,12 @@ export class RingMembership {
   private expiryTimer: TimerHandle | undefined;
 
   constructor(private readonly options: RingMembershipOptions) {
-    const spec = { apiVersion: LEASE_TYPE.apiVersion, kind: LEASE_TYPE.kind, namespace: options.namespace, labelSelector: `${RING_LABEL}=${options.ring}` };
+    const spec = {
+      apiVersion: LEASE_TYPE.apiVersion,
+      kind: LEASE_TYPE.kind,
+      namespace: options.namespace,
+      labelSelector: `${RING_LABEL}=${options.ring}`,
+    };
     // The client returns Lease objects for this kind.
     this.informer = new SharedInformer<Lease>(clientListerWatcher(options.client, spec) as ListerWatcher<Lease>, {
       clock: options.clock,
@@ -119,8 +124,16 @@ export class RingMembership {
    * Re-reads the member's Lease from the API server (a quorum read) before its keys are taken away,
    * so a watch that lags behind the member's renewals never makes a live member look dead.
    */
-  async confirmExpired(memberId: string, signal: AbortSignal): Promise<{ readonly expired: boolean; readonly remainingMs: number }> {
-    const lease = await ignoreNotFound(this.options.client.get<Lease>(LEASE_TYPE, memberLeaseName(this.options.ring, memberId), { namespace: this.options.namespace, signal }));
+  async confirmExpired(
+    memberId: string,
+    signal: AbortSignal,
+  ): Promise<{ readonly expired: boolean; readonly remainingMs: number }> {
+    const lease = await ignoreNotFound(
+      this.options.client.get<Lease>(LEASE_TYPE, memberLeaseName(this.options.ring, memberId), {
+        namespace: this.options.namespace,
+        signal,
+      }),
+    );
     if (lease) this.observe(lease);
     else {
       const o = this.observations.get(memberId);
@@ -154,7 +167,14 @@ export class RingMembership {
     const durationMs = Math.max(this.options.leaseDurationMs, (lease.spec?.leaseDurationSeconds ?? 0) * 1000);
     const o = this.observations.get(memberId);
     if (!o || o.rv !== rv) {
-      this.observations.set(memberId, { name: lease.metadata?.name ?? '', rv, atMs: this.options.clock.monotonicNow(), holder: holderOf(lease), exists: true, durationMs });
+      this.observations.set(memberId, {
+        name: lease.metadata?.name ?? '',
+        rv,
+        atMs: this.options.clock.monotonicNow(),
+        holder: holderOf(lease),
+        exists: true,
+        durationMs,
+      });
     } else {
       o.exists = true;
     }
@@ -183,14 +203,18 @@ export class RingMembership {
       nextExpiryMs = Math.min(nextExpiryMs, e.remainingMs);
     }
     live.sort();
-    if (Number.isFinite(nextExpiryMs)) this.expiryTimer = this.options.clock.setTimer(nextExpiryMs + 1, () => this.recompute());
+    if (Number.isFinite(nextExpiryMs))
+      this.expiryTimer = this.options.clock.setTimer(nextExpiryMs + 1, () => this.recompute());
     const before = new Set(this.live);
     const after = new Set(live);
     const joined = live.filter((m) => !before.has(m));
     const left = this.live.filter((m) => !after.has(m));
     if (joined.length === 0 && left.length === 0) return;
     this.live = live;
-    this.options.logger.info({ live: live.length, joined: joined.map((m) => this.label(m)), left: left.map((m) => this.label(m)) }, 'ring membership changed');
+    this.options.logger.info(
+      { live: live.length, joined: joined.map((m) => this.label(m)), left: left.map((m) => this.label(m)) },
+      'ring membership changed',
+    );
     this.options.onChange?.({ live, joined, left });
   }
 

@@ -38,14 +38,30 @@ async function createNotes(client: KubeClient, namespace: string, count: number)
 }
 
 describe('shardSelector support probe on Kubernetes 1.36 with ShardedListAndWatch', () => {
-  const s = envSuite(() => TestEnv.start({ server: 'modern', featureGates: { ShardedListAndWatch: true }, crds: [NOTE_CRD] }));
+  const s = envSuite(() =>
+    TestEnv.start({ server: 'modern', featureGates: { ShardedListAndWatch: true }, crds: [NOTE_CRD] }),
+  );
 
   test('honoured: on an empty collection (an invalid selector is refused) and with objects (the snapshot leaves the object out)', async () => {
-    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace: s.namespace() }), { honoured: true, evidence: 'rejected-invalid' });
+    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace: s.namespace() }), {
+      honoured: true,
+      evidence: 'rejected-invalid',
+    });
     await createNotes(s.client(), s.namespace(), 3);
-    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace: s.namespace() }), { honoured: true, evidence: 'filtered' });
-    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE), { honoured: true, evidence: 'filtered' }, 'across all namespaces');
-    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { field: 'namespace' }), { honoured: true, evidence: 'filtered' }, 'hashing the namespace');
+    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace: s.namespace() }), {
+      honoured: true,
+      evidence: 'filtered',
+    });
+    assert.deepEqual(
+      await probeShardSelectorSupport(s.client(), NOTE),
+      { honoured: true, evidence: 'filtered' },
+      'across all namespaces',
+    );
+    assert.deepEqual(
+      await probeShardSelectorSupport(s.client(), NOTE, { field: 'namespace' }),
+      { honoured: true, evidence: 'filtered' },
+      'hashing the namespace',
+    );
   });
 
   test('an invalid selector is a 500 "invalid shard selector" (the fake client answers the same), and the list echoes no shardInfo for custom resources', async () => {
@@ -53,7 +69,10 @@ describe('shardSelector support probe on Kubernetes 1.36 with ShardedListAndWatc
       assert.ok(e instanceof ApiError);
       assert.equal(e.status, 500);
       assert.equal(e.reason, 'InternalError');
-      assert.match(e.message, /invalid shard selector: shard range start 0x8000000000000000 must be less than end 0x0000000000000000/);
+      assert.match(
+        e.message,
+        /invalid shard selector: shard range start 0x8000000000000000 must be less than end 0x0000000000000000/,
+      );
       return true;
     });
     const page = await s.client().listPage(NOTE, { shardSelector: formatShardSelector(splitHashSpace(2)[0]!) });
@@ -65,9 +84,15 @@ describe('shardSelector support probe on Kubernetes 1.36 without the gate', () =
   const s = envSuite(() => TestEnv.start({ server: 'modern', crds: [NOTE_CRD] }));
 
   test('not honoured: the parameter is accepted and ignored, empty or not', async () => {
-    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace: s.namespace() }), { honoured: false, evidence: 'accepted-invalid' });
+    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace: s.namespace() }), {
+      honoured: false,
+      evidence: 'accepted-invalid',
+    });
     await createNotes(s.client(), s.namespace(), 3);
-    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace: s.namespace() }), { honoured: false, evidence: 'unfiltered' });
+    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace: s.namespace() }), {
+      honoured: false,
+      evidence: 'unfiltered',
+    });
   });
 });
 
@@ -76,11 +101,22 @@ describe('shardSelector support probe on Kubernetes 1.20', () => {
 
   test('1.20 ignores an unknown shardSelector query parameter: every object comes back, even for a malformed selector; the probe says not honoured', async () => {
     const namespace = s.namespace();
-    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace }), { honoured: false, evidence: 'accepted-invalid' });
+    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace }), {
+      honoured: false,
+      evidence: 'accepted-invalid',
+    });
     await createNotes(s.client(), namespace, 6);
-    for (const shardSelector of [formatShardSelector(splitHashSpace(2)[0]!), formatShardSelector(splitHashSpace(2)[1]!), INVALID_PROBE_SELECTOR, 'not even CEL (']) {
+    for (const shardSelector of [
+      formatShardSelector(splitHashSpace(2)[0]!),
+      formatShardSelector(splitHashSpace(2)[1]!),
+      INVALID_PROBE_SELECTOR,
+      'not even CEL (',
+    ]) {
       assert.equal((await s.client().list(NOTE, { namespace, shardSelector })).items.length, 6, shardSelector);
     }
-    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace }), { honoured: false, evidence: 'unfiltered' });
+    assert.deepEqual(await probeShardSelectorSupport(s.client(), NOTE, { namespace }), {
+      honoured: false,
+      evidence: 'unfiltered',
+    });
   });
 });

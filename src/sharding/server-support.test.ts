@@ -31,7 +31,11 @@ describe('probeShardSelectorSupport', () => {
       const fake = new FakeClient();
       await withObjects(fake, count);
       const probe = recording(fake);
-      assert.deepEqual(await probeShardSelectorSupport(probe, CONFIGMAP), { honoured: true, evidence: 'filtered' }, `count ${count}`);
+      assert.deepEqual(
+        await probeShardSelectorSupport(probe, CONFIGMAP),
+        { honoured: true, evidence: 'filtered' },
+        `count ${count}`,
+      );
       assert.equal(probe.calls.length, 2);
       assert.ok(probe.calls.every((c) => c.limit === 1));
       assert.equal(probe.calls[1]!.resourceVersionMatch, 'Exact');
@@ -43,17 +47,34 @@ describe('probeShardSelectorSupport', () => {
     for (const count of [1, 2, 50]) {
       const fake = new FakeClient({ shardedListAndWatch: false });
       await withObjects(fake, count);
-      assert.deepEqual(await probeShardSelectorSupport(fake, CONFIGMAP), { honoured: false, evidence: 'unfiltered' }, `count ${count}`);
+      assert.deepEqual(
+        await probeShardSelectorSupport(fake, CONFIGMAP),
+        { honoured: false, evidence: 'unfiltered' },
+        `count ${count}`,
+      );
     }
   });
 
   test('empty collection: an invalid selector is refused by an honouring server and answered by an ignoring one', async () => {
-    assert.deepEqual(await probeShardSelectorSupport(new FakeClient(), CONFIGMAP), { honoured: true, evidence: 'rejected-invalid' });
-    assert.deepEqual(await probeShardSelectorSupport(new FakeClient({ shardedListAndWatch: false }), CONFIGMAP), { honoured: false, evidence: 'accepted-invalid' });
+    assert.deepEqual(await probeShardSelectorSupport(new FakeClient(), CONFIGMAP), {
+      honoured: true,
+      evidence: 'rejected-invalid',
+    });
+    assert.deepEqual(await probeShardSelectorSupport(new FakeClient({ shardedListAndWatch: false }), CONFIGMAP), {
+      honoured: false,
+      evidence: 'accepted-invalid',
+    });
     const fake = new FakeClient();
     await withObjects(fake, 3, 'elsewhere');
-    assert.deepEqual(await probeShardSelectorSupport(fake, CONFIGMAP, { namespace: 'default' }), { honoured: true, evidence: 'rejected-invalid' }, 'scoped to an empty namespace');
-    assert.deepEqual(await probeShardSelectorSupport(fake, CONFIGMAP, { namespace: 'elsewhere' }), { honoured: true, evidence: 'filtered' });
+    assert.deepEqual(
+      await probeShardSelectorSupport(fake, CONFIGMAP, { namespace: 'default' }),
+      { honoured: true, evidence: 'rejected-invalid' },
+      'scoped to an empty namespace',
+    );
+    assert.deepEqual(await probeShardSelectorSupport(fake, CONFIGMAP, { namespace: 'elsewhere' }), {
+      honoured: true,
+      evidence: 'filtered',
+    });
   });
 
   test('a list echoing shardInfo is taken at its word', async () => {
@@ -73,27 +94,48 @@ describe('probeShardSelectorSupport', () => {
     await withObjects(fake, 5);
     const gone = {
       listPage: async <T = KubeObject>(type: Kind<T>, opts: ListPageOptions = {}): Promise<ListPage<T>> => {
-        if (opts.resourceVersionMatch === 'Exact') throw new ApiError({ status: 410, reason: 'Expired', message: 'too old resource version' });
+        if (opts.resourceVersionMatch === 'Exact')
+          throw new ApiError({ status: 410, reason: 'Expired', message: 'too old resource version' });
         return fake.listPage(type, opts);
       },
     };
-    assert.deepEqual(await probeShardSelectorSupport(gone, CONFIGMAP), { honoured: true, evidence: 'rejected-invalid' });
+    assert.deepEqual(await probeShardSelectorSupport(gone, CONFIGMAP), {
+      honoured: true,
+      evidence: 'rejected-invalid',
+    });
     const forbidden = {
-      listPage: (): Promise<ListPage<never>> => Promise.reject(new ApiError({ status: 403, reason: 'Forbidden', message: 'configmaps is forbidden' })),
+      listPage: (): Promise<ListPage<never>> =>
+        Promise.reject(new ApiError({ status: 403, reason: 'Forbidden', message: 'configmaps is forbidden' })),
     };
-    await assert.rejects(probeShardSelectorSupport(forbidden, CONFIGMAP), (e: unknown) => e instanceof ApiError && e.status === 403);
+    await assert.rejects(
+      probeShardSelectorSupport(forbidden, CONFIGMAP),
+      (e: unknown) => e instanceof ApiError && e.status === 403,
+    );
     const unrelated500 = {
-      listPage: (): Promise<ListPage<never>> => Promise.reject(new ApiError({ status: 500, reason: 'InternalError', message: 'etcdserver: request timed out' })),
+      listPage: (): Promise<ListPage<never>> =>
+        Promise.reject(
+          new ApiError({ status: 500, reason: 'InternalError', message: 'etcdserver: request timed out' }),
+        ),
     };
-    await assert.rejects(probeShardSelectorSupport(unrelated500, CONFIGMAP), (e: unknown) => e instanceof ApiError && /etcdserver/.test(e.message), 'a 500 not about the selector is no evidence');
+    await assert.rejects(
+      probeShardSelectorSupport(unrelated500, CONFIGMAP),
+      (e: unknown) => e instanceof ApiError && /etcdserver/.test(e.message),
+      'a 500 not about the selector is no evidence',
+    );
   });
 
   test('the invalid probe selector is well-formed but empty (start > end), so only its range is wrong', async () => {
-    await assert.rejects(new FakeClient().listPage(CONFIGMAP, { shardSelector: INVALID_PROBE_SELECTOR }), (e: unknown) => {
-      assert.ok(e instanceof ApiError);
-      assert.equal(e.status, 500);
-      assert.match(e.message, /invalid shard selector: shard range start 0x8000000000000000 must be less than end 0x0000000000000000/);
-      return true;
-    });
+    await assert.rejects(
+      new FakeClient().listPage(CONFIGMAP, { shardSelector: INVALID_PROBE_SELECTOR }),
+      (e: unknown) => {
+        assert.ok(e instanceof ApiError);
+        assert.equal(e.status, 500);
+        assert.match(
+          e.message,
+          /invalid shard selector: shard range start 0x8000000000000000 must be less than end 0x0000000000000000/,
+        );
+        return true;
+      },
+    );
   });
 });

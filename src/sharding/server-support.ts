@@ -20,7 +20,14 @@ import { apiErrorStatus, isGone } from '../client/api-error.js';
 import type { Reader } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { KubeObject } from '../core/object-key.js';
-import { HASH_SPACE_END, formatShardSelector, hashRange, objectInRange, shardHash, type ShardKeyField } from '../client/shard-selector.js';
+import {
+  HASH_SPACE_END,
+  formatShardSelector,
+  hashRange,
+  objectInRange,
+  shardHash,
+  type ShardKeyField,
+} from '../client/shard-selector.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 
 /** How the probe decided; `honoured` is the answer. */
@@ -55,7 +62,11 @@ export const INVALID_PROBE_SELECTOR = "shardRange(object.metadata.uid, '0x800000
  * same predicate) for `type`. Errors other than the probe's own refusal (403, 404, network) are
  * thrown: they say nothing about sharding.
  */
-export async function probeShardSelectorSupport(client: Pick<Reader, 'listPage'>, type: ResourceType, options: ShardSupportProbeOptions = {}): Promise<ShardSelectorSupport> {
+export async function probeShardSelectorSupport(
+  client: Pick<Reader, 'listPage'>,
+  type: ResourceType,
+  options: ShardSupportProbeOptions = {},
+): Promise<ShardSelectorSupport> {
   const field = options.field ?? 'uid';
   const scope = omitUndefined({ namespace: options.namespace || undefined, signal: options.signal });
   const first = await client.listPage<KubeObject>(type, { ...scope, limit: 1 });
@@ -65,7 +76,13 @@ export async function probeShardSelectorSupport(client: Pick<Reader, 'listPage'>
     const outside = shardHash(item, field) < half ? hashRange(half, HASH_SPACE_END) : hashRange(0n, half);
     const shardSelector = formatShardSelector(outside, field);
     try {
-      const page = await client.listPage<KubeObject>(type, { ...scope, limit: 1, shardSelector, resourceVersion: first.resourceVersion, resourceVersionMatch: 'Exact' });
+      const page = await client.listPage<KubeObject>(type, {
+        ...scope,
+        limit: 1,
+        shardSelector,
+        resourceVersion: first.resourceVersion,
+        resourceVersionMatch: 'Exact',
+      });
       if (page.shardInfo?.selector) return { honoured: true, evidence: 'shard-info' };
       const leaked = page.items.some((o) => !objectInRange(o, outside, field));
       return leaked ? { honoured: false, evidence: 'unfiltered' } : { honoured: true, evidence: 'filtered' };
@@ -79,7 +96,12 @@ export async function probeShardSelectorSupport(client: Pick<Reader, 'listPage'>
     return { honoured: false, evidence: 'accepted-invalid' };
   } catch (err) {
     const status = apiErrorStatus(err);
-    if ((status === 400 || status === 422 || status === 500) && err instanceof Error && /shard selector/i.test(err.message)) return { honoured: true, evidence: 'rejected-invalid' };
+    if (
+      (status === 400 || status === 422 || status === 500) &&
+      err instanceof Error &&
+      /shard selector/i.test(err.message)
+    )
+      return { honoured: true, evidence: 'rejected-invalid' };
     throw err;
   }
 }

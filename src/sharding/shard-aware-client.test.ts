@@ -22,11 +22,18 @@ test('reads of a sharded primary kind go to the API server; other reads and ever
   const cm = await client.get<{ data: { from: string } }>(CONFIG_MAP, 'c', { namespace: 'default' });
   assert.equal(cm.data.from, 'server');
   const cms = await client.list<{ data: { from: string } }>(CONFIG_MAP, { namespace: 'default' });
-  assert.deepEqual(cms.items.map((o) => o.data.from), ['server']);
+  assert.deepEqual(
+    cms.items.map((o) => o.data.from),
+    ['server'],
+  );
   const secret = await client.get<{ data: { from: string } }>(SECRET, 's', { namespace: 'default' });
   assert.equal(Buffer.from(secret.data.from, 'base64').toString(), 'cache');
   await client.create({ ...CONFIG_MAP, metadata: { name: 'new', namespace: 'default' } });
-  assert.equal((await cached.list(CONFIG_MAP, { namespace: 'default' })).items.length, 2, 'the write went through the cached (delegating) client');
+  assert.equal(
+    (await cached.list(CONFIG_MAP, { namespace: 'default' })).items.length,
+    2,
+    'the write went through the cached (delegating) client',
+  );
   assert.equal((await server.list(CONFIG_MAP, { namespace: 'default' })).items.length, 1);
 });
 
@@ -34,7 +41,13 @@ test('a kind registered as sharded after the client was built is read from the A
   const { cached, server } = twoClients();
   const kinds: ResourceType[] = [];
   const client = shardAwareClient(cached, server, { kinds: () => kinds });
-  assert.equal((await client.get<{ data: { from: string } }>(CONFIG_MAP, 'c', { namespace: 'default' })).data.from, 'cache');
+  assert.equal(
+    (await client.get<{ data: { from: string } }>(CONFIG_MAP, 'c', { namespace: 'default' })).data.from,
+    'cache',
+  );
   kinds.push({ apiVersion: 'v1', kind: 'ConfigMap' });
-  assert.equal((await client.get<{ data: { from: string } }>(CONFIG_MAP, 'c', { namespace: 'default' })).data.from, 'server');
+  assert.equal(
+    (await client.get<{ data: { from: string } }>(CONFIG_MAP, 'c', { namespace: 'default' })).data.from,
+    'server',
+  );
 });

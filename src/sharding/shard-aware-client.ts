@@ -21,7 +21,8 @@ export interface ShardedKinds {
 /** `cached` for everything but reads of `sharding`'s primary kinds, which go to `server`. */
 export function shardAwareClient(cached: Client, server: Client, sharding: ShardedKinds): Client {
   // Asked at each read: controllers register their kinds after the manager (and this client) exist.
-  const isSharded = (type: ResourceType): boolean => sharding.kinds().some((k) => k.apiVersion === type.apiVersion && k.kind === type.kind);
+  const isSharded = (type: ResourceType): boolean =>
+    sharding.kinds().some((k) => k.apiVersion === type.apiVersion && k.kind === type.kind);
   const mapper: RestMapper = cached.mapper;
   return {
     mapper,

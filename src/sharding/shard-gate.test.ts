@@ -26,11 +26,26 @@ function configMap(name: string, labels: Record<string, string>): KubeObject {
 async function setup(objects: KubeObject[], labelSelector?: string, isMember?: () => boolean) {
   const clock = new FakeClock();
   const client = new FakeClient({ clock, objects });
-  const informer = new SharedInformer<KubeObject>(clientListerWatcher(client, { ...CONFIGMAP, ...(labelSelector ? { labelSelector } : {}) }), { clock });
+  const informer = new SharedInformer<KubeObject>(
+    clientListerWatcher(client, { ...CONFIGMAP, ...(labelSelector ? { labelSelector } : {}) }),
+    { clock },
+  );
   const stop = new AbortController();
   const run = informer.start(stop.signal);
   await informer.waitForSync(stop.signal);
-  const gate = new ShardGate({ type: CONFIGMAP, memberId: ME, shardLabel: SHARD, drainLabel: DRAIN, grantLabel: GRANT, releasedLabel: RELEASED, client, clock, logger: silentLogger, failedAckWaitMs: 500, ...(isMember ? { isMember } : {}) });
+  const gate = new ShardGate({
+    type: CONFIGMAP,
+    memberId: ME,
+    shardLabel: SHARD,
+    drainLabel: DRAIN,
+    grantLabel: GRANT,
+    releasedLabel: RELEASED,
+    client,
+    clock,
+    logger: silentLogger,
+    failedAckWaitMs: 500,
+    ...(isMember ? { isMember } : {}),
+  });
   const enqueued: string[] = [];
   const detach = gate.attach([informer], stop.signal, (key) => enqueued.push(key));
   await flushMicrotasks();
@@ -43,7 +58,8 @@ async function setup(objects: KubeObject[], labelSelector?: string, isMember?: (
     },
   });
   const ctx: ReconcileContext = { signal: stop.signal, log: silentLogger, reconcileID: 'r' };
-  const labelsOf = async (name: string): Promise<Record<string, string>> => (await client.get<KubeObject>(CONFIGMAP, name, { namespace: 'default' })).metadata?.labels ?? {};
+  const labelsOf = async (name: string): Promise<Record<string, string>> =>
+    (await client.get<KubeObject>(CONFIGMAP, name, { namespace: 'default' })).metadata?.labels ?? {};
   return {
     clock,
     client,
@@ -62,7 +78,12 @@ async function setup(objects: KubeObject[], labelSelector?: string, isMember?: (
 }
 
 test('only keys labelled with this member and not draining are reconciled', async () => {
-  const s = await setup([configMap('mine', { [SHARD]: ME, [GRANT]: ME }), configMap('theirs', { [SHARD]: OTHER, [GRANT]: OTHER }), configMap('draining', { [SHARD]: ME, [GRANT]: ME, [DRAIN]: 'true' }), configMap('unassigned', {})]);
+  const s = await setup([
+    configMap('mine', { [SHARD]: ME, [GRANT]: ME }),
+    configMap('theirs', { [SHARD]: OTHER, [GRANT]: OTHER }),
+    configMap('draining', { [SHARD]: ME, [GRANT]: ME, [DRAIN]: 'true' }),
+    configMap('unassigned', {}),
+  ]);
   try {
     for (const name of ['mine', 'theirs', 'draining', 'unassigned', 'never-existed']) await s.reconcile(name);
     assert.deepEqual(s.reconciled, ['mine']);
@@ -79,16 +100,29 @@ test('a drain is acknowledged only after the in-flight reconcile of the key ende
     await flushMicrotasks();
     assert.deepEqual(s.reconciled, ['slow']);
     // The sharder asks for the key.
-    await s.client.patch(CONFIGMAP, 'slow', { metadata: { labels: { [DRAIN]: 'true' } } }, { type: 'merge', namespace: 'default' });
+    await s.client.patch(
+      CONFIGMAP,
+      'slow',
+      { metadata: { labels: { [DRAIN]: 'true' } } },
+      { type: 'merge', namespace: 'default' },
+    );
     await flushMicrotasks();
     await s.clock.advance(1_000);
-    assert.deepEqual(await s.labelsOf('slow'), { [SHARD]: ME, [GRANT]: ME, [DRAIN]: 'true' }, 'not acknowledged while the reconcile runs');
+    assert.deepEqual(
+      await s.labelsOf('slow'),
+      { [SHARD]: ME, [GRANT]: ME, [DRAIN]: 'true' },
+      'not acknowledged while the reconcile runs',
+    );
     await s.reconcile('slow');
     assert.deepEqual(s.reconciled, ['slow'], 'a draining key is not admitted');
     s.release();
     await inFlight;
     await flushMicrotasks();
-    assert.deepEqual(await s.labelsOf('slow'), { [RELEASED]: ME }, 'acknowledged: its labels removed, its release written');
+    assert.deepEqual(
+      await s.labelsOf('slow'),
+      { [RELEASED]: ME },
+      'acknowledged: its labels removed, its release written',
+    );
     assert.equal(s.gate.acknowledgedDrains, 1);
     await s.reconcile('slow');
     assert.deepEqual(s.reconciled, ['slow'], 'a handed-over key is never reconciled again here');
@@ -110,11 +144,22 @@ test('the acknowledgement is conditioned on the resourceVersion seen: a conflict
       failNext = false;
       return conflictFor(req);
     });
-    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [DRAIN]: 'true' } } }, { type: 'merge', namespace: 'default' });
-    const drainedRv = (await s.client.get<KubeObject>(CONFIGMAP, 'k', { namespace: 'default' })).metadata?.resourceVersion;
+    await s.client.patch(
+      CONFIGMAP,
+      'k',
+      { metadata: { labels: { [DRAIN]: 'true' } } },
+      { type: 'merge', namespace: 'default' },
+    );
+    const drainedRv = (await s.client.get<KubeObject>(CONFIGMAP, 'k', { namespace: 'default' })).metadata
+      ?.resourceVersion;
     await flushMicrotasks();
     // The first acknowledgement conflicted; meanwhile the key went to another member directly.
-    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [SHARD]: OTHER, [GRANT]: OTHER, [DRAIN]: null } } }, { type: 'merge', namespace: 'default' });
+    await s.client.patch(
+      CONFIGMAP,
+      'k',
+      { metadata: { labels: { [SHARD]: OTHER, [GRANT]: OTHER, [DRAIN]: null } } },
+      { type: 'merge', namespace: 'default' },
+    );
     await s.clock.advance(1_000);
     await flushMicrotasks();
     assert.deepEqual(await s.labelsOf('k'), { [SHARD]: OTHER, [GRANT]: OTHER }, 'the newer assignment stands');
@@ -144,10 +189,20 @@ test('a key that becomes this member’s by a label-only update is enqueued (the
   const s = await setup([configMap('k', {})]);
   try {
     assert.deepEqual(s.enqueued, []);
-    await s.client.patch(CONFIGMAP, 'k', { metadata: { labels: { [SHARD]: ME, [GRANT]: ME } } }, { type: 'merge', namespace: 'default' });
+    await s.client.patch(
+      CONFIGMAP,
+      'k',
+      { metadata: { labels: { [SHARD]: ME, [GRANT]: ME } } },
+      { type: 'merge', namespace: 'default' },
+    );
     await flushMicrotasks();
     assert.deepEqual(s.enqueued, ['default/k']);
-    await s.client.patch(CONFIGMAP, 'k', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: 'default' });
+    await s.client.patch(
+      CONFIGMAP,
+      'k',
+      { metadata: { annotations: { touched: 'yes' } } },
+      { type: 'merge', namespace: 'default' },
+    );
     await flushMicrotasks();
     assert.deepEqual(s.enqueued, ['default/k'], 'only the transition to ours enqueues');
   } finally {
@@ -156,9 +211,17 @@ test('a key that becomes this member’s by a label-only update is enqueued (the
 });
 
 test('an object whose label someone else took off is not taken for deleted: the server is asked, and nothing runs', async () => {
-  const s = await setup([configMap('stripped', { [SHARD]: ME, [GRANT]: ME }), configMap('deleted', { [SHARD]: ME, [GRANT]: ME })], `${SHARD}=${ME}`);
+  const s = await setup(
+    [configMap('stripped', { [SHARD]: ME, [GRANT]: ME }), configMap('deleted', { [SHARD]: ME, [GRANT]: ME })],
+    `${SHARD}=${ME}`,
+  );
   try {
-    await s.client.patch(CONFIGMAP, 'stripped', { metadata: { labels: { [SHARD]: null } } }, { type: 'merge', namespace: 'default' });
+    await s.client.patch(
+      CONFIGMAP,
+      'stripped',
+      { metadata: { labels: { [SHARD]: null } } },
+      { type: 'merge', namespace: 'default' },
+    );
     await s.client.delete(CONFIGMAP, 'deleted', { namespace: 'default' });
     await flushMicrotasks();
     // Both left the label-filtered cache while ours (the watch's DELETED carries the labelled object).
@@ -167,7 +230,11 @@ test('an object whose label someone else took off is not taken for deleted: the 
     await s.reconcile('stripped');
     await s.reconcile('deleted');
     assert.deepEqual(s.reconciled, ['deleted'], 'only the real deletion is reconciled');
-    assert.deepEqual(await s.labelsOf('stripped'), { [RELEASED]: ME }, 'and the stripped one released: its grant taken off, its release written');
+    assert.deepEqual(
+      await s.labelsOf('stripped'),
+      { [RELEASED]: ME },
+      'and the stripped one released: its grant taken off, its release written',
+    );
     assert.equal(s.gate.admit('default/stripped'), 'not-owned');
     assert.equal(s.gate.admit('default/deleted'), 'not-owned', 'a deletion is reconciled once');
   } finally {

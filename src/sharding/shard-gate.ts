@@ -90,7 +90,11 @@ export class ShardGate {
   owns(obj: KubeObject): boolean {
     const labels = obj.metadata?.labels;
     const me = this.options.memberId;
-    return labels?.[this.options.shardLabel] === me && labels[this.options.grantLabel] === me && labels[this.options.drainLabel] === undefined;
+    return (
+      labels?.[this.options.shardLabel] === me &&
+      labels[this.options.grantLabel] === me &&
+      labels[this.options.drainLabel] === undefined
+    );
   }
 
   /**
@@ -102,7 +106,10 @@ export class ShardGate {
     const labels = obj.metadata?.labels;
     if (labels?.[this.options.shardLabel] !== this.options.memberId) return false;
     const grant = labels[this.options.grantLabel];
-    return labels[this.options.drainLabel] !== undefined || (grant !== undefined && grant !== '' && grant !== this.options.memberId);
+    return (
+      labels[this.options.drainLabel] !== undefined ||
+      (grant !== undefined && grant !== '' && grant !== this.options.memberId)
+    );
   }
 
   /** Objects in the cache this member owns now (the `sharding_keys_owned` gauge). */
@@ -123,7 +130,11 @@ export class ShardGate {
    * update, which the primary's default predicate filters out. Returns the detach function; the
    * last detach stops watching.
    */
-  attach(informers: readonly SharedInformer<KubeObject>[], signal: AbortSignal, enqueue: (key: string) => void): () => void {
+  attach(
+    informers: readonly SharedInformer<KubeObject>[],
+    signal: AbortSignal,
+    enqueue: (key: string) => void,
+  ): () => void {
     const own = (key: string): void => enqueue(key);
     this.enqueuers.add(own);
     if (this.attachments++ === 0) {
@@ -162,7 +173,12 @@ export class ShardGate {
           if (this.existsElsewhere?.(key)) return requeueAfter(this.options.failedAckWaitMs);
           // Gone from the cache while ours: deleted, or its label taken off by someone else. Only a
           // deletion is ours to reconcile; the server knows which.
-          const current = await ignoreNotFound(this.options.client.get(this.type, request.name, { ...omitUndefined({ namespace: request.namespace || undefined }), signal: ctx.signal }));
+          const current = await ignoreNotFound(
+            this.options.client.get(this.type, request.name, {
+              ...omitUndefined({ namespace: request.namespace || undefined }),
+              signal: ctx.signal,
+            }),
+          );
           if (current !== undefined) {
             if (!this.find(key)) this.held.delete(key);
             ctx.log.info({ key }, 'left this shard’s cache without being deleted or handed over: not reconciled here');
@@ -248,19 +264,29 @@ export class ShardGate {
     try {
       await this.whenIdle(key, signal);
       for (;;) {
-        const obj = this.find(key) ?? (await ignoreNotFound(this.options.client.get<KubeObject>(this.type, name, { ...omitUndefined({ namespace: namespace || undefined }), signal })));
+        const obj =
+          this.find(key) ??
+          (await ignoreNotFound(
+            this.options.client.get<KubeObject>(this.type, name, {
+              ...omitUndefined({ namespace: namespace || undefined }),
+              signal,
+            }),
+          ));
         if (!obj || this.owns(obj)) return; // gone, or granted to us again
         const labels = obj.metadata?.labels ?? {};
         const me = this.options.memberId;
         const patch: Record<string, string | null> = {};
         if (labels[this.options.shardLabel] === me) patch[this.options.shardLabel] = null;
         if (labels[this.options.grantLabel] === me) patch[this.options.grantLabel] = null;
-        const othersNamed = [this.options.shardLabel, this.options.grantLabel].some((l) => labels[l] !== undefined && labels[l] !== '' && labels[l] !== me);
+        const othersNamed = [this.options.shardLabel, this.options.grantLabel].some(
+          (l) => labels[l] !== undefined && labels[l] !== '' && labels[l] !== me,
+        );
         // Another member still named: it releases its own name, or the sharder sorts it out (the
         // drain label stays until the last name is off). Our release is written whenever we take a
         // name off, or when none is left: the sharder then stops counting us as a possible holder.
         if (!othersNamed && labels[this.options.drainLabel] !== undefined) patch[this.options.drainLabel] = null;
-        if ((Object.keys(patch).length > 0 || !othersNamed) && labels[this.options.releasedLabel] !== me) patch[this.options.releasedLabel] = me;
+        if ((Object.keys(patch).length > 0 || !othersNamed) && labels[this.options.releasedLabel] !== me)
+          patch[this.options.releasedLabel] = me;
         if (Object.keys(patch).length === 0) return;
         try {
           await this.options.client.patch(
@@ -270,14 +296,21 @@ export class ShardGate {
             { type: 'merge', signal, ...omitUndefined({ namespace: obj.metadata?.namespace || undefined }) },
           );
           this.acknowledged++;
-          this.log.info({ key, waitedMs: Math.round(this.options.clock.monotonicNow() - startedMs) }, 'handed over a key');
+          this.log.info(
+            { key, waitedMs: Math.round(this.options.clock.monotonicNow() - startedMs) },
+            'handed over a key',
+          );
           return;
         } catch (err) {
           if (isNotFound(err)) return;
           if (signal.aborted) return;
           // Changed since we read it: wait for the cache, then decide again.
           if (!isConflict(err)) this.log.warn({ err, key }, 'could not release a key: retrying');
-          await sleep(this.options.clock, isConflict(err) ? ACK_CONFLICT_RETRY_MS : this.options.failedAckWaitMs, signal);
+          await sleep(
+            this.options.clock,
+            isConflict(err) ? ACK_CONFLICT_RETRY_MS : this.options.failedAckWaitMs,
+            signal,
+          );
         }
       }
     } catch (err) {

@@ -34,7 +34,11 @@ before(async () => {
   env = await TestEnv.start({ crds: await readManifests(crdFile) });
   admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
   client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
-  await Promise.all(Array.from({ length: WIDGETS }, (_, i) => admin.create<Widget>({ ...WIDGET, metadata: { name: `w-${i}`, namespace: NAMESPACE }, spec: { size: 1 } })));
+  await Promise.all(
+    Array.from({ length: WIDGETS }, (_, i) =>
+      admin.create<Widget>({ ...WIDGET, metadata: { name: `w-${i}`, namespace: NAMESPACE }, spec: { size: 1 } }),
+    ),
+  );
 });
 
 after(async () => {
@@ -44,14 +48,23 @@ after(async () => {
 });
 
 test("a sharded manager's client reads its primary kind from the API server: no unfiltered informer of the kind starts", async () => {
-  const manager = new Manager({ client, metricsPort: 0, healthPort: 0, gracefulShutdownMs: 5_000, sharding: { ring: RING, namespace: NAMESPACE, identity: 'only', mode: 'label', ...TIMINGS } });
+  const manager = new Manager({
+    client,
+    metricsPort: 0,
+    healthPort: 0,
+    gracefulShutdownMs: 5_000,
+    sharding: { ring: RING, namespace: NAMESPACE, identity: 'only', mode: 'label', ...TIMINGS },
+  });
   const read = new Map<string, number>();
   manager
     .controller('widget')
     .for(WIDGET)
     .complete(async (req, ctx) => {
       // What the reference operator's reconciler does on a write conflict: re-read through manager.client.
-      const fresh = await manager.client.get<Widget>(WIDGET, req.name, { namespace: req.namespace, signal: ctx.signal });
+      const fresh = await manager.client.get<Widget>(WIDGET, req.name, {
+        namespace: req.namespace,
+        signal: ctx.signal,
+      });
       const all = await manager.client.list<Widget>(WIDGET, { namespace: req.namespace, signal: ctx.signal });
       assert.equal(all.items.length, WIDGETS, 'a list through manager.client sees every Widget, not a share');
       read.set(req.name, fresh.spec.size);
@@ -63,9 +76,16 @@ test("a sharded manager's client reads its primary kind from the API server: no 
     // Uncached: a write is seen by the next read at once, not after the watch delivers it.
     await admin.patch(WIDGET, 'w-0', { spec: { size: 7 } }, { type: 'merge', namespace: NAMESPACE });
     assert.equal((await manager.client.get<Widget>(WIDGET, 'w-0', { namespace: NAMESPACE })).spec.size, 7);
-    const widgetInformers = manager.informers.list().filter((i) => i.name.includes('Widget')).map((i) => i.name);
+    const widgetInformers = manager.informers
+      .list()
+      .filter((i) => i.name.includes('Widget'))
+      .map((i) => i.name);
     assert.ok(widgetInformers.length > 0, 'the controller watches its share');
-    assert.deepEqual(widgetInformers.filter((name) => !name.includes(shardLabel(RING))), [], `every Widget informer is shard-filtered: ${JSON.stringify(widgetInformers)}`);
+    assert.deepEqual(
+      widgetInformers.filter((name) => !name.includes(shardLabel(RING))),
+      [],
+      `every Widget informer is shard-filtered: ${JSON.stringify(widgetInformers)}`,
+    );
   } finally {
     stop.abort();
     await running;

@@ -11,7 +11,16 @@ import { LEASE_TYPE, formatMicroTime, type Lease } from '../leader-election/leas
 import { ownerOf } from './rendezvous.js';
 import { Sharder } from './sharder.js';
 import { registerShardingMetrics } from './sharding-metrics.js';
-import { MEMBER_LABEL, RING_LABEL, drainLabel, grantLabel, memberLeaseName, releasedLabel, resolveShardingOptions, shardLabel } from './sharding-options.js';
+import {
+  MEMBER_LABEL,
+  RING_LABEL,
+  drainLabel,
+  grantLabel,
+  memberLeaseName,
+  releasedLabel,
+  resolveShardingOptions,
+  shardLabel,
+} from './sharding-options.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const RING = 'db';
@@ -22,18 +31,58 @@ const RELEASED = releasedLabel(RING);
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
 const KEYS = Array.from({ length: 30 }, (_, i) => `k${i}`);
 
-async function setup(members: string[], events?: { event(obj: KubeObject, type: string, reason: string, message: string): void }) {
+async function setup(
+  members: string[],
+  events?: { event(obj: KubeObject, type: string, reason: string, message: string): void },
+) {
   const clock = new FakeClock();
-  const client = new FakeClient({ clock, objects: KEYS.map((name) => ({ ...CONFIGMAP, metadata: { name, namespace: 'default' } })) });
+  const client = new FakeClient({
+    clock,
+    objects: KEYS.map((name) => ({ ...CONFIGMAP, metadata: { name, namespace: 'default' } })),
+  });
   const registry = createMetricsRegistry();
-  const sharding = resolveShardingOptions({ ring: RING, namespace: 'ops', identity: 'sharder', mode: 'label', ...TIMINGS });
-  const { metrics } = registerShardingMetrics(registry, { ring: RING, mode: () => 'label', ownedByKind: () => new Map() });
-  const sharder = new Sharder({ client, leaseClient: client, sharding, kinds: () => [CONFIGMAP], clock, logger: silentLogger, registry, metrics, mode: async () => 'label', ...(events ? { events } : {}) });
+  const sharding = resolveShardingOptions({
+    ring: RING,
+    namespace: 'ops',
+    identity: 'sharder',
+    mode: 'label',
+    ...TIMINGS,
+  });
+  const { metrics } = registerShardingMetrics(registry, {
+    ring: RING,
+    mode: () => 'label',
+    ownedByKind: () => new Map(),
+  });
+  const sharder = new Sharder({
+    client,
+    leaseClient: client,
+    sharding,
+    kinds: () => [CONFIGMAP],
+    clock,
+    logger: silentLogger,
+    registry,
+    metrics,
+    mode: async () => 'label',
+    ...(events ? { events } : {}),
+  });
   const join = async (member: string): Promise<void> => {
-    await client.create<Lease>({ ...LEASE_TYPE, metadata: { name: memberLeaseName(RING, member), namespace: 'ops', labels: { [RING_LABEL]: RING, [MEMBER_LABEL]: member } }, spec: { holderIdentity: `id-${member}`, renewTime: formatMicroTime(clock.now()) } });
+    await client.create<Lease>({
+      ...LEASE_TYPE,
+      metadata: {
+        name: memberLeaseName(RING, member),
+        namespace: 'ops',
+        labels: { [RING_LABEL]: RING, [MEMBER_LABEL]: member },
+      },
+      spec: { holderIdentity: `id-${member}`, renewTime: formatMicroTime(clock.now()) },
+    });
   };
   const renew = async (member: string): Promise<void> => {
-    await client.patch(LEASE_TYPE, memberLeaseName(RING, member), { spec: { renewTime: formatMicroTime(clock.now()) } }, { type: 'merge', namespace: 'ops' });
+    await client.patch(
+      LEASE_TYPE,
+      memberLeaseName(RING, member),
+      { spec: { renewTime: formatMicroTime(clock.now()) } },
+      { type: 'merge', namespace: 'ops' },
+    );
   };
   /** Advances time in renew-period steps, renewing `renewing` each step. */
   const run = async (ms: number, renewing: readonly string[]): Promise<void> => {
@@ -44,7 +93,12 @@ async function setup(members: string[], events?: { event(obj: KubeObject, type: 
     }
   };
   const labels = async (): Promise<Map<string, Record<string, string>>> =>
-    new Map((await client.list<KubeObject>(CONFIGMAP, { namespace: 'default' })).items.map((o) => [o.metadata!.name!, o.metadata?.labels ?? {}]));
+    new Map(
+      (await client.list<KubeObject>(CONFIGMAP, { namespace: 'default' })).items.map((o) => [
+        o.metadata!.name!,
+        o.metadata?.labels ?? {},
+      ]),
+    );
   for (const m of members) await join(m);
   const stop = new AbortController();
   const running = sharder.start(stop.signal);
@@ -66,7 +120,12 @@ test('unassigned objects go to their rendezvous owner among the live members, af
   const s = await setup(['aaa', 'bbb']);
   try {
     await s.run(TIMINGS.retryPeriodMs * 2, ['aaa', 'bbb']);
-    for (const [name, l] of await s.labels()) assert.deepEqual(l, { [SHARD]: ownerOf(`default/${name}`, ['aaa', 'bbb']), [GRANT]: ownerOf(`default/${name}`, ['aaa', 'bbb']) }, name);
+    for (const [name, l] of await s.labels())
+      assert.deepEqual(
+        l,
+        { [SHARD]: ownerOf(`default/${name}`, ['aaa', 'bbb']), [GRANT]: ownerOf(`default/${name}`, ['aaa', 'bbb']) },
+        name,
+      );
   } finally {
     await s.stop();
   }
@@ -89,10 +148,17 @@ test('a join: keys of live owners are drained, not moved; the acknowledgement (l
     // The owner of one moving key acknowledges.
     const acked = moving[0]!;
     const owner = after.get(acked)![SHARD]!;
-    await s.client.patch(CONFIGMAP, acked, { metadata: { labels: { [SHARD]: null, [GRANT]: null, [DRAIN]: null, [RELEASED]: owner } } }, { type: 'merge', namespace: 'default' });
+    await s.client.patch(
+      CONFIGMAP,
+      acked,
+      { metadata: { labels: { [SHARD]: null, [GRANT]: null, [DRAIN]: null, [RELEASED]: owner } } },
+      { type: 'merge', namespace: 'default' },
+    );
     await s.run(TIMINGS.retryPeriodMs, ['aaa', 'bbb', 'ccc']);
     assert.deepEqual((await s.labels()).get(acked), { [SHARD]: 'ccc', [GRANT]: 'ccc' });
-    const handover = (await s.registry.getSingleMetricAsString('sharding_handover_duration_seconds')).match(/sharding_handover_duration_seconds_count\{ring="db"\} (\d+)/);
+    const handover = (await s.registry.getSingleMetricAsString('sharding_handover_duration_seconds')).match(
+      /sharding_handover_duration_seconds_count\{ring="db"\} (\d+)/,
+    );
     assert.equal(handover?.[1], '1');
   } finally {
     await s.stop();
@@ -108,7 +174,12 @@ test('a member that stops renewing keeps its keys until its Lease is expired on 
     await s.run(TIMINGS.leaseDurationMs - 2 * TIMINGS.retryPeriodMs, ['aaa']);
     for (const k of ofBbb) assert.deepEqual((await s.labels()).get(k), { [SHARD]: 'bbb', [GRANT]: 'bbb' }, k);
     await s.run(TIMINGS.retryPeriodMs * 4, ['aaa']);
-    for (const k of ofBbb) assert.deepEqual((await s.labels()).get(k), { [SHARD]: 'aaa', [GRANT]: 'aaa' }, `${k}: reassigned directly, no drain`);
+    for (const k of ofBbb)
+      assert.deepEqual(
+        (await s.labels()).get(k),
+        { [SHARD]: 'aaa', [GRANT]: 'aaa' },
+        `${k}: reassigned directly, no drain`,
+      );
     const moves = await s.registry.getSingleMetricAsString('sharding_key_moves_total');
     assert.match(moves, new RegExp(`sharding_key_moves_total\\{ring="db",reason="owner-dead"\\} ${ofBbb.length}`));
   } finally {
@@ -118,12 +189,18 @@ test('a member that stops renewing keeps its keys until its Lease is expired on 
 
 test('an object the server refuses to relabel (422) is reported by a Warning Event and counted, retried with backoff, and assigned once the server accepts it; a 500 is retried without being counted', async () => {
   const events: { name: string | undefined; type: string; reason: string }[] = [];
-  const s = await setup(['aaa'], { event: (obj, type, reason) => events.push({ name: obj.metadata?.name, type, reason }) });
+  const s = await setup(['aaa'], {
+    event: (obj, type, reason) => events.push({ name: obj.metadata?.name, type, reason }),
+  });
   let refuse = true;
   s.client.intercept((req) => {
     if (req.verb !== 'patch' || (req.name !== 'k0' && req.name !== 'k1') || !refuse) return undefined;
     if (req.name === 'k1') return internalErrorFor(req);
-    return new ApiError({ status: 422, reason: 'Invalid', message: 'Widget.example.com "k0" is invalid: spec.size: Invalid value: 50: must be <= 10' });
+    return new ApiError({
+      status: 422,
+      reason: 'Invalid',
+      message: 'Widget.example.com "k0" is invalid: spec.size: Invalid value: 50: must be <= 10',
+    });
   });
   try {
     await s.run(TIMINGS.retryPeriodMs * 4, ['aaa']);

@@ -51,7 +51,14 @@ import { ownerOf } from './rendezvous.js';
 import { bucketOf, bucketOwner } from './buckets.js';
 import { RingMembership } from './ring-membership.js';
 import type { ShardingMetrics } from './sharding-metrics.js';
-import { drainLabel, grantLabel, releasedLabel, shardLabel, type ResolvedShardingMode, type ResolvedSharding } from './sharding-options.js';
+import {
+  drainLabel,
+  grantLabel,
+  releasedLabel,
+  shardLabel,
+  type ResolvedShardingMode,
+  type ResolvedSharding,
+} from './sharding-options.js';
 
 /** Value of the drain label (its presence is what counts). */
 export const DRAIN_VALUE = 'true';
@@ -84,7 +91,11 @@ export class ShardAssignmentError extends OperatorRuntimeError {
   readonly key: string;
 
   constructor(kind: string, key: string, cause: unknown) {
-    super('ERR_SHARD_ASSIGNMENT', `cannot assign ${kind} ${key}: the API server refused its shard labels (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    super(
+      'ERR_SHARD_ASSIGNMENT',
+      `cannot assign ${kind} ${key}: the API server refused its shard labels (${cause instanceof Error ? cause.message : String(cause)})`,
+      { cause },
+    );
     this.key = key;
   }
 }
@@ -121,7 +132,8 @@ interface KindLoop {
   readonly unassignable: Set<string>;
 }
 
-const named = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
+const named = (value: string | undefined): string | undefined =>
+  value === undefined || value === '' ? undefined : value;
 
 export class Sharder {
   private readonly shard: string;
@@ -141,7 +153,11 @@ export class Sharder {
     this.log = options.logger.child({ component: 'sharder', ring: options.sharding.ring });
   }
 
-  private desiredOwner: (key: string, obj: KubeObject, live: readonly string[]) => string | undefined = (key, _obj, live) => ownerOf(key, live);
+  private desiredOwner: (key: string, obj: KubeObject, live: readonly string[]) => string | undefined = (
+    key,
+    _obj,
+    live,
+  ) => ownerOf(key, live);
 
   async start(signal: AbortSignal): Promise<void> {
     const { sharding, clock } = this.options;
@@ -163,7 +179,9 @@ export class Sharder {
       logger: this.log,
       onChange: () => {
         this.options.metrics.rebalances.inc({ ring: sharding.ring });
-        for (const loop of loops) for (const informer of loop.informers) for (const obj of informer.reader.list()) loop.controller.queue.add(keyOf(obj));
+        for (const loop of loops)
+          for (const informer of loop.informers)
+            for (const obj of informer.reader.list()) loop.controller.queue.add(keyOf(obj));
       },
     });
     for (const type of this.options.kinds()) loops.push(this.kindLoop(type, membership));
@@ -190,11 +208,19 @@ export class Sharder {
     const scopes = this.options.namespaces?.length ? this.options.namespaces.map((namespace) => ({ namespace })) : [{}];
     const informers = scopes.map(
       (scope) =>
-        new SharedInformer<KubeObject>(clientListerWatcher(this.options.client, { apiVersion: type.apiVersion, kind: type.kind, metadataOnly: true, ...scope }), {
-          clock: this.options.clock,
-          logger: this.log,
-          name: `sharder ${type.apiVersion} ${type.kind}${'namespace' in scope ? ` ns=${scope.namespace}` : ''}`,
-        }),
+        new SharedInformer<KubeObject>(
+          clientListerWatcher(this.options.client, {
+            apiVersion: type.apiVersion,
+            kind: type.kind,
+            metadataOnly: true,
+            ...scope,
+          }),
+          {
+            clock: this.options.clock,
+            logger: this.log,
+            name: `sharder ${type.apiVersion} ${type.kind}${'namespace' in scope ? ` ns=${scope.namespace}` : ''}`,
+          },
+        ),
     );
     const find = (key: string): KubeObject | undefined => {
       for (const informer of informers) {
@@ -226,7 +252,8 @@ export class Sharder {
       },
     });
     const enqueue = (obj: KubeObject): void => controller.queue.add(keyOf(obj));
-    for (const informer of informers) informer.addEventHandler({ add: enqueue, update: (_old, obj) => enqueue(obj) }, { name: 'sharder' });
+    for (const informer of informers)
+      informer.addEventHandler({ add: enqueue, update: (_old, obj) => enqueue(obj) }, { name: 'sharder' });
     loop = { type, informers, controller, lastOwner: new Map(), unassignable: new Set() };
     return loop;
   }
@@ -251,17 +278,31 @@ export class Sharder {
       }
       for (const stale of membership.staleLeases(STALE_LEASE_FACTOR * sharding.leaseDurationMs)) {
         try {
-          await this.options.leaseClient.delete(LEASE_TYPE, stale.name, { namespace: sharding.namespace, preconditions: { resourceVersion: stale.resourceVersion }, signal });
-          this.log.info({ lease: stale.name, member: stale.memberId }, 'deleted the membership Lease of a long-gone member');
+          await this.options.leaseClient.delete(LEASE_TYPE, stale.name, {
+            namespace: sharding.namespace,
+            preconditions: { resourceVersion: stale.resourceVersion },
+            signal,
+          });
+          this.log.info(
+            { lease: stale.name, member: stale.memberId },
+            'deleted the membership Lease of a long-gone member',
+          );
         } catch (err) {
-          if (!isNotFound(err) && !isConflict(err) && !signal.aborted) this.log.warn({ err, lease: stale.name }, 'could not delete a stale membership Lease');
+          if (!isNotFound(err) && !isConflict(err) && !signal.aborted)
+            this.log.warn({ err, lease: stale.name }, 'could not delete a stale membership Lease');
         }
       }
     }
   }
 
   /** One step of the table above for one object. */
-  private async assign(loop: KindLoop, key: string, obj: KubeObject, membership: RingMembership, signal: AbortSignal): Promise<Result | void> {
+  private async assign(
+    loop: KindLoop,
+    key: string,
+    obj: KubeObject,
+    membership: RingMembership,
+    signal: AbortSignal,
+  ): Promise<Result | void> {
     const live = membership.liveMembers();
     const desired = this.desiredOwner(key, obj, live);
     if (desired === undefined) return; // no live member: a join enqueues every key again
@@ -277,7 +318,8 @@ export class Sharder {
       if (live.includes(shard)) {
         if (draining || shard === desired) return; // draining: the owner's release enqueues the key
         if (!this.drainStarted.has(key)) this.drainStarted.set(key, this.options.clock.monotonicNow());
-        if (await this.patch(loop, key, obj, { [this.drain]: DRAIN_VALUE }, signal)) this.log.debug({ key, from: shard, to: desired }, 'drain requested');
+        if (await this.patch(loop, key, obj, { [this.drain]: DRAIN_VALUE }, signal))
+          this.log.debug({ key, from: shard, to: desired }, 'drain requested');
         return;
       }
       const dead = await this.confirmDead(shard, membership, signal);
@@ -299,7 +341,8 @@ export class Sharder {
       if (dead !== true) return dead;
     }
     if (holders.length === 0) {
-      const reason = candidates.length > 0 ? 'owner-dead' : released !== undefined || this.drainStarted.has(key) ? 'drained' : 'new';
+      const reason =
+        candidates.length > 0 ? 'owner-dead' : released !== undefined || this.drainStarted.has(key) ? 'drained' : 'new';
       return this.write(loop, key, obj, desired, reason, signal, candidates[0] ?? released);
     }
     if (holders.length === 1) {
@@ -308,10 +351,27 @@ export class Sharder {
       const drain = holder !== desired;
       if (drain && !this.drainStarted.has(key)) this.drainStarted.set(key, this.options.clock.monotonicNow());
       const legacy = shard === holder && grant === undefined && last === undefined; // labelled before grants existed
-      if (await this.patch(loop, key, obj, { [this.shard]: holder, [this.grant]: holder, [this.drain]: drain ? DRAIN_VALUE : null, [this.released]: null }, signal)) {
+      if (
+        await this.patch(
+          loop,
+          key,
+          obj,
+          {
+            [this.shard]: holder,
+            [this.grant]: holder,
+            [this.drain]: drain ? DRAIN_VALUE : null,
+            [this.released]: null,
+          },
+          signal,
+        )
+      ) {
         loop.lastOwner.set(key, holder);
         if (legacy) this.log.debug({ key, owner: holder }, 'granted a key to the owner its shard label names');
-        else this.log.warn({ key, owner: holder, shardLabel: shard ?? null, grantLabel: grant ?? null }, 'the shard labels of a key were changed by someone other than the operator: restored its owner’s grant (see docs/sharding.md)');
+        else
+          this.log.warn(
+            { key, owner: holder, shardLabel: shard ?? null, grantLabel: grant ?? null },
+            'the shard labels of a key were changed by someone other than the operator: restored its owner’s grant (see docs/sharding.md)',
+          );
       }
       return;
     }
@@ -323,7 +383,10 @@ export class Sharder {
     }
     const next = holders.find((m) => m !== grant) ?? holders[0]!;
     if (await this.patch(loop, key, obj, { [this.shard]: next, [this.drain]: DRAIN_VALUE }, signal)) {
-      this.log.warn({ key, holders }, 'the shard labels of a key were changed by someone other than the operator: waiting for every member that may hold it to release it');
+      this.log.warn(
+        { key, holders },
+        'the shard labels of a key were changed by someone other than the operator: waiting for every member that may hold it to release it',
+      );
     }
     return;
   }
@@ -337,12 +400,32 @@ export class Sharder {
     return true;
   }
 
-  private async write(loop: KindLoop, key: string, obj: KubeObject, to: string, reason: 'new' | 'drained' | 'owner-dead', signal: AbortSignal, from?: string): Promise<void> {
-    if (!(await this.patch(loop, key, obj, { [this.shard]: to, [this.grant]: to, [this.drain]: null, [this.released]: null }, signal))) return;
+  private async write(
+    loop: KindLoop,
+    key: string,
+    obj: KubeObject,
+    to: string,
+    reason: 'new' | 'drained' | 'owner-dead',
+    signal: AbortSignal,
+    from?: string,
+  ): Promise<void> {
+    if (
+      !(await this.patch(
+        loop,
+        key,
+        obj,
+        { [this.shard]: to, [this.grant]: to, [this.drain]: null, [this.released]: null },
+        signal,
+      ))
+    )
+      return;
     loop.lastOwner.set(key, to);
     const started = this.drainStarted.get(key);
     if (reason === 'drained' && started !== undefined) {
-      this.options.metrics.handoverSeconds.observe({ ring: this.options.sharding.ring }, (this.options.clock.monotonicNow() - started) / 1000);
+      this.options.metrics.handoverSeconds.observe(
+        { ring: this.options.sharding.ring },
+        (this.options.clock.monotonicNow() - started) / 1000,
+      );
     }
     this.drainStarted.delete(key);
     if (reason !== 'new') this.options.metrics.moves.inc({ ring: this.options.sharding.ring, reason });
@@ -356,22 +439,39 @@ export class Sharder {
    * the server refuses for the object itself (a 4xx other than conflict, not-found and throttling) is
    * reported and thrown as `ShardAssignmentError`, so the controller retries it with backoff.
    */
-  private async patch(loop: KindLoop, key: string, obj: KubeObject, labels: Record<string, string | null>, signal: AbortSignal): Promise<boolean> {
+  private async patch(
+    loop: KindLoop,
+    key: string,
+    obj: KubeObject,
+    labels: Record<string, string | null>,
+    signal: AbortSignal,
+  ): Promise<boolean> {
     const namespace = obj.metadata?.namespace;
     try {
-      await this.options.client.patch(loop.type, obj.metadata!.name!, { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels } }, { type: 'merge', signal, ...omitUndefined({ namespace: namespace || undefined }) });
+      await this.options.client.patch(
+        loop.type,
+        obj.metadata!.name!,
+        { metadata: { resourceVersion: obj.metadata?.resourceVersion, labels } },
+        { type: 'merge', signal, ...omitUndefined({ namespace: namespace || undefined }) },
+      );
       loop.unassignable.delete(key);
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
       if (isConflict(err)) {
-        this.log.debug({ name: obj.metadata?.name, namespace }, 'object changed since decided: deciding again on its next event');
+        this.log.debug(
+          { name: obj.metadata?.name, namespace },
+          'object changed since decided: deciding again on its next event',
+        );
         return false;
       }
       if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429 && !signal.aborted) {
         loop.unassignable.add(key);
         const error = new ShardAssignmentError(loop.type.kind, key, err);
-        this.log.warn({ key, kind: loop.type.kind, status: err.status, reason: err.reason, message: err.message }, 'the API server refuses the shard labels of an object: it is reconciled by no replica until this is fixed (docs/sharding.md, "Objects that cannot be assigned")');
+        this.log.warn(
+          { key, kind: loop.type.kind, status: err.status, reason: err.reason, message: err.message },
+          'the API server refuses the shard labels of an object: it is reconciled by no replica until this is fixed (docs/sharding.md, "Objects that cannot be assigned")',
+        );
         this.options.events?.event(
           { apiVersion: loop.type.apiVersion, kind: loop.type.kind, metadata: obj.metadata ?? {} },
           'Warning',

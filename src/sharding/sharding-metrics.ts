@@ -32,10 +32,17 @@ export interface ShardingMetricsState {
 }
 
 /** Registers the metrics; returns them and a function that detaches the scrape-time gauges. */
-export function registerShardingMetrics(registry: Registry, state: ShardingMetricsState): { metrics: ShardingMetrics; detach: () => void } {
+export function registerShardingMetrics(
+  registry: Registry,
+  state: ShardingMetricsState,
+): { metrics: ShardingMetrics; detach: () => void } {
   const detachOwned = registerGaugeCollector(
     registry,
-    { name: 'sharding_keys_owned', help: 'Objects of a sharded primary kind this replica owns now', labelNames: ['ring', 'kind'] as const },
+    {
+      name: 'sharding_keys_owned',
+      help: 'Objects of a sharded primary kind this replica owns now',
+      labelNames: ['ring', 'kind'] as const,
+    },
     (g) => {
       for (const [kind, n] of state.ownedByKind()) g.inc({ ring: state.ring, kind }, n);
     },
@@ -50,14 +57,26 @@ export function registerShardingMetrics(registry: Registry, state: ShardingMetri
   );
   const detachUnassignable = registerGaugeCollector(
     registry,
-    { name: 'sharding_unassignable_objects', help: 'Objects of a sharded primary kind the API server refuses to relabel, so that no replica reconciles them', labelNames: ['ring', 'kind'] as const },
+    {
+      name: 'sharding_unassignable_objects',
+      help: 'Objects of a sharded primary kind the API server refuses to relabel, so that no replica reconciles them',
+      labelNames: ['ring', 'kind'] as const,
+    },
     (g) => {
       for (const [kind, n] of state.unassignableByKind?.() ?? []) g.inc({ ring: state.ring, kind }, n);
     },
   );
   const metrics: ShardingMetrics = {
-    rebalances: getOrCreateCounter(registry, { name: 'sharding_rebalances_total', help: 'Changes of the live members the sharder rebalanced for', labelNames: ['ring'] as const }),
-    moves: getOrCreateCounter(registry, { name: 'sharding_key_moves_total', help: 'Keys the sharder moved from one member to another', labelNames: ['ring', 'reason'] as const }),
+    rebalances: getOrCreateCounter(registry, {
+      name: 'sharding_rebalances_total',
+      help: 'Changes of the live members the sharder rebalanced for',
+      labelNames: ['ring'] as const,
+    }),
+    moves: getOrCreateCounter(registry, {
+      name: 'sharding_key_moves_total',
+      help: 'Keys the sharder moved from one member to another',
+      labelNames: ['ring', 'reason'] as const,
+    }),
     handoverSeconds: getOrCreateHistogram(registry, {
       name: 'sharding_handover_duration_seconds',
       help: 'Time from a drain request to the assignment of the new owner',

@@ -125,30 +125,59 @@ const MAX_RING_LENGTH = 63 - 17;
  */
 export function resolveShardingOptions(options: ShardingOptions): ResolvedSharding {
   if (typeof options.ring !== 'string' || !DNS_LABEL.test(options.ring) || options.ring.length > MAX_RING_LENGTH) {
-    throw new InvalidOptionError('sharding.ring', `must be a DNS label (lower-case letters, digits, '-') of at most ${MAX_RING_LENGTH} characters, got ${JSON.stringify(options.ring)}`);
+    throw new InvalidOptionError(
+      'sharding.ring',
+      `must be a DNS label (lower-case letters, digits, '-') of at most ${MAX_RING_LENGTH} characters, got ${JSON.stringify(options.ring)}`,
+    );
   }
   if (typeof options.namespace !== 'string' || !DNS_LABEL.test(options.namespace)) {
-    throw new InvalidOptionError('sharding.namespace', `must be a namespace name, got ${JSON.stringify(options.namespace)}`);
+    throw new InvalidOptionError(
+      'sharding.namespace',
+      `must be a namespace name, got ${JSON.stringify(options.namespace)}`,
+    );
   }
   if (options.identity !== undefined && (typeof options.identity !== 'string' || options.identity === '')) {
     throw new InvalidOptionError('sharding.identity', 'must be a non-empty string');
   }
   const mode = options.mode ?? 'auto';
   if (!['auto', 'server', 'label', 'client'].includes(mode)) {
-    throw new InvalidOptionError('sharding.mode', `must be 'auto', 'server', 'label' or 'client', got ${JSON.stringify(mode)}`);
+    throw new InvalidOptionError(
+      'sharding.mode',
+      `must be 'auto', 'server', 'label' or 'client', got ${JSON.stringify(mode)}`,
+    );
   }
   const leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
   const renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
   const retryPeriodMs = options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
   // The member's LeaderElector checks the timings again (same rules); checking here names the sharding option.
-  for (const [name, value] of [['leaseDurationMs', leaseDurationMs], ['renewDeadlineMs', renewDeadlineMs], ['retryPeriodMs', retryPeriodMs]] as const) {
-    if (!(Number.isFinite(value) && value > 0)) throw new InvalidOptionError(`sharding.${name}`, `must be a finite number of milliseconds > 0, got ${String(value)}`);
+  for (const [name, value] of [
+    ['leaseDurationMs', leaseDurationMs],
+    ['renewDeadlineMs', renewDeadlineMs],
+    ['retryPeriodMs', retryPeriodMs],
+  ] as const) {
+    if (!(Number.isFinite(value) && value > 0))
+      throw new InvalidOptionError(
+        `sharding.${name}`,
+        `must be a finite number of milliseconds > 0, got ${String(value)}`,
+      );
   }
   if (!(leaseDurationMs > renewDeadlineMs)) {
-    throw new InvalidOptionError('sharding.renewDeadlineMs', `must be less than leaseDurationMs (${leaseDurationMs}), got ${renewDeadlineMs}`);
+    throw new InvalidOptionError(
+      'sharding.renewDeadlineMs',
+      `must be less than leaseDurationMs (${leaseDurationMs}), got ${renewDeadlineMs}`,
+    );
   }
   const identity = options.identity ?? defaultIdentity();
-  return { ring: options.ring, namespace: options.namespace, identity, memberId: memberIdOf(`${identity}#${randomUUID()}`), leaseDurationMs, renewDeadlineMs, retryPeriodMs, mode };
+  return {
+    ring: options.ring,
+    namespace: options.namespace,
+    identity,
+    memberId: memberIdOf(`${identity}#${randomUUID()}`),
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
+    mode,
+  };
 }
 
 /** What a sharded manager tells about its ring membership (`manager.sharding`). */

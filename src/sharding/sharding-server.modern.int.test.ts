@@ -33,19 +33,33 @@ describe('sharding on Kubernetes 1.36 with ShardedListAndWatch (server-side mode
   let env: TestEnv;
   let admin: KubeClient;
   const intervals: ReconcileInterval[] = [];
-  const replicas = new Map<string, { manager: Manager; clients: KubeClient[]; stop: AbortController; running: Promise<void> }>();
+  const replicas = new Map<
+    string,
+    { manager: Manager; clients: KubeClient[]; stop: AbortController; running: Promise<void> }
+  >();
 
   async function startReplica(name: string): Promise<Manager> {
     const client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
-    const leaseClient = await KubeClient.fromKubeconfig({ kubeconfig: env.authDelegate!.kubeconfig as unknown as Kubeconfig });
-    const logger = createLogger({ level: process.env.SHARDING_TEST_LOG === 'debug' ? 'debug' : process.env.SHARDING_TEST_LOG ? 'info' : 'silent' }).child({ replica: name });
+    const leaseClient = await KubeClient.fromKubeconfig({
+      kubeconfig: env.authDelegate!.kubeconfig as unknown as Kubeconfig,
+    });
+    const logger = createLogger({
+      level: process.env.SHARDING_TEST_LOG === 'debug' ? 'debug' : process.env.SHARDING_TEST_LOG ? 'info' : 'silent',
+    }).child({ replica: name });
     const manager = new Manager({
       client,
       metricsPort: 0,
       healthPort: 0,
       logger,
       gracefulShutdownMs: 5_000,
-      leaderElection: new LeaderElector({ client: leaseClient, name: `${RING}-sharder`, namespace: LEASE_NAMESPACE, identity: name, ...TIMINGS, logger }),
+      leaderElection: new LeaderElector({
+        client: leaseClient,
+        name: `${RING}-sharder`,
+        namespace: LEASE_NAMESPACE,
+        identity: name,
+        ...TIMINGS,
+        logger,
+      }),
       sharding: { ring: RING, namespace: LEASE_NAMESPACE, identity: name, mode: 'auto', leaseClient, ...TIMINGS },
     });
     manager
@@ -76,7 +90,9 @@ describe('sharding on Kubernetes 1.36 with ShardedListAndWatch (server-side mode
   /** Notes in the replica's range informer (sharding's own, not the manager's cache). */
   async function cached(manager: Manager): Promise<KubeObject[]> {
     // The manager shows its ring as ShardMembership; the range informer is sharding's internal.
-    const informers = await (manager.sharding as Sharding).primaryInformers(NOTE, () => Promise.reject(new Error('not in server mode')));
+    const informers = await (manager.sharding as Sharding).primaryInformers(NOTE, () =>
+      Promise.reject(new Error('not in server mode')),
+    );
     return informers.flatMap((i) => i.reader.list());
   }
 
@@ -97,7 +113,8 @@ describe('sharding on Kubernetes 1.36 with ShardedListAndWatch (server-side mode
       notSettled = `${wrong.length} Notes not (yet) labelled with their bucket's owner, e.g. ${JSON.stringify(wrong[0]!.metadata?.labels ?? {})}`;
       return false;
     }
-    for (const note of all) counts.set(bucketOwner(bucketOf(note), live)!, (counts.get(bucketOwner(bucketOf(note), live)!) ?? 0) + 1);
+    for (const note of all)
+      counts.set(bucketOwner(bucketOf(note), live)!, (counts.get(bucketOwner(bucketOf(note), live)!) ?? 0) + 1);
     for (const m of members) {
       const mine = await cached(m);
       const foreign = mine.filter((n) => bucketOwner(bucketOf(n), live) !== m.sharding!.memberId).length;
@@ -121,7 +138,11 @@ describe('sharding on Kubernetes 1.36 with ShardedListAndWatch (server-side mode
     env = await TestEnv.start({ server: 'modern', featureGates: { ShardedListAndWatch: true }, crds: [NOTE_CRD] });
     admin = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
     for (let i = 0; i < NOTES; i += 10) {
-      await Promise.all(Array.from({ length: 10 }, (_, j) => admin.create<KubeObject>({ ...NOTE, metadata: { name: `n-${i + j}`, namespace: NAMESPACE } })));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, j) =>
+          admin.create<KubeObject>({ ...NOTE, metadata: { name: `n-${i + j}`, namespace: NAMESPACE } }),
+        ),
+      );
     }
   });
 
@@ -133,11 +154,18 @@ describe('sharding on Kubernetes 1.36 with ShardedListAndWatch (server-side mode
 
   test('auto picks server mode; each replica caches only its buckets’ Notes and reconciles only its own', async (t) => {
     const managers = await Promise.all(['s1', 's2'].map((n) => startReplica(n)));
-    const counts = await untilSettled('every Note assigned to its bucket’s owner, caches matching', () => settled(managers));
+    const counts = await untilSettled('every Note assigned to its bucket’s owner, caches matching', () =>
+      settled(managers),
+    );
     t.diagnostic(`server mode, 2 replicas, ${NOTES} Notes: cached ${[...counts.values()].join(' + ')}`);
     for (const m of managers) assert.equal(m.sharding!.mode, 'server');
-    assert.equal([...counts.values()].reduce((a, b) => a + b, 0), NOTES);
-    await eventually('every Note reconciled', () => new Set(intervals.map((r) => r.key)).size === NOTES, { timeoutMs: 30_000 });
+    assert.equal(
+      [...counts.values()].reduce((a, b) => a + b, 0),
+      NOTES,
+    );
+    await eventually('every Note reconciled', () => new Set(intervals.map((r) => r.key)).size === NOTES, {
+      timeoutMs: 30_000,
+    });
     assert.deepEqual(overlappingIntervals(intervals), []);
   });
 
@@ -147,7 +175,11 @@ describe('sharding on Kubernetes 1.36 with ShardedListAndWatch (server-side mode
     const churn = (async () => {
       while (churning) {
         round++;
-        await Promise.all(Array.from({ length: NOTES }, (_, i) => admin.patch(NOTE, `n-${i}`, { data: { round: String(round) } }, { type: 'merge', namespace: NAMESPACE })));
+        await Promise.all(
+          Array.from({ length: NOTES }, (_, i) =>
+            admin.patch(NOTE, `n-${i}`, { data: { round: String(round) } }, { type: 'merge', namespace: NAMESPACE }),
+          ),
+        );
         await delay(100);
       }
     })();

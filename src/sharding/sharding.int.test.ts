@@ -35,18 +35,33 @@ describe('sharding on a real API server (label mode)', () => {
   let env: TestEnv;
   let admin: KubeClient;
   const records: ReconcileInterval[] = [];
-  const replicas = new Map<string, { manager: Manager; client: KubeClient; stop: AbortController; running: Promise<void> }>();
+  const replicas = new Map<
+    string,
+    { manager: Manager; client: KubeClient; stop: AbortController; running: Promise<void> }
+  >();
 
   async function startReplica(name: string, via?: FaultProxy): Promise<Manager> {
-    const client = await KubeClient.fromKubeconfig({ kubeconfig: (via?.kubeconfig ?? env.kubeconfig) as unknown as Kubeconfig, backoff: { maxAttempts: 1 } });
-    const logger = createLogger({ level: process.env.SHARDING_TEST_LOG === 'debug' ? 'debug' : process.env.SHARDING_TEST_LOG ? 'info' : 'silent' }).child({ replica: name });
+    const client = await KubeClient.fromKubeconfig({
+      kubeconfig: (via?.kubeconfig ?? env.kubeconfig) as unknown as Kubeconfig,
+      backoff: { maxAttempts: 1 },
+    });
+    const logger = createLogger({
+      level: process.env.SHARDING_TEST_LOG === 'debug' ? 'debug' : process.env.SHARDING_TEST_LOG ? 'info' : 'silent',
+    }).child({ replica: name });
     const manager = new Manager({
       client,
       metricsPort: 0,
       healthPort: 0,
       logger,
       gracefulShutdownMs: 5_000,
-      leaderElection: new LeaderElector({ client, name: `${RING}-sharder`, namespace: NAMESPACE, identity: name, ...TIMINGS, logger }),
+      leaderElection: new LeaderElector({
+        client,
+        name: `${RING}-sharder`,
+        namespace: NAMESPACE,
+        identity: name,
+        ...TIMINGS,
+        logger,
+      }),
       sharding: { ring: RING, namespace: NAMESPACE, identity: name, mode: 'label', ...TIMINGS },
     });
     manager
@@ -81,14 +96,21 @@ describe('sharding on a real API server (label mode)', () => {
 
   /** Objects in the replica's sharded Widget informer. */
   function cachedWidgets(manager: Manager): number {
-    const informer = manager.informers.list().find((i) => i.name.includes('Widget') && i.name.includes(shardLabel(RING)));
+    const informer = manager.informers
+      .list()
+      .find((i) => i.name.includes('Widget') && i.name.includes(shardLabel(RING)));
     return informer?.reader.list().length ?? 0;
   }
 
   /** Each Widget's owner; a Widget being handed over (drain label set) counts as unassigned. */
   async function assignment(): Promise<Map<string, string>> {
     const list = await admin.list<Widget>(WIDGET, { namespace: NAMESPACE });
-    return new Map(list.items.map((w) => [w.metadata!.name!, w.metadata?.labels?.[drainLabel(RING)] === undefined ? (w.metadata?.labels?.[shardLabel(RING)] ?? '') : '']));
+    return new Map(
+      list.items.map((w) => [
+        w.metadata!.name!,
+        w.metadata?.labels?.[drainLabel(RING)] === undefined ? (w.metadata?.labels?.[shardLabel(RING)] ?? '') : '',
+      ]),
+    );
   }
 
   /** Every Widget labelled with one of `members`, none draining, and each replica's cache exactly its share. */
@@ -108,14 +130,29 @@ describe('sharding on a real API server (label mode)', () => {
   /** Changes every Widget's spec, so each is reconciled again by its owner. */
   async function touchAll(round: number): Promise<void> {
     await Promise.all(
-      Array.from({ length: WIDGETS }, (_, i) => admin.patch(WIDGET, `w-${i}`, { spec: { size: 1 + ((round + i) % 10) } }, { type: 'merge', namespace: NAMESPACE })),
+      Array.from({ length: WIDGETS }, (_, i) =>
+        admin.patch(
+          WIDGET,
+          `w-${i}`,
+          { spec: { size: 1 + ((round + i) % 10) } },
+          { type: 'merge', namespace: NAMESPACE },
+        ),
+      ),
     );
   }
 
   before(async () => {
     env = await TestEnv.start({ crds: [WIDGET_CRD] });
     admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
-    await Promise.all(Array.from({ length: WIDGETS }, (_, i) => admin.create<Widget>({ ...WIDGET, metadata: { name: `w-${i}`, namespace: NAMESPACE }, spec: { size: 1 + (i % 10) } })));
+    await Promise.all(
+      Array.from({ length: WIDGETS }, (_, i) =>
+        admin.create<Widget>({
+          ...WIDGET,
+          metadata: { name: `w-${i}`, namespace: NAMESPACE },
+          spec: { size: 1 + (i % 10) },
+        }),
+      ),
+    );
   });
 
   after(async () => {
@@ -126,15 +163,29 @@ describe('sharding on a real API server (label mode)', () => {
 
   test('three replicas: every Widget assigned, reconciled by its owner only, each cache holding its share', async () => {
     const managers = await Promise.all(['r1', 'r2', 'r3'].map((n) => startReplica(n)));
-    const counts = await eventually('every Widget assigned to one of the three, caches matching', () => settled(managers), { timeoutMs: 60_000 });
-    assert.equal([...counts.values()].reduce((a, b) => a + b, 0), WIDGETS);
-    for (const n of counts.values()) assert.ok(n > 0, `every replica owns some Widgets: ${JSON.stringify([...counts])}`);
-    await eventually('every Widget reconciled', () => new Set(records.map((r) => r.key)).size === WIDGETS, { timeoutMs: 30_000 });
+    const counts = await eventually(
+      'every Widget assigned to one of the three, caches matching',
+      () => settled(managers),
+      { timeoutMs: 60_000 },
+    );
+    assert.equal(
+      [...counts.values()].reduce((a, b) => a + b, 0),
+      WIDGETS,
+    );
+    for (const n of counts.values())
+      assert.ok(n > 0, `every replica owns some Widgets: ${JSON.stringify([...counts])}`);
+    await eventually('every Widget reconciled', () => new Set(records.map((r) => r.key)).size === WIDGETS, {
+      timeoutMs: 30_000,
+    });
     const owners = await assignment();
     const byMember = new Map(managers.map((m, i) => [m.sharding!.memberId, `r${i + 1}`]));
     const since = performance.now();
     await touchAll(1);
-    await eventually('every Widget reconciled after a spec change', () => new Set(records.filter((r) => r.startMs >= since).map((r) => r.key)).size === WIDGETS, { timeoutMs: 30_000 });
+    await eventually(
+      'every Widget reconciled after a spec change',
+      () => new Set(records.filter((r) => r.startMs >= since).map((r) => r.key)).size === WIDGETS,
+      { timeoutMs: 30_000 },
+    );
     for (const r of records.filter((x) => x.startMs >= since)) {
       assert.equal(r.replica, byMember.get(owners.get(r.key.split('/')[1]!)!), `${r.key} reconciled by its owner`);
     }
@@ -156,13 +207,24 @@ describe('sharding on a real API server (label mode)', () => {
       await eventually('r1’s Widgets moved to r2 and r3', () => settled(two), { timeoutMs: 60_000 });
       const r4 = await startReplica('r4');
       const three = [...two, r4];
-      const counts = await eventually('some Widgets handed over to r4', async () => {
-        const c = await settled(three);
-        return c && (c.get(r4.sharding!.memberId) ?? 0) > 0 ? c : false;
-      }, { timeoutMs: 60_000 });
-      assert.equal([...counts.values()].reduce((a, b) => a + b, 0), WIDGETS);
+      const counts = await eventually(
+        'some Widgets handed over to r4',
+        async () => {
+          const c = await settled(three);
+          return c && (c.get(r4.sharding!.memberId) ?? 0) > 0 ? c : false;
+        },
+        { timeoutMs: 60_000 },
+      );
+      assert.equal(
+        [...counts.values()].reduce((a, b) => a + b, 0),
+        WIDGETS,
+      );
       const since = performance.now();
-      await eventually('r4 reconciles its Widgets', () => records.some((r) => r.replica === 'r4' && r.startMs >= since), { timeoutMs: 30_000 });
+      await eventually(
+        'r4 reconciles its Widgets',
+        () => records.some((r) => r.replica === 'r4' && r.startMs >= since),
+        { timeoutMs: 30_000 },
+      );
     } finally {
       churning = false;
       await churn;
@@ -178,10 +240,14 @@ describe('sharding on a real API server (label mode)', () => {
     try {
       const r5 = await startReplica('r5', proxy);
       const before = ['r2', 'r3', 'r4'].map((n) => replicas.get(n)!.manager);
-      await eventually('r5 owns some Widgets', async () => {
-        const c = await settled([...before, r5]);
-        return c && (c.get(r5.sharding!.memberId) ?? 0) > 0;
-      }, { timeoutMs: 60_000 });
+      await eventually(
+        'r5 owns some Widgets',
+        async () => {
+          const c = await settled([...before, r5]);
+          return c && (c.get(r5.sharding!.memberId) ?? 0) > 0;
+        },
+        { timeoutMs: 60_000 },
+      );
       churn = (async () => {
         while (churning) {
           await touchAll(round++);
@@ -201,11 +267,25 @@ describe('sharding on a real API server (label mode)', () => {
       const keysOfR5 = new Set(ofR5.map((r) => r.key));
       const lastOfR5 = Math.max(...ofR5.map((r) => r.endMs));
       await eventually('r5’s Widgets moved to the three others', () => settled(before), { timeoutMs: 60_000 });
-      await eventually('r5’s Widgets reconciled elsewhere', () => records.some((r) => r.replica !== 'r5' && keysOfR5.has(r.key) && r.startMs > lastOfR5), { timeoutMs: 30_000 });
-      const takenOverAfterMs = Math.min(...records.filter((r) => r.replica !== 'r5' && keysOfR5.has(r.key) && r.startMs > lastOfR5).map((r) => r.startMs)) - partitionedAt;
-      t.diagnostic(`partitioned r5 stopped ${Math.round(fencedAfterMs)} ms after the partition (renewDeadline ${TIMINGS.renewDeadlineMs} ms); first reconcile of one of its Widgets elsewhere ${Math.round(takenOverAfterMs)} ms after it (leaseDuration ${TIMINGS.leaseDurationMs} ms)`);
+      await eventually(
+        'r5’s Widgets reconciled elsewhere',
+        () => records.some((r) => r.replica !== 'r5' && keysOfR5.has(r.key) && r.startMs > lastOfR5),
+        { timeoutMs: 30_000 },
+      );
+      const takenOverAfterMs =
+        Math.min(
+          ...records
+            .filter((r) => r.replica !== 'r5' && keysOfR5.has(r.key) && r.startMs > lastOfR5)
+            .map((r) => r.startMs),
+        ) - partitionedAt;
+      t.diagnostic(
+        `partitioned r5 stopped ${Math.round(fencedAfterMs)} ms after the partition (renewDeadline ${TIMINGS.renewDeadlineMs} ms); first reconcile of one of its Widgets elsewhere ${Math.round(takenOverAfterMs)} ms after it (leaseDuration ${TIMINGS.leaseDurationMs} ms)`,
+      );
       assert.ok(takenOverAfterMs > fencedAfterMs, 'taken over only after r5 stopped');
-      assert.ok(records.some((r) => r.replica === 'r5'), 'r5 reconciled Widgets before the partition');
+      assert.ok(
+        records.some((r) => r.replica === 'r5'),
+        'r5 reconciled Widgets before the partition',
+      );
     } finally {
       churning = false;
       await churn;

@@ -21,7 +21,17 @@ import { ShardGate } from './shard-gate.js';
 import { Sharder } from './sharder.js';
 import { EventRecorder } from '../controller/event-recorder.js';
 import { registerShardingMetrics, type ShardingMetrics } from './sharding-metrics.js';
-import { drainLabel, grantLabel, releasedLabel, resolveShardingOptions, shardLabel, type ResolvedShardingMode, type ResolvedSharding, type ShardingOptions, type ShardMembership } from './sharding-options.js';
+import {
+  drainLabel,
+  grantLabel,
+  releasedLabel,
+  resolveShardingOptions,
+  shardLabel,
+  type ResolvedShardingMode,
+  type ResolvedSharding,
+  type ShardingOptions,
+  type ShardMembership,
+} from './sharding-options.js';
 
 /** An RBAC need of sharding, in the shape of the manager's `PermissionRequirement`. */
 export interface ShardingPermission {
@@ -70,7 +80,10 @@ export class Sharding implements ShardingHost, ShardMembership {
   private resolving: Promise<ResolvedShardingMode> | undefined;
 
   /** Checks the options (throws `InvalidOptionError` naming the bad one); starts nothing. */
-  constructor(options: ShardingOptions, private readonly deps: ShardingDependencies) {
+  constructor(
+    options: ShardingOptions,
+    private readonly deps: ShardingDependencies,
+  ) {
     this.options = resolveShardingOptions(options);
     if (this.options.mode !== 'auto') this.resolvedMode = this.options.mode;
     this.leaseClient = options.leaseClient ?? deps.client;
@@ -81,7 +94,13 @@ export class Sharding implements ShardingHost, ShardMembership {
       ownedByKind: () => new Map([...this.gates.values()].map((g) => [g.type.kind, g.ownedCount()])),
       unassignableByKind: () => this.currentSharder?.unassignableByKind() ?? new Map(),
     }).metrics;
-    this.memberLease = new MemberLease({ client: this.leaseClient, sharding: this.options, clock: deps.clock, logger: deps.logger, registry: deps.registry });
+    this.memberLease = new MemberLease({
+      client: this.leaseClient,
+      sharding: this.options,
+      clock: deps.clock,
+      logger: deps.logger,
+      registry: deps.registry,
+    });
   }
 
   get ring(): string {
@@ -105,7 +124,12 @@ export class Sharding implements ShardingHost, ShardMembership {
       // Keeps a custom kind's plural and scope: RBAC and the generated admission policy need its resource name offline.
       const { plural, scope } = type as { plural?: unknown; scope?: unknown };
       gate = new ShardGate({
-        type: { apiVersion: type.apiVersion, kind: type.kind, ...(typeof plural === 'string' ? { plural } : {}), ...(typeof scope === 'string' ? { scope } : {}) },
+        type: {
+          apiVersion: type.apiVersion,
+          kind: type.kind,
+          ...(typeof plural === 'string' ? { plural } : {}),
+          ...(typeof scope === 'string' ? { scope } : {}),
+        },
         memberId: this.options.memberId,
         shardLabel: shardLabel(this.options.ring),
         drainLabel: drainLabel(this.options.ring),
@@ -141,9 +165,26 @@ export class Sharding implements ShardingHost, ShardMembership {
   requiredPermissions(): readonly ShardingPermission[] {
     const ring = `sharding ring ${this.options.ring}`;
     return [
-      { resource: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], namespace: this.options.namespace, reason: `${ring}: membership Leases (the sharder deletes long-dead members')` },
-      ...[...this.gates.values()].map((g): ShardingPermission => ({ resource: g.type, verbs: ['patch'], reason: `${ring}: assignment labels on ${g.type.kind}` })),
-      ...(this.gates.size > 0 ? [{ resource: { apiVersion: 'v1', kind: 'Event' }, verbs: ['create', 'patch'], reason: `${ring}: Events on objects the sharder cannot assign` } satisfies ShardingPermission] : []),
+      {
+        resource: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        namespace: this.options.namespace,
+        reason: `${ring}: membership Leases (the sharder deletes long-dead members')`,
+      },
+      ...[...this.gates.values()].map((g): ShardingPermission => ({
+        resource: g.type,
+        verbs: ['patch'],
+        reason: `${ring}: assignment labels on ${g.type.kind}`,
+      })),
+      ...(this.gates.size > 0
+        ? [
+            {
+              resource: { apiVersion: 'v1', kind: 'Event' },
+              verbs: ['create', 'patch'],
+              reason: `${ring}: Events on objects the sharder cannot assign`,
+            } satisfies ShardingPermission,
+          ]
+        : []),
     ];
   }
 
@@ -167,7 +208,10 @@ export class Sharding implements ShardingHost, ShardMembership {
       throw err;
     }
     if (mode === 'client') {
-      this.log.warn({ mode }, 'sharding filters events in the client: every replica still caches every object of the sharded kinds');
+      this.log.warn(
+        { mode },
+        'sharding filters events in the client: every replica still caches every object of the sharded kinds',
+      );
     }
     this.log.info({ mode, kinds: [...this.gates.values()].map((g) => g.type.kind) }, 'sharding on');
     if (mode !== 'server') return this.memberLease.run(signal, work);
@@ -202,7 +246,12 @@ export class Sharding implements ShardingHost, ShardMembership {
       registry: this.deps.registry,
       metrics: this.metrics,
       mode: (signal) => this.resolveMode(signal),
-      events: new EventRecorder({ client: this.deps.client, component: `sharder-${this.options.ring}`, clock: this.deps.clock, logger: this.deps.logger }),
+      events: new EventRecorder({
+        client: this.deps.client,
+        component: `sharder-${this.options.ring}`,
+        clock: this.deps.clock,
+        logger: this.deps.logger,
+      }),
     });
     return this.currentSharder;
   }
@@ -244,7 +293,10 @@ export class Sharding implements ShardingHost, ShardMembership {
     const namespace = this.deps.namespaces?.[0];
     for (const gate of this.gates.values()) {
       try {
-        const support = await probeShardSelectorSupport(this.deps.client, gate.type, { ...omitUndefined({ namespace: namespace || undefined }), signal });
+        const support = await probeShardSelectorSupport(this.deps.client, gate.type, {
+          ...omitUndefined({ namespace: namespace || undefined }),
+          signal,
+        });
         this.log.info({ kind: gate.type.kind, ...support }, 'probed server-side shardSelector support');
         if (!support.honoured) return 'label';
       } catch (err) {

@@ -39,7 +39,17 @@ function gizmoCrd(maximum?: number): KubeObject & Record<string, unknown> {
           name: 'v1',
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', ...(maximum !== undefined ? { maximum } : {}) } } } } } },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { size: { type: 'integer', ...(maximum !== undefined ? { maximum } : {}) } },
+                },
+              },
+            },
+          },
         },
       ],
     },
@@ -65,13 +75,21 @@ describe('an object the API server refuses to relabel (1.20, label mode)', () =>
     await admin.create<Gizmo>({ ...GIZMO, metadata: { name: 'small', namespace: NAMESPACE }, spec: { size: 5 } });
     await admin.create<Gizmo>({ ...GIZMO, metadata: { name: 'big', namespace: NAMESPACE }, spec: { size: 50 } });
     // Tighten the CRD: `big` was valid when created and now fails validation on any update.
-    const crd = await admin.get<KubeObject>({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }, 'gizmos.example.com');
+    const crd = await admin.get<KubeObject>(
+      { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' },
+      'gizmos.example.com',
+    );
     await admin.update({ ...gizmoCrd(10), metadata: { ...crd.metadata } });
     await eventually(
       'the tightened schema enforced',
       async () => {
         try {
-          await admin.patch(GIZMO, 'big', { metadata: { labels: { probe: 'x' } } }, { type: 'merge', namespace: NAMESPACE });
+          await admin.patch(
+            GIZMO,
+            'big',
+            { metadata: { labels: { probe: 'x' } } },
+            { type: 'merge', namespace: NAMESPACE },
+          );
           return false;
         } catch (err) {
           return (err as { status?: number }).status === 422;
@@ -90,7 +108,10 @@ describe('an object the API server refuses to relabel (1.20, label mode)', () =>
   });
 
   test('it is reported by a Warning Event on it and sharding_unassignable_objects, retried, and assigned once fixed', async () => {
-    client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, backoff: { maxAttempts: 1 } });
+    client = await KubeClient.fromKubeconfig({
+      kubeconfig: env.kubeconfig as unknown as Kubeconfig,
+      backoff: { maxAttempts: 1 },
+    });
     const logger = createLogger({ level: process.env.SHARDING_TEST_LOG ? 'debug' : 'silent' });
     manager = new Manager({
       client,
@@ -98,7 +119,14 @@ describe('an object the API server refuses to relabel (1.20, label mode)', () =>
       healthPort: 0,
       logger,
       gracefulShutdownMs: 5_000,
-      leaderElection: new LeaderElector({ client, name: `${RING}-sharder`, namespace: NAMESPACE, identity: 'only', ...TIMINGS, logger }),
+      leaderElection: new LeaderElector({
+        client,
+        name: `${RING}-sharder`,
+        namespace: NAMESPACE,
+        identity: 'only',
+        ...TIMINGS,
+        logger,
+      }),
       sharding: { ring: RING, namespace: NAMESPACE, identity: 'only', mode: 'label', ...TIMINGS },
     });
     manager
@@ -111,12 +139,24 @@ describe('an object the API server refuses to relabel (1.20, label mode)', () =>
     running.catch(() => undefined);
 
     const me = () => manager.sharding!.memberId;
-    await eventually('the valid Gizmo assigned and reconciled', async () => (await admin.get<Gizmo>(GIZMO, 'small', { namespace: NAMESPACE })).metadata?.labels?.[shardLabel(RING)] === me() && reconciled.has('small'), { timeoutMs: 30_000 });
-    const gauge = async (): Promise<string | undefined> => (await manager.registry.getSingleMetricAsString('sharding_unassignable_objects')).match(/sharding_unassignable_objects\{ring="gizmos",kind="Gizmo"\} (\d+)/)?.[1];
+    await eventually(
+      'the valid Gizmo assigned and reconciled',
+      async () =>
+        (await admin.get<Gizmo>(GIZMO, 'small', { namespace: NAMESPACE })).metadata?.labels?.[shardLabel(RING)] ===
+          me() && reconciled.has('small'),
+      { timeoutMs: 30_000 },
+    );
+    const gauge = async (): Promise<string | undefined> =>
+      (await manager.registry.getSingleMetricAsString('sharding_unassignable_objects')).match(
+        /sharding_unassignable_objects\{ring="gizmos",kind="Gizmo"\} (\d+)/,
+      )?.[1];
     await eventually('the gauge counts the refused Gizmo', async () => (await gauge()) === '1', { timeoutMs: 30_000 });
     const event = await eventually(
       'a Warning Event on the refused Gizmo',
-      async () => (await admin.list(kinds.Event, { namespace: NAMESPACE })).items.find((e) => e.reason === UNASSIGNABLE_EVENT_REASON && e.involvedObject?.name === 'big') ?? false,
+      async () =>
+        (await admin.list(kinds.Event, { namespace: NAMESPACE })).items.find(
+          (e) => e.reason === UNASSIGNABLE_EVENT_REASON && e.involvedObject?.name === 'big',
+        ) ?? false,
       { timeoutMs: 30_000 },
     );
     assert.equal(event.type, 'Warning');
@@ -129,10 +169,14 @@ describe('an object the API server refuses to relabel (1.20, label mode)', () =>
 
     // What the user does: make the object valid for the current schema. The retry then succeeds.
     await admin.patch(GIZMO, 'big', { spec: { size: 10 } }, { type: 'merge', namespace: NAMESPACE });
-    await eventually('the fixed Gizmo assigned and reconciled', async () => {
-      const labels = (await admin.get<Gizmo>(GIZMO, 'big', { namespace: NAMESPACE })).metadata?.labels;
-      return labels?.[shardLabel(RING)] === me() && labels[grantLabel(RING)] === me() && reconciled.has('big');
-    }, { timeoutMs: 30_000 });
+    await eventually(
+      'the fixed Gizmo assigned and reconciled',
+      async () => {
+        const labels = (await admin.get<Gizmo>(GIZMO, 'big', { namespace: NAMESPACE })).metadata?.labels;
+        return labels?.[shardLabel(RING)] === me() && labels[grantLabel(RING)] === me() && reconciled.has('big');
+      },
+      { timeoutMs: 30_000 },
+    );
     await eventually('the gauge back to 0', async () => (await gauge()) === '0', { timeoutMs: 10_000 });
   });
 });

@@ -26,13 +26,22 @@ async function fakeBuild(root: string, version: string): Promise<string> {
 
 test('without binaries, resolveModernBinaries fails saying why — with the installer failure scripts/test.sh recorded', async () => {
   await withCache(async (root) => {
-    const env = { OPERATOR_RUNTIME_CACHE_DIR: root, OPERATOR_RUNTIME_MODERN_UNAVAILABLE: 'go build failed (full log: .tmp/install-modern-apiserver.log)' };
-    assert.throws(() => resolveModernBinaries(env), (e: unknown) => {
-      assert.ok(e instanceof BinariesNotFoundError);
-      assert.match(e.message, /The installer failed: go build failed \(full log: \.tmp\/install-modern-apiserver\.log\)/);
-      assert.match(e.message, /scripts\/install-modern-apiserver\.sh/);
-      return true;
-    });
+    const env = {
+      OPERATOR_RUNTIME_CACHE_DIR: root,
+      OPERATOR_RUNTIME_MODERN_UNAVAILABLE: 'go build failed (full log: .tmp/install-modern-apiserver.log)',
+    };
+    assert.throws(
+      () => resolveModernBinaries(env),
+      (e: unknown) => {
+        assert.ok(e instanceof BinariesNotFoundError);
+        assert.match(
+          e.message,
+          /The installer failed: go build failed \(full log: \.tmp\/install-modern-apiserver\.log\)/,
+        );
+        assert.match(e.message, /scripts\/install-modern-apiserver\.sh/);
+        return true;
+      },
+    );
   });
 });
 
@@ -42,8 +51,14 @@ test('the installer cache: the newest complete version wins; OPERATOR_RUNTIME_MO
     const newest = await fakeBuild(root, 'v1.36.4');
     await mkdir(join(root, 'modern-apiserver', 'v1.40.0', 'bin'), { recursive: true }); // incomplete: no binaries
     assert.equal(defaultModernAssetsDir({ OPERATOR_RUNTIME_CACHE_DIR: root }), newest);
-    assert.equal(resolveModernBinaries({ OPERATOR_RUNTIME_CACHE_DIR: root }).apiextensionsApiserver, join(newest, 'apiextensions-apiserver'));
+    assert.equal(
+      resolveModernBinaries({ OPERATOR_RUNTIME_CACHE_DIR: root }).apiextensionsApiserver,
+      join(newest, 'apiextensions-apiserver'),
+    );
     const own = await fakeBuild(root, 'mine');
-    assert.equal(resolveModernBinaries({ OPERATOR_RUNTIME_CACHE_DIR: root, OPERATOR_RUNTIME_MODERN_ASSETS: own }).etcd, join(own, 'etcd'));
+    assert.equal(
+      resolveModernBinaries({ OPERATOR_RUNTIME_CACHE_DIR: root, OPERATOR_RUNTIME_MODERN_ASSETS: own }).etcd,
+      join(own, 'etcd'),
+    );
   });
 });

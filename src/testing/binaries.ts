@@ -4,7 +4,14 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OperatorRuntimeError } from '../core/errors.js';
 import { currentPlatform } from './envtest/platform.js';
-import { cacheRoot, envtestStoreDir, hasControlPlane, isExecutable as executable, listInstalledEnvtest, setupEnvtestStoreDir } from './envtest/store.js';
+import {
+  cacheRoot,
+  envtestStoreDir,
+  hasControlPlane,
+  isExecutable as executable,
+  listInstalledEnvtest,
+  setupEnvtestStoreDir,
+} from './envtest/store.js';
 
 /** The Kubernetes version scripts/install-control-plane.sh builds from Debian's source and caches. */
 export const CONTROL_PLANE_VERSION = '1.20.2';
@@ -13,7 +20,14 @@ export const CONTROL_PLANE_VERSION = '1.20.2';
  * Where binaries were found, in the order they are looked for: `'explicit'` (per-binary variables),
  * the asset folder variables, setup-envtest's store, our envtest cache, our source build, `PATH`.
  */
-export type BinariesSource = 'explicit' | 'OPERATOR_RUNTIME_ASSETS' | 'KUBEBUILDER_ASSETS' | 'setup-envtest' | 'envtest-cache' | 'source-build' | 'PATH';
+export type BinariesSource =
+  | 'explicit'
+  | 'OPERATOR_RUNTIME_ASSETS'
+  | 'KUBEBUILDER_ASSETS'
+  | 'setup-envtest'
+  | 'envtest-cache'
+  | 'source-build'
+  | 'PATH';
 
 export interface ControlPlaneBinaries {
   readonly etcd: string;
@@ -98,7 +112,7 @@ export function describeSearchOrder(env: NodeJS.ProcessEnv = process.env): strin
     `setup-envtest's store: ${join(setupEnvtestStoreDir(env) ?? '(no data folder)', 'k8s')}`,
     `operator-runtime's cache: ${join(envtestStoreDir(env), 'k8s')} (envtest downloads), ${defaultAssetsDir(env)} (source build)`,
     'PATH',
-    'a download from the envtest index (OPERATOR_RUNTIME_ENVTEST_INDEX, or controller-tools\' envtest-releases.yaml): operator-runtime testenv use',
+    "a download from the envtest index (OPERATOR_RUNTIME_ENVTEST_INDEX, or controller-tools' envtest-releases.yaml): operator-runtime testenv use",
     `on Debian as root: the source build, ${sourceBuildScript()}`,
   ];
 }
@@ -107,7 +121,9 @@ export function describeSearchOrder(env: NodeJS.ProcessEnv = process.env): strin
 export function binariesNotFoundMessage(missing: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
   return (
     `control-plane binaries not found: ${missing.join(', ')}. Looked, in this order, at:\n` +
-    describeSearchOrder(env).map((line, i) => `  ${i + 1}. ${line}`).join('\n') +
+    describeSearchOrder(env)
+      .map((line, i) => `  ${i + 1}. ${line}`)
+      .join('\n') +
     '\nFix: run `npx operator-runtime testenv use` (downloads etcd and kube-apiserver into the cache; OPERATOR_RUNTIME_ENVTEST_INDEX or --index for a mirror, ' +
     `HTTPS_PROXY behind a proxy; on Debian as root without a network it builds them with ${sourceBuildScript()}), ` +
     'or set OPERATOR_RUNTIME_ASSETS (or KUBEBUILDER_ASSETS) to a folder with etcd and kube-apiserver.'
@@ -131,25 +147,36 @@ export interface ResolveBinariesOptions {
  * with `controllerManager` the first folder holding all three wins. `useEnvtest()` (and
  * `operator-runtime testenv use`) add a download and the Debian source build after these.
  */
-export function resolveBinaries(env: NodeJS.ProcessEnv = process.env, options: ResolveBinariesOptions = {}): ControlPlaneBinaries {
-  const inDir = (dir: string | undefined, name: string): string | undefined => (dir && executable(join(dir, name)) ? join(dir, name) : undefined);
+export function resolveBinaries(
+  env: NodeJS.ProcessEnv = process.env,
+  options: ResolveBinariesOptions = {},
+): ControlPlaneBinaries {
+  const inDir = (dir: string | undefined, name: string): string | undefined =>
+    dir && executable(join(dir, name)) ? join(dir, name) : undefined;
   const folders = candidates(env).filter((c) => hasControlPlane(c.dir));
   const withKcm = folders.find((c) => executable(join(c.dir, 'kube-controller-manager')));
   const folder = (options.controllerManager && withKcm) || folders[0];
   const explicitBoth = !!(env.OPERATOR_RUNTIME_ETCD && env.OPERATOR_RUNTIME_KUBE_APISERVER);
   const etcd = env.OPERATOR_RUNTIME_ETCD || inDir(folder?.dir, 'etcd') || onPath('etcd', env);
-  const kubeApiserver = env.OPERATOR_RUNTIME_KUBE_APISERVER || inDir(folder?.dir, 'kube-apiserver') || onPath('kube-apiserver', env);
-  const missing = [!executable(etcd) && 'etcd', !executable(kubeApiserver) && 'kube-apiserver'].filter((m): m is string => !!m);
+  const kubeApiserver =
+    env.OPERATOR_RUNTIME_KUBE_APISERVER || inDir(folder?.dir, 'kube-apiserver') || onPath('kube-apiserver', env);
+  const missing = [!executable(etcd) && 'etcd', !executable(kubeApiserver) && 'kube-apiserver'].filter(
+    (m): m is string => !!m,
+  );
   if (missing.length > 0) throw new BinariesNotFoundError(binariesNotFoundMessage(missing, env));
   const fromFolder = !explicitBoth && folder !== undefined;
-  const kcm = env.OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER || (fromFolder ? inDir(folder.dir, 'kube-controller-manager') : onPath('kube-controller-manager', env));
+  const kcm =
+    env.OPERATOR_RUNTIME_KUBE_CONTROLLER_MANAGER ||
+    (fromFolder ? inDir(folder.dir, 'kube-controller-manager') : onPath('kube-controller-manager', env));
   const etcdctl = env.OPERATOR_RUNTIME_ETCDCTL || inDir(folder?.dir, 'etcdctl') || onPath('etcdctl', env);
   return {
     etcd: etcd!,
     kubeApiserver: kubeApiserver!,
     etcdctl: executable(etcdctl) ? etcdctl : undefined,
     kubeControllerManager: executable(kcm) ? kcm : undefined,
-    ...(fromFolder ? { dir: folder.dir, source: folder.source } : { source: explicitBoth ? ('explicit' as const) : ('PATH' as const) }),
+    ...(fromFolder
+      ? { dir: folder.dir, source: folder.source }
+      : { source: explicitBoth ? ('explicit' as const) : ('PATH' as const) }),
   };
 }
 
@@ -160,7 +187,9 @@ export async function kubeApiserverVersion(binary: string): Promise<string | und
   let version = versionCache.get(binary);
   if (!version) {
     version = new Promise((resolve) => {
-      execFile(binary, ['--version'], { timeout: 30_000 }, (_error, stdout) => resolve(/v(\d+\.\d+\.\d+)/.exec(stdout)?.[1]));
+      execFile(binary, ['--version'], { timeout: 30_000 }, (_error, stdout) =>
+        resolve(/v(\d+\.\d+\.\d+)/.exec(stdout)?.[1]),
+      );
     });
     versionCache.set(binary, version);
   }
@@ -182,8 +211,13 @@ export async function versionedApiServerFlags(binary: string): Promise<string[]>
  * The error `TestEnv.start()` throws when `controllerManager: true` or `simulatePods` is asked for
  * and `binaries` has no kube-controller-manager (envtest's downloads have none).
  */
-export function controllerManagerMissing(binaries: ControlPlaneBinaries, option = 'controllerManager: true'): ControllerManagerMissingError {
-  const where = binaries.dir ? `the binaries in ${binaries.dir}${binaries.source ? ` (from ${binaries.source})` : ''}` : 'the binaries';
+export function controllerManagerMissing(
+  binaries: ControlPlaneBinaries,
+  option = 'controllerManager: true',
+): ControllerManagerMissingError {
+  const where = binaries.dir
+    ? `the binaries in ${binaries.dir}${binaries.source ? ` (from ${binaries.source})` : ''}`
+    : 'the binaries';
   return new ControllerManagerMissingError(
     `${option} needs kube-controller-manager, and ${where} have none: envtest's downloads carry etcd, kube-apiserver and kubectl only. ` +
       'Without it there is no garbage collection (ownerReferences do not cascade), no namespace deletion, no StatefulSet, ReplicaSet or Deployment controller, ' +
@@ -211,7 +245,9 @@ export function defaultModernAssetsDir(env: NodeJS.ProcessEnv = process.env): st
     return undefined;
   }
   const newestFirst = versions.sort((a, b) => compareVersions(b.slice(1), a.slice(1)));
-  return newestFirst.map((v) => join(root, v, 'bin')).find((dir) => executable(join(dir, 'apiextensions-apiserver')) && executable(join(dir, 'etcd')));
+  return newestFirst
+    .map((v) => join(root, v, 'bin'))
+    .find((dir) => executable(join(dir, 'apiextensions-apiserver')) && executable(join(dir, 'etcd')));
 }
 
 /**
@@ -225,7 +261,9 @@ export function resolveModernBinaries(env: NodeJS.ProcessEnv = process.env): Mod
   const server = dir && join(dir, 'apiextensions-apiserver');
   const etcd = dir && join(dir, 'etcd');
   if (!executable(server) || !executable(etcd)) {
-    const why = env.OPERATOR_RUNTIME_MODERN_UNAVAILABLE ? ` The installer failed: ${env.OPERATOR_RUNTIME_MODERN_UNAVAILABLE}.` : '';
+    const why = env.OPERATOR_RUNTIME_MODERN_UNAVAILABLE
+      ? ` The installer failed: ${env.OPERATOR_RUNTIME_MODERN_UNAVAILABLE}.`
+      : '';
     throw new BinariesNotFoundError(
       `the modern API server's binaries (apiextensions-apiserver, etcd 3.5) were not found in ${dir ?? 'the installer cache'}.${why} ` +
         'Run scripts/install-modern-apiserver.sh (it prints their folder), or set OPERATOR_RUNTIME_MODERN_ASSETS.',

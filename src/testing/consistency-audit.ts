@@ -77,8 +77,14 @@ export interface RecordedWrite {
   readonly writer?: string;
 }
 
-export type LostUpdateKind = 'uid-replaced' | 'generation-decreased' | 'generation-skipped' | 'write-not-conditioned-on-read' | 'recorded-write-missing';
-export type OutOfOrderKind = 'observed-generation-decreased' | 'condition-observed-generation-decreased' | 'observed-generation-ahead';
+export type LostUpdateKind =
+  | 'uid-replaced'
+  | 'generation-decreased'
+  | 'generation-skipped'
+  | 'write-not-conditioned-on-read'
+  | 'recorded-write-missing';
+export type OutOfOrderKind =
+  'observed-generation-decreased' | 'condition-observed-generation-decreased' | 'observed-generation-ahead';
 export type FindingKind = LostUpdateKind | OutOfOrderKind | 'history-gap';
 
 export interface AuditFinding {
@@ -105,7 +111,11 @@ export interface AuditReport {
   readonly outOfOrderStatusWrites: number;
   readonly historyGaps: number;
   readonly findings: readonly AuditFinding[];
-  readonly notConverged: readonly { readonly key: string; readonly generation?: number; readonly observedGeneration?: number }[];
+  readonly notConverged: readonly {
+    readonly key: string;
+    readonly generation?: number;
+    readonly observedGeneration?: number;
+  }[];
 }
 
 export interface AnalyzeHistoryOptions {
@@ -142,14 +152,25 @@ export class ConsistencyAuditError extends OperatorRuntimeError {
   }
 }
 
-const LOST_UPDATE_KINDS: ReadonlySet<FindingKind> = new Set<LostUpdateKind>(['uid-replaced', 'generation-decreased', 'generation-skipped', 'write-not-conditioned-on-read', 'recorded-write-missing']);
-const OUT_OF_ORDER_KINDS: ReadonlySet<FindingKind> = new Set<OutOfOrderKind>(['observed-generation-decreased', 'condition-observed-generation-decreased', 'observed-generation-ahead']);
+const LOST_UPDATE_KINDS: ReadonlySet<FindingKind> = new Set<LostUpdateKind>([
+  'uid-replaced',
+  'generation-decreased',
+  'generation-skipped',
+  'write-not-conditioned-on-read',
+  'recorded-write-missing',
+]);
+const OUT_OF_ORDER_KINDS: ReadonlySet<FindingKind> = new Set<OutOfOrderKind>([
+  'observed-generation-decreased',
+  'condition-observed-generation-decreased',
+  'observed-generation-ahead',
+]);
 
 /** Reads the history from etcd and analyses it. */
 export async function auditConsistency(options: ConsistencyAuditOptions): Promise<AuditReport> {
-  const endpoints = typeof options.etcd === 'string' || Array.isArray(options.etcd)
-    ? (options.etcd as string | readonly string[])
-    : (options.etcd as { etcdEndpoints: readonly string[] }).etcdEndpoints;
+  const endpoints =
+    typeof options.etcd === 'string' || Array.isArray(options.etcd)
+      ? (options.etcd as string | readonly string[])
+      : (options.etcd as { etcdEndpoints: readonly string[] }).etcdEndpoints;
   const history = await readEtcdHistory({ ...options, endpoints });
   return analyzeHistory(history.events, {
     prefix: options.prefix,
@@ -211,7 +232,8 @@ export function analyzeHistory(events: readonly HistoryEvent[], options: Analyze
       // A create (or the first sight of a key whose previous value etcd no longer has).
       byRevision.set(revision, event.kv.version === 1 ? 'create' : 'unknown');
       // etcd cannot do this (a PUT on a live key raises its version): the delete is missing.
-      if (last && event.kv.version === 1) add('history-gap', 'a create replaced a live key without a delete between them');
+      if (last && event.kv.version === 1)
+        add('history-gap', 'a create replaced a live key without a delete between them');
       checkStatusAgainstSpec(next, add);
       live.set(key, next);
       continue;
@@ -221,18 +243,30 @@ export function analyzeHistory(events: readonly HistoryEvent[], options: Analyze
       add('history-gap', `etcd version went from ${last.version} to ${event.kv.version}: events are missing`);
     }
     if (next.json && last.json) {
-      if (last.uid !== undefined && next.uid !== last.uid) add('uid-replaced', `metadata.uid changed from ${last.uid} to ${String(next.uid)}`);
+      if (last.uid !== undefined && next.uid !== last.uid)
+        add('uid-replaced', `metadata.uid changed from ${last.uid} to ${String(next.uid)}`);
       if (last.generation !== undefined && next.generation !== undefined) {
-        if (next.generation < last.generation) add('generation-decreased', `metadata.generation went from ${last.generation} to ${next.generation}`);
-        else if (next.generation > last.generation + 1) add('generation-skipped', `metadata.generation went from ${last.generation} to ${next.generation}`);
+        if (next.generation < last.generation)
+          add('generation-decreased', `metadata.generation went from ${last.generation} to ${next.generation}`);
+        else if (next.generation > last.generation + 1)
+          add('generation-skipped', `metadata.generation went from ${last.generation} to ${next.generation}`);
       }
-      if (last.observedGeneration !== undefined && (next.observedGeneration === undefined || next.observedGeneration < last.observedGeneration)) {
-        add('observed-generation-decreased', `status.observedGeneration went from ${last.observedGeneration} to ${String(next.observedGeneration)}`);
+      if (
+        last.observedGeneration !== undefined &&
+        (next.observedGeneration === undefined || next.observedGeneration < last.observedGeneration)
+      ) {
+        add(
+          'observed-generation-decreased',
+          `status.observedGeneration went from ${last.observedGeneration} to ${String(next.observedGeneration)}`,
+        );
       }
       for (const [type, before] of last.conditions) {
         const after = next.conditions.get(type);
         if (after !== undefined && after < before) {
-          add('condition-observed-generation-decreased', `condition ${type} observedGeneration went from ${before} to ${after}`);
+          add(
+            'condition-observed-generation-decreased',
+            `condition ${type} observedGeneration went from ${before} to ${after}`,
+          );
         }
       }
       checkStatusAgainstSpec(next, add);
@@ -252,7 +286,12 @@ export function analyzeHistory(events: readonly HistoryEvent[], options: Analyze
       // Outside the replayed window: not evidence either way.
       if (options.endRevision !== undefined && written > options.endRevision) continue;
       if (options.startRevision !== undefined && written < options.startRevision) continue;
-      findings.push({ kind: 'recorded-write-missing', key: w.key, revision: written, detail: `a write${who} answered with revision ${written} is not in etcd's history` });
+      findings.push({
+        kind: 'recorded-write-missing',
+        key: w.key,
+        revision: written,
+        detail: `a write${who} answered with revision ${written} is not in etcd's history`,
+      });
       continue;
     }
     const previous = byRevision.get(written);
@@ -260,7 +299,9 @@ export function analyzeHistory(events: readonly HistoryEvent[], options: Analyze
     const conditioned = previous === 'create' ? !(read > 0) : previous === read;
     if (!conditioned) {
       findings.push({
-        kind: 'write-not-conditioned-on-read', key: w.key, revision: written,
+        kind: 'write-not-conditioned-on-read',
+        key: w.key,
+        revision: written,
         ...(typeof previous === 'number' ? { previousRevision: previous } : {}),
         detail: `a write${who} read revision ${read} but replaced ${previous === 'create' ? 'nothing (it created the key)' : `revision ${String(previous)}`}`,
       });
@@ -269,7 +310,10 @@ export function analyzeHistory(events: readonly HistoryEvent[], options: Analyze
 
   const notConverged = [...live]
     .filter(([, s]) => s.json && s.generation !== undefined && s.observedGeneration !== s.generation)
-    .map(([key, s]) => ({ key, ...omitUndefined({ generation: s.generation, observedGeneration: s.observedGeneration }) }));
+    .map(([key, s]) => ({
+      key,
+      ...omitUndefined({ generation: s.generation, observedGeneration: s.observedGeneration }),
+    }));
 
   return {
     prefix: options.prefix ?? '',
@@ -289,7 +333,10 @@ export function analyzeHistory(events: readonly HistoryEvent[], options: Analyze
 
 function checkStatusAgainstSpec(s: ObjectState, add: (kind: FindingKind, detail: string) => void): void {
   if (s.observedGeneration !== undefined && s.generation !== undefined && s.observedGeneration > s.generation) {
-    add('observed-generation-ahead', `status.observedGeneration ${s.observedGeneration} is above metadata.generation ${s.generation}`);
+    add(
+      'observed-generation-ahead',
+      `status.observedGeneration ${s.observedGeneration} is above metadata.generation ${s.generation}`,
+    );
   }
 }
 
@@ -303,7 +350,8 @@ function stateOf(kv: HistoryKv): ObjectState {
   if (Array.isArray(status?.conditions)) {
     for (const c of status.conditions as unknown[]) {
       const cond = record(c);
-      if (typeof cond?.type === 'string' && typeof cond.observedGeneration === 'number') conditions.set(cond.type, cond.observedGeneration);
+      if (typeof cond?.type === 'string' && typeof cond.observedGeneration === 'number')
+        conditions.set(cond.type, cond.observedGeneration);
     }
   }
   return {
@@ -355,27 +403,50 @@ interface GatewayWatchResult {
  * Replays every event of `prefix` from `startRevision` up to now (see the module comment for how
  * the end is found). Returns the events in revision order and the last revision covered.
  */
-export async function readEtcdHistory(options: ReadEtcdHistoryOptions): Promise<{ events: HistoryEvent[]; endRevision: number }> {
+export async function readEtcdHistory(
+  options: ReadEtcdHistoryOptions,
+): Promise<{ events: HistoryEvent[]; endRevision: number }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_AUDIT_TIMEOUT_MS;
-  const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-  const endpoint = await pickEndpoint(typeof options.endpoints === 'string' ? [options.endpoints] : options.endpoints, signal);
+  const signal = options.signal
+    ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)])
+    : AbortSignal.timeout(timeoutMs);
+  const endpoint = await pickEndpoint(
+    typeof options.endpoints === 'string' ? [options.endpoints] : options.endpoints,
+    signal,
+  );
   const prefix = Buffer.from(options.prefix, 'utf8');
-  if (prefix.length === 0 || prefix[prefix.length - 1] === 0xff) throw new ConsistencyAuditError(`unsupported prefix ${JSON.stringify(options.prefix)}`);
+  if (prefix.length === 0 || prefix[prefix.length - 1] === 0xff)
+    throw new ConsistencyAuditError(`unsupported prefix ${JSON.stringify(options.prefix)}`);
   const sentinel = Buffer.from(prefix);
   sentinel[sentinel.length - 1]! += 1;
   const sentinelValue = `operator-runtime consistency audit ${randomBytes(8).toString('hex')}`;
-  const put = (await gateway(endpoint, '/v3/kv/put', { key: b64(sentinel), value: b64(Buffer.from(sentinelValue)) }, signal)) as { header?: { revision?: string } };
+  const put = (await gateway(
+    endpoint,
+    '/v3/kv/put',
+    { key: b64(sentinel), value: b64(Buffer.from(sentinelValue)) },
+    signal,
+  )) as { header?: { revision?: string } };
   const sentinelRevision = Number(put.header?.revision);
-  if (!Number.isInteger(sentinelRevision)) throw new ConsistencyAuditError('etcd put of the sentinel returned no revision');
+  if (!Number.isInteger(sentinelRevision))
+    throw new ConsistencyAuditError('etcd put of the sentinel returned no revision');
   try {
     const events = await watchUntil(endpoint, prefix, sentinel, options.startRevision, sentinelRevision, signal);
     return { events, endRevision: sentinelRevision - 1 };
   } finally {
-    await gateway(endpoint, '/v3/kv/deleterange', { key: b64(sentinel) }, AbortSignal.timeout(5000)).catch(() => undefined);
+    await gateway(endpoint, '/v3/kv/deleterange', { key: b64(sentinel) }, AbortSignal.timeout(5000)).catch(
+      () => undefined,
+    );
   }
 }
 
-async function watchUntil(endpoint: string, prefix: Buffer, sentinel: Buffer, startRevision: number, sentinelRevision: number, signal: AbortSignal): Promise<HistoryEvent[]> {
+async function watchUntil(
+  endpoint: string,
+  prefix: Buffer,
+  sentinel: Buffer,
+  startRevision: number,
+  sentinelRevision: number,
+  signal: AbortSignal,
+): Promise<HistoryEvent[]> {
   const rangeEnd = Buffer.concat([sentinel, Buffer.from([0])]); // [prefix, sentinel] inclusive
   const ac = new AbortController();
   const onAbort = (): void => ac.abort(signal.reason);
@@ -385,11 +456,19 @@ async function watchUntil(endpoint: string, prefix: Buffer, sentinel: Buffer, st
     const res = await request(`${endpoint}/v3/watch`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ create_request: { key: b64(prefix), range_end: b64(rangeEnd), start_revision: String(startRevision), prev_kv: true } }),
+      body: JSON.stringify({
+        create_request: {
+          key: b64(prefix),
+          range_end: b64(rangeEnd),
+          start_revision: String(startRevision),
+          prev_kv: true,
+        },
+      }),
       signal: ac.signal,
       bodyTimeout: 0,
     });
-    if (res.statusCode !== 200) throw new ConsistencyAuditError(`etcd watch answered ${res.statusCode}: ${await res.body.text()}`);
+    if (res.statusCode !== 200)
+      throw new ConsistencyAuditError(`etcd watch answered ${res.statusCode}: ${await res.body.text()}`);
     let buffered = '';
     for await (const chunk of res.body) {
       buffered += (chunk as Buffer).toString('utf8');
@@ -402,7 +481,9 @@ async function watchUntil(endpoint: string, prefix: Buffer, sentinel: Buffer, st
         if (message.error) throw new ConsistencyAuditError(`etcd watch failed: ${message.error.message ?? line}`);
         const result = message.result;
         if (result?.canceled || (result?.compact_revision && result.compact_revision !== '0')) {
-          throw new ConsistencyAuditError(`etcd history from revision ${startRevision} is not available (compacted at ${result.compact_revision ?? '?'}): ${result.cancel_reason ?? 'watch canceled'}`);
+          throw new ConsistencyAuditError(
+            `etcd history from revision ${startRevision} is not available (compacted at ${result.compact_revision ?? '?'}): ${result.cancel_reason ?? 'watch canceled'}`,
+          );
         }
         for (const e of result?.events ?? []) {
           if (!e.kv) continue;
@@ -413,13 +494,18 @@ async function watchUntil(endpoint: string, prefix: Buffer, sentinel: Buffer, st
             continue;
           }
           if (!startsWith(key, prefix)) continue;
-          events.push({ type: e.type === 'DELETE' ? 'DELETE' : 'PUT', kv, ...(e.prev_kv ? { prev: toKv(e.prev_kv) } : {}) });
+          events.push({
+            type: e.type === 'DELETE' ? 'DELETE' : 'PUT',
+            kv,
+            ...(e.prev_kv ? { prev: toKv(e.prev_kv) } : {}),
+          });
         }
       }
     }
     throw new ConsistencyAuditError('etcd watch ended before the sentinel was seen');
   } catch (err) {
-    if (signal.aborted && !(err instanceof ConsistencyAuditError)) throw new ConsistencyAuditError('reading etcd history timed out or was aborted', { cause: err });
+    if (signal.aborted && !(err instanceof ConsistencyAuditError))
+      throw new ConsistencyAuditError('reading etcd history timed out or was aborted', { cause: err });
     throw err;
   } finally {
     signal.removeEventListener('abort', onAbort);
@@ -432,7 +518,12 @@ async function pickEndpoint(endpoints: readonly string[], signal: AbortSignal): 
   let lastError: unknown;
   for (const endpoint of endpoints) {
     try {
-      const status = (await gateway(endpoint, '/v3/maintenance/status', {}, AbortSignal.any([signal, AbortSignal.timeout(1000)]))) as { leader?: string };
+      const status = (await gateway(
+        endpoint,
+        '/v3/maintenance/status',
+        {},
+        AbortSignal.any([signal, AbortSignal.timeout(1000)]),
+      )) as { leader?: string };
       if (status.leader && status.leader !== '0') return endpoint;
     } catch (err) {
       lastError = err;
@@ -473,7 +564,14 @@ function b64(b: Buffer): string {
 
 /** One line per finding kind with counts, then the findings themselves (for test failure messages). */
 export function formatAuditReport(report: AuditReport): string {
-  const head = `audit ${report.prefix} revisions ${report.startRevision}..${report.endRevision}: ${report.keys} keys, ${report.puts} puts, ${report.deletes} deletes; ` +
+  const head =
+    `audit ${report.prefix} revisions ${report.startRevision}..${report.endRevision}: ${report.keys} keys, ${report.puts} puts, ${report.deletes} deletes; ` +
     `lost updates ${report.lostUpdates}, out-of-order status writes ${report.outOfOrderStatusWrites}, history gaps ${report.historyGaps}, not converged ${report.notConverged.length}`;
-  return [head, ...report.findings.map((f) => `  ${f.kind} ${f.key} @${f.revision}${f.previousRevision !== undefined ? ` (replaced ${f.previousRevision})` : ''}: ${f.detail}`)].join('\n');
+  return [
+    head,
+    ...report.findings.map(
+      (f) =>
+        `  ${f.kind} ${f.key} @${f.revision}${f.previousRevision !== undefined ? ` (replaced ${f.previousRevision})` : ''}: ${f.detail}`,
+    ),
+  ].join('\n');
 }

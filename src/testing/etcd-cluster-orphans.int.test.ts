@@ -28,7 +28,9 @@ describe('a chaos test process killed with SIGKILL mid-fault', { skip: !usable &
       process.stdout.write(JSON.stringify({ pids: env.pids(), id: env.id, dir: env.dir }) + '\\n');
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const info = await new Promise<{ pids: number[]; id: string; dir: string }>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -39,7 +41,8 @@ describe('a chaos test process killed with SIGKILL mid-fault', { skip: !usable &
       child.once('exit', (code) => reject(new Error(`child exited early with ${code}`)));
     });
     assert.equal(info.pids.length, 4, 'three members and kube-apiserver');
-    const ours = async (): Promise<string[]> => (await outputRules()).filter((r) => r.includes(`operator-runtime-chaos-${info.id}`));
+    const ours = async (): Promise<string[]> =>
+      (await outputRules()).filter((r) => r.includes(`operator-runtime-chaos-${info.id}`));
     assert.equal((await ours()).length, 5);
     // Other test files start 3-member envs at the same time, and TestEnv.start sweeps stale rules:
     // while we check that the killed process healed nothing, its env must not look stale to them.

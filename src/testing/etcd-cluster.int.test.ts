@@ -32,8 +32,10 @@ async function memberProcesses(dir: string): Promise<string[]> {
 /** One create with a short timeout: resolves to the HTTP status, or 'timeout'/'error'. */
 async function tryCreate(env: TestEnv, name: string, timeoutMs: number): Promise<number | 'timeout' | 'error'> {
   const body = { metadata: { name }, data: { value: name } };
-  const write = env.request('POST', '/api/v1/namespaces/default/configmaps', body)
-    .then((r) => r.status, () => 'error' as const);
+  const write = env.request('POST', '/api/v1/namespaces/default/configmaps', body).then(
+    (r) => r.status,
+    () => 'error' as const,
+  );
   const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref());
   return Promise.race([write, timer]);
 }
@@ -50,12 +52,18 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
 
   test('runs three members as their own users on their own loopback addresses, with one leader', async () => {
     assert.equal(env.etcdMembers, 3);
-    assert.deepEqual(env.etcdEndpoints.map((e) => new URL(e).hostname), ['127.0.0.11', '127.0.0.12', '127.0.0.13']);
+    assert.deepEqual(
+      env.etcdEndpoints.map((e) => new URL(e).hostname),
+      ['127.0.0.11', '127.0.0.12', '127.0.0.13'],
+    );
     const procs = await memberProcesses(env.dir);
     assert.equal(procs.length, 3, procs.join('\n'));
     const leader = await etcdFaults(env).waitForLeader({ timeoutMs: 10_000 });
     assert.ok([1, 2, 3].includes(leader));
-    const res = await env.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'hello' }, data: { value: '0' } });
+    const res = await env.request('POST', '/api/v1/namespaces/default/configmaps', {
+      metadata: { name: 'hello' },
+      data: { value: '0' },
+    });
     assert.equal(res.status, 201);
   });
 
@@ -68,13 +76,18 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
     await etcdFaults(env).partitionMember(oldLeader);
     let healAt: number;
     try {
-      assert.equal((await etcdFaults(env).rules()).length, 5, 'two rules per other member plus the answers from its peer port');
+      assert.equal(
+        (await etcdFaults(env).rules()).length,
+        5,
+        'two rules per other member plus the answers from its peer port',
+      );
       newLeader = await etcdFaults(env).waitForLeader({ not: oldLeader, timeoutMs: 15_000 });
       electedMs = Date.now() - cutAt;
       // Cut both ways: the old leader never follows the new one while the cut lasts.
       const newLeaderId = (await etcdFaults(env).statuses()).find((s) => s.index === newLeader)?.memberId;
       assert.ok(newLeaderId);
-      const oldLeaderFollows = async (): Promise<string | undefined> => (await etcdFaults(env).statuses()).find((s) => s.index === oldLeader)?.leaderId;
+      const oldLeaderFollows = async (): Promise<string | undefined> =>
+        (await etcdFaults(env).statuses()).find((s) => s.index === oldLeader)?.leaderId;
 
       // Keep writing through the API during the partition, in batches: the API server's etcd
       // client spreads requests over the members, so only some land on the cut-off one (a lone
@@ -101,8 +114,10 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
       if (result === 201 || result === 409) firstOkAfterHealMs = Date.now() - healAt;
     }
     const failed = outcomes.filter((o) => o.result !== 201);
-    console.log(`# partition of leader ${oldLeader}: new leader ${newLeader} after ${electedMs} ms; ` +
-      `${failed.length}/${outcomes.length} writes during the partition failed or stalled; first write ok ${firstOkAfterHealMs} ms after heal`);
+    console.log(
+      `# partition of leader ${oldLeader}: new leader ${newLeader} after ${electedMs} ms; ` +
+        `${failed.length}/${outcomes.length} writes during the partition failed or stalled; first write ok ${firstOkAfterHealMs} ms after heal`,
+    );
     assert.ok(failed.length > 0, `every write during the partition succeeded: ${JSON.stringify(outcomes)}`);
     assert.ok(firstOkAfterHealMs !== undefined, 'writes did not succeed within 30 s after heal');
     await etcdFaults(env).waitForLeader({ timeoutMs: 10_000 });
@@ -114,7 +129,10 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
     const pidsBefore = env.pids();
     await etcdFaults(env).killMember(victim);
     assert.equal(env.pids().length, pidsBefore.length - 1);
-    const whileDown = await env.request<ConfigMap>('PUT', '/api/v1/namespaces/default/configmaps/hello', { metadata: { name: 'hello' }, data: { value: 'while-down' } });
+    const whileDown = await env.request<ConfigMap>('PUT', '/api/v1/namespaces/default/configmaps/hello', {
+      metadata: { name: 'hello' },
+      data: { value: 'while-down' },
+    });
     assert.equal(whileDown.status, 200, JSON.stringify(whileDown.body));
     await etcdFaults(env).restartMember(victim);
     const revision = Number(whileDown.body.metadata.resourceVersion);
@@ -123,7 +141,8 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
       // The restarted member follows the leader and has applied the write made while it was down.
       const status = (await etcdFaults(env).statuses()).find((s) => s.index === victim);
       if (status && status.leaderId !== '0' && status.revision >= revision) break;
-      if (Date.now() > deadline) assert.fail(`member ${victim} did not catch up to revision ${revision}: ${JSON.stringify(status)}`);
+      if (Date.now() > deadline)
+        assert.fail(`member ${victim} did not catch up to revision ${revision}: ${JSON.stringify(status)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   });
@@ -157,7 +176,10 @@ describe('TestEnv with a 3-member etcd cluster', { skip: !usable && 'needs root 
     assert.ok((await outputRules()).some((r) => r.includes(`operator-runtime-chaos-${env.id}`)));
     assert.ok((await memberProcesses(env.dir)).length >= 1);
     await env.stop();
-    assert.deepEqual((await outputRules()).filter((r) => r.includes(`operator-runtime-chaos-${env.id}`)), []);
+    assert.deepEqual(
+      (await outputRules()).filter((r) => r.includes(`operator-runtime-chaos-${env.id}`)),
+      [],
+    );
     assert.deepEqual(await memberProcesses(env.dir), []);
   });
 });

@@ -157,7 +157,8 @@ export class EtcdCluster {
 
   member(index: number): EtcdMember {
     const m = this.members[index - 1];
-    if (!m || !Number.isInteger(index)) throw new EtcdClusterError(`no etcd member ${index} (members are 1..${this.members.length})`);
+    if (!m || !Number.isInteger(index))
+      throw new EtcdClusterError(`no etcd member ${index} (members are 1..${this.members.length})`);
     return m;
   }
 
@@ -207,7 +208,12 @@ export class EtcdCluster {
     process.once('exit', this.onExit);
     for (const other of this.members) {
       if (other === cut) continue;
-      await this.rules.block({ uid: cut.user!.uid, destination: other.host, destinationPort: other.peerPort, action: 'reset' });
+      await this.rules.block({
+        uid: cut.user!.uid,
+        destination: other.host,
+        destinationPort: other.peerPort,
+        action: 'reset',
+      });
       await this.rules.block({ uid: other.user!.uid, destination: cut.host, destinationPort: cut.peerPort });
     }
     await this.rules.block({ uid: cut.user!.uid, sourcePort: cut.peerPort });
@@ -229,14 +235,16 @@ export class EtcdCluster {
 
   /** Status of every member that answers within a second (a killed or paused one does not). */
   async statuses(): Promise<EtcdMemberStatus[]> {
-    const answers = await Promise.all(this.members.map(async (m) => {
-      if (!m.process.running) return undefined;
-      try {
-        return await memberStatus(m);
-      } catch {
-        return undefined;
-      }
-    }));
+    const answers = await Promise.all(
+      this.members.map(async (m) => {
+        if (!m.process.running) return undefined;
+        try {
+          return await memberStatus(m);
+        } catch {
+          return undefined;
+        }
+      }),
+    );
     return answers.filter((s): s is EtcdMemberStatus => s !== undefined);
   }
 
@@ -280,7 +288,8 @@ export class EtcdCluster {
     let lastError: unknown;
     for (;;) {
       if (this.stopped) throw new EtcdClusterError(`stopped while waiting for ${m.process.options.name} to be healthy`);
-      if (!m.process.running) throw m.process.failure(`exited (${JSON.stringify(m.process.exit)}) while waiting for it to be healthy`);
+      if (!m.process.running)
+        throw m.process.failure(`exited (${JSON.stringify(m.process.exit)}) while waiting for it to be healthy`);
       try {
         const res = await request(`${m.clientUrl}/health`, { headersTimeout: 2000, bodyTimeout: 2000 });
         const body = (await res.body.json()) as { health?: string };
@@ -307,15 +316,32 @@ async function killPeerConnections(ports: readonly number[]): Promise<void> {
   }
 }
 
-function memberAt(index: number, name: string, host: string, clientPort: number, peerPort: number, user: SystemUser | undefined): Omit<EtcdMember, 'process'> {
+function memberAt(
+  index: number,
+  name: string,
+  host: string,
+  clientPort: number,
+  peerPort: number,
+  user: SystemUser | undefined,
+): Omit<EtcdMember, 'process'> {
   return {
-    index, name, host, clientPort, peerPort, user,
+    index,
+    name,
+    host,
+    clientPort,
+    peerPort,
+    user,
     clientUrl: `http://${host}:${clientPort}`,
     peerUrl: `http://${host}:${peerPort}`,
   };
 }
 
-function memberArgs(m: Omit<EtcdMember, 'process'>, dataDir: string, initialCluster: string, token: string | undefined): string[] {
+function memberArgs(
+  m: Omit<EtcdMember, 'process'>,
+  dataDir: string,
+  initialCluster: string,
+  token: string | undefined,
+): string[] {
   return [
     `--name=${m.name}`,
     `--data-dir=${dataDir}`,

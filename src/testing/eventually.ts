@@ -26,7 +26,11 @@ export class EventuallyTimeoutError extends OperatorRuntimeError {
  * recovering — and the last one is the timeout error's cause. For integration tests, where the
  * real world converges on its own time; unit tests use the fake clock instead.
  */
-export async function eventually<T>(what: string, check: () => Promise<T | false | undefined | null> | T | false | undefined | null, options: EventuallyOptions = {}): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | false | undefined | null> | T | false | undefined | null,
+  options: EventuallyOptions = {},
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_EVENTUALLY_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

@@ -49,9 +49,18 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
   /** Namespaces and CRDs any TestEnv labelled in the cluster. */
   async function leftBehind(): Promise<string[]> {
     const selector = `?labelSelector=${encodeURIComponent(TEST_ENV_LABEL)}`;
-    const namespaces = await observer.request<{ items: { metadata: { name: string } }[] }>('GET', `/api/v1/namespaces${selector}`);
-    const crds = await observer.request<{ items: { metadata: { name: string } }[] }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions${selector}`);
-    return [...namespaces.body.items.map((n) => `namespace/${n.metadata.name}`), ...crds.body.items.map((c) => `crd/${c.metadata.name}`)];
+    const namespaces = await observer.request<{ items: { metadata: { name: string } }[] }>(
+      'GET',
+      `/api/v1/namespaces${selector}`,
+    );
+    const crds = await observer.request<{ items: { metadata: { name: string } }[] }>(
+      'GET',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions${selector}`,
+    );
+    return [
+      ...namespaces.body.items.map((n) => `namespace/${n.metadata.name}`),
+      ...crds.body.items.map((c) => `crd/${c.metadata.name}`),
+    ];
   }
 
   test('installs the CRDs (labelled as its own), gives each test its own namespace, and removes both at stop', async () => {
@@ -71,12 +80,20 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
       // The env's kubeconfig is what the test's clients use, as with a started control plane.
       const client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
       try {
-        await client.create({ apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'g', namespace: namespaces[0]! }, spec: { size: 1 } });
+        await client.create({
+          apiVersion: `${GROUP}/v1`,
+          kind: 'Gadget',
+          metadata: { name: 'g', namespace: namespaces[0]! },
+          spec: { size: 1 },
+        });
         assert.equal((await client.get(GADGET, 'g', { namespace: namespaces[0]! })).spec.size, 1);
       } finally {
         await client.close();
       }
-      assert.deepEqual((await leftBehind()).sort(), [`crd/gadgets.${GROUP}`, ...namespaces.map((n) => `namespace/${n}`)].sort());
+      assert.deepEqual(
+        (await leftBehind()).sort(),
+        [`crd/gadgets.${GROUP}`, ...namespaces.map((n) => `namespace/${n}`)].sort(),
+      );
     } finally {
       await env.stop();
     }
@@ -93,7 +110,17 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
       await first.stop();
       assert.equal((await observer.request('GET', CRD_PATH)).status, 200, 'still used by the second env');
       const namespace = await second.createNamespace();
-      assert.equal((await second.request('POST', `/apis/${GROUP}/v1/namespaces/${namespace}/gadgets`, { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'g' }, spec: { size: 1 } })).status, 201);
+      assert.equal(
+        (
+          await second.request('POST', `/apis/${GROUP}/v1/namespaces/${namespace}/gadgets`, {
+            apiVersion: `${GROUP}/v1`,
+            kind: 'Gadget',
+            metadata: { name: 'g' },
+            spec: { size: 1 },
+          })
+        ).status,
+        201,
+      );
     } finally {
       await first.stop();
       await second.stop();
@@ -107,7 +134,11 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
     process.env.KUBECONFIG = cluster.kubeconfigPath;
     try {
       // Options that shape a control plane of its own are ignored: the cluster is what it is.
-      const env = await TestEnv.start({ controllerManager: true, ownerReferencesPermissionEnforcement: true, apiServerFlags: ['--not-a-flag'] });
+      const env = await TestEnv.start({
+        controllerManager: true,
+        ownerReferencesPermissionEnforcement: true,
+        apiServerFlags: ['--not-a-flag'],
+      });
       try {
         assert.equal(env.existingCluster, true);
         assert.equal(env.server, cluster.server);
@@ -115,7 +146,10 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
         await env.stop();
       }
     } finally {
-      for (const [key, value] of [['OPERATOR_RUNTIME_USE_EXISTING_CLUSTER', saved.use], ['KUBECONFIG', saved.kubeconfig]] as const) {
+      for (const [key, value] of [
+        ['OPERATOR_RUNTIME_USE_EXISTING_CLUSTER', saved.use],
+        ['KUBECONFIG', saved.kubeconfig],
+      ] as const) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }
@@ -129,7 +163,10 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
         assert.ok(error instanceof TestEnvUnavailableError, `${feature}: ${String(error)}`);
         assert.equal(error.code, 'ERR_TEST_ENV_UNAVAILABLE');
         assert.equal(error.feature, feature);
-        assert.match(error.message, new RegExp(`^TestEnv ${feature.replace(/[()]/g, '\\$&')} is not available against an existing cluster: `));
+        assert.match(
+          error.message,
+          new RegExp(`^TestEnv ${feature.replace(/[()]/g, '\\$&')} is not available against an existing cluster: `),
+        );
         return true;
       };
       assert.throws(() => env.pause('kube-apiserver'), unavailable('pause()'));
@@ -157,12 +194,17 @@ describe('TestEnv against an existing cluster', { timeout: 300_000 }, () => {
   test('a failing test still leaves nothing behind (after() runs stop()); a CRD the user had is left alone', async () => {
     // The user's own CRD of the same name, there before the suite: used, never removed.
     const userCrd = { ...CRD, metadata: { name: `gadgets.${GROUP}` } };
-    assert.equal((await observer.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', userCrd)).status, 201);
+    assert.equal(
+      (await observer.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', userCrd)).status,
+      201,
+    );
     const dir = await mkdtemp(join(tmpdir(), 'operator-runtime-existing-'));
     try {
       const file = join(dir, 'fails.test.ts');
       const src = (path: string) => pathToFileURL(fileURLToPath(new URL(path, import.meta.url))).href;
-      await writeFile(file, `import { after, before, test } from 'node:test';
+      await writeFile(
+        file,
+        `import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestEnv } from '${src('./test-env.ts')}';
 const crd = ${JSON.stringify(CRD)};
@@ -176,10 +218,19 @@ test('fails halfway', async () => {
   assert.equal(res.status, 201);
   assert.fail('deliberately failing with a namespace and a custom resource in the cluster');
 });
-`);
-      const env: NodeJS.ProcessEnv = { ...process.env, OPERATOR_RUNTIME_USE_EXISTING_CLUSTER: 'true', KUBECONFIG: cluster.kubeconfigPath };
+`,
+      );
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        OPERATOR_RUNTIME_USE_EXISTING_CLUSTER: 'true',
+        KUBECONFIG: cluster.kubeconfigPath,
+      };
       delete env.NODE_TEST_CONTEXT;
-      const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--test', file], { cwd: fileURLToPath(new URL('../..', import.meta.url)), env, timeout: 180_000 }).then(
+      const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--test', file], {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        env,
+        timeout: 180_000,
+      }).then(
         ({ stdout }) => ({ code: 0, stdout }),
         (error: { code?: number; stdout?: string }) => ({ code: error.code, stdout: error.stdout ?? '' }),
       );
@@ -187,7 +238,11 @@ test('fails halfway', async () => {
       assert.match(result.stdout, /deliberately failing/);
       assert.match(result.stdout, /# fail 1/);
       assert.deepEqual(await leftBehind(), []);
-      assert.equal((await observer.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/others.${GROUP}`)).status, 404);
+      assert.equal(
+        (await observer.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/others.${GROUP}`))
+          .status,
+        404,
+      );
       assert.equal((await observer.request('GET', CRD_PATH)).status, 200, "the user's CRD is still there");
     } finally {
       await rm(dir, { recursive: true, force: true });

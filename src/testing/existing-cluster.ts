@@ -8,7 +8,14 @@ import { Agent, type Dispatcher } from 'undici';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { adminRequest } from './admin-request.js';
 import { OperatorRuntimeError } from '../core/errors.js';
-import { defaultKubeconfigPaths, loadKubeconfigFile, mergeKubeconfigs, resolveKubeconfig, type ClusterConfig, type Kubeconfig } from '../client/kubeconfig.js';
+import {
+  defaultKubeconfigPaths,
+  loadKubeconfigFile,
+  mergeKubeconfigs,
+  resolveKubeconfig,
+  type ClusterConfig,
+  type Kubeconfig,
+} from '../client/kubeconfig.js';
 
 /** Set to `true` (or `1`) to run every TestEnv against the cluster of `KUBECONFIG`. */
 export const USE_EXISTING_CLUSTER_ENV = 'OPERATOR_RUNTIME_USE_EXISTING_CLUSTER';
@@ -26,8 +33,16 @@ export interface ExistingClusterOptions {
  */
 export class TestEnvUnavailableError extends OperatorRuntimeError {
   declare readonly code: 'ERR_TEST_ENV_UNAVAILABLE';
-  constructor(readonly feature: string, reason: string, options?: { cause?: unknown }) {
-    super('ERR_TEST_ENV_UNAVAILABLE', `TestEnv ${feature} is not available against an existing cluster: ${reason}`, options);
+  constructor(
+    readonly feature: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'ERR_TEST_ENV_UNAVAILABLE',
+      `TestEnv ${feature} is not available against an existing cluster: ${reason}`,
+      options,
+    );
   }
 }
 
@@ -35,7 +50,10 @@ export class TestEnvUnavailableError extends OperatorRuntimeError {
  * Which existing cluster to use, if any: the option when given (`false` turns the environment
  * variable off), else the environment variable.
  */
-export function existingClusterOption(option: boolean | ExistingClusterOptions | undefined, env: Readonly<Record<string, string | undefined>> = process.env): ExistingClusterOptions | undefined {
+export function existingClusterOption(
+  option: boolean | ExistingClusterOptions | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ExistingClusterOptions | undefined {
   if (option === false) return undefined;
   if (option === true) return {};
   if (option) return option;
@@ -50,7 +68,11 @@ export class ExistingCluster {
   private constructor(
     readonly config: ClusterConfig,
     /** The chosen context alone, file paths absolute, namespace `default`: what the env's clients get. */
-    readonly kubeconfig: { clusters: KubeconfigEntries; users: { name: string; user: Record<string, unknown> }[]; context: { cluster: string; user: string } },
+    readonly kubeconfig: {
+      clusters: KubeconfigEntries;
+      users: { name: string; user: Record<string, unknown> }[];
+      context: { cluster: string; user: string };
+    },
     /** The CA PEM of the cluster, if the kubeconfig names one. */
     readonly caPem: string,
     /** The context's static bearer token, if it has one. */
@@ -58,13 +80,20 @@ export class ExistingCluster {
     private readonly dispatcher: Dispatcher,
   ) {}
 
-  static async connect(options: ExistingClusterOptions, env: Readonly<Record<string, string | undefined>> = process.env): Promise<ExistingCluster> {
+  static async connect(
+    options: ExistingClusterOptions,
+    env: Readonly<Record<string, string | undefined>> = process.env,
+  ): Promise<ExistingCluster> {
     const paths = options.kubeconfigPath ? [options.kubeconfigPath] : defaultKubeconfigPaths(env);
     let kc: Kubeconfig;
     try {
       kc = mergeKubeconfigs(await Promise.all(paths.map((p) => loadKubeconfigFile(p))));
     } catch (error) {
-      throw new TestEnvUnavailableError('existingCluster', `cannot read its kubeconfig (${paths.join(', ') || 'no KUBECONFIG and no ~/.kube/config'}): ${(error as Error).message}`, { cause: error });
+      throw new TestEnvUnavailableError(
+        'existingCluster',
+        `cannot read its kubeconfig (${paths.join(', ') || 'no KUBECONFIG and no ~/.kube/config'}): ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     const config = await resolveKubeconfig(kc, omitUndefined({ context: options.context || undefined }));
     const contextName = config.contextName!;
@@ -77,7 +106,11 @@ export class ExistingCluster {
       connect: {
         rejectUnauthorized: tls.rejectUnauthorized,
         ...omitUndefined({ ca: tls.ca || undefined }),
-        ...(clientCert ? { cert: clientCert.cert, key: clientCert.key } : tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+        ...(clientCert
+          ? { cert: clientCert.cert, key: clientCert.key }
+          : tls.cert && tls.key
+            ? { cert: tls.cert, key: tls.key }
+            : {}),
         ...omitUndefined({ servername: tls.servername || undefined }),
       },
     });
@@ -89,7 +122,9 @@ export class ExistingCluster {
         context: { cluster: cluster.name, user: user?.name ?? 'user' },
       },
       tls.ca ?? '',
-      authorization?.startsWith('Bearer ') && config.credential.kind === 'token' ? authorization.slice('Bearer '.length) : undefined,
+      authorization?.startsWith('Bearer ') && config.credential.kind === 'token'
+        ? authorization.slice('Bearer '.length)
+        : undefined,
       dispatcher,
     );
     existing.authorization = authorization;
@@ -99,11 +134,21 @@ export class ExistingCluster {
   private authorization: string | undefined;
 
   /** One request with the context's credentials; status and parsed JSON body (or text). */
-  async request<T>(method: Dispatcher.HttpMethod, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: T }> {
+  async request<T>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: T }> {
     const impersonate = this.config.impersonate;
     const identity = {
       ...omitUndefined({ authorization: this.authorization || undefined }),
-      ...(impersonate ? { 'impersonate-user': impersonate.user, ...(impersonate.groups?.length ? { 'impersonate-group': [...impersonate.groups] } : {}) } : {}),
+      ...(impersonate
+        ? {
+            'impersonate-user': impersonate.user,
+            ...(impersonate.groups?.length ? { 'impersonate-group': [...impersonate.groups] } : {}),
+          }
+        : {}),
     };
     return adminRequest<T>(this.config.server, this.dispatcher, identity, method, path, body, headers);
   }

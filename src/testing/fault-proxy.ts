@@ -113,9 +113,26 @@ export class FaultProxyError extends OperatorRuntimeError {
   }
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'proxy-authorization', 'proxy-authenticate']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'host',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
 
-const REASONS: Record<number, string> = { 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout', 502: 'BadGateway' };
+const REASONS: Record<number, string> = {
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+  502: 'BadGateway',
+};
 
 interface ActiveRule {
   readonly rule: FaultRule;
@@ -134,7 +151,11 @@ export class FaultProxy {
 
   private readonly rules: ActiveRule[] = [];
   private readonly sockets = new Set<Socket>();
-  private readonly counts = { requests: 0, forwarded: 0, injected: { status: 0, drop: 0, delay: 0, 'cut-watch': 0 } as Record<FaultKind, number> };
+  private readonly counts = {
+    requests: 0,
+    forwarded: 0,
+    injected: { status: 0, drop: 0, delay: 0, 'cut-watch': 0 } as Record<FaultKind, number>,
+  };
   private readonly random: () => number;
   private closed = false;
 
@@ -161,7 +182,8 @@ export class FaultProxy {
   /** Listens on a free loopback port; forwards everything until a rule is injected. */
   static async start(options: FaultProxyOptions): Promise<FaultProxy> {
     // Its token pass-through and its faults are for a control plane of the test's own.
-    if (options.upstream.existingCluster) throw new TestEnvUnavailableError('FaultProxy', 'fault injection is for a control plane TestEnv started itself');
+    if (options.upstream.existingCluster)
+      throw new TestEnvUnavailableError('FaultProxy', 'fault injection is for a control plane TestEnv started itself');
     const { keyPem, certPem } = await selfSignedCertificate();
     const agent = new Agent({ connect: { ca: options.upstream.caPem }, connections: 128 });
     const server = createServer({ key: keyPem, cert: certPem });
@@ -184,8 +206,14 @@ export class FaultProxy {
 
   /** Adds a rule; rules are tried in the order they were injected, the first that fires wins. */
   inject(rule: FaultRule): FaultHandle {
-    if (rule.fraction !== undefined && !(rule.fraction >= 0 && rule.fraction <= 1)) throw new FaultProxyError(`fraction must be within [0, 1], got ${rule.fraction}`);
-    const active: ActiveRule = { rule, expiresAt: rule.durationMs !== undefined ? Date.now() + rule.durationMs : Infinity, injected: 0, removed: false };
+    if (rule.fraction !== undefined && !(rule.fraction >= 0 && rule.fraction <= 1))
+      throw new FaultProxyError(`fraction must be within [0, 1], got ${rule.fraction}`);
+    const active: ActiveRule = {
+      rule,
+      expiresAt: rule.durationMs !== undefined ? Date.now() + rule.durationMs : Infinity,
+      injected: 0,
+      removed: false,
+    };
     this.rules.push(active);
     return {
       get injected() {
@@ -257,7 +285,10 @@ export class FaultProxy {
       req.resume();
       const retryAfter = rule.retryAfterSeconds ?? (rule.status === 429 ? 1 : undefined);
       const body = JSON.stringify({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
         message: `injected by operator-runtime fault proxy: ${rule.status}`,
         reason: REASONS[rule.status] ?? 'InternalError',
         ...(retryAfter !== undefined ? { details: { retryAfterSeconds: retryAfter } } : {}),
@@ -278,7 +309,12 @@ export class FaultProxy {
     await this.forward(req, res, url, rule?.kind === 'cut-watch' ? rule.afterMs : undefined);
   }
 
-  private async forward(req: IncomingMessage, res: ServerResponse, url: string, cutAfterMs: number | undefined): Promise<void> {
+  private async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    cutAfterMs: number | undefined,
+  ): Promise<void> {
     this.counts.forwarded++;
     const ac = new AbortController();
     res.once('close', () => {
@@ -342,9 +378,25 @@ async function selfSignedCertificate(): Promise<{ keyPem: string; certPem: strin
   try {
     const keyFile = join(dir, 'key.pem');
     const certFile = join(dir, 'cert.pem');
-    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', `/CN=operator-runtime-fault-proxy-${randomUUID().slice(0, 8)}`,
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=operator-runtime-fault-proxy-${randomUUID().slice(0, 8)}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ]);
     return { keyPem: await readFile(keyFile, 'utf8'), certPem: await readFile(certFile, 'utf8') };
   } catch (err) {
     throw new FaultProxyError('cannot create the proxy certificate with the openssl CLI', { cause: err });

@@ -12,7 +12,15 @@ export { TestEnvUnavailableError, USE_EXISTING_CLUSTER_ENV } from './existing-cl
 export type { ExistingClusterOptions } from './existing-cluster.js';
 export { DEFAULT_ETCD_MEMBERS } from './etcd-cluster.js';
 export type { TestEnvOptions, ControlPlaneComponent, KubeconfigObject, TestEnvServer } from './test-env.js';
-export { resolveBinaries, defaultAssetsDir, BinariesNotFoundError, ControllerManagerMissingError, CONTROL_PLANE_VERSION, resolveModernBinaries, defaultModernAssetsDir } from './binaries.js';
+export {
+  resolveBinaries,
+  defaultAssetsDir,
+  BinariesNotFoundError,
+  ControllerManagerMissingError,
+  CONTROL_PLANE_VERSION,
+  resolveModernBinaries,
+  defaultModernAssetsDir,
+} from './binaries.js';
 export type { ControlPlaneBinaries, ModernServerBinaries, BinariesSource, ResolveBinariesOptions } from './binaries.js';
 export { installEnvtest, listEnvtest, useEnvtest, cleanupEnvtest } from './envtest/envtest.js';
 export type { EnvtestOptions, UseEnvtestOptions, UsedEnvtest, EnvtestListing } from './envtest/envtest.js';
@@ -29,7 +37,12 @@ export { PodSimulator, DEFAULT_POD_READY_DELAY_MS, SIMULATED_NODE_NAME } from '.
 export type { PodSimulatorOptions } from './pod-simulator.js';
 export { freePort } from './free-port.js';
 export * from './fake-client/index.js';
-export { eventually, EventuallyTimeoutError, DEFAULT_EVENTUALLY_TIMEOUT_MS, DEFAULT_EVENTUALLY_INTERVAL_MS } from './eventually.js';
+export {
+  eventually,
+  EventuallyTimeoutError,
+  DEFAULT_EVENTUALLY_TIMEOUT_MS,
+  DEFAULT_EVENTUALLY_INTERVAL_MS,
+} from './eventually.js';
 export type { EventuallyOptions } from './eventually.js';
 export { webhookServingCertificate } from './webhook-certificate.js';
 export type { WebhookServingCertificate, WebhookServingCertificateOptions } from './webhook-certificate.js';

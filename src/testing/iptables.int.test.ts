@@ -8,7 +8,7 @@ const usable = process.getuid?.() === 0 && (await iptablesAvailable());
 const RULE = { uid: 65534, destination: '127.0.0.99', destinationPort: 9 } as const;
 
 describe('iptables rules tagged per owner', { skip: !usable && 'needs root and iptables' }, () => {
-  test('removeAll deletes exactly the owner\'s rules and leaves another owner\'s in place', async () => {
+  test("removeAll deletes exactly the owner's rules and leaves another owner's in place", async () => {
     const mine = new TaggedOutputRules(`test-mine-${process.pid}`);
     const theirs = new TaggedOutputRules(`test-theirs-${process.pid}`);
     try {
@@ -18,12 +18,15 @@ describe('iptables rules tagged per owner', { skip: !usable && 'needs root and i
       assert.equal((await mine.list()).length, 2);
       assert.equal(await mine.removeAll(), 2);
       assert.deepEqual(await mine.list(), []);
-      assert.equal((await theirs.list()).length, 1, 'the other owner\'s identical rule survives');
+      assert.equal((await theirs.list()).length, 1, "the other owner's identical rule survives");
     } finally {
       await mine.removeAll();
       await theirs.removeAll();
     }
-    assert.deepEqual((await outputRules()).filter((r) => r.includes(`-${process.pid} `) || r.endsWith(`-${process.pid}`)), []);
+    assert.deepEqual(
+      (await outputRules()).filter((r) => r.includes(`-${process.pid} `) || r.endsWith(`-${process.pid}`)),
+      [],
+    );
   });
 
   test('removeStaleChaosRules deletes only the owners it is told are stale', async () => {
@@ -53,12 +56,17 @@ describe('iptables rules tagged per owner', { skip: !usable && 'needs root and i
       process.stdout.write(String((await rules.list()).length));
       process.exit(0);
     `;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
     assert.equal(out, '1', 'the child had its rule in place');
     assert.deepEqual(await new TaggedOutputRules(id).list(), []);
   });
 
   test('an owner id that could break out of the comment is refused', () => {
-    assert.throws(() => new TaggedOutputRules('x --comment y'), (err: unknown) => (err as { code?: string }).code === 'ERR_TEST_ENV_IPTABLES');
+    assert.throws(
+      () => new TaggedOutputRules('x --comment y'),
+      (err: unknown) => (err as { code?: string }).code === 'ERR_TEST_ENV_IPTABLES',
+    );
   });
 });

@@ -62,7 +62,10 @@ export class TaggedOutputRules {
   /** The same, synchronously: for a process 'exit' hook, where nothing async runs any more. */
   removeAllSync(): void {
     try {
-      const out = execFileSync('iptables', ['-w', '-S', 'OUTPUT'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const out = execFileSync('iptables', ['-w', '-S', 'OUTPUT'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       for (const line of out.split('\n')) {
         if (!line.startsWith('-A OUTPUT ') || commentOf(line) !== this.comment) continue;
         execFileSync('iptables', ['-w', '-D', ...line.split(/\s+/).filter(Boolean).slice(1)], { stdio: 'ignore' });
@@ -84,7 +87,10 @@ export async function outputRules(): Promise<string[]> {
  * SIGKILLed before it could heal). Returns how many were deleted.
  */
 export async function removeStaleChaosRules(isStale: (ownerId: string) => boolean): Promise<number> {
-  return removeRules((comment) => comment.startsWith(CHAOS_RULE_COMMENT_PREFIX) && isStale(comment.slice(CHAOS_RULE_COMMENT_PREFIX.length)));
+  return removeRules(
+    (comment) =>
+      comment.startsWith(CHAOS_RULE_COMMENT_PREFIX) && isStale(comment.slice(CHAOS_RULE_COMMENT_PREFIX.length)),
+  );
 }
 
 /** Whether the iptables binary is usable (root, installed). */

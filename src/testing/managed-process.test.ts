@@ -16,7 +16,12 @@ test('output a component writes after its exit reaches the log, and stopping the
   t.after(() => process.off('uncaughtException', onUncaught));
 
   // The shell exits at once; the subshell it leaves behind holds stdout and writes a moment later.
-  const p = new ManagedProcess({ name: 'late-writer', command: '/bin/sh', args: ['-c', 'echo early; (sleep 0.3; echo late) & exit 0'], logFile });
+  const p = new ManagedProcess({
+    name: 'late-writer',
+    command: '/bin/sh',
+    args: ['-c', 'echo early; (sleep 0.3; echo late) & exit 0'],
+    logFile,
+  });
   p.start();
   await p.waitForExit();
   await p.stop();

@@ -85,10 +85,13 @@ export class ManagedProcess {
     // setpriv applies --pdeathsig after --reuid (a uid change clears it), so one invocation does both.
     const useSetpriv = existsSync('/usr/bin/setpriv');
     const user = this.options.user;
-    if (user && !useSetpriv) throw new InvalidOptionError('user', `${this.options.name}: running as another user needs /usr/bin/setpriv`);
+    if (user && !useSetpriv)
+      throw new InvalidOptionError('user', `${this.options.name}: running as another user needs /usr/bin/setpriv`);
     const asUser = user ? ['--reuid', String(user.uid), '--regid', String(user.gid), '--clear-groups'] : [];
     const command = useSetpriv ? '/usr/bin/setpriv' : this.options.command;
-    const args = useSetpriv ? [...asUser, '--pdeathsig', 'SIGKILL', '--', this.options.command, ...this.options.args] : [...this.options.args];
+    const args = useSetpriv
+      ? [...asUser, '--pdeathsig', 'SIGKILL', '--', this.options.command, ...this.options.args]
+      : [...this.options.args];
     const child = spawn(command, args, {
       detached: true, // own process group: signals reach the component and anything it forks
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -153,7 +156,10 @@ export class ManagedProcess {
   logTail(lines = 30): string {
     try {
       const text = readFileSync(this.options.logFile, 'utf8');
-      return text.split('\n').slice(-lines - 1).join('\n');
+      return text
+        .split('\n')
+        .slice(-lines - 1)
+        .join('\n');
     } catch {
       return '(no log)';
     }
@@ -184,7 +190,12 @@ export class ManagedProcess {
     this.log = undefined;
     if (!log) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.streamsClosed, new Promise<void>((resolve) => { timer = setTimeout(resolve, LOG_DRAIN_MS); })]);
+    await Promise.race([
+      this.streamsClosed,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, LOG_DRAIN_MS);
+      }),
+    ]);
     clearTimeout(timer);
     child?.stdout?.unpipe(log);
     child?.stderr?.unpipe(log);

@@ -22,13 +22,42 @@ const GADGET = defineCustomKind({
 });
 
 /** In a fresh namespace of `env`: a Gadget, and a user who may create ConfigMaps and read Gadgets (plus `extraRules`). */
-async function scenario(env: TestEnv, extraRules: object[] = []): Promise<{ namespace: string; owner: { name: string; uid: string }; client: KubeClient }> {
+async function scenario(
+  env: TestEnv,
+  extraRules: object[] = [],
+): Promise<{ namespace: string; owner: { name: string; uid: string }; client: KubeClient }> {
   const namespace = await env.createNamespace('ownerrefs');
-  const created = await env.request<{ metadata: { name: string; uid: string } }>('POST', `/apis/${GROUP}/v1/namespaces/${namespace}/gadgets`, { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'owner' }, spec: { size: 1 } });
+  const created = await env.request<{ metadata: { name: string; uid: string } }>(
+    'POST',
+    `/apis/${GROUP}/v1/namespaces/${namespace}/gadgets`,
+    { apiVersion: `${GROUP}/v1`, kind: 'Gadget', metadata: { name: 'owner' }, spec: { size: 1 } },
+  );
   assert.equal(created.status, 201);
-  const rbac = (path: string, body: object) => env.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/${path}`, body);
-  assert.equal((await rbac('roles', { metadata: { name: 'writer' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get'] }, { apiGroups: [GROUP], resources: ['gadgets'], verbs: ['get', 'list', 'watch'] }, ...extraRules] })).status, 201);
-  assert.equal((await rbac('rolebindings', { metadata: { name: 'writer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'writer' }, subjects: [{ kind: 'User', name: 'writer', apiGroup: 'rbac.authorization.k8s.io' }] })).status, 201);
+  const rbac = (path: string, body: object) =>
+    env.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/${path}`, body);
+  assert.equal(
+    (
+      await rbac('roles', {
+        metadata: { name: 'writer' },
+        rules: [
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get'] },
+          { apiGroups: [GROUP], resources: ['gadgets'], verbs: ['get', 'list', 'watch'] },
+          ...extraRules,
+        ],
+      })
+    ).status,
+    201,
+  );
+  assert.equal(
+    (
+      await rbac('rolebindings', {
+        metadata: { name: 'writer' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'writer' },
+        subjects: [{ kind: 'User', name: 'writer', apiGroup: 'rbac.authorization.k8s.io' }],
+      })
+    ).status,
+    201,
+  );
   const { kubeconfig } = await env.userKubeconfig({ user: 'writer' });
   return { namespace, owner: created.body.metadata, client: await KubeClient.fromKubeconfig({ kubeconfig }) };
 }
@@ -38,7 +67,20 @@ function ownedConfigMap(namespace: string, owner: { name: string; uid: string })
   return {
     apiVersion: 'v1' as const,
     kind: 'ConfigMap' as const,
-    metadata: { name: 'owned', namespace, ownerReferences: [{ apiVersion: `${GROUP}/v1`, kind: 'Gadget', name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true }] },
+    metadata: {
+      name: 'owned',
+      namespace,
+      ownerReferences: [
+        {
+          apiVersion: `${GROUP}/v1`,
+          kind: 'Gadget',
+          name: owner.name,
+          uid: owner.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
   };
 }
 
@@ -66,7 +108,10 @@ describe('TestEnv ownerReferencesPermissionEnforcement', { timeout: 180_000 }, (
     await assert.rejects(client.create(ownedConfigMap(namespace, owner)), (error: unknown) => {
       assert.ok(error instanceof ApiError, String(error));
       assert.ok(error.status === 403 || error.status === 422, `status ${error.status}`);
-      assert.match(error.message, /cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on/);
+      assert.match(
+        error.message,
+        /cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on/,
+      );
       return true;
     });
   });
@@ -85,6 +130,9 @@ describe('TestEnv ownerReferencesPermissionEnforcement', { timeout: 180_000 }, (
   });
 
   test("server: 'modern' refuses the option (its API server has no such plugin)", async () => {
-    await assert.rejects(TestEnv.start({ server: 'modern', ownerReferencesPermissionEnforcement: true }), /ownerReferencesPermissionEnforcement is an admission plugin of kube-apiserver, which server: 'modern' does not run/);
+    await assert.rejects(
+      TestEnv.start({ server: 'modern', ownerReferencesPermissionEnforcement: true }),
+      /ownerReferencesPermissionEnforcement is an admission plugin of kube-apiserver, which server: 'modern' does not run/,
+    );
   });
 });

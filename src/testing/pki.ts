@@ -7,7 +7,9 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** An RSA key pair for signing service-account tokens (kube-apiserver and controller-manager share it). */
-export async function writeServiceAccountKeyPair(dir: string): Promise<{ privateKeyFile: string; publicKeyFile: string }> {
+export async function writeServiceAccountKeyPair(
+  dir: string,
+): Promise<{ privateKeyFile: string; publicKeyFile: string }> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const privateKeyFile = join(dir, 'sa.key');
   const publicKeyFile = join(dir, 'sa.pub');
@@ -37,8 +39,21 @@ export class ClientCa {
   static async create(dir: string): Promise<ClientCa> {
     const keyFile = join(dir, 'client-ca.key');
     const certFile = join(dir, 'client-ca.crt');
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile,
-      '-days', '2', '-subj', '/CN=operator-runtime-test-client-ca']);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=operator-runtime-test-client-ca',
+    ]);
     return new ClientCa(dir, certFile, keyFile);
   }
 
@@ -50,8 +65,22 @@ export class ClientCa {
     await writeFile(`${base}.key`, keyPem, { mode: 0o600 });
     const subject = `/CN=${escapeDn(user)}${groups.map((g) => `/O=${escapeDn(g)}`).join('')}`;
     await run('openssl', ['req', '-new', '-key', `${base}.key`, '-out', `${base}.csr`, '-subj', subject]);
-    await run('openssl', ['x509', '-req', '-in', `${base}.csr`, '-CA', this.certFile, '-CAkey', this.keyFile,
-      '-set_serial', String(Date.now() + this.serial), '-days', '2', '-out', `${base}.crt`]);
+    await run('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      `${base}.csr`,
+      '-CA',
+      this.certFile,
+      '-CAkey',
+      this.keyFile,
+      '-set_serial',
+      String(Date.now() + this.serial),
+      '-days',
+      '2',
+      '-out',
+      `${base}.crt`,
+    ]);
     return { certPem: await readFile(`${base}.crt`, 'utf8'), keyPem };
   }
 }

@@ -40,7 +40,13 @@ export class PodSimulator {
 
   constructor(private readonly options: PodSimulatorOptions) {
     this.readyDelayMs = options.readyDelayMs ?? DEFAULT_POD_READY_DELAY_MS;
-    this.manager = new Manager({ client: options.client, metricsPort: 0, healthPort: 0, logger: options.logger ?? silentLogger, gracefulShutdownMs: 2_000 });
+    this.manager = new Manager({
+      client: options.client,
+      metricsPort: 0,
+      healthPort: 0,
+      logger: options.logger ?? silentLogger,
+      gracefulShutdownMs: 2_000,
+    });
     this.manager
       .controller('pod-simulator')
       .for(POD, { predicates: [] })
@@ -62,9 +68,16 @@ export class PodSimulator {
     if (!pod) return;
     const client = this.options.client;
     if (pod.metadata.deletionTimestamp) {
-      await client.delete(POD, name, { namespace, gracePeriodSeconds: 0, preconditions: pod.metadata.uid ? { uid: pod.metadata.uid } : {}, signal }).catch((err: unknown) => {
-        if (!isNotFound(err)) throw err;
-      });
+      await client
+        .delete(POD, name, {
+          namespace,
+          gracePeriodSeconds: 0,
+          preconditions: pod.metadata.uid ? { uid: pod.metadata.uid } : {},
+          signal,
+        })
+        .catch((err: unknown) => {
+          if (!isNotFound(err)) throw err;
+        });
       return;
     }
     if (!pod.spec?.nodeName) {
@@ -80,44 +93,84 @@ export class PodSimulator {
     if (wait > 0) return requeueAfter(wait);
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const condition = (type: string) => ({ type, status: 'True', lastTransitionTime: now, lastProbeTime: null });
-    await client.patchStatus(POD, name, {
-      status: {
-        phase: 'Running',
-        hostIP: '10.255.0.1',
-        podIP: podIp(pod.metadata.uid ?? name),
-        startTime: now,
-        conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(condition),
-        containerStatuses: (pod.spec.containers ?? []).map((c) => ({
-          name: c.name,
-          image: c.image ?? '',
-          imageID: '',
-          ready: true,
-          started: true,
-          restartCount: 0,
-          state: { running: { startedAt: now } },
-        })),
+    await client.patchStatus(
+      POD,
+      name,
+      {
+        status: {
+          phase: 'Running',
+          hostIP: '10.255.0.1',
+          podIP: podIp(pod.metadata.uid ?? name),
+          startTime: now,
+          conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(condition),
+          containerStatuses: (pod.spec.containers ?? []).map((c) => ({
+            name: c.name,
+            image: c.image ?? '',
+            imageID: '',
+            ready: true,
+            started: true,
+            restartCount: 0,
+            state: { running: { startedAt: now } },
+          })),
+        },
       },
-    }, { namespace, type: 'merge', signal });
+      { namespace, type: 'merge', signal },
+    );
   }
 
   private async ensureNode(signal: AbortSignal): Promise<void> {
     const client = this.options.client;
     try {
-      await client.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: SIMULATED_NODE_NAME, labels: { 'kubernetes.io/hostname': SIMULATED_NODE_NAME, type: 'simulated' } } }, { signal });
+      await client.create(
+        {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: {
+            name: SIMULATED_NODE_NAME,
+            labels: { 'kubernetes.io/hostname': SIMULATED_NODE_NAME, type: 'simulated' },
+          },
+        },
+        { signal },
+      );
     } catch (err) {
       if ((err as { reason?: string }).reason !== 'AlreadyExists') throw err;
     }
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const capacity = { cpu: '64', memory: '256Gi', pods: '1000' };
-    await client.patchStatus(NODE, SIMULATED_NODE_NAME, {
-      status: {
-        capacity,
-        allocatable: capacity,
-        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'simulated by operator-runtime', lastHeartbeatTime: now, lastTransitionTime: now }],
-        addresses: [{ type: 'InternalIP', address: '10.255.0.1' }],
-        nodeInfo: { kubeletVersion: 'v1.20.2-sim', architecture: 'amd64', operatingSystem: 'linux', containerRuntimeVersion: 'sim://1', kernelVersion: '', osImage: 'simulated', kubeProxyVersion: '', machineID: '', systemUUID: '', bootID: '' },
+    await client.patchStatus(
+      NODE,
+      SIMULATED_NODE_NAME,
+      {
+        status: {
+          capacity,
+          allocatable: capacity,
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'KubeletReady',
+              message: 'simulated by operator-runtime',
+              lastHeartbeatTime: now,
+              lastTransitionTime: now,
+            },
+          ],
+          addresses: [{ type: 'InternalIP', address: '10.255.0.1' }],
+          nodeInfo: {
+            kubeletVersion: 'v1.20.2-sim',
+            architecture: 'amd64',
+            operatingSystem: 'linux',
+            containerRuntimeVersion: 'sim://1',
+            kernelVersion: '',
+            osImage: 'simulated',
+            kubeProxyVersion: '',
+            machineID: '',
+            systemUUID: '',
+            bootID: '',
+          },
+        },
       },
-    }, { type: 'merge', signal });
+      { type: 'merge', signal },
+    );
   }
 }
 

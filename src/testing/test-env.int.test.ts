@@ -39,7 +39,9 @@ describe('TestEnv with kube-controller-manager', () => {
 
   test('kubectl creates a custom resource with the env kubeconfig and reads it back', async () => {
     await kubectl(env.kubeconfigPath, ['apply', '-f', widgetFile]);
-    const got = JSON.parse(await kubectl(env.kubeconfigPath, ['get', 'widget', 'first-widget', '-o', 'json'])) as Widget;
+    const got = JSON.parse(
+      await kubectl(env.kubeconfigPath, ['get', 'widget', 'first-widget', '-o', 'json']),
+    ) as Widget;
     assert.equal(got.spec.size, 3);
     assert.equal(got.metadata.generation, 1);
   });
@@ -47,14 +49,28 @@ describe('TestEnv with kube-controller-manager', () => {
   test('metadata.generation rises on a spec change and not on a /status write', async () => {
     const path = '/apis/example.com/v1/namespaces/default/widgets/first-widget';
     const before = (await env.request<Widget>('GET', path)).body;
-    const specPatch = await env.request<Widget>('PATCH', path, { spec: { size: 4 } }, { 'content-type': 'application/merge-patch+json' });
+    const specPatch = await env.request<Widget>(
+      'PATCH',
+      path,
+      { spec: { size: 4 } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     assert.equal(specPatch.status, 200);
     assert.equal(specPatch.body.metadata.generation, before.metadata.generation + 1);
 
-    const statusPatch = await env.request<Widget>('PATCH', `${path}/status`, { status: { observedGeneration: specPatch.body.metadata.generation } }, { 'content-type': 'application/merge-patch+json' });
+    const statusPatch = await env.request<Widget>(
+      'PATCH',
+      `${path}/status`,
+      { status: { observedGeneration: specPatch.body.metadata.generation } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     assert.equal(statusPatch.status, 200);
     assert.equal(statusPatch.body.status?.observedGeneration, specPatch.body.metadata.generation);
-    assert.equal(statusPatch.body.metadata.generation, specPatch.body.metadata.generation, 'status write must not bump generation');
+    assert.equal(
+      statusPatch.body.metadata.generation,
+      specPatch.body.metadata.generation,
+      'status write must not bump generation',
+    );
     assert.notEqual(statusPatch.body.metadata.resourceVersion, specPatch.body.metadata.resourceVersion);
   });
 
@@ -75,23 +91,50 @@ describe('TestEnv with kube-controller-manager', () => {
 
   test('the API server validates custom resources against the CRD schema', async () => {
     await assert.rejects(
-      kubectl(env.kubeconfigPath, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'too-big' }, spec: { size: 99 } })),
+      kubectl(
+        env.kubeconfigPath,
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'example.com/v1',
+          kind: 'Widget',
+          metadata: { name: 'too-big' },
+          spec: { size: 99 },
+        }),
+      ),
       /spec.size/,
     );
   });
 
   test('deleting an owner with background propagation removes its dependents (garbage collector)', async () => {
-    const owner = (await env.request<{ metadata: { uid: string } }>('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'owner' } })).body;
+    const owner = (
+      await env.request<{ metadata: { uid: string } }>('POST', '/api/v1/namespaces/default/configmaps', {
+        metadata: { name: 'owner' },
+      })
+    ).body;
     const dependent = await env.request('POST', '/api/v1/namespaces/default/configmaps', {
       metadata: {
         name: 'dependent',
-        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: 'owner',
+            uid: owner.metadata.uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
     });
     assert.equal(dependent.status, 201);
-    const del = await env.request('DELETE', '/api/v1/namespaces/default/configmaps/owner', { propagationPolicy: 'Background' });
+    const del = await env.request('DELETE', '/api/v1/namespaces/default/configmaps/owner', {
+      propagationPolicy: 'Background',
+    });
     assert.equal(del.status, 200);
-    await eventually('the dependent to be garbage-collected', async () => (await env.request('GET', '/api/v1/namespaces/default/configmaps/dependent')).status === 404);
+    await eventually(
+      'the dependent to be garbage-collected',
+      async () => (await env.request('GET', '/api/v1/namespaces/default/configmaps/dependent')).status === 404,
+    );
   });
 
   test('a least-privilege user is refused (403) outside its Role and allowed inside it', async () => {
@@ -118,18 +161,31 @@ describe('TestEnv with kube-controller-manager', () => {
   });
 
   test('etcd is readable directly: an object resourceVersion equals its key mod_revision', async () => {
-    const cm = (await env.request<{ metadata: { resourceVersion: string } }>('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'probe' } })).body;
-    const out = JSON.parse(await env.etcdctl(['get', '/registry/configmaps/default/probe', '-w', 'json'])) as { kvs: { mod_revision: number }[] };
+    const cm = (
+      await env.request<{ metadata: { resourceVersion: string } }>('POST', '/api/v1/namespaces/default/configmaps', {
+        metadata: { name: 'probe' },
+      })
+    ).body;
+    const out = JSON.parse(await env.etcdctl(['get', '/registry/configmaps/default/probe', '-w', 'json'])) as {
+      kvs: { mod_revision: number }[];
+    };
     assert.equal(String(out.kvs[0]!.mod_revision), cm.metadata.resourceVersion);
   });
 
   test('after an API server restart, a watch from a resourceVersion older than its fresh watch cache is answered with 410 Gone', async () => {
-    const first = (await env.request<{ metadata: { resourceVersion: string } }>('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'old' } })).body;
+    const first = (
+      await env.request<{ metadata: { resourceVersion: string } }>('POST', '/api/v1/namespaces/default/configmaps', {
+        metadata: { name: 'old' },
+      })
+    ).body;
     await env.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'newer' } });
     await env.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'newest' } });
     await env.compact();
     await env.restartApiServer();
-    const event = await firstWatchEvent(env, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}&timeoutSeconds=1`);
+    const event = await firstWatchEvent(
+      env,
+      `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}&timeoutSeconds=1`,
+    );
     assert.equal(event.type, 'ERROR');
     assert.equal(event.object.code, 410);
   });
@@ -159,12 +215,16 @@ describe('TestEnv with kube-controller-manager', () => {
  * instead; such a transient answer is retried, the event itself is what the tests assert on.
  */
 async function firstWatchEvent(env: TestEnv, path: string): Promise<{ type: string; object: { code?: number } }> {
-  return eventually(`the first event of ${path}`, async () => {
-    const res = await env.request<unknown>('GET', path);
-    if (res.status !== 200) throw new Error(`watch answered ${res.status}: ${JSON.stringify(res.body)}`);
-    const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
-    return JSON.parse(text.split('\n')[0]!) as { type: string; object: { code?: number } };
-  }, { timeoutMs: 10_000 });
+  return eventually(
+    `the first event of ${path}`,
+    async () => {
+      const res = await env.request<unknown>('GET', path);
+      if (res.status !== 200) throw new Error(`watch answered ${res.status}: ${JSON.stringify(res.body)}`);
+      const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
+      return JSON.parse(text.split('\n')[0]!) as { type: string; object: { code?: number } };
+    },
+    { timeoutMs: 10_000 },
+  );
 }
 
 async function fetchWithSignal(env: TestEnv, signal: AbortSignal): Promise<void> {
@@ -172,7 +232,11 @@ async function fetchWithSignal(env: TestEnv, signal: AbortSignal): Promise<void>
   const { Agent } = await import('undici');
   const agent = new Agent({ connect: { ca: env.caPem } });
   try {
-    const res = await request(`${env.server}/readyz`, { dispatcher: agent, signal, headers: { authorization: `Bearer ${env.adminToken}` } });
+    const res = await request(`${env.server}/readyz`, {
+      dispatcher: agent,
+      signal,
+      headers: { authorization: `Bearer ${env.adminToken}` },
+    });
     await res.body.text();
   } finally {
     await agent.destroy();
@@ -193,13 +257,23 @@ describe('TestEnv lifecycle', () => {
   test('with the watch cache off, compact() makes a watch from an older resourceVersion answer 410 Gone', async () => {
     const env = await TestEnv.start({ watchCache: false });
     try {
-      const first = (await env.request<{ metadata: { resourceVersion: string } }>('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'old' } })).body;
+      const first = (
+        await env.request<{ metadata: { resourceVersion: string } }>('POST', '/api/v1/namespaces/default/configmaps', {
+          metadata: { name: 'old' },
+        })
+      ).body;
       await env.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'newer' } });
       await env.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'newest' } });
-      const before = await firstWatchEvent(env, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}&timeoutSeconds=1`);
+      const before = await firstWatchEvent(
+        env,
+        `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}&timeoutSeconds=1`,
+      );
       assert.equal(before.type, 'ADDED', 'before compaction the watch replays the later change');
       await env.compact();
-      const after = await firstWatchEvent(env, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}&timeoutSeconds=1`);
+      const after = await firstWatchEvent(
+        env,
+        `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}&timeoutSeconds=1`,
+      );
       assert.equal(after.type, 'ERROR');
       assert.equal(after.object.code, 410);
     } finally {
@@ -225,7 +299,9 @@ describe('TestEnv lifecycle', () => {
       process.stdout.write(JSON.stringify(env.pids()) + '\\n');
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const pids = await new Promise<number[]>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -244,7 +320,8 @@ describe('TestEnv lifecycle', () => {
     const real = resolveBinaries();
     await assert.rejects(
       TestEnv.start({ binaries: { ...real, kubeApiserver: '/bin/false' } }),
-      (err: unknown) => err instanceof ComponentError && err.component === 'kube-apiserver' && /exited/.test(err.message),
+      (err: unknown) =>
+        err instanceof ComponentError && err.component === 'kube-apiserver' && /exited/.test(err.message),
     );
   });
 });

@@ -10,9 +10,21 @@ import { omitUndefined } from '../core/omit-undefined.js';
 import { adminRequest } from './admin-request.js';
 import { stringify as toYaml } from 'yaml';
 import { OperatorRuntimeError } from '../core/errors.js';
-import { controllerManagerMissing, resolveBinaries, resolveModernBinaries, versionedApiServerFlags, type ControlPlaneBinaries, type ModernServerBinaries } from './binaries.js';
+import {
+  controllerManagerMissing,
+  resolveBinaries,
+  resolveModernBinaries,
+  versionedApiServerFlags,
+  type ControlPlaneBinaries,
+  type ModernServerBinaries,
+} from './binaries.js';
 import { DEFAULT_ETCD_MEMBERS, EtcdCluster } from './etcd-cluster.js';
-import { ExistingCluster, TestEnvUnavailableError, existingClusterOption, type ExistingClusterOptions } from './existing-cluster.js';
+import {
+  ExistingCluster,
+  TestEnvUnavailableError,
+  existingClusterOption,
+  type ExistingClusterOptions,
+} from './existing-cluster.js';
 import { removeStaleChaosRules } from './iptables.js';
 import { freePort } from './free-port.js';
 import { ManagedProcess } from './managed-process.js';
@@ -33,7 +45,8 @@ export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller
 export type TestEnvServer = 'kube-apiserver' | 'modern';
 
 /** Admission plugins of the standalone server that need core-server APIs 1.20 lacks (or namespaces it cannot see). */
-const MODERN_DISABLED_ADMISSION = 'NamespaceLifecycle,MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook';
+const MODERN_DISABLED_ADMISSION =
+  'NamespaceLifecycle,MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook';
 
 export interface TestEnvOptions {
   /** CustomResourceDefinition manifests to install; `start` waits until each is Established. */
@@ -152,7 +165,11 @@ interface LocalControlPlane {
   readonly modernBinaries: ModernServerBinaries | undefined;
   readonly ports: { apiserver: number; kcm: number; core: number };
   readonly etcd: EtcdCluster;
-  readonly processes: { apiserver: ManagedProcess; kcm: ManagedProcess | undefined; authDelegate: ManagedProcess | undefined };
+  readonly processes: {
+    apiserver: ManagedProcess;
+    kcm: ManagedProcess | undefined;
+    authDelegate: ManagedProcess | undefined;
+  };
   readonly clientCa: ClientCa;
 }
 
@@ -179,7 +196,8 @@ export class TestEnv {
    * With `server: 'modern'`: the 1.20 kube-apiserver that authenticates and authorizes its requests
    * (tokens, RBAC). Create Roles and RoleBindings for `userKubeconfig` users here. Undefined otherwise.
    */
-  authDelegate: { readonly server: string; readonly kubeconfigPath: string; readonly kubeconfig: KubeconfigObject } | undefined;
+  authDelegate:
+    { readonly server: string; readonly kubeconfigPath: string; readonly kubeconfig: KubeconfigObject } | undefined;
 
   private dispatcher: Agent;
   private simulator: { stop: AbortController; run: Promise<void>; client: KubeClient } | undefined;
@@ -223,7 +241,11 @@ export class TestEnv {
    * `TestEnvUnavailableError` when it authenticates otherwise (client certificate, exec plugin).
    */
   get adminToken(): string {
-    if (this.token === undefined) throw new TestEnvUnavailableError('adminToken', "the kubeconfig's context has no static token (use env.kubeconfig or env.request())");
+    if (this.token === undefined)
+      throw new TestEnvUnavailableError(
+        'adminToken',
+        "the kubeconfig's context has no static token (use env.kubeconfig or env.request())",
+      );
     return this.token;
   }
 
@@ -247,7 +269,9 @@ export class TestEnv {
     if (options.iptables) {
       // A rule outlives its env only if the test process was killed mid-fault; its dir is gone now.
       // Only ids shaped like an env's (mkdtemp's six characters): other owners' rules are not ours to judge.
-      await removeStaleChaosRules((id) => /^[A-Za-z0-9]{6}$/.test(id) && !existsSync(join(tmpdir(), `${DIR_PREFIX}${id}`)));
+      await removeStaleChaosRules(
+        (id) => /^[A-Za-z0-9]{6}$/.test(id) && !existsSync(join(tmpdir(), `${DIR_PREFIX}${id}`)),
+      );
     }
   }
 
@@ -260,13 +284,25 @@ export class TestEnv {
     if (existing) return TestEnv.connect(existing, options);
     const modern = options.server === 'modern';
     if (modern) {
-      for (const [option, set] of [['controllerManager', options.controllerManager], ['simulatePods', options.simulatePods], ['etcdMembers: 3', (options.etcdMembers ?? DEFAULT_ETCD_MEMBERS) > 1]] as const) {
-        if (set) throw new TestEnvError(`server: 'modern' serves custom resources only (no core kinds), so ${option} is not available with it; use the default server`);
+      for (const [option, set] of [
+        ['controllerManager', options.controllerManager],
+        ['simulatePods', options.simulatePods],
+        ['etcdMembers: 3', (options.etcdMembers ?? DEFAULT_ETCD_MEMBERS) > 1],
+      ] as const) {
+        if (set)
+          throw new TestEnvError(
+            `server: 'modern' serves custom resources only (no core kinds), so ${option} is not available with it; use the default server`,
+          );
       }
-      if (options.ownerReferencesPermissionEnforcement) throw new TestEnvError("ownerReferencesPermissionEnforcement is an admission plugin of kube-apiserver, which server: 'modern' does not run; use the default server");
+      if (options.ownerReferencesPermissionEnforcement)
+        throw new TestEnvError(
+          "ownerReferencesPermissionEnforcement is an admission plugin of kube-apiserver, which server: 'modern' does not run; use the default server",
+        );
     }
     await TestEnv.removeStale({ iptables: (options.etcdMembers ?? DEFAULT_ETCD_MEMBERS) > 1 });
-    const binaries = options.binaries ?? resolveBinaries(process.env, { controllerManager: !!(options.controllerManager || options.simulatePods) });
+    const binaries =
+      options.binaries ??
+      resolveBinaries(process.env, { controllerManager: !!(options.controllerManager || options.simulatePods) });
     const modernBinaries = modern ? (options.modernBinaries ?? resolveModernBinaries()) : undefined;
     if (!binaries.kubeControllerManager) {
       if (options.controllerManager) throw controllerManagerMissing(binaries);
@@ -316,9 +352,13 @@ export class TestEnv {
           '--allow-privileged=true',
           '--endpoint-reconciler-type=none',
           `--watch-cache=${options.watchCache ?? true}`,
-          ...(!modern && featureGates.length ? [`--feature-gates=${featureGates.map(([k, v]) => `${k}=${v}`).join(',')}`] : []),
+          ...(!modern && featureGates.length
+            ? [`--feature-gates=${featureGates.map(([k, v]) => `${k}=${v}`).join(',')}`]
+            : []),
           // Added to the default plugins (1.20 enables the recommended set besides those named here).
-          ...(!modern && options.ownerReferencesPermissionEnforcement ? ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'] : []),
+          ...(!modern && options.ownerReferencesPermissionEnforcement
+            ? ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement']
+            : []),
           ...(modern ? [] : (options.apiServerFlags ?? [])),
         ],
       });
@@ -346,7 +386,9 @@ export class TestEnv {
               '--enable-priority-and-fairness=false',
               `--disable-admission-plugins=${MODERN_DISABLED_ADMISSION}`,
               `--watch-cache=${options.watchCache ?? true}`,
-              ...(featureGates.length ? [`--feature-gates=${featureGates.map(([k, v]) => `kube:${k}=${v}`).join(',')}`] : []),
+              ...(featureGates.length
+                ? [`--feature-gates=${featureGates.map(([k, v]) => `kube:${k}=${v}`).join(',')}`]
+                : []),
               ...(options.apiServerFlags ?? []),
             ],
           })
@@ -373,8 +415,13 @@ export class TestEnv {
       const processes = modernApiserver
         ? { apiserver: modernApiserver, kcm, authDelegate: kubeApiserver }
         : { apiserver: kubeApiserver, kcm, authDelegate: undefined };
-      env = new TestEnv(dir, { binaries, modernBinaries, ports, etcd: etcdCluster, processes, clientCa }, undefined, adminToken,
-        options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+      env = new TestEnv(
+        dir,
+        { binaries, modernBinaries, ports, etcd: etcdCluster, processes, clientCa },
+        undefined,
+        adminToken,
+        options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+      );
       await etcdCluster.start();
       if (modern) await env.startAuthDelegate(coreKubeconfigPath);
       await env.startApiServer();
@@ -408,10 +455,14 @@ export class TestEnv {
       cluster = await ExistingCluster.connect(target);
       env = new TestEnv(dir, undefined, cluster, cluster.token, options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
       await writeFile(env.kubeconfigPath, toYaml(env.kubeconfig), { mode: 0o600 });
-      const ready = await env.request('GET', '/readyz').catch((error: unknown) => ({ status: 0, body: (error as Error).message }));
+      const ready = await env
+        .request('GET', '/readyz')
+        .catch((error: unknown) => ({ status: 0, body: (error as Error).message }));
       // /readyz may be forbidden to a namespaced user; /version answers any authenticated one.
       if (ready.status !== 200 && (await env.request('GET', '/version')).status !== 200) {
-        throw new TestEnvError(`the existing cluster at ${env.server} does not answer /readyz (${ready.status} ${JSON.stringify(ready.body).slice(0, 200)})`);
+        throw new TestEnvError(
+          `the existing cluster at ${env.server} does not answer /readyz (${ready.status} ${JSON.stringify(ready.body).slice(0, 200)})`,
+        );
       }
       if (options.crds?.length) await env.installCrds(options.crds);
       if (options.signal?.aborted) throw new TestEnvError('TestEnv.start aborted');
@@ -429,7 +480,12 @@ export class TestEnv {
   /** Pids of the component processes now running (for leak checks); none against an existing cluster. */
   pids(): number[] {
     if (!this.plane) return [];
-    return [...this.plane.etcd.pids(), ...this.allProcesses().filter((p) => p.running).map((p) => p.pid!)];
+    return [
+      ...this.plane.etcd.pids(),
+      ...this.allProcesses()
+        .filter((p) => p.running)
+        .map((p) => p.pid!),
+    ];
   }
 
   /**
@@ -439,8 +495,13 @@ export class TestEnv {
    */
   async createNamespace(prefix = 'test'): Promise<string> {
     const name = `${prefix}-${randomBytes(4).toString('hex')}`;
-    const res = await this.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [TEST_ENV_LABEL]: this.id } } });
-    if (res.status !== 201) throw new TestEnvError(`creating namespace ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    const res = await this.request('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, labels: { [TEST_ENV_LABEL]: this.id } },
+    });
+    if (res.status !== 201)
+      throw new TestEnvError(`creating namespace ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
     if (this.existing) this.created.namespaces.add(name);
     return name;
   }
@@ -553,7 +614,10 @@ export class TestEnv {
    * A kubeconfig for a user authenticated by a client certificate (CN=user, O=groups). The user has
    * no rights until RBAC objects grant them — for least-privilege tests.
    */
-  async userKubeconfig(user: { user: string; groups?: readonly string[] }): Promise<{ path: string; kubeconfig: KubeconfigObject }> {
+  async userKubeconfig(user: {
+    user: string;
+    groups?: readonly string[];
+  }): Promise<{ path: string; kubeconfig: KubeconfigObject }> {
     const { certPem, keyPem } = await this.local('userKubeconfig()').clientCa.issue(user.user, user.groups);
     const kubeconfig = this.kubeconfigFor(user.user, {
       'client-certificate-data': Buffer.from(certPem).toString('base64'),
@@ -567,9 +631,22 @@ export class TestEnv {
   // ---- admin requests (for the env itself and for tests that need a raw call) ------------------
 
   /** One admin request to the API server; returns status and parsed JSON body (or text). */
-  async request<T = unknown>(method: Dispatcher.HttpMethod, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+  async request<T = unknown>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: T }> {
     if (this.existing) return this.existing.request<T>(method, path, body, headers);
-    return adminRequest<T>(this.server, this.dispatcher, { authorization: `Bearer ${this.adminToken}` }, method, path, body, headers);
+    return adminRequest<T>(
+      this.server,
+      this.dispatcher,
+      { authorization: `Bearer ${this.adminToken}` },
+      method,
+      path,
+      body,
+      headers,
+    );
   }
 
   /**
@@ -607,14 +684,26 @@ export class TestEnv {
   private async installCrdInExistingCluster(name: string, crd: object): Promise<void> {
     const manifest = crd as { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } };
     const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-    const fresh = { ...crd, metadata: { ...manifest.metadata, labels: { ...manifest.metadata.labels, [TEST_ENV_LABEL]: this.id }, annotations: { ...manifest.metadata.annotations, [TEST_ENV_USERS_ANNOTATION]: this.userEntry() } } };
+    const fresh = {
+      ...crd,
+      metadata: {
+        ...manifest.metadata,
+        labels: { ...manifest.metadata.labels, [TEST_ENV_LABEL]: this.id },
+        annotations: { ...manifest.metadata.annotations, [TEST_ENV_USERS_ANNOTATION]: this.userEntry() },
+      },
+    };
     const res = await this.request('POST', path, fresh);
     if (res.status === 201) {
       this.created.crds.add(name);
       return;
     }
-    if (res.status !== 409) throw new TestEnvError(`installing CRD ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
-    const joined = await this.updateCrdUsers(name, (users) => (users.length ? [...users, this.userEntry()] : undefined), fresh);
+    if (res.status !== 409)
+      throw new TestEnvError(`installing CRD ${name} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    const joined = await this.updateCrdUsers(
+      name,
+      (users) => (users.length ? [...users, this.userEntry()] : undefined),
+      fresh,
+    );
     if (joined) this.created.crds.add(name);
   }
 
@@ -623,23 +712,46 @@ export class TestEnv {
    * and returns the new list, or undefined when none is left alive (then `replacement` is written,
    * when given). Resolves false when the CRD is not a TestEnv's (or gone); `'empty'` when no user is left.
    */
-  private async updateCrdUsers(name: string, change: (users: string[]) => string[] | undefined, replacement?: object): Promise<boolean | 'empty'> {
+  private async updateCrdUsers(
+    name: string,
+    change: (users: string[]) => string[] | undefined,
+    replacement?: object,
+  ): Promise<boolean | 'empty'> {
     const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
     for (let attempt = 0; attempt < 10; attempt++) {
-      const current = await this.request<{ metadata?: { resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> } }>('GET', path);
+      const current = await this.request<{
+        metadata?: { resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+      }>('GET', path);
       if (current.status === 404) return false;
-      if (current.status !== 200) throw new TestEnvError(`reading CRD ${name} failed: ${current.status} ${JSON.stringify(current.body)}`);
+      if (current.status !== 200)
+        throw new TestEnvError(`reading CRD ${name} failed: ${current.status} ${JSON.stringify(current.body)}`);
       const metadata = current.body.metadata ?? {};
       if (metadata.labels?.[TEST_ENV_LABEL] === undefined) return false;
-      const alive = (metadata.annotations?.[TEST_ENV_USERS_ANNOTATION] ?? '').split(',').filter((u) => u && userAlive(u));
+      const alive = (metadata.annotations?.[TEST_ENV_USERS_ANNOTATION] ?? '')
+        .split(',')
+        .filter((u) => u && userAlive(u));
       const next = change(alive);
       if (next === undefined && !replacement) return 'empty';
-      const body = next === undefined
-        ? { ...replacement, metadata: { ...(replacement as { metadata: object }).metadata, resourceVersion: metadata.resourceVersion } }
-        : { ...(current.body as object), metadata: { ...metadata, annotations: { ...metadata.annotations, [TEST_ENV_USERS_ANNOTATION]: next.join(',') } } };
+      const body =
+        next === undefined
+          ? {
+              ...replacement,
+              metadata: {
+                ...(replacement as { metadata: object }).metadata,
+                resourceVersion: metadata.resourceVersion,
+              },
+            }
+          : {
+              ...(current.body as object),
+              metadata: {
+                ...metadata,
+                annotations: { ...metadata.annotations, [TEST_ENV_USERS_ANNOTATION]: next.join(',') },
+              },
+            };
       const written = await this.request('PUT', path, body);
       if (written.status === 200) return next === undefined || next.length > 0 ? true : 'empty';
-      if (written.status !== 409) throw new TestEnvError(`updating CRD ${name} failed: ${written.status} ${JSON.stringify(written.body)}`);
+      if (written.status !== 409)
+        throw new TestEnvError(`updating CRD ${name} failed: ${written.status} ${JSON.stringify(written.body)}`);
     }
     throw new TestEnvError(`updating CRD ${name}: too many conflicting writes`);
   }
@@ -652,8 +764,14 @@ export class TestEnv {
   private async waitForCrd(crd: CrdManifest): Promise<void> {
     const name = crd.metadata.name;
     await this.poll(`CRD ${name} to be Established`, undefined, async () => {
-      const res = await this.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-      return res.status === 200 && !!res.body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+      const res = await this.request<{ status?: { conditions?: { type: string; status: string }[] } }>(
+        'GET',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+      );
+      return (
+        res.status === 200 &&
+        !!res.body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')
+      );
     });
     // Established can precede discovery by a moment; wait until the resource is served.
     const group = crd.spec.group;
@@ -678,7 +796,8 @@ export class TestEnv {
           target: { apiVersion: 'v1', kind: 'Node', name: node },
         });
         // 409: already bound (a retry after a lost answer) — fine.
-        if (res.status !== 201 && res.status !== 409) throw new TestEnvError(`binding pod ${namespace}/${pod} failed: ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status !== 201 && res.status !== 409)
+          throw new TestEnvError(`binding pod ${namespace}/${pod} failed: ${res.status} ${JSON.stringify(res.body)}`);
       },
     });
     const stop = new AbortController();
@@ -696,12 +815,20 @@ export class TestEnv {
     this.kubeconfig.clusters[0]!.cluster['certificate-authority-data'] = Buffer.from(this.caPem).toString('base64');
     await this.dispatcher.close().catch(() => {});
     this.dispatcher = new Agent({ connect: { ca: this.caPem } });
-    await this.poll(`${apiserver.options.name} /readyz`, apiserver, async () => (await this.request('GET', '/readyz')).status === 200);
+    await this.poll(
+      `${apiserver.options.name} /readyz`,
+      apiserver,
+      async () => (await this.request('GET', '/readyz')).status === 200,
+    );
     // kube-apiserver 1.20 is ready before its bootstrap controller has created the `default`
     // namespace; a test's first write there would get 404 on a loaded machine. (The 1.36 CRD-only
     // server has no namespaces.)
     if (!this.plane!.modernBinaries) {
-      await this.poll(`${apiserver.options.name} to create the default namespace`, apiserver, async () => (await this.request('GET', '/api/v1/namespaces/default')).status === 200);
+      await this.poll(
+        `${apiserver.options.name} to create the default namespace`,
+        apiserver,
+        async () => (await this.request('GET', '/api/v1/namespaces/default')).status === 200,
+      );
     }
   }
 
@@ -718,7 +845,12 @@ export class TestEnv {
     const agent = new Agent({ connect: { ca: caPem } });
     try {
       await this.poll('kube-apiserver (authentication/authorization delegate) /readyz', core, async () => {
-        const res = await request(`${server}/readyz`, { dispatcher: agent, headers: { authorization: `Bearer ${this.adminToken}` }, headersTimeout: 10_000, bodyTimeout: 10_000 });
+        const res = await request(`${server}/readyz`, {
+          dispatcher: agent,
+          headers: { authorization: `Bearer ${this.adminToken}` },
+          headersTimeout: 10_000,
+          bodyTimeout: 10_000,
+        });
         await res.body.dump();
         return res.statusCode === 200;
       });
@@ -743,8 +875,11 @@ export class TestEnv {
     const kcm = this.plane!.processes.kcm!;
     kcm.start();
     // The service-account controller creating `default` in `default` proves the controllers run.
-    await this.poll('kube-controller-manager to create the default ServiceAccount', kcm, async () =>
-      (await this.request('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+    await this.poll(
+      'kube-controller-manager to create the default ServiceAccount',
+      kcm,
+      async () => (await this.request('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200,
+    );
   }
 
   private kubeconfigFor(user: string, credentials: Record<string, unknown>): KubeconfigObject {
@@ -769,12 +904,18 @@ export class TestEnv {
 
   private allProcesses(): ManagedProcess[] {
     const processes = this.local('processes').processes;
-    return [processes.apiserver, processes.kcm, processes.authDelegate].filter((p): p is ManagedProcess => p !== undefined);
+    return [processes.apiserver, processes.kcm, processes.authDelegate].filter(
+      (p): p is ManagedProcess => p !== undefined,
+    );
   }
 
   /** The control plane this env started; `TestEnvUnavailableError` naming `feature` against an existing cluster. */
   private local(feature: string): LocalControlPlane {
-    if (!this.plane) throw new TestEnvUnavailableError(feature, 'this TestEnv did not start the cluster, so it has no processes to stop or kill, no etcd to reach and no CA to issue users from');
+    if (!this.plane)
+      throw new TestEnvUnavailableError(
+        feature,
+        'this TestEnv did not start the cluster, so it has no processes to stop or kill, no etcd to reach and no CA to issue users from',
+      );
     return this.plane;
   }
 
@@ -793,22 +934,40 @@ export class TestEnv {
     ];
     const failures: string[] = [];
     for (const path of paths) {
-      const res = await this.request('DELETE', path, { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' });
-      if (res.status !== 200 && res.status !== 202 && res.status !== 404) failures.push(`DELETE ${path}: ${res.status}`);
+      const res = await this.request('DELETE', path, {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        propagationPolicy: 'Background',
+      });
+      if (res.status !== 200 && res.status !== 202 && res.status !== 404)
+        failures.push(`DELETE ${path}: ${res.status}`);
     }
-    if (failures.length) throw new TestEnvError(`could not remove what this TestEnv created in the existing cluster: ${failures.join('; ')}`);
+    if (failures.length)
+      throw new TestEnvError(
+        `could not remove what this TestEnv created in the existing cluster: ${failures.join('; ')}`,
+      );
     // Gone, not only marked: the next run (or a test of "nothing left behind") sees a clean cluster.
-    await this.poll(`the namespaces and CRDs this TestEnv created to be deleted (${paths.join(', ')})`, undefined, async () => {
-      for (const path of paths) if ((await this.request('GET', path)).status !== 404) return false;
-      return true;
-    }, { evenIfStopped: true });
+    await this.poll(
+      `the namespaces and CRDs this TestEnv created to be deleted (${paths.join(', ')})`,
+      undefined,
+      async () => {
+        for (const path of paths) if ((await this.request('GET', path)).status !== 404) return false;
+        return true;
+      },
+      { evenIfStopped: true },
+    );
   }
 
   /**
    * Polls `check` every 100 ms until it returns true; fails fast (with the component's log tail)
    * when the component exits, and after the start timeout.
    */
-  private async poll(what: string, component: ManagedProcess | undefined, check: () => Promise<boolean>, options: { evenIfStopped?: boolean } = {}): Promise<void> {
+  private async poll(
+    what: string,
+    component: ManagedProcess | undefined,
+    check: () => Promise<boolean>,
+    options: { evenIfStopped?: boolean } = {},
+  ): Promise<void> {
     const deadline = Date.now() + this.startTimeoutMs;
     let lastError: unknown;
     for (;;) {
@@ -823,7 +982,8 @@ export class TestEnv {
       }
       if (Date.now() > deadline) {
         const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-        if (component) throw component.failure(`timed out after ${this.startTimeoutMs} ms waiting for ${what}${detail}`);
+        if (component)
+          throw component.failure(`timed out after ${this.startTimeoutMs} ms waiting for ${what}${detail}`);
         throw new TestEnvError(`timed out after ${this.startTimeoutMs} ms waiting for ${what}${detail}`);
       }
       await new Promise((r) => setTimeout(r, 100));

@@ -30,7 +30,9 @@ export interface WebhookServingCertificate {
   remove(): Promise<void>;
 }
 
-export async function webhookServingCertificate(options: WebhookServingCertificateOptions = {}): Promise<WebhookServingCertificate> {
+export async function webhookServingCertificate(
+  options: WebhookServingCertificateOptions = {},
+): Promise<WebhookServingCertificate> {
   const hosts = options.hosts ?? ['127.0.0.1', 'localhost'];
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'operator-runtime-webhook-cert-')));
   const certFile = join(dir, 'tls.crt');

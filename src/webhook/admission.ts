@@ -20,15 +20,27 @@ import type { AdmissionRegistration } from './webhooks.js';
 /** What a handler failure looks like to the writer: HTTP 500 in the status, the error's message (credentials redacted). */
 function failed(uid: string, path: string, err: unknown): AdmissionResponse {
   const timedOut = err instanceof WebhookTimeoutError;
-  const message = timedOut ? err.message : `webhook ${path} failed: ${redactCredentialText(err instanceof Error ? err.message : String(err))}`;
-  return { uid, allowed: false, status: { code: timedOut ? 504 : 500, message, reason: timedOut ? 'Timeout' : 'InternalError' } };
+  const message = timedOut
+    ? err.message
+    : `webhook ${path} failed: ${redactCredentialText(err instanceof Error ? err.message : String(err))}`;
+  return {
+    uid,
+    allowed: false,
+    status: { code: timedOut ? 504 : 500, message, reason: timedOut ? 'Timeout' : 'InternalError' },
+  };
 }
 
 /**
  * Runs `work` with a signal that aborts after `timeoutMs`; rejects with `WebhookTimeoutError`
  * then, even if `work` ignores the signal (its result is dropped).
  */
-export async function withTimeout<T>(clock: Clock, path: string, timeoutMs: number, parent: AbortSignal, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
+export async function withTimeout<T>(
+  clock: Clock,
+  path: string,
+  timeoutMs: number,
+  parent: AbortSignal,
+  work: (signal: AbortSignal) => Promise<T> | T,
+): Promise<T> {
   const controller = new AbortController();
   const onParentAbort = (): void => controller.abort(parent.reason);
   parent.addEventListener('abort', onParentAbort, { once: true });
@@ -41,7 +53,9 @@ export async function withTimeout<T>(clock: Clock, path: string, timeoutMs: numb
         reject(err);
       });
       if (parent.aborted) controller.abort(parent.reason);
-      Promise.resolve().then(() => work(controller.signal)).then(resolve, reject);
+      Promise.resolve()
+        .then(() => work(controller.signal))
+        .then(resolve, reject);
     });
   } finally {
     timer?.cancel();
@@ -80,15 +94,24 @@ export interface AdmissionReviewDeps {
 }
 
 /** The AdmissionResponse for `request` from `reg`'s handler (never throws for a handler's failure). */
-export async function reviewAdmission(reg: AdmissionRegistration, request: AdmissionRequest, deps: AdmissionReviewDeps): Promise<AdmissionResponse> {
+export async function reviewAdmission(
+  reg: AdmissionRegistration,
+  request: AdmissionRequest,
+  deps: AdmissionReviewDeps,
+): Promise<AdmissionResponse> {
   const uid = request.uid;
   if (!sameKind(reg, request)) {
     const got = request.kind ? `${request.kind.group}/${request.kind.version}/${request.kind.kind}` : 'no kind';
-    return badRequest(uid, `webhook ${reg.path} serves ${reg.target.group}/${reg.target.version}/${reg.target.kind}, not ${got}`);
+    return badRequest(
+      uid,
+      `webhook ${reg.path} serves ${reg.target.group}/${reg.target.version}/${reg.target.kind}, not ${got}`,
+    );
   }
   const obj = request.operation === 'DELETE' ? request.oldObject : request.object;
-  if (!obj || typeof obj !== 'object') return badRequest(uid, `webhook ${reg.path}: the ${request.operation} request carries no object`);
-  const old = request.operation === 'UPDATE' || request.operation === 'DELETE' ? (request.oldObject ?? undefined) : undefined;
+  if (!obj || typeof obj !== 'object')
+    return badRequest(uid, `webhook ${reg.path}: the ${request.operation} request carries no object`);
+  const old =
+    request.operation === 'UPDATE' || request.operation === 'DELETE' ? (request.oldObject ?? undefined) : undefined;
   const deadline = (deps.startedAtMs ?? deps.clock.monotonicNow()) + deps.timeoutMs;
   const checkDeadline = (): void => {
     if (deps.clock.monotonicNow() >= deadline) throw new WebhookTimeoutError(reg.path, deps.timeoutMs);
@@ -99,13 +122,18 @@ export async function reviewAdmission(reg: AdmissionRegistration, request: Admis
     if (reg.validate) {
       const validate = reg.validate;
       // The decoded review is this review's own: nothing reads it after the validator, so it is not copied.
-      const result = await withTimeout(deps.clock, reg.path, remaining, deps.signal, (signal) => validate(obj, old, { ...request, signal } satisfies WebhookRequest));
+      const result = await withTimeout(deps.clock, reg.path, remaining, deps.signal, (signal) =>
+        validate(obj, old, { ...request, signal } satisfies WebhookRequest),
+      );
       return toResponse(uid, result ?? { allowed: true });
     }
     const mutate = reg.mutate!;
     // The mutator changes a copy; the original is what the patch is computed against.
-    const mutated = await withTimeout(deps.clock, reg.path, remaining, deps.signal, (signal) => mutate(cloneJson(obj), { ...request, signal }));
-    if (!mutated || typeof mutated !== 'object') throw new InvalidReviewError(`the mutator returned ${mutated === null ? 'null' : typeof mutated}, not an object`);
+    const mutated = await withTimeout(deps.clock, reg.path, remaining, deps.signal, (signal) =>
+      mutate(cloneJson(obj), { ...request, signal }),
+    );
+    if (!mutated || typeof mutated !== 'object')
+      throw new InvalidReviewError(`the mutator returned ${mutated === null ? 'null' : typeof mutated}, not an object`);
     const patch = createJsonPatch(obj, mutated, checkDeadline);
     if (patch.length === 0) return { uid, allowed: true };
     const encoded = Buffer.from(encodeJson(patch, deps.lossless ?? false)).toString('base64');
@@ -114,7 +142,11 @@ export async function reviewAdmission(reg: AdmissionRegistration, request: Admis
   } catch (err) {
     if (err instanceof WebhookTimeoutError && reg.options.failurePolicy === 'Ignore') {
       // The API server would ignore a call that timed out; answering a denial here would override that.
-      return { uid, allowed: true, warnings: [`${err.message}; allowed unchecked because its failurePolicy is Ignore`] };
+      return {
+        uid,
+        allowed: true,
+        warnings: [`${err.message}; allowed unchecked because its failurePolicy is Ignore`],
+      };
     }
     return failed(uid, reg.path, err);
   }
@@ -128,5 +160,14 @@ function badRequest(uid: string, message: string): AdmissionResponse {
 function toResponse(uid: string, result: ValidationResult): AdmissionResponse {
   const warnings = result.warnings?.length ? { warnings: result.warnings } : {};
   if (result.allowed) return { uid, allowed: true, ...warnings };
-  return { uid, allowed: false, status: { code: result.code ?? 403, message: result.message, ...omitUndefined({ reason: result.reason || undefined }) }, ...warnings };
+  return {
+    uid,
+    allowed: false,
+    status: {
+      code: result.code ?? 403,
+      message: result.message,
+      ...omitUndefined({ reason: result.reason || undefined }),
+    },
+    ...warnings,
+  };
 }

@@ -54,7 +54,9 @@ export class CertificateReloader {
     for (const dir of new Set([dirname(this.options.certFile), dirname(this.options.keyFile)])) {
       try {
         const watcher = watch(dir, { persistent: false }, () => void this.reload());
-        watcher.on('error', (err) => this.options.logger.warn({ err, dir }, 'certificate directory watch failed; polling only'));
+        watcher.on('error', (err) =>
+          this.options.logger.warn({ err, dir }, 'certificate directory watch failed; polling only'),
+        );
         this.watchers.push(watcher);
       } catch (err) {
         this.options.logger.warn({ err, dir }, 'cannot watch the certificate directory; polling only');
@@ -101,7 +103,10 @@ export class CertificateReloader {
       if (pair.cert === this.current?.cert && pair.key === this.current.key) return;
       createSecureContext(pair);
     } catch (err) {
-      this.options.logger.warn({ err: err instanceof Error ? err.message : String(err), certFile: this.options.certFile }, 'serving certificate does not load; keeping the previous one');
+      this.options.logger.warn(
+        { err: err instanceof Error ? err.message : String(err), certFile: this.options.certFile },
+        'serving certificate does not load; keeping the previous one',
+      );
       return;
     }
     if (this.stopped) return;
@@ -111,7 +116,10 @@ export class CertificateReloader {
   }
 
   private async read(): Promise<ServingCertificate> {
-    const [cert, key] = await Promise.all([readFile(this.options.certFile, 'utf8'), readFile(this.options.keyFile, 'utf8')]);
+    const [cert, key] = await Promise.all([
+      readFile(this.options.certFile, 'utf8'),
+      readFile(this.options.keyFile, 'utf8'),
+    ]);
     return { cert, key };
   }
 }

@@ -22,19 +22,24 @@ export function convertObject(webhooks: Webhooks, obj: KubeObject, desiredAPIVer
   }
   const from = splitApiVersion(obj.apiVersion);
   const to = splitApiVersion(desiredAPIVersion);
-  if (from.group !== to.group) throw new InvalidReviewError(`cannot convert ${obj.apiVersion} to ${desiredAPIVersion}: another group`);
+  if (from.group !== to.group)
+    throw new InvalidReviewError(`cannot convert ${obj.apiVersion} to ${desiredAPIVersion}: another group`);
   const reg = webhooks.conversionFor(from.group, obj.kind);
   if (!reg) throw new InvalidReviewError(`no conversion is registered for ${obj.kind}.${from.group}`);
   if (from.version === to.version) return obj;
   const known = (v: string): boolean => v === reg.hubVersion || reg.spokes.has(v);
   for (const v of [from.version, to.version]) {
-    if (!known(v)) throw new InvalidReviewError(`the conversion of ${obj.kind}.${from.group} knows versions ${[reg.hubVersion, ...reg.spokes.keys()].join(', ')}, not ${v}`);
+    if (!known(v))
+      throw new InvalidReviewError(
+        `the conversion of ${obj.kind}.${from.group} knows versions ${[reg.hubVersion, ...reg.spokes.keys()].join(', ')}, not ${v}`,
+      );
   }
   // Not structuredClone: it would turn a big number (LosslessNumber) into a plain object.
   const input = cloneJson(obj);
   const hub = from.version === reg.hubVersion ? input : reg.spokes.get(from.version)!.toHub(input);
   const out = to.version === reg.hubVersion ? hub : reg.spokes.get(to.version)!.fromHub(hub);
-  if (!out || typeof out !== 'object') throw new InvalidReviewError(`the conversion of ${obj.kind}.${from.group} to ${to.version} returned no object`);
+  if (!out || typeof out !== 'object')
+    throw new InvalidReviewError(`the conversion of ${obj.kind}.${from.group} to ${to.version} returned no object`);
   return { ...out, apiVersion: desiredAPIVersion, kind: obj.kind, metadata: keptMetadata(obj.metadata, out.metadata) };
 }
 
@@ -55,7 +60,13 @@ function keptMetadata(input: ObjectMeta | undefined, output: ObjectMeta | undefi
 export async function reviewConversion(
   webhooks: Webhooks,
   request: ConversionRequest,
-  deps: { readonly clock: Clock; readonly timeoutMs: number; readonly signal: AbortSignal; readonly path: string; /** When the review arrived (decoding counts). @defaultValue now */ readonly startedAtMs?: number },
+  deps: {
+    readonly clock: Clock;
+    readonly timeoutMs: number;
+    readonly signal: AbortSignal;
+    readonly path: string;
+    /** When the review arrived (decoding counts). @defaultValue now */ readonly startedAtMs?: number;
+  },
 ): Promise<ConversionResponse> {
   const uid = request.uid;
   const deadline = (deps.startedAtMs ?? deps.clock.monotonicNow()) + deps.timeoutMs;
@@ -63,16 +74,27 @@ export async function reviewConversion(
     if (deps.clock.monotonicNow() >= deadline) throw new WebhookTimeoutError(deps.path, deps.timeoutMs);
   };
   try {
-    if (typeof request.desiredAPIVersion !== 'string' || !Array.isArray(request.objects)) throw new InvalidReviewError('the ConversionReview has no desiredAPIVersion or objects');
+    if (typeof request.desiredAPIVersion !== 'string' || !Array.isArray(request.objects))
+      throw new InvalidReviewError('the ConversionReview has no desiredAPIVersion or objects');
     checkDeadline();
     // Converters are synchronous: the deadline is checked between objects, and the timer catches the rest.
-    const convertedObjects = await withTimeout(deps.clock, deps.path, deadline - deps.clock.monotonicNow(), deps.signal, () => request.objects.map((o) => {
-      checkDeadline();
-      return convertObject(webhooks, o, request.desiredAPIVersion);
-    }));
+    const convertedObjects = await withTimeout(
+      deps.clock,
+      deps.path,
+      deadline - deps.clock.monotonicNow(),
+      deps.signal,
+      () =>
+        request.objects.map((o) => {
+          checkDeadline();
+          return convertObject(webhooks, o, request.desiredAPIVersion);
+        }),
+    );
     return { uid, convertedObjects, result: { status: 'Success' } };
   } catch (err) {
-    const reason = err instanceof WebhookTimeoutError || err instanceof InvalidReviewError ? err.message : `conversion failed: ${err instanceof Error ? err.message : String(err)}`;
+    const reason =
+      err instanceof WebhookTimeoutError || err instanceof InvalidReviewError
+        ? err.message
+        : `conversion failed: ${err instanceof Error ? err.message : String(err)}`;
     return { uid, convertedObjects: [], result: { status: 'Failure', message: redactCredentialText(reason) } };
   }
 }

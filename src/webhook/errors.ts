@@ -16,7 +16,10 @@ export class WebhookRegistrationError extends OperatorRuntimeError {
 export class WebhookTimeoutError extends OperatorRuntimeError {
   declare readonly code: 'ERR_WEBHOOK_TIMEOUT';
 
-  constructor(readonly path: string, readonly timeoutMs: number) {
+  constructor(
+    readonly path: string,
+    readonly timeoutMs: number,
+  ) {
     super('ERR_WEBHOOK_TIMEOUT', `webhook ${path} did not answer within ${timeoutMs} ms`);
   }
 }

@@ -31,7 +31,10 @@ export function allow(...warnings: string[]): ValidationResult {
 }
 
 /** Denies the request with `message` (shown to the user as the reason). */
-export function deny(message: string, options: { readonly code?: number; readonly reason?: string; readonly warnings?: readonly string[] } = {}): ValidationResult {
+export function deny(
+  message: string,
+  options: { readonly code?: number; readonly reason?: string; readonly warnings?: readonly string[] } = {},
+): ValidationResult {
   return { allowed: false, message, ...options };
 }
 
@@ -43,7 +46,11 @@ export function deny(message: string, options: { readonly code?: number; readonl
  * may be megabytes): read them, and keep no reference after answering. A number beyond 2^53
  * arrives as a lossless-json `LosslessNumber`.
  */
-export type ValidateFunction<T> = (obj: T, oldObj: T | undefined, req: WebhookRequest) => ValidationResult | void | Promise<ValidationResult | void>;
+export type ValidateFunction<T> = (
+  obj: T,
+  oldObj: T | undefined,
+  req: WebhookRequest,
+) => ValidationResult | void | Promise<ValidationResult | void>;
 
 /**
  * Returns the object as it should be stored. It receives a copy, so changing it in place and
@@ -56,7 +63,6 @@ export type AdmissionWebhookOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
 /** What the cluster does when the webhook cannot be reached or times out. */
 export type FailurePolicy = 'Fail' | 'Ignore';
-
 
 /** Per-webhook settings; the manifest options give defaults for the ones left out. */
 export interface AdmissionWebhookOptions {
@@ -89,7 +95,10 @@ export interface Spoke<H, S extends KubeObject = KubeObject> {
 }
 
 /** Types a spoke from its kind: `spoke(DATABASE_V1ALPHA1, { toHub, fromHub })`. */
-export function spoke<H, S extends KubeObject>(kind: Kind<S>, conversion: { toHub(obj: S): H; fromHub(hub: H): S }): Spoke<H, S> {
+export function spoke<H, S extends KubeObject>(
+  kind: Kind<S>,
+  conversion: { toHub(obj: S): H; fromHub(hub: H): S },
+): Spoke<H, S> {
   return { kind, toHub: (obj) => conversion.toHub(obj), fromHub: (hub) => conversion.fromHub(hub) };
 }
 

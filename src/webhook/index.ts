@@ -48,4 +48,14 @@ export type {
 } from './webhook-manifests.js';
 export { convertObject } from './conversion.js';
 export { WebhookRegistrationError, WebhookTimeoutError, InvalidReviewError } from './errors.js';
-export type { AdmissionReview, AdmissionRequest, AdmissionResponse, ConversionReview, ConversionRequest, ConversionResponse, AdmissionOperation, GroupVersionKind, GroupVersionResource } from './review-types.js';
+export type {
+  AdmissionReview,
+  AdmissionRequest,
+  AdmissionResponse,
+  ConversionReview,
+  ConversionRequest,
+  ConversionResponse,
+  AdmissionOperation,
+  GroupVersionKind,
+  GroupVersionResource,
+} from './review-types.js';

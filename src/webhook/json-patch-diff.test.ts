@@ -12,12 +12,18 @@ function applied(original: unknown, mutated: unknown): unknown {
   const patch = JSON.parse(JSON.stringify(createJsonPatch(original, mutated))) as Parameters<typeof applyPatch>[1];
   const doc = JSON.parse(JSON.stringify(original)) as object;
   const errors = applyPatch(doc, patch);
-  assert.ok(errors.every((e) => e === null), `patch applies cleanly: ${JSON.stringify(errors)}`);
+  assert.ok(
+    errors.every((e) => e === null),
+    `patch applies cleanly: ${JSON.stringify(errors)}`,
+  );
   return doc;
 }
 
 const json = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
-const keyed = fc.dictionary(fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('a/b', '~0', '~', '/', '')), json, { maxKeys: 6, noNullPrototype: true });
+const keyed = fc.dictionary(fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('a/b', '~0', '~', '/', '')), json, {
+  maxKeys: 6,
+  noNullPrototype: true,
+});
 
 /** A random edit of `v`: members added, removed or changed, array elements appended, dropped or changed. */
 function mutationOf(v: unknown): fc.Arbitrary<unknown> {
@@ -49,15 +55,24 @@ function mutationOf(v: unknown): fc.Arbitrary<unknown> {
 
 describe('JSONPatch diff', () => {
   test('applying the patch to the original gives the mutated object exactly (random pairs)', () => {
-    fc.assert(fc.property(fc.oneof(json, keyed), json, (a, b) => {
-      assert.deepEqual(applied({ root: a }, { root: b }), { root: b });
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(fc.oneof(json, keyed), json, (a, b) => {
+        assert.deepEqual(applied({ root: a }, { root: b }), { root: b });
+      }),
+      { numRuns: 400 },
+    );
   });
 
   test('applying the patch to the original gives the mutated object exactly (random edits of one object)', () => {
-    fc.assert(fc.property(keyed.chain((a) => fc.tuple(fc.constant(a), mutationOf(a))), ([a, b]) => {
-      assert.deepEqual(applied(a, b), b);
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(
+        keyed.chain((a) => fc.tuple(fc.constant(a), mutationOf(a))),
+        ([a, b]) => {
+          assert.deepEqual(applied(a, b), b);
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 
   test('members whose value JSON cannot hold are absent; array elements become null, as JSON.stringify writes them', () => {
@@ -101,8 +116,12 @@ describe('JSONPatch diff', () => {
   test('the deadline is checked while diffing: a huge diff stops when it throws', () => {
     const original = { items: Array.from({ length: 100_000 }, (_, i) => ({ i })) };
     let checks = 0;
-    assert.throws(() => createJsonPatch(original, cloneJson(original), () => {
-      if (++checks === 3) throw new Error('deadline');
-    }), /deadline/);
+    assert.throws(
+      () =>
+        createJsonPatch(original, cloneJson(original), () => {
+          if (++checks === 3) throw new Error('deadline');
+        }),
+      /deadline/,
+    );
   });
 });

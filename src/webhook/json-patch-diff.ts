@@ -31,7 +31,11 @@ function sameLeaf(a: unknown, b: unknown): boolean {
   return false;
 }
 
-export function createJsonPatch(original: unknown, mutated: unknown, checkDeadline: () => void = () => undefined): JsonPatchOperation[] {
+export function createJsonPatch(
+  original: unknown,
+  mutated: unknown,
+  checkDeadline: () => void = () => undefined,
+): JsonPatchOperation[] {
   const ops: JsonPatchOperation[] = [];
   const stack: Array<[unknown, unknown, string]> = [[original, mutated, '']];
   let nodes = 0;

@@ -16,29 +16,53 @@ const WIDGET = kind<KubeObject & { spec: { size: number } }>('example.com/v1', '
 
 const gatedClient = (gate: Promise<void>): Client => quietClient({ gate });
 
-
 function readyz(port: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     get({ host: '127.0.0.1', port, path: '/readyz' }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve({ status: res.statusCode!, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (d: string) => (body += d))
+        .on('end', () => resolve({ status: res.statusCode!, body }));
     }).on('error', reject);
   });
 }
 
 function review(port: number, ca: string): Promise<{ allowed: boolean; message?: string }> {
   const body = JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
-    request: { uid: 'u', kind: { group: 'example.com', version: 'v1', kind: 'Widget' }, resource: { group: 'example.com', version: 'v1', resource: 'widgets' }, operation: 'CREATE', userInfo: {}, object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 50 } } },
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'u',
+      kind: { group: 'example.com', version: 'v1', kind: 'Widget' },
+      resource: { group: 'example.com', version: 'v1', resource: 'widgets' },
+      operation: 'CREATE',
+      userInfo: {},
+      object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 50 } },
+    },
   });
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/validate-example-com-v1-widget', method: 'POST', ca, headers: { 'content-type': 'application/json' }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => {
-        const r = JSON.parse(text).response;
-        resolve({ allowed: r.allowed, message: r.status?.message });
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/validate-example-com-v1-widget',
+        method: 'POST',
+        ca,
+        headers: { 'content-type': 'application/json' },
+        agent: false,
+      },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => (text += d))
+          .on('end', () => {
+            const r = JSON.parse(text).response;
+            resolve({ allowed: r.allowed, message: r.status?.message });
+          });
+      },
+    );
     req.on('error', reject).end(body);
   });
 }
@@ -54,7 +78,10 @@ test('the manager serves webhooks before its caches list, and /readyz reports th
   const running = manager.start(stop.signal);
   // Reachable while the cache is still listing (the API server may call it as soon as it lists).
   while (manager.webhookPort === undefined) await new Promise((r) => setImmediate(r));
-  assert.deepEqual(await review(manager.webhookPort, manager.webhookCertificatePem!), { allowed: false, message: 'too big' });
+  assert.deepEqual(await review(manager.webhookPort, manager.webhookCertificatePem!), {
+    allowed: false,
+    message: 'too big',
+  });
   openGate();
   await eventually('caches synced', () => manager.informers.hasSynced());
   stop.abort();
@@ -64,7 +91,12 @@ test('the manager serves webhooks before its caches list, and /readyz reports th
 
 test('/readyz lists the webhook server among its checks', async () => {
   const healthPort = await freePort();
-  const manager = new Manager({ client: gatedClient(Promise.resolve()), metricsPort: 0, healthPort, webhook: { port: 0 } });
+  const manager = new Manager({
+    client: gatedClient(Promise.resolve()),
+    metricsPort: 0,
+    healthPort,
+    webhook: { port: 0 },
+  });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
   const ready = await eventually('ready', async () => {
@@ -79,7 +111,12 @@ test('/readyz lists the webhook server among its checks', async () => {
 test('handlers without webhook server options fail the start with a clear error', async () => {
   const manager = new Manager({ client: gatedClient(Promise.resolve()), metricsPort: 0, healthPort: 0 });
   manager.webhooks.validate(WIDGET, () => undefined);
-  await assert.rejects(manager.start(new AbortController().signal), (err: unknown) => err instanceof InvalidOptionError && /no webhook server options/.test(err.message));
-  assert.throws(() => new Manager({ client: gatedClient(Promise.resolve()), webhook: { certFile: '/x' } }), /certFile and keyFile go together/);
+  await assert.rejects(
+    manager.start(new AbortController().signal),
+    (err: unknown) => err instanceof InvalidOptionError && /no webhook server options/.test(err.message),
+  );
+  assert.throws(
+    () => new Manager({ client: gatedClient(Promise.resolve()), webhook: { certFile: '/x' } }),
+    /certFile and keyFile go together/,
+  );
 });
-

@@ -29,7 +29,7 @@ export class ReviewBudget {
   /** Takes a review slot with `bytes` reserved; false when it does not fit. */
   tryAdmit(bytes: number): boolean {
     const small = bytes <= SMALL_REVIEW_BYTES;
-    const reviewLimit = small ? this.maxReviews : Math.max(1, Math.floor(this.maxReviews * 7 / 8));
+    const reviewLimit = small ? this.maxReviews : Math.max(1, Math.floor((this.maxReviews * 7) / 8));
     if (this.reviews >= reviewLimit || !this.fits(bytes, small)) return false;
     this.reviews++;
     this.bytes += bytes;
@@ -46,7 +46,7 @@ export class ReviewBudget {
 
   /** Whether `bytes` could ever be reserved by one review (else it is too large, not just early). */
   couldEverFit(bytes: number): boolean {
-    return bytes <= Math.floor(this.maxBytes * 7 / 8);
+    return bytes <= Math.floor((this.maxBytes * 7) / 8);
   }
 
   /** Gives back an admitted review's slot and its `bytes`. */
@@ -56,7 +56,7 @@ export class ReviewBudget {
   }
 
   private fits(bytes: number, small: boolean): boolean {
-    const limit = small ? this.maxBytes : Math.floor(this.maxBytes * 7 / 8);
+    const limit = small ? this.maxBytes : Math.floor((this.maxBytes * 7) / 8);
     return this.bytes + bytes <= limit;
   }
 }

@@ -8,7 +8,12 @@ const scan = (text: string) => scanJson(Buffer.from(text));
 
 describe('review JSON', () => {
   test('the scan counts containers and separators outside strings only, escapes included', () => {
-    assert.deepEqual(scan('{"a":[1,2,{}],"b\\"{[":"x,:]}"}'), { containers: 3, separators: 5, maxDepth: 3, riskyNumbers: false });
+    assert.deepEqual(scan('{"a":[1,2,{}],"b\\"{[":"x,:]}"}'), {
+      containers: 3,
+      separators: 5,
+      maxDepth: 3,
+      riskyNumbers: false,
+    });
   });
 
   test('a number JSON.parse may round is found outside strings, not inside them', () => {
@@ -19,7 +24,8 @@ describe('review JSON', () => {
   });
 
   test('integers beyond 2^53 decode to LosslessNumber and encode byte for byte; safe numbers stay numbers', () => {
-    const text = '{"a":9007199254740993,"b":1733079000123456789,"c":9223372036854775807,"d":[-9223372036854775808,1.5,7]}';
+    const text =
+      '{"a":9007199254740993,"b":1733079000123456789,"c":9223372036854775807,"d":[-9223372036854775808,1.5,7]}';
     const decoded = decodeJson(text, scan(text));
     assert.equal(decoded.lossless, true);
     const v = decoded.value as { a: unknown; d: unknown[] };
@@ -29,11 +35,13 @@ describe('review JSON', () => {
   });
 
   test('any integer survives decode and encode exactly (random bigints)', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }), (n) => {
-      const text = `{"n":${n}}`;
-      const d = decodeJson(text, scan(text));
-      assert.equal(encodeJson(d.value, d.lossless), text);
-    }));
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }), (n) => {
+        const text = `{"n":${n}}`;
+        const d = decodeJson(text, scan(text));
+        assert.equal(encodeJson(d.value, d.lossless), text);
+      }),
+    );
   });
 
   test('a bigint a handler wrote is encoded as digits even from the fast path', () => {

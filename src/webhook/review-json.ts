@@ -43,7 +43,8 @@ export function scanJson(body: Uint8Array): JsonShape {
       if (++digits >= 16) risky = true;
       continue;
     }
-    if ((c === 0x65 || c === 0x45) && digits > 0) risky = true; // e/E after a digit: an exponent
+    if ((c === 0x65 || c === 0x45) && digits > 0)
+      risky = true; // e/E after a digit: an exponent
     else if (c !== 0x2e) digits = 0; // '.' keeps counting: 0.1000000000000000055 has 19 digits
     switch (c) {
       case QUOTE:

@@ -29,7 +29,12 @@ export interface AdmissionRequest {
   readonly name?: string;
   readonly namespace?: string;
   readonly operation: AdmissionOperation;
-  readonly userInfo: { readonly username?: string; readonly uid?: string; readonly groups?: readonly string[]; readonly extra?: Readonly<Record<string, readonly string[]>> };
+  readonly userInfo: {
+    readonly username?: string;
+    readonly uid?: string;
+    readonly groups?: readonly string[];
+    readonly extra?: Readonly<Record<string, readonly string[]>>;
+  };
   readonly object?: KubeObject | null;
   readonly oldObject?: KubeObject | null;
   readonly dryRun?: boolean;

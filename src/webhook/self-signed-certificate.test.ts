@@ -5,7 +5,11 @@ import { createSelfSignedCertificate } from './self-signed-certificate.js';
 
 test('the self-signed certificate parses, verifies itself, matches its key and names its hosts', () => {
   const nowMs = Date.UTC(2026, 0, 1);
-  const { cert, key } = createSelfSignedCertificate({ hosts: ['metrics.ops.svc', '127.0.0.1', '::1'], nowMs, validityMs: 3600_000 });
+  const { cert, key } = createSelfSignedCertificate({
+    hosts: ['metrics.ops.svc', '127.0.0.1', '::1'],
+    nowMs,
+    validityMs: 3600_000,
+  });
   const x = new X509Certificate(cert);
   assert.ok(x.verify(x.publicKey), 'signed by its own key');
   assert.ok(x.checkPrivateKey(createPrivateKey(key)));

@@ -58,7 +58,12 @@ export function createSelfSignedCertificate(options: SelfSignedCertificateOption
   const cert = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n`;
   // Parsing it back is the check that the encoding above is valid X.509.
   new X509Certificate(cert);
-  return { cert, key: createPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' })).export({ type: 'pkcs8', format: 'pem' }).toString() };
+  return {
+    cert,
+    key: createPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' }))
+      .export({ type: 'pkcs8', format: 'pem' })
+      .toString(),
+  };
 }
 
 function tlv(tag: number, content: Buffer): Buffer {
@@ -93,5 +98,11 @@ function ipBytes(ip: string): Buffer {
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
   const groups = ip.includes('::') ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
-  return Buffer.concat(groups.map((g) => { const b = Buffer.alloc(2); b.writeUInt16BE(parseInt(g, 16)); return b; }));
+  return Buffer.concat(
+    groups.map((g) => {
+      const b = Buffer.alloc(2);
+      b.writeUInt16BE(parseInt(g, 16));
+      return b;
+    }),
+  );
 }

@@ -6,7 +6,14 @@
  * webhook through a Service (in a cluster) or a URL (TestEnv, local runs) and trusts it through
  * `caBundle` or, in a Kustomize base, through cert-manager's CA injector.
  */
-import type { MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations, ValidatingWebhook, ValidatingWebhookConfiguration, WebhookClientConfig } from 'kubernetes-types/admissionregistration/v1.js';
+import type {
+  MutatingWebhook,
+  MutatingWebhookConfiguration,
+  RuleWithOperations,
+  ValidatingWebhook,
+  ValidatingWebhookConfiguration,
+  WebhookClientConfig,
+} from 'kubernetes-types/admissionregistration/v1.js';
 import type { CustomResourceConversion } from 'kubernetes-types/apiextensions/v1.js';
 import type { ResourceType } from '../client/discovery.js';
 import { InvalidOptionError } from '../core/errors.js';
@@ -65,14 +72,21 @@ export interface WebhookRule extends RuleWithOperations {
 }
 export type GeneratedValidatingWebhook = Omit<ValidatingWebhook, 'rules'> & { rules: WebhookRule[] };
 export type GeneratedMutatingWebhook = Omit<MutatingWebhook, 'rules'> & { rules: WebhookRule[] };
-export type GeneratedValidatingWebhookConfiguration = Omit<ValidatingWebhookConfiguration, 'webhooks'> & { webhooks: GeneratedValidatingWebhook[] };
-export type GeneratedMutatingWebhookConfiguration = Omit<MutatingWebhookConfiguration, 'webhooks'> & { webhooks: GeneratedMutatingWebhook[] };
+export type GeneratedValidatingWebhookConfiguration = Omit<ValidatingWebhookConfiguration, 'webhooks'> & {
+  webhooks: GeneratedValidatingWebhook[];
+};
+export type GeneratedMutatingWebhookConfiguration = Omit<MutatingWebhookConfiguration, 'webhooks'> & {
+  webhooks: GeneratedMutatingWebhook[];
+};
 export type WebhookConfiguration = GeneratedValidatingWebhookConfiguration | GeneratedMutatingWebhookConfiguration;
 
 function checkClient(options: WebhookClientOptions): void {
-  if (Boolean(options.service) === Boolean(options.url)) throw new InvalidOptionError('webhookManifests', 'give exactly one of service and url');
-  if (options.url && !/^https:\/\/[^/?#]+$/.test(options.url)) throw new InvalidOptionError('url', 'must be https://host:port with no path (webhook paths are appended)');
-  if (options.certManagerCertificate && !/^[^/]+\/[^/]+$/.test(options.certManagerCertificate)) throw new InvalidOptionError('certManagerCertificate', 'must be namespace/name');
+  if (Boolean(options.service) === Boolean(options.url))
+    throw new InvalidOptionError('webhookManifests', 'give exactly one of service and url');
+  if (options.url && !/^https:\/\/[^/?#]+$/.test(options.url))
+    throw new InvalidOptionError('url', 'must be https://host:port with no path (webhook paths are appended)');
+  if (options.certManagerCertificate && !/^[^/]+\/[^/]+$/.test(options.certManagerCertificate))
+    throw new InvalidOptionError('certManagerCertificate', 'must be namespace/name');
 }
 
 function clientConfig(options: WebhookClientOptions, path: string): WebhookClientConfig {
@@ -82,11 +96,16 @@ function clientConfig(options: WebhookClientOptions, path: string): WebhookClien
   return { service: { name: s.name, namespace: s.namespace, path, ...omitUndefined({ port: s.port }) }, ...ca };
 }
 
-function metadata(name: string, options: WebhookManifestOptions): { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } {
+function metadata(
+  name: string,
+  options: WebhookManifestOptions,
+): { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } {
   return {
     name,
     ...(options.labels ? { labels: { ...options.labels } } : {}),
-    ...(options.certManagerCertificate ? { annotations: { [CERT_MANAGER_INJECT_CA_ANNOTATION]: options.certManagerCertificate } } : {}),
+    ...(options.certManagerCertificate
+      ? { annotations: { [CERT_MANAGER_INJECT_CA_ANNOTATION]: options.certManagerCertificate } }
+      : {}),
   };
 }
 
@@ -96,21 +115,27 @@ function webhook(reg: AdmissionRegistration, options: WebhookManifestOptions): G
   return {
     name: reg.name,
     clientConfig: clientConfig(options, reg.path),
-    rules: [{
-      apiGroups: [reg.target.group],
-      apiVersions: [reg.target.version],
-      resources: [reg.target.resource],
-      operations: [...(o.operations ?? ['CREATE', 'UPDATE'])],
-      scope: reg.target.scope,
-    }],
+    rules: [
+      {
+        apiGroups: [reg.target.group],
+        apiVersions: [reg.target.version],
+        resources: [reg.target.resource],
+        operations: [...(o.operations ?? ['CREATE', 'UPDATE'])],
+        scope: reg.target.scope,
+      },
+    ],
     failurePolicy: o.failurePolicy ?? options.failurePolicy ?? 'Fail',
     // Requests for another version of the kind are converted to this one and sent too.
     matchPolicy: 'Equivalent',
     sideEffects: 'None',
     admissionReviewVersions: ['v1'],
     timeoutSeconds: o.timeoutSeconds ?? options.timeoutSeconds ?? DEFAULT_WEBHOOK_TIMEOUT_SECONDS,
-    ...(namespaceSelector ? { namespaceSelector: structuredClone(namespaceSelector) as ValidatingWebhook['namespaceSelector'] } : {}),
-    ...(o.objectSelector ? { objectSelector: structuredClone(o.objectSelector) as ValidatingWebhook['objectSelector'] } : {}),
+    ...(namespaceSelector
+      ? { namespaceSelector: structuredClone(namespaceSelector) as ValidatingWebhook['namespaceSelector'] }
+      : {}),
+    ...(o.objectSelector
+      ? { objectSelector: structuredClone(o.objectSelector) as ValidatingWebhook['objectSelector'] }
+      : {}),
   };
 }
 
@@ -148,9 +173,16 @@ export function webhookManifests(source: WebhookSource, options: WebhookManifest
  * versions then differ only in apiVersion), for `customResourceDefinition(kind, { conversion })`.
  * With `certManagerCertificate`, also put {@link CERT_MANAGER_INJECT_CA_ANNOTATION} on the CRD.
  */
-export function webhookConversion(source: WebhookSource, kind: ResourceType, options: WebhookClientOptions): CustomResourceConversion | undefined {
+export function webhookConversion(
+  source: WebhookSource,
+  kind: ResourceType,
+  options: WebhookClientOptions,
+): CustomResourceConversion | undefined {
   checkClient(options);
   const { group } = splitApiVersion(kind.apiVersion);
   if (!source.webhooks.conversionFor(group, kind.kind)) return undefined;
-  return { strategy: 'Webhook', webhook: { clientConfig: clientConfig(options, CONVERSION_PATH), conversionReviewVersions: ['v1'] } };
+  return {
+    strategy: 'Webhook',
+    webhook: { clientConfig: clientConfig(options, CONVERSION_PATH), conversionReviewVersions: ['v1'] },
+  };
 }

@@ -17,7 +17,10 @@ import { spoke } from './handlers.js';
 import { WebhookServer, type WebhookServerOptions } from './webhook-server.js';
 import { Webhooks } from './webhooks.js';
 
-interface Res { status: number; body: string }
+interface Res {
+  status: number;
+  body: string;
+}
 interface PostOptions {
   readonly headers?: Record<string, string>;
   readonly cert?: { cert: string; key: string };
@@ -28,11 +31,21 @@ interface PostOptions {
 
 function post(port: number, ca: string, path: string, body: string, options: PostOptions = {}): Promise<Res> {
   return new Promise((resolve, reject) => {
-    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...options.headers };
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', ca, headers, agent: false, ...(options.cert ?? {}) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      ...options.headers,
+    };
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', ca, headers, agent: false, ...(options.cert ?? {}) },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => (text += d))
+          .on('end', () => resolve({ status: res.statusCode!, body: text }));
+      },
+    );
     req.on('error', reject);
     const parts = options.parts ?? [body];
     let i = 0;
@@ -50,7 +63,8 @@ const WIDGET = kind<KubeObject & { spec: Record<string, unknown> }>('example.com
 const WIDGET_V2 = kind<KubeObject & { spec: Record<string, unknown> }>('example.com/v2', 'Widget');
 const admissionReview = (object: string, uid = 'u1') =>
   `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"${uid}","kind":{"group":"example.com","version":"v1","kind":"Widget"},"resource":{"group":"example.com","version":"v1","resource":"widgets"},"operation":"CREATE","userInfo":{"username":"alice"},"object":${object}}}`;
-const widget = (spec: string) => `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":${spec}}`;
+const widget = (spec: string) =>
+  `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":${spec}}`;
 
 interface Rig {
   readonly server: WebhookServer;
@@ -69,19 +83,39 @@ async function rig(dir: string, options: Partial<WebhookServerOptions> = {}): Pr
   const webhooks = new Webhooks();
   let releases: Array<() => void> = [];
   let entered = 0;
-  webhooks.validate(WIDGET, async (obj) => {
-    if (obj.spec.block) {
-      entered++;
-      await new Promise<void>((resolve) => releases.push(resolve));
-    }
-    return undefined;
-  }, { path: '/validate' });
-  webhooks.mutate(WIDGET, (obj) => {
-    obj.spec.defaulted = 'yes';
-    return obj;
-  }, { path: '/mutate' });
-  webhooks.convert(WIDGET, { hub: WIDGET, spokes: [spoke(WIDGET_V2, { toHub: (o) => ({ ...o, apiVersion: 'example.com/v1' }), fromHub: (h) => ({ ...h, apiVersion: 'example.com/v2' }) })] });
-  const server = new WebhookServer(webhooks, { port: 0, host: '127.0.0.1', certDir: sub, ...options }, { registry: createMetricsRegistry(), logger: recordingLogger(), clock: realClock, defaultHost: '127.0.0.1' });
+  webhooks.validate(
+    WIDGET,
+    async (obj) => {
+      if (obj.spec.block) {
+        entered++;
+        await new Promise<void>((resolve) => releases.push(resolve));
+      }
+      return undefined;
+    },
+    { path: '/validate' },
+  );
+  webhooks.mutate(
+    WIDGET,
+    (obj) => {
+      obj.spec.defaulted = 'yes';
+      return obj;
+    },
+    { path: '/mutate' },
+  );
+  webhooks.convert(WIDGET, {
+    hub: WIDGET,
+    spokes: [
+      spoke(WIDGET_V2, {
+        toHub: (o) => ({ ...o, apiVersion: 'example.com/v1' }),
+        fromHub: (h) => ({ ...h, apiVersion: 'example.com/v2' }),
+      }),
+    ],
+  });
+  const server = new WebhookServer(
+    webhooks,
+    { port: 0, host: '127.0.0.1', certDir: sub, ...options },
+    { registry: createMetricsRegistry(), logger: recordingLogger(), clock: realClock, defaultHost: '127.0.0.1' },
+  );
   await server.listen();
   return {
     server,
@@ -107,13 +141,23 @@ describe('webhook server limits (issue 24)', () => {
   test('reviews beyond maxConcurrentReviews are answered 429 at once; the admitted ones still answer', async () => {
     const r = await rig(dir, { maxConcurrentReviews: 2 });
     try {
-      const blocked = [post(r.port, r.ca, '/validate', admissionReview(widget('{"block":true}'), 'a')), post(r.port, r.ca, '/validate', admissionReview(widget('{"block":true}'), 'b'))];
+      const blocked = [
+        post(r.port, r.ca, '/validate', admissionReview(widget('{"block":true}'), 'a')),
+        post(r.port, r.ca, '/validate', admissionReview(widget('{"block":true}'), 'b')),
+      ];
       while (r.entered() < 2) await new Promise((resolve) => setTimeout(resolve, 5));
       const refused = await post(r.port, r.ca, '/validate', admissionReview(widget('{}'), 'c'));
       assert.equal(refused.status, 429);
       r.release();
-      assert.deepEqual((await Promise.all(blocked)).map((x) => x.status), [200, 200]);
-      assert.equal((await post(r.port, r.ca, '/validate', admissionReview(widget('{}'), 'd'))).status, 200, 'a slot is free again');
+      assert.deepEqual(
+        (await Promise.all(blocked)).map((x) => x.status),
+        [200, 200],
+      );
+      assert.equal(
+        (await post(r.port, r.ca, '/validate', admissionReview(widget('{}'), 'd'))).status,
+        200,
+        'a slot is free again',
+      );
     } finally {
       r.release();
       await r.server.close();
@@ -124,11 +168,12 @@ describe('webhook server limits (issue 24)', () => {
     const r = await rig(dir, { maxConnections: 2 });
     const sockets: TLSSocket[] = [];
     try {
-      const open = (): Promise<boolean> => new Promise((resolve) => {
-        const s = connect({ host: '127.0.0.1', port: r.port, ca: r.ca }, () => resolve(true));
-        sockets.push(s);
-        s.on('error', () => resolve(false)).on('close', () => resolve(false));
-      });
+      const open = (): Promise<boolean> =>
+        new Promise((resolve) => {
+          const s = connect({ host: '127.0.0.1', port: r.port, ca: r.ca }, () => resolve(true));
+          sockets.push(s);
+          s.on('error', () => resolve(false)).on('close', () => resolve(false));
+        });
       assert.deepEqual([await open(), await open(), await open()], [true, true, false]);
     } finally {
       for (const s of sockets) s.destroy();
@@ -167,7 +212,10 @@ describe('webhook server limits (issue 24)', () => {
     try {
       const body = admissionReview(widget('{}'));
       const started = Date.now();
-      const res = await post(r.port, r.ca, '/validate', body, { parts: [body.slice(0, 10), body.slice(10)], gapMs: 5_000 }).catch((err: Error) => ({ status: 0, body: err.message }));
+      const res = await post(r.port, r.ca, '/validate', body, {
+        parts: [body.slice(0, 10), body.slice(10)],
+        gapMs: 5_000,
+      }).catch((err: Error) => ({ status: 0, body: err.message }));
       const elapsedMs = Date.now() - started;
       assert.equal(res.status, 408, res.body);
       assert.ok(elapsedMs < 2_000, `answered after ${elapsedMs} ms`);
@@ -179,14 +227,18 @@ describe('webhook server limits (issue 24)', () => {
   test('integers beyond 2^53 survive conversion and admission byte for byte', async () => {
     const r = await rig(dir);
     try {
-      const spec = '{"a":9007199254740993,"b":1733079000123456789,"c":9223372036854775807,"d":-9223372036854775808,"e":0.10000000000000000555,"f":1.5}';
+      const spec =
+        '{"a":9007199254740993,"b":1733079000123456789,"c":9223372036854775807,"d":-9223372036854775808,"e":0.10000000000000000555,"f":1.5}';
       const conversion = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"c1","desiredAPIVersion":"example.com/v2","objects":[${widget(spec)}]}}`;
       const converted = await post(r.port, r.ca, '/convert', conversion);
       assert.equal(converted.status, 200);
       assert.ok(converted.body.includes(`"spec":${spec}`), converted.body);
       const mutated = await post(r.port, r.ca, '/mutate', admissionReview(widget(spec)));
       const review = JSON.parse(mutated.body) as { response: { patch: string } };
-      assert.equal(Buffer.from(review.response.patch, 'base64').toString('utf8'), '[{"op":"add","path":"/spec/defaulted","value":"yes"}]');
+      assert.equal(
+        Buffer.from(review.response.patch, 'base64').toString('utf8'),
+        '[{"op":"add","path":"/spec/defaulted","value":"yes"}]',
+      );
     } finally {
       await r.server.close();
     }
@@ -196,10 +248,55 @@ describe('webhook server limits (issue 24)', () => {
     const sub = await mkdtemp(join(dir, 'ca-'));
     const run = promisify(execFile);
     const f = (n: string) => join(sub, n);
-    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.crt'), '-days', '1', '-subj', '/CN=test-client-ca']);
-    await run('openssl', ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f('client.key'), '-out', f('client.csr'), '-subj', '/CN=kube-apiserver']);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      f('ca.key'),
+      '-out',
+      f('ca.crt'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=test-client-ca',
+    ]);
+    await run('openssl', [
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      f('client.key'),
+      '-out',
+      f('client.csr'),
+      '-subj',
+      '/CN=kube-apiserver',
+    ]);
     await writeFile(f('ext'), 'extendedKeyUsage=clientAuth\n');
-    await run('openssl', ['x509', '-req', '-in', f('client.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('client.crt'), '-days', '1', '-extfile', f('ext')]);
+    await run('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      f('client.csr'),
+      '-CA',
+      f('ca.crt'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      f('client.crt'),
+      '-days',
+      '1',
+      '-extfile',
+      f('ext'),
+    ]);
     const r = await rig(dir, { clientCAFile: f('ca.crt') });
     try {
       const client = { cert: await readFile(f('client.crt'), 'utf8'), key: await readFile(f('client.key'), 'utf8') };
@@ -207,7 +304,10 @@ describe('webhook server limits (issue 24)', () => {
       assert.equal(ok.status, 200);
       await assert.rejects(post(r.port, r.ca, '/validate', admissionReview(widget('{}'))), 'no client certificate');
       const stranger = createSelfSignedCertificate({ hosts: ['kube-apiserver'] });
-      await assert.rejects(post(r.port, r.ca, '/validate', admissionReview(widget('{}')), { cert: stranger }), 'a certificate from another CA');
+      await assert.rejects(
+        post(r.port, r.ca, '/validate', admissionReview(widget('{}')), { cert: stranger }),
+        'a certificate from another CA',
+      );
     } finally {
       await r.server.close();
     }

@@ -15,32 +15,47 @@ import { deny, spoke } from './handlers.js';
 import { WebhookServer } from './webhook-server.js';
 import { Webhooks } from './webhooks.js';
 
-interface Res { status: number; body: string; headers: Record<string, unknown> }
+interface Res {
+  status: number;
+  body: string;
+  headers: Record<string, unknown>;
+}
 
 /** POST over HTTPS trusting only `ca` (the certificate pinned). */
-function post(port: number, ca: string, path: string, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }, method = 'POST'): Promise<Res> {
+function post(
+  port: number,
+  ca: string,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+  method = 'POST',
+): Promise<Res> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method, ca, headers, agent: false }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: text, headers: res.headers }));
+      res
+        .setEncoding('utf8')
+        .on('data', (d: string) => (text += d))
+        .on('end', () => resolve({ status: res.statusCode!, body: text, headers: res.headers }));
     });
     req.on('error', reject).end(body);
   });
 }
 
 const WIDGET = kind<KubeObject & { spec: { size: number } }>('example.com/v1', 'Widget');
-const review = (size: number, uid = 'u1') => JSON.stringify({
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request: {
-    uid,
-    kind: { group: 'example.com', version: 'v1', kind: 'Widget' },
-    resource: { group: 'example.com', version: 'v1', resource: 'widgets' },
-    operation: 'CREATE',
-    userInfo: { username: 'alice' },
-    object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size } },
-  },
-});
+const review = (size: number, uid = 'u1') =>
+  JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: 'example.com', version: 'v1', kind: 'Widget' },
+      resource: { group: 'example.com', version: 'v1', resource: 'widgets' },
+      operation: 'CREATE',
+      userInfo: { username: 'alice' },
+      object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size } },
+    },
+  });
 
 describe('webhook server (HTTPS, real sockets)', () => {
   let dir: string;
@@ -66,8 +81,20 @@ describe('webhook server (HTTPS, real sockets)', () => {
       }
       return obj.spec.size > 10 ? deny('size must be at most 10') : undefined;
     });
-    webhooks.convert(WIDGET, { hub: WIDGET, spokes: [spoke(kind<KubeObject & { spec: { size: number } }>('example.com/v0', 'Widget'), { toHub: (o) => o, fromHub: (h) => h })] });
-    server = new WebhookServer(webhooks, { port: 0, certDir: dir, maxRequestBytes: 64 * 1024, certPollIntervalMs: 200, drainMs: 5_000 }, { registry, logger: log, clock: realClock, defaultHost: '127.0.0.1' });
+    webhooks.convert(WIDGET, {
+      hub: WIDGET,
+      spokes: [
+        spoke(kind<KubeObject & { spec: { size: number } }>('example.com/v0', 'Widget'), {
+          toHub: (o) => o,
+          fromHub: (h) => h,
+        }),
+      ],
+    });
+    server = new WebhookServer(
+      webhooks,
+      { port: 0, certDir: dir, maxRequestBytes: 64 * 1024, certPollIntervalMs: 200, drainMs: 5_000 },
+      { registry, logger: log, clock: realClock, defaultHost: '127.0.0.1' },
+    );
     await server.listen();
   });
 
@@ -77,17 +104,36 @@ describe('webhook server (HTTPS, real sockets)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('answers an AdmissionReview v1 at its path with the handler\'s decision', async () => {
+  test("answers an AdmissionReview v1 at its path with the handler's decision", async () => {
     const res = await post(server.port!, ca, '/validate-example-com-v1-widget', review(11));
     assert.equal(res.status, 200);
-    assert.deepEqual(JSON.parse(res.body), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u1', allowed: false, status: { code: 403, message: 'size must be at most 10' } } });
-    assert.equal(JSON.parse((await post(server.port!, ca, '/validate-example-com-v1-widget', review(3))).body).response.allowed, true);
+    assert.deepEqual(JSON.parse(res.body), {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: 'u1', allowed: false, status: { code: 403, message: 'size must be at most 10' } },
+    });
+    assert.equal(
+      JSON.parse((await post(server.port!, ca, '/validate-example-com-v1-widget', review(3))).body).response.allowed,
+      true,
+    );
   });
 
   test('answers a ConversionReview v1 at /convert', async () => {
-    const body = JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'c1', desiredAPIVersion: 'example.com/v0', objects: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } }] } });
+    const body = JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      request: {
+        uid: 'c1',
+        desiredAPIVersion: 'example.com/v0',
+        objects: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } }],
+      },
+    });
     const res = await post(server.port!, ca, '/convert', body);
-    assert.deepEqual(JSON.parse(res.body).response, { uid: 'c1', convertedObjects: [{ apiVersion: 'example.com/v0', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } }], result: { status: 'Success' } });
+    assert.deepEqual(JSON.parse(res.body).response, {
+      uid: 'c1',
+      convertedObjects: [{ apiVersion: 'example.com/v0', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } }],
+      result: { status: 'Success' },
+    });
   });
 
   test('refuses what is not a review: unknown path 404, GET 405, other content type 415, not JSON 400, v1beta1 400', async () => {
@@ -96,21 +142,33 @@ describe('webhook server (HTTPS, real sockets)', () => {
     assert.equal((await post(server.port!, ca, path, '', {}, 'GET')).status, 405);
     assert.equal((await post(server.port!, ca, path, review(1), { 'content-type': 'text/plain' })).status, 415);
     assert.equal((await post(server.port!, ca, path, '{nope')).status, 400);
-    assert.equal((await post(server.port!, ca, path, review(1).replace('admission.k8s.io/v1', 'admission.k8s.io/v1beta1'))).status, 400);
+    assert.equal(
+      (await post(server.port!, ca, path, review(1).replace('admission.k8s.io/v1', 'admission.k8s.io/v1beta1'))).status,
+      400,
+    );
   });
 
   test('a body over maxRequestBytes gets 413, declared or streamed, without being read whole', async () => {
     const big = Buffer.alloc(100 * 1024, 'x');
     assert.equal((await post(server.port!, ca, '/validate-example-com-v1-widget', big)).status, 413);
     // Chunked: no content-length to refuse up front.
-    const res = await post(server.port!, ca, '/validate-example-com-v1-widget', big, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    const res = await post(server.port!, ca, '/validate-example-com-v1-widget', big, {
+      'content-type': 'application/json',
+      'transfer-encoding': 'chunked',
+    });
     assert.equal(res.status, 413);
   });
 
   test('counts requests by webhook and code, observes latency, and in-flight returns to 0 (controller-runtime names)', async () => {
     const text = await registry.metrics();
-    assert.match(text, /controller_runtime_webhook_requests_total\{webhook="\/validate-example-com-v1-widget",code="200"\} [1-9]/);
-    assert.match(text, /controller_runtime_webhook_requests_total\{webhook="\/validate-example-com-v1-widget",code="413"\} 2/);
+    assert.match(
+      text,
+      /controller_runtime_webhook_requests_total\{webhook="\/validate-example-com-v1-widget",code="200"\} [1-9]/,
+    );
+    assert.match(
+      text,
+      /controller_runtime_webhook_requests_total\{webhook="\/validate-example-com-v1-widget",code="413"\} 2/,
+    );
     assert.match(text, /controller_runtime_webhook_latency_seconds_count\{webhook="\/convert"\} 1/);
     assert.match(text, /controller_runtime_webhook_requests_in_flight\{webhook="\/validate-example-com-v1-widget"\} 0/);
   });
@@ -119,19 +177,35 @@ describe('webhook server (HTTPS, real sockets)', () => {
     const next = createSelfSignedCertificate({ hosts: ['127.0.0.1'] });
     // A key that does not match: kept out, the old pair still serves.
     await writeFile(join(dir, 'tls.crt'), next.cert);
-    await eventually('the mismatched pair to be read and refused', () => log.entries.some((e) => e.msg === 'serving certificate does not load; keeping the previous one'));
+    await eventually('the mismatched pair to be read and refused', () =>
+      log.entries.some((e) => e.msg === 'serving certificate does not load; keeping the previous one'),
+    );
     assert.equal(server.certificatePem, ca);
-    assert.equal((await post(server.port!, ca, '/validate-example-com-v1-widget', review(1))).status, 200, 'the previous pair still serves');
+    assert.equal(
+      (await post(server.port!, ca, '/validate-example-com-v1-widget', review(1))).status,
+      200,
+      'the previous pair still serves',
+    );
     // Atomic replace of the key, as a Secret volume's symlink swap is.
     await writeFile(join(dir, 'tls.key.tmp'), next.key);
     await rename(join(dir, 'tls.key.tmp'), join(dir, 'tls.key'));
-    const res = await eventually('the new certificate to be served', async () => {
-      const r = await post(server.port!, next.cert, '/validate-example-com-v1-widget', review(1)).catch(() => undefined);
-      return r?.status === 200 ? r : undefined;
-    }, { timeoutMs: 10_000 });
+    const res = await eventually(
+      'the new certificate to be served',
+      async () => {
+        const r = await post(server.port!, next.cert, '/validate-example-com-v1-widget', review(1)).catch(
+          () => undefined,
+        );
+        return r?.status === 200 ? r : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
     assert.equal(res.status, 200);
     assert.equal(server.certificatePem, next.cert);
-    await assert.rejects(post(server.port!, ca, '/validate-example-com-v1-widget', review(1)), /self[- ]signed|unable to verify|certificate/i, 'a client pinning the old certificate no longer connects');
+    await assert.rejects(
+      post(server.port!, ca, '/validate-example-com-v1-widget', review(1)),
+      /self[- ]signed|unable to verify|certificate/i,
+      'a client pinning the old certificate no longer connects',
+    );
     ca = next.cert;
   });
 

@@ -117,14 +117,28 @@ export interface WebhookServerOptions {
 }
 
 export function validateWebhookServerOptions(options: WebhookServerOptions): void {
-  for (const [name, value] of [['port', options.port], ['requestTimeoutMs', options.requestTimeoutMs], ['maxRequestBytes', options.maxRequestBytes], ['certPollIntervalMs', options.certPollIntervalMs], ['drainMs', options.drainMs]] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new InvalidOptionError(`webhook.${name}`, 'must be a number >= 0');
+  for (const [name, value] of [
+    ['port', options.port],
+    ['requestTimeoutMs', options.requestTimeoutMs],
+    ['maxRequestBytes', options.maxRequestBytes],
+    ['certPollIntervalMs', options.certPollIntervalMs],
+    ['drainMs', options.drainMs],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0))
+      throw new InvalidOptionError(`webhook.${name}`, 'must be a number >= 0');
   }
-  for (const [name, value] of [['maxConnections', options.maxConnections], ['maxConcurrentReviews', options.maxConcurrentReviews], ['maxInFlightBytes', options.maxInFlightBytes]] as const) {
-    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new InvalidOptionError(`webhook.${name}`, 'must be an integer >= 1');
+  for (const [name, value] of [
+    ['maxConnections', options.maxConnections],
+    ['maxConcurrentReviews', options.maxConcurrentReviews],
+    ['maxInFlightBytes', options.maxInFlightBytes],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1))
+      throw new InvalidOptionError(`webhook.${name}`, 'must be an integer >= 1');
   }
-  if (Boolean(options.certFile) !== Boolean(options.keyFile)) throw new InvalidOptionError('webhook', 'certFile and keyFile go together');
-  if (options.certDir && options.certFile) throw new InvalidOptionError('webhook', 'give certDir or certFile/keyFile, not both');
+  if (Boolean(options.certFile) !== Boolean(options.keyFile))
+    throw new InvalidOptionError('webhook', 'certFile and keyFile go together');
+  if (options.certDir && options.certFile)
+    throw new InvalidOptionError('webhook', 'give certDir or certFile/keyFile, not both');
 }
 
 export interface WebhookServerDeps {
@@ -175,7 +189,10 @@ export class WebhookServer {
     validateWebhookServerOptions(options);
     this.metrics = webhookMetrics(deps.registry);
     this.log = deps.logger.child({ component: 'webhook' });
-    this.budget = new ReviewBudget(options.maxConcurrentReviews ?? DEFAULT_WEBHOOK_MAX_CONCURRENT_REVIEWS, options.maxInFlightBytes ?? DEFAULT_WEBHOOK_MAX_IN_FLIGHT_BYTES);
+    this.budget = new ReviewBudget(
+      options.maxConcurrentReviews ?? DEFAULT_WEBHOOK_MAX_CONCURRENT_REVIEWS,
+      options.maxInFlightBytes ?? DEFAULT_WEBHOOK_MAX_IN_FLIGHT_BYTES,
+    );
   }
 
   /** True from listening until stop begins: the manager's /readyz check. */
@@ -196,11 +213,14 @@ export class WebhookServer {
   async listen(): Promise<void> {
     const files = this.options.certDir
       ? { certFile: join(this.options.certDir, 'tls.crt'), keyFile: join(this.options.certDir, 'tls.key') }
-      : this.options.certFile && this.options.keyFile ? { certFile: this.options.certFile, keyFile: this.options.keyFile } : undefined;
+      : this.options.certFile && this.options.keyFile
+        ? { certFile: this.options.certFile, keyFile: this.options.keyFile }
+        : undefined;
     let pair: ServingCertificate;
     if (this.options.clientCAFile) {
       const ca = await readFile(this.options.clientCAFile, 'utf8');
-      if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new InvalidOptionError('webhook.clientCAFile', `${this.options.clientCAFile} holds no PEM certificate`);
+      if (!ca.includes('-----BEGIN CERTIFICATE-----'))
+        throw new InvalidOptionError('webhook.clientCAFile', `${this.options.clientCAFile} holds no PEM certificate`);
       this.clientCa = ca;
     }
     if (files) {
@@ -209,7 +229,13 @@ export class WebhookServer {
         clock: this.deps.clock,
         logger: this.log,
         ...omitUndefined({ pollIntervalMs: this.options.certPollIntervalMs }),
-        onChange: (next) => this.server?.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2', ...omitUndefined({ ca: this.clientCa }) }),
+        onChange: (next) =>
+          this.server?.setSecureContext({
+            cert: next.cert,
+            key: next.key,
+            minVersion: 'TLSv1.2',
+            ...omitUndefined({ ca: this.clientCa }),
+          }),
       });
       pair = await this.reloader.start();
     } else {
@@ -218,7 +244,14 @@ export class WebhookServer {
     const clientAuth = this.clientCa ? { ca: this.clientCa, requestCert: true, rejectUnauthorized: true } : {};
     const server = createServer(
       // Node checks its header timeout only this often (30 s by default): a slow sender would be held that long.
-      { cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2', ...clientAuth, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
+      {
+        cert: pair.cert,
+        key: pair.key,
+        minVersion: 'TLSv1.2',
+        ...clientAuth,
+        connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+        handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      },
       (req, res) => void this.handle(req, res),
     );
     // A backstop only: each review cuts its own body at its own time (readBody).
@@ -233,7 +266,16 @@ export class WebhookServer {
       throw err;
     }
     this.listening = true;
-    this.log.info({ port: this.port, paths: [...this.webhooks.admissionWebhooks().map((w) => w.path), ...(this.webhooks.conversions().length ? [CONVERSION_PATH] : [])] }, 'webhook server listening');
+    this.log.info(
+      {
+        port: this.port,
+        paths: [
+          ...this.webhooks.admissionWebhooks().map((w) => w.path),
+          ...(this.webhooks.conversions().length ? [CONVERSION_PATH] : []),
+        ],
+      },
+      'webhook server listening',
+    );
   }
 
   /**
@@ -272,22 +314,34 @@ export class WebhookServer {
     // Keep-alive connections are closed once this answer is sent when stopping.
     if (!this.listening) res.setHeader('connection', 'close');
     const started = this.deps.clock.monotonicNow();
-    const timeoutMs = admission ? admissionTimeoutMs(admission, this.options.requestTimeoutMs) : (this.options.requestTimeoutMs ?? DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS);
+    const timeoutMs = admission
+      ? admissionTimeoutMs(admission, this.options.requestTimeoutMs)
+      : (this.options.requestTimeoutMs ?? DEFAULT_WEBHOOK_REQUEST_TIMEOUT_MS);
     const control = new AbortController();
     let code = 500;
     let reserved = 0;
     let admitted = false;
     try {
       if (req.method !== 'POST') return void (code = this.reply(res, 405, 'text/plain', 'POST a review\n'));
-      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return void (code = this.reply(res, 415, 'text/plain', 'content-type must be application/json\n'));
+      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+        return void (code = this.reply(res, 415, 'text/plain', 'content-type must be application/json\n'));
       const limit = this.options.maxRequestBytes ?? DEFAULT_WEBHOOK_MAX_REQUEST_BYTES;
       const declared = Number(req.headers['content-length']);
-      if (Number.isFinite(declared) && declared > limit) return void (code = this.early(req, res, { status: 413, message: `request body exceeds ${limit} bytes`, drop: true }));
+      if (Number.isFinite(declared) && declared > limit)
+        return void (code = this.early(req, res, {
+          status: 413,
+          message: `request body exceeds ${limit} bytes`,
+          drop: true,
+        }));
       // Admitted on what the body declares (a streamed one grows its reservation as it arrives),
       // twice over: its chunks and the buffer they are joined into are both alive for a moment.
       reserved = Number.isFinite(declared) && declared > 0 ? 2 * declared : 0;
       if (!this.budget.tryAdmit(reserved)) {
-        return void (code = this.early(req, res, { status: 429, message: 'too many reviews in flight; retry', drop: true }));
+        return void (code = this.early(req, res, {
+          status: 429,
+          message: 'too many reviews in flight; retry',
+          drop: true,
+        }));
       }
       admitted = true;
       this.inFlight.add(control);
@@ -295,43 +349,117 @@ export class WebhookServer {
       let body: unknown;
       let lossless: boolean;
       try {
-        const raw = await this.readBody(req, limit, started + timeoutMs - this.deps.clock.monotonicNow(), timeoutMs, (total) => {
-          if (2 * total <= reserved) return true;
-          if (!this.budget.tryGrow(2 * total - reserved, 2 * total)) return false;
-          reserved = 2 * total;
-          return true;
-        });
+        const raw = await this.readBody(
+          req,
+          limit,
+          started + timeoutMs - this.deps.clock.monotonicNow(),
+          timeoutMs,
+          (total) => {
+            if (2 * total <= reserved) return true;
+            if (!this.budget.tryGrow(2 * total - reserved, 2 * total)) return false;
+            reserved = 2 * total;
+            return true;
+          },
+        );
         const shape = scanJson(raw);
-        if (shape.maxDepth > WEBHOOK_MAX_REVIEW_DEPTH) return void (code = this.early(req, res, { status: 400, message: `request body is nested deeper than ${WEBHOOK_MAX_REVIEW_DEPTH} levels` }));
+        if (shape.maxDepth > WEBHOOK_MAX_REVIEW_DEPTH)
+          return void (code = this.early(req, res, {
+            status: 400,
+            message: `request body is nested deeper than ${WEBHOOK_MAX_REVIEW_DEPTH} levels`,
+          }));
         // A mutator and a conversion work on a copy of the containers (strings are shared).
-        const estimate = decodedBytesEstimate(raw.length, shape) + (admission?.type === 'validating' ? 0 : copiedBytesEstimate(shape));
-        if (!this.budget.couldEverFit(estimate)) return void (code = this.early(req, res, { status: 413, message: `request body would take about ${Math.ceil(estimate / 2 ** 20)} MiB to decode, over the server's budget` }));
-        if (!this.budget.tryGrow(estimate - reserved, estimate)) return void (code = this.early(req, res, { status: 429, message: 'too many bytes of reviews in flight; retry' }));
+        const estimate =
+          decodedBytesEstimate(raw.length, shape) + (admission?.type === 'validating' ? 0 : copiedBytesEstimate(shape));
+        if (!this.budget.couldEverFit(estimate))
+          return void (code = this.early(req, res, {
+            status: 413,
+            message: `request body would take about ${Math.ceil(estimate / 2 ** 20)} MiB to decode, over the server's budget`,
+          }));
+        if (!this.budget.tryGrow(estimate - reserved, estimate))
+          return void (code = this.early(req, res, {
+            status: 429,
+            message: 'too many bytes of reviews in flight; retry',
+          }));
         reserved = Math.max(reserved, estimate);
         ({ value: body, lossless } = decodeJson(raw.toString('utf8'), shape));
       } catch (err) {
-        if (err instanceof RequestTooLarge) return void (code = this.early(req, res, { status: 413, message: `request body exceeds ${err.limit} bytes`, drop: true }));
-        if (err instanceof OverBudget) return void (code = this.early(req, res, { status: 429, message: 'too many bytes of reviews in flight; retry', drop: true }));
-        if (err instanceof BodyTimedOut) return void (code = this.early(req, res, { status: 408, message: `request body did not arrive within ${err.timeoutMs} ms`, drop: true }));
+        if (err instanceof RequestTooLarge)
+          return void (code = this.early(req, res, {
+            status: 413,
+            message: `request body exceeds ${err.limit} bytes`,
+            drop: true,
+          }));
+        if (err instanceof OverBudget)
+          return void (code = this.early(req, res, {
+            status: 429,
+            message: 'too many bytes of reviews in flight; retry',
+            drop: true,
+          }));
+        if (err instanceof BodyTimedOut)
+          return void (code = this.early(req, res, {
+            status: 408,
+            message: `request body did not arrive within ${err.timeoutMs} ms`,
+            drop: true,
+          }));
         return void (code = this.reply(res, 400, 'text/plain', 'request body is not JSON\n'));
       }
       const deps = { clock: this.deps.clock, timeoutMs, signal: control.signal, startedAtMs: started };
       if (conversion) {
         const review = body as Partial<ConversionReview> | null;
-        if (review?.apiVersion !== 'apiextensions.k8s.io/v1' || review.kind !== 'ConversionReview' || typeof review.request?.uid !== 'string') {
-          return void (code = this.reply(res, 400, 'text/plain', 'expected an apiextensions.k8s.io/v1 ConversionReview with a request\n'));
+        if (
+          review?.apiVersion !== 'apiextensions.k8s.io/v1' ||
+          review.kind !== 'ConversionReview' ||
+          typeof review.request?.uid !== 'string'
+        ) {
+          return void (code = this.reply(
+            res,
+            400,
+            'text/plain',
+            'expected an apiextensions.k8s.io/v1 ConversionReview with a request\n',
+          ));
         }
         const response = await reviewConversion(this.webhooks, review.request, { ...deps, path });
-        if (response.result.status === 'Failure') this.log.warn({ webhook: path, uid: response.uid, message: response.result.message }, 'conversion failed');
-        code = this.reply(res, 200, 'application/json', encodeJson({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response } satisfies ConversionReview, lossless));
+        if (response.result.status === 'Failure')
+          this.log.warn({ webhook: path, uid: response.uid, message: response.result.message }, 'conversion failed');
+        code = this.reply(
+          res,
+          200,
+          'application/json',
+          encodeJson(
+            { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response } satisfies ConversionReview,
+            lossless,
+          ),
+        );
       } else {
         const review = body as Partial<AdmissionReview> | null;
-        if (review?.apiVersion !== 'admission.k8s.io/v1' || review.kind !== 'AdmissionReview' || typeof review.request?.uid !== 'string') {
-          return void (code = this.reply(res, 400, 'text/plain', 'expected an admission.k8s.io/v1 AdmissionReview with a request\n'));
+        if (
+          review?.apiVersion !== 'admission.k8s.io/v1' ||
+          review.kind !== 'AdmissionReview' ||
+          typeof review.request?.uid !== 'string'
+        ) {
+          return void (code = this.reply(
+            res,
+            400,
+            'text/plain',
+            'expected an admission.k8s.io/v1 AdmissionReview with a request\n',
+          ));
         }
         const response = await reviewAdmission(admission!, review.request, { ...deps, lossless });
-        if (!response.allowed && (response.status?.code ?? 0) >= 500) this.log.warn({ webhook: path, uid: response.uid, message: response.status?.message }, 'webhook handler failed: request denied');
-        code = this.reply(res, 200, 'application/json', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response } satisfies AdmissionReview));
+        if (!response.allowed && (response.status?.code ?? 0) >= 500)
+          this.log.warn(
+            { webhook: path, uid: response.uid, message: response.status?.message },
+            'webhook handler failed: request denied',
+          );
+        code = this.reply(
+          res,
+          200,
+          'application/json',
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            response,
+          } satisfies AdmissionReview),
+        );
       }
     } catch (err) {
       this.log.error({ err, webhook: path }, 'webhook request failed');
@@ -368,7 +496,13 @@ export class WebhookServer {
    * budget (`OverBudget`, when `admit(total so far)` says no) or is still arriving after
    * `remainingMs` (`BodyTimedOut`: Node itself would only notice at its next connections check).
    */
-  private readBody(req: IncomingMessage, limit: number, remainingMs: number, timeoutMs: number, admit: (total: number) => boolean): Promise<Buffer> {
+  private readBody(
+    req: IncomingMessage,
+    limit: number,
+    remainingMs: number,
+    timeoutMs: number,
+    admit: (total: number) => boolean,
+  ): Promise<Buffer> {
     return new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let total = 0;

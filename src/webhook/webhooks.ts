@@ -7,7 +7,13 @@
 import type { Kind } from '../client/kind.js';
 import type { KubeObject } from '../core/object-key.js';
 import { WebhookRegistrationError } from './errors.js';
-import type { AdmissionWebhookOptions, ConversionOptions, MutateFunction, Spoke, ValidateFunction } from './handlers.js';
+import type {
+  AdmissionWebhookOptions,
+  ConversionOptions,
+  MutateFunction,
+  Spoke,
+  ValidateFunction,
+} from './handlers.js';
 import { kindResource, splitApiVersion, type KindResource } from './kind-resource.js';
 
 /** controller-runtime's path for the conversion webhook of every kind. */
@@ -56,12 +62,19 @@ export class Webhooks {
     const key = `${kind.kind}.${group}`;
     if (this.conversion.has(key)) throw new WebhookRegistrationError(`a conversion for ${key} is already registered`);
     const hub = splitApiVersion(conversion.hub.apiVersion);
-    if (hub.group !== group || conversion.hub.kind !== kind.kind) throw new WebhookRegistrationError(`conversion hub ${conversion.hub.apiVersion}/${conversion.hub.kind} is not a version of ${key}`);
+    if (hub.group !== group || conversion.hub.kind !== kind.kind)
+      throw new WebhookRegistrationError(
+        `conversion hub ${conversion.hub.apiVersion}/${conversion.hub.kind} is not a version of ${key}`,
+      );
     const spokes = new Map<string, Spoke<KubeObject>>();
     for (const s of conversion.spokes) {
       const v = splitApiVersion(s.kind.apiVersion);
-      if (v.group !== group || s.kind.kind !== kind.kind) throw new WebhookRegistrationError(`conversion spoke ${s.kind.apiVersion}/${s.kind.kind} is not a version of ${key}`);
-      if (v.version === hub.version || spokes.has(v.version)) throw new WebhookRegistrationError(`conversion for ${key}: version ${v.version} is given twice`);
+      if (v.group !== group || s.kind.kind !== kind.kind)
+        throw new WebhookRegistrationError(
+          `conversion spoke ${s.kind.apiVersion}/${s.kind.kind} is not a version of ${key}`,
+        );
+      if (v.version === hub.version || spokes.has(v.version))
+        throw new WebhookRegistrationError(`conversion for ${key}: version ${v.version} is given twice`);
       // The hub's type is H; the server only hands hub-version objects to fromHub.
       spokes.set(v.version, s as unknown as Spoke<KubeObject>);
     }
@@ -91,20 +104,35 @@ export class Webhooks {
     return this.admission.size + this.conversion.size;
   }
 
-  private addAdmission(type: 'validating' | 'mutating', kind: Kind<KubeObject>, handler: Pick<AdmissionRegistration, 'validate' | 'mutate'>, options: AdmissionWebhookOptions): void {
+  private addAdmission(
+    type: 'validating' | 'mutating',
+    kind: Kind<KubeObject>,
+    handler: Pick<AdmissionRegistration, 'validate' | 'mutate'>,
+    options: AdmissionWebhookOptions,
+  ): void {
     const target = kindResource(kind, options);
     const prefix = type === 'validating' ? 'validate' : 'mutate';
-    const path = options.path ?? `/${prefix}-${target.group.replaceAll('.', '-') || 'core'}-${target.version}-${target.kind.toLowerCase()}`;
-    if (!path.startsWith('/') || path === CONVERSION_PATH) throw new WebhookRegistrationError(`webhook path ${path} must start with / and not be ${CONVERSION_PATH}`);
+    const path =
+      options.path ??
+      `/${prefix}-${target.group.replaceAll('.', '-') || 'core'}-${target.version}-${target.kind.toLowerCase()}`;
+    if (!path.startsWith('/') || path === CONVERSION_PATH)
+      throw new WebhookRegistrationError(`webhook path ${path} must start with / and not be ${CONVERSION_PATH}`);
     if (this.admission.has(path)) throw new WebhookRegistrationError(`a webhook is already registered at ${path}`);
     const name = options.name ?? `${prefix[0]}${target.kind.toLowerCase()}.${target.group || 'core.k8s.io'}`;
     if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?){2,}$/.test(name)) {
-      throw new WebhookRegistrationError(`webhook name ${name} must be a fully qualified domain name with at least three segments (e.g. vdatabase.example.com)`);
+      throw new WebhookRegistrationError(
+        `webhook name ${name} must be a fully qualified domain name with at least three segments (e.g. vdatabase.example.com)`,
+      );
     }
     const ops = options.operations ?? [];
-    if (ops.some((o) => !['CREATE', 'UPDATE', 'DELETE'].includes(o))) throw new WebhookRegistrationError(`webhook ${path}: operations must be CREATE, UPDATE or DELETE`);
-    if (type === 'mutating' && ops.includes('DELETE')) throw new WebhookRegistrationError(`webhook ${path}: a mutator cannot change a DELETE (validate it instead)`);
-    if (options.timeoutSeconds !== undefined && !(Number.isInteger(options.timeoutSeconds) && options.timeoutSeconds >= 1 && options.timeoutSeconds <= 30)) {
+    if (ops.some((o) => !['CREATE', 'UPDATE', 'DELETE'].includes(o)))
+      throw new WebhookRegistrationError(`webhook ${path}: operations must be CREATE, UPDATE or DELETE`);
+    if (type === 'mutating' && ops.includes('DELETE'))
+      throw new WebhookRegistrationError(`webhook ${path}: a mutator cannot change a DELETE (validate it instead)`);
+    if (
+      options.timeoutSeconds !== undefined &&
+      !(Number.isInteger(options.timeoutSeconds) && options.timeoutSeconds >= 1 && options.timeoutSeconds <= 30)
+    ) {
       throw new WebhookRegistrationError(`webhook ${path}: timeoutSeconds must be an integer from 1 to 30`);
     }
     this.admission.set(path, { type, path, name, target, options, ...handler });

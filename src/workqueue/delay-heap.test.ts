@@ -27,7 +27,7 @@ test('a second request for a waiting key only ever moves it earlier', () => {
 
 test('the heap keeps its order under many random schedules and reschedules', () => {
   let seed = 42;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const heap = new DelayHeap();
   const expected = new Map<string, number>();
   for (let i = 0; i < 2000; i++) {

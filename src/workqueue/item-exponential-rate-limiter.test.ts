@@ -7,7 +7,10 @@ test('per-item backoff doubles from 5 ms, caps at 1000 s and starts over after f
   const limiter = new ItemExponentialRateLimiter();
   assert.equal(DEFAULT_ITEM_BACKOFF.initialMs, 5);
   assert.equal(DEFAULT_ITEM_BACKOFF.maxMs, 1_000_000);
-  assert.deepEqual(Array.from({ length: 5 }, () => limiter.when('a')), [5, 10, 20, 40, 80]);
+  assert.deepEqual(
+    Array.from({ length: 5 }, () => limiter.when('a')),
+    [5, 10, 20, 40, 80],
+  );
   assert.equal(limiter.numRequeues('a'), 5);
   for (let i = 0; i < 30; i++) limiter.when('a');
   assert.equal(limiter.when('a'), 1_000_000, 'capped');
@@ -32,11 +35,20 @@ test('a max delay below the initial delay is refused, naming the option', () => 
 });
 
 test('backoff fields the limiter cannot honour (jitter, a last attempt) are refused rather than ignored', () => {
-  assert.throws(() => new ItemExponentialRateLimiter({ backoff: { jitter: 0.1 } }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'backoff.jitter');
-  assert.throws(() => new ItemExponentialRateLimiter({ backoff: { maxAttempts: 3 } }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'backoff.maxAttempts');
+  assert.throws(
+    () => new ItemExponentialRateLimiter({ backoff: { jitter: 0.1 } }),
+    (e: unknown) => e instanceof InvalidOptionError && e.option === 'backoff.jitter',
+  );
+  assert.throws(
+    () => new ItemExponentialRateLimiter({ backoff: { maxAttempts: 3 } }),
+    (e: unknown) => e instanceof InvalidOptionError && e.option === 'backoff.maxAttempts',
+  );
 });
 
 test('factor sets the growth per failure', () => {
   const limiter = new ItemExponentialRateLimiter({ backoff: { initialMs: 10, maxMs: 1_000, factor: 3 } });
-  assert.deepEqual(Array.from({ length: 4 }, () => limiter.when('k')), [10, 30, 90, 270]);
+  assert.deepEqual(
+    Array.from({ length: 4 }, () => limiter.when('k')),
+    [10, 30, 90, 270],
+  );
 });

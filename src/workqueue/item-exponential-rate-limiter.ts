@@ -4,7 +4,13 @@ import { InvalidOptionError } from '../core/errors.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /** client-go's per-item defaults: 5 ms doubling to 1000 s, no jitter, and a key is never dropped. */
-export const DEFAULT_ITEM_BACKOFF: ResolvedBackoff = Object.freeze({ initialMs: 5, maxMs: 1_000_000, factor: 2, jitter: 0, maxAttempts: Infinity });
+export const DEFAULT_ITEM_BACKOFF: ResolvedBackoff = Object.freeze({
+  initialMs: 5,
+  maxMs: 1_000_000,
+  factor: 2,
+  jitter: 0,
+  maxAttempts: Infinity,
+});
 
 export interface ItemExponentialRateLimiterOptions {
   /**
@@ -26,8 +32,10 @@ export class ItemExponentialRateLimiter implements RateLimiter {
   constructor(options: ItemExponentialRateLimiterOptions = {}) {
     this.backoff = resolveBackoff(DEFAULT_ITEM_BACKOFF, options.backoff);
     // Silently ignoring these would promise a behaviour the limiter does not have.
-    if (this.backoff.jitter !== 0) throw new InvalidOptionError('backoff.jitter', 'the per-item limiter has no jitter: leave it unset');
-    if (this.backoff.maxAttempts !== Infinity) throw new InvalidOptionError('backoff.maxAttempts', 'the per-item limiter never drops a key: leave it unset');
+    if (this.backoff.jitter !== 0)
+      throw new InvalidOptionError('backoff.jitter', 'the per-item limiter has no jitter: leave it unset');
+    if (this.backoff.maxAttempts !== Infinity)
+      throw new InvalidOptionError('backoff.maxAttempts', 'the per-item limiter never drops a key: leave it unset');
   }
 
   when(key: string): number {

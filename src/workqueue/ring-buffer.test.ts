@@ -15,7 +15,10 @@ test('the ring buffer stays FIFO across wrap-around and growth', () => {
     }
   }
   for (let v = rb.shift(); v !== undefined; v = rb.shift()) out.push(v);
-  assert.deepEqual(out, Array.from({ length: next }, (_, i) => i));
+  assert.deepEqual(
+    out,
+    Array.from({ length: next }, (_, i) => i),
+  );
   assert.equal(rb.length, 0);
   assert.equal(rb.shift(), undefined);
 });

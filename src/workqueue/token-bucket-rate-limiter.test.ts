@@ -10,9 +10,15 @@ test('the token bucket allows its burst at once, then spaces retries at its rate
   assert.equal(DEFAULT_BUCKET_QPS, 10);
   assert.equal(DEFAULT_BUCKET_BURST, 100);
   const burst = Array.from({ length: 100 }, (_, i) => limiter.when(`k${i}`));
-  assert.ok(burst.every((d) => d === 0), 'the first 100 go at once');
+  assert.ok(
+    burst.every((d) => d === 0),
+    'the first 100 go at once',
+  );
   // Each further reservation waits one more token (100 ms at 10/s): the bucket goes into debt.
-  assert.deepEqual(Array.from({ length: 4 }, (_, i) => limiter.when(`x${i}`)), [100, 200, 300, 400]);
+  assert.deepEqual(
+    Array.from({ length: 4 }, (_, i) => limiter.when(`x${i}`)),
+    [100, 200, 300, 400],
+  );
 });
 
 test('the token bucket refills with time, never above its burst', () => {
@@ -34,6 +40,12 @@ test('the token bucket is per queue, not per key: forget and numRequeues do not 
 });
 
 test('a token bucket with no rate or no burst is refused', () => {
-  assert.throws(() => new TokenBucketRateLimiter({ qps: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'qps');
-  assert.throws(() => new TokenBucketRateLimiter({ burst: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'burst');
+  assert.throws(
+    () => new TokenBucketRateLimiter({ qps: 0 }),
+    (e: unknown) => e instanceof InvalidOptionError && e.option === 'qps',
+  );
+  assert.throws(
+    () => new TokenBucketRateLimiter({ burst: 0 }),
+    (e: unknown) => e instanceof InvalidOptionError && e.option === 'burst',
+  );
 });

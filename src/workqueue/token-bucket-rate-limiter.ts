@@ -33,7 +33,8 @@ export class TokenBucketRateLimiter implements RateLimiter {
   constructor(options: TokenBucketRateLimiterOptions = {}) {
     this.qps = options.qps ?? DEFAULT_BUCKET_QPS;
     this.burst = options.burst ?? DEFAULT_BUCKET_BURST;
-    if (!(this.qps > 0) || !Number.isFinite(this.qps)) throw new InvalidOptionError('qps', 'must be a finite number > 0');
+    if (!(this.qps > 0) || !Number.isFinite(this.qps))
+      throw new InvalidOptionError('qps', 'must be a finite number > 0');
     if (!(this.burst >= 1)) throw new InvalidOptionError('burst', 'must be >= 1');
     this.clock = options.clock ?? realClock;
     this.tokens = this.burst;

@@ -62,7 +62,8 @@ async function run(seed: number, workers: number): Promise<RunReport> {
     await clock.advance(Math.floor(random() * 5));
   }
   // Let every delayed and in-flight key finish.
-  for (let i = 0; i < 100 && (q.length > 0 || q.processingCount > 0 || q.waitingCount > 0); i++) await clock.advance(50);
+  for (let i = 0; i < 100 && (q.length > 0 || q.processingCount > 0 || q.waitingCount > 0); i++)
+    await clock.advance(50);
   for (const [key, requested] of lastRequest) {
     if (!((lastStart.get(key) ?? -1) > requested)) report.stale.push(key);
   }
@@ -78,6 +79,9 @@ test('a key in flight is never handed to a second worker (random adds, 16 worker
     assert.deepEqual(report.overlaps, [], `seed ${seed}: two workers held one key`);
     assert.deepEqual(report.stale, [], `seed ${seed}: a key was not processed after its last add`);
     assert.ok(report.starts > 50, `seed ${seed}: the run did real work (${report.starts} starts)`);
-    assert.ok(report.starts <= report.requests, `seed ${seed}: adds coalesce (${report.starts} starts for ${report.requests} adds)`);
+    assert.ok(
+      report.starts <= report.requests,
+      `seed ${seed}: adds coalesce (${report.starts} starts for ${report.requests} adds)`,
+    );
   }
 });

@@ -8,10 +8,17 @@ import { Workqueue } from './workqueue.js';
 import { WORKQUEUE_DURATION_BUCKETS_SECONDS } from './workqueue-metrics.js';
 
 /** The value of one series (matching every given label), read through prom-client's JSON export. */
-async function valueOf(registry: Registry, metricName: string, labels: Record<string, string | number>, seriesName = metricName): Promise<number | undefined> {
+async function valueOf(
+  registry: Registry,
+  metricName: string,
+  labels: Record<string, string | number>,
+  seriesName = metricName,
+): Promise<number | undefined> {
   const family = (await registry.getMetricsAsJSON()).find((m) => m.name === metricName);
   const series = family?.values.find(
-    (v) => ((v as { metricName?: string }).metricName ?? metricName) === seriesName && Object.entries(labels).every(([k, want]) => (v.labels as Record<string, unknown>)[k] === want),
+    (v) =>
+      ((v as { metricName?: string }).metricName ?? metricName) === seriesName &&
+      Object.entries(labels).every(([k, want]) => (v.labels as Record<string, unknown>)[k] === want),
   );
   return series?.value;
 }
@@ -54,17 +61,31 @@ test('workqueue metrics follow a known sequence of adds, gets, dones and retries
 
   const queue = (le: number | string): Promise<number | undefined> =>
     valueOf(registry, 'workqueue_queue_duration_seconds', { ...l, le }, 'workqueue_queue_duration_seconds_bucket');
-  assert.equal(await valueOf(registry, 'workqueue_queue_duration_seconds', l, 'workqueue_queue_duration_seconds_count'), 2);
-  assert.ok(Math.abs((await valueOf(registry, 'workqueue_queue_duration_seconds', l, 'workqueue_queue_duration_seconds_sum'))! - 0.025) < 1e-12);
+  assert.equal(
+    await valueOf(registry, 'workqueue_queue_duration_seconds', l, 'workqueue_queue_duration_seconds_count'),
+    2,
+  );
+  assert.ok(
+    Math.abs(
+      (await valueOf(registry, 'workqueue_queue_duration_seconds', l, 'workqueue_queue_duration_seconds_sum'))! - 0.025,
+    ) < 1e-12,
+  );
   assert.equal(await queue(0.001), 0);
   assert.equal(await queue(0.01), 1, '10 ms is in the ≤ 0.01 s bucket');
   assert.equal(await queue(0.1), 2);
   assert.equal(await queue('+Inf'), 2);
-  assert.equal(await valueOf(registry, 'workqueue_work_duration_seconds', l, 'workqueue_work_duration_seconds_count'), 2);
-  assert.ok(Math.abs((await valueOf(registry, 'workqueue_work_duration_seconds', l, 'workqueue_work_duration_seconds_sum'))! - 0.045) < 1e-12);
+  assert.equal(
+    await valueOf(registry, 'workqueue_work_duration_seconds', l, 'workqueue_work_duration_seconds_count'),
+    2,
+  );
+  assert.ok(
+    Math.abs(
+      (await valueOf(registry, 'workqueue_work_duration_seconds', l, 'workqueue_work_duration_seconds_sum'))! - 0.045,
+    ) < 1e-12,
+  );
 });
 
-test('the text format has controller-runtime\'s names, labels and buckets', async () => {
+test("the text format has controller-runtime's names, labels and buckets", async () => {
   const registry = createMetricsRegistry();
   new Workqueue({ name: 'q', registry, clock: new FakeClock(0) });
   const text = await registry.metrics();
@@ -82,7 +103,10 @@ test('the text format has controller-runtime\'s names, labels and buckets', asyn
   assert.match(text, /^workqueue_adds_total\{name="q",controller="q"\} 0$/m, 'controller defaults to the queue name');
   assert.match(text, /^workqueue_work_duration_seconds_bucket\{le="1e-8",name="q",controller="q"\} 0$/m);
   assert.match(text, /^workqueue_work_duration_seconds_bucket\{le="1000",name="q",controller="q"\} 0$/m);
-  assert.deepEqual(WORKQUEUE_DURATION_BUCKETS_SECONDS, [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000]);
+  assert.deepEqual(
+    WORKQUEUE_DURATION_BUCKETS_SECONDS,
+    [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000],
+  );
 });
 
 test('two queues with different names share one registry, each with its own series', async () => {
@@ -132,7 +156,10 @@ test('dropping queued keys at shutdown empties the depth gauge', async () => {
 test('a second queue with the same name on one registry is refused instead of merging series', () => {
   const registry = createMetricsRegistry();
   new Workqueue({ name: 'dup', registry });
-  assert.throws(() => new Workqueue({ name: 'dup', registry }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'name');
+  assert.throws(
+    () => new Workqueue({ name: 'dup', registry }),
+    (e: unknown) => e instanceof InvalidOptionError && e.option === 'name',
+  );
   new Workqueue({ name: 'dup', controller: 'other', registry }); // other labels: fine
   new Workqueue({ name: 'dup', registry: createMetricsRegistry() }); // other registry: fine
 });
@@ -149,7 +176,12 @@ test('a key added while in flight counts its queue time from that add, as client
   q.done('a');
   await clock.advance(5);
   await q.get(); // dirty since t=10: 25 ms
-  const sum = await valueOf(registry, 'workqueue_queue_duration_seconds', { name: 'q' }, 'workqueue_queue_duration_seconds_sum');
+  const sum = await valueOf(
+    registry,
+    'workqueue_queue_duration_seconds',
+    { name: 'q' },
+    'workqueue_queue_duration_seconds_sum',
+  );
   assert.ok(Math.abs(sum! - 0.025) < 1e-12, `sum ${sum}`);
   assert.equal(await valueOf(registry, 'workqueue_adds_total', { name: 'q' }), 2);
 });

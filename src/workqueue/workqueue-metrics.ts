@@ -48,33 +48,57 @@ export class WorkqueueMetrics {
   /** When each in-flight key was handed out. */
   private readonly startedAtMs = new Map<string, number>();
 
-  constructor(registry: Registry, labelValues: WorkqueueMetricsLabels, private readonly clock: Clock, state: WorkqueueState) {
+  constructor(
+    registry: Registry,
+    labelValues: WorkqueueMetricsLabels,
+    private readonly clock: Clock,
+    state: WorkqueueState,
+  ) {
     const labels: Record<Label, string> = { name: labelValues.name, controller: labelValues.controller };
     const taken = takenLabels.get(registry) ?? new Set<string>();
     const id = JSON.stringify([labels.name, labels.controller]);
     if (taken.has(id)) {
-      throw new InvalidOptionError('name', `a workqueue named ${labels.name} (controller ${labels.controller}) already exports metrics on this registry`);
+      throw new InvalidOptionError(
+        'name',
+        `a workqueue named ${labels.name} (controller ${labels.controller}) already exports metrics on this registry`,
+      );
     }
     const labelNames: Label[] = ['name', 'controller'];
     const buckets = [...WORKQUEUE_DURATION_BUCKETS_SECONDS];
     // Every series exists from the start (at zero), as in controller-runtime, so rate() works from the first scrape.
-    registerCounterCollector(registry, { name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames }, (c) =>
-      c.inc(labels, this.adds),
+    registerCounterCollector(
+      registry,
+      { name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames },
+      (c) => c.inc(labels, this.adds),
     );
-    registerCounterCollector(registry, { name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames }, (c) =>
-      c.inc(labels, this.retries),
+    registerCounterCollector(
+      registry,
+      { name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames },
+      (c) => c.inc(labels, this.retries),
     );
     registerHistogramCollector(
       registry,
-      { name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames, buckets },
+      {
+        name: 'workqueue_queue_duration_seconds',
+        help: 'How long in seconds an item stays in workqueue before being requested',
+        labelNames,
+        buckets,
+      },
       (emit) => emit(labels, this.queueDuration),
     );
     registerHistogramCollector(
       registry,
-      { name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes.', labelNames, buckets },
+      {
+        name: 'workqueue_work_duration_seconds',
+        help: 'How long in seconds processing an item from workqueue takes.',
+        labelNames,
+        buckets,
+      },
       (emit) => emit(labels, this.workDuration),
     );
-    registerGaugeCollector(registry, { name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames }, (g) => g.set(labels, state.depth));
+    registerGaugeCollector(registry, { name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames }, (g) =>
+      g.set(labels, state.depth),
+    );
     registerGaugeCollector(
       registry,
       {

@@ -128,5 +128,8 @@ test('aborting the shutdown signal stops waiting for the drain', async () => {
 
 test('a negative drain timeout is refused, naming the option', () => {
   const q = new Workqueue({ clock: new FakeClock(0) });
-  assert.throws(() => q.shutdown({ drainTimeoutMs: -1 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'drainTimeoutMs');
+  assert.throws(
+    () => q.shutdown({ drainTimeoutMs: -1 }),
+    (e: unknown) => e instanceof InvalidOptionError && e.option === 'drainTimeoutMs',
+  );
 });

@@ -160,7 +160,11 @@ test('one timer is armed, for the earliest waiting key, however many keys wait',
   })();
   await clock.advance(1000);
   await workers;
-  assert.deepEqual(order, Array.from({ length: 50 }, (_, i) => `k${49 - i}`), 'released in ready-time order');
+  assert.deepEqual(
+    order,
+    Array.from({ length: 50 }, (_, i) => `k${49 - i}`),
+    'released in ready-time order',
+  );
   assert.equal(clock.pendingTimers, 0);
 });
 
@@ -183,7 +187,10 @@ test('addAfter with no delay adds at once', () => {
 
 test('addRateLimited backs a failing key off exponentially; forget resets it', async () => {
   const clock = new FakeClock(0);
-  const q = new Workqueue({ clock, rateLimiter: new ItemExponentialRateLimiter({ backoff: { initialMs: 10, maxMs: 1000 } }) });
+  const q = new Workqueue({
+    clock,
+    rateLimiter: new ItemExponentialRateLimiter({ backoff: { initialMs: 10, maxMs: 1000 } }),
+  });
   const seenAt: number[] = [];
   for (let attempt = 0; attempt < 4; attempt++) {
     q.addRateLimited('a');

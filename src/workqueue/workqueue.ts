@@ -42,7 +42,8 @@ export interface ShutdownOptions {
 }
 
 /** Whether every in-flight key was finished; if not, which keys were still being processed. */
-export type ShutdownResult = { readonly drained: true } | { readonly drained: false; readonly inFlight: readonly string[] };
+export type ShutdownResult =
+  { readonly drained: true } | { readonly drained: false; readonly inFlight: readonly string[] };
 
 interface Waiter {
   resolve: (result: GetResult) => void;
@@ -102,11 +103,16 @@ export class Workqueue {
     if (options.registry) {
       if (!options.name) throw new InvalidOptionError('name', 'is required when a metrics registry is given');
       const dirty = this.dirty;
-      this.metrics = new WorkqueueMetrics(options.registry, { name: options.name, controller: options.controller ?? options.name }, this.clock, {
-        get depth() {
-          return dirty.size;
+      this.metrics = new WorkqueueMetrics(
+        options.registry,
+        { name: options.name, controller: options.controller ?? options.name },
+        this.clock,
+        {
+          get depth() {
+            return dirty.size;
+          },
         },
-      });
+      );
     }
   }
 
@@ -129,9 +135,15 @@ export class Workqueue {
    * Keys waiting after a failure (rate-limited, not yet forgotten), soonest first, at most `limit`:
    * what a person debugging wants to see. O(waiting keys × log limit), never a sort of them all.
    */
-  backoffKeys(limit: number): { readonly total: number; readonly keys: readonly { readonly key: string; readonly retryInMs: number; readonly requeues: number }[] } {
+  backoffKeys(limit: number): {
+    readonly total: number;
+    readonly keys: readonly { readonly key: string; readonly retryInMs: number; readonly requeues: number }[];
+  } {
     const now = this.clock.monotonicNow();
-    const soonest = new SmallestK<{ key: string; retryInMs: number; requeues: number }>(Math.max(0, limit), (a, b) => a.retryInMs - b.retryInMs);
+    const soonest = new SmallestK<{ key: string; retryInMs: number; requeues: number }>(
+      Math.max(0, limit),
+      (a, b) => a.retryInMs - b.retryInMs,
+    );
     for (const entry of this.waiting.entries()) {
       const requeues = this.rateLimiter.numRequeues(entry.key);
       // requeueAfter forgets the key first, so a waiting key with requeues is one in backoff.
@@ -211,7 +223,8 @@ export class Workqueue {
           waiter.settled = true;
           this.liveWaiters--;
           // Tombstones leave when a key arrives; compact if a quiet queue collects many of them.
-          if (this.waiters.length > 64 && this.waiters.length > 2 * this.liveWaiters) this.waiters.retain((w) => !w.settled);
+          if (this.waiters.length > 64 && this.waiters.length > 2 * this.liveWaiters)
+            this.waiters.retain((w) => !w.settled);
           reject(new AbortedError('workqueue get aborted', { cause: signal.reason }));
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });

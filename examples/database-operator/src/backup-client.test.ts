@@ -34,7 +34,10 @@ test('a non-2xx answer throws with its status code only: the body never reaches 
 test('a 2xx whose body is not a backup state throws without quoting it (JSON.parse would)', async () => {
   const { agent, client } = setup();
   agent.get(ORIGIN).intercept({ path: '/backups', method: 'POST' }).reply(202, 's3cr3t-not-json');
-  agent.get(ORIGIN).intercept({ path: '/backups', method: 'POST' }).reply(202, { id: 's3cr3t'.repeat(100), state: 'running' });
+  agent
+    .get(ORIGIN)
+    .intercept({ path: '/backups', method: 'POST' })
+    .reply(202, { id: 's3cr3t'.repeat(100), state: 'running' });
   for (let i = 0; i < 2; i++) {
     const err = await client.backup(ORIGIN, db, new AbortController().signal).catch((e: unknown) => e);
     assert.ok(err instanceof BackupServiceError && err.malformed);
@@ -44,14 +47,20 @@ test('a 2xx whose body is not a backup state throws without quoting it (JSON.par
 
 test('a good answer is returned', async () => {
   const { agent, client } = setup();
-  agent.get(ORIGIN).intercept({ path: '/backups', method: 'POST' }).reply(202, { id: 'b-1', state: 'running', extra: 'ignored' });
+  agent
+    .get(ORIGIN)
+    .intercept({ path: '/backups', method: 'POST' })
+    .reply(202, { id: 'b-1', state: 'running', extra: 'ignored' });
   assert.deepEqual(await client.backup(ORIGIN, db, new AbortController().signal), { id: 'b-1', state: 'running' });
 });
 
 test('the host label only names the configured hosts', async () => {
   const { agent, client, registry } = setup(['backup.test']);
   agent.get(ORIGIN).intercept({ path: '/backups', method: 'POST' }).reply(202, { id: 'b-1', state: 'running' });
-  agent.get('http://elsewhere.test').intercept({ path: '/backups', method: 'POST' }).reply(202, { id: 'b-2', state: 'running' });
+  agent
+    .get('http://elsewhere.test')
+    .intercept({ path: '/backups', method: 'POST' })
+    .reply(202, { id: 'b-2', state: 'running' });
   await client.backup(ORIGIN, db, new AbortController().signal);
   await client.backup('http://elsewhere.test', db, new AbortController().signal);
   const text = await registry.metrics();

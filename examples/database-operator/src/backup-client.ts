@@ -59,7 +59,11 @@ export class BackupClient {
     const id: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'id') : undefined;
     const state: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'state') : undefined;
     // The id is shown in status: a short token or nothing.
-    if (typeof id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(id) || (state !== 'running' && state !== 'completed')) {
+    if (
+      typeof id !== 'string' ||
+      !/^[A-Za-z0-9._-]{1,64}$/.test(id) ||
+      (state !== 'running' && state !== 'completed')
+    ) {
       throw new BackupServiceError(res.status, true);
     }
     return { id, state };

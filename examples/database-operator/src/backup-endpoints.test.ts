@@ -9,15 +9,24 @@ const db = (endpoint?: string): Database => ({
   apiVersion: 'example.com/v1',
   kind: 'Database',
   metadata: { name: 'd', namespace: 'tenant', uid: 'u', generation: 1, resourceVersion: '1' },
-  spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi', ...(endpoint !== undefined ? { backup: { endpoint } } : {}) },
+  spec: {
+    engine: 'postgres',
+    version: '16',
+    replicas: 1,
+    storage: '1Gi',
+    ...(endpoint !== undefined ? { backup: { endpoint } } : {}),
+  },
 });
 
-test('a Database without an endpoint uses the operator\'s own backup service', () => {
+test("a Database without an endpoint uses the operator's own backup service", () => {
   assert.deepEqual(resolveBackupEndpoint(db(), policy), { allowed: true, endpoint: 'http://backup.ops.svc:8080' });
 });
 
 test('an endpoint on the allow-list (same origin, any path) is allowed', () => {
-  assert.deepEqual(resolveBackupEndpoint(db('https://vault.example.com/some/path'), policy), { allowed: true, endpoint: 'https://vault.example.com/some/path' });
+  assert.deepEqual(resolveBackupEndpoint(db('https://vault.example.com/some/path'), policy), {
+    allowed: true,
+    endpoint: 'https://vault.example.com/some/path',
+  });
   assert.equal(resolveBackupEndpoint(db('http://backup.ops.svc:8080'), policy).allowed, true);
 });
 
@@ -37,9 +46,17 @@ test('server-side request forgery: any endpoint outside the allow-list is refuse
   }
 });
 
-test('a failure is described for tenants by codes only, never the service\'s words', () => {
+test("a failure is described for tenants by codes only, never the service's words", () => {
   assert.equal(describeBackupFailure(new BackupServiceError(500)), 'backup service answered HTTP 500');
-  const http = new HttpRequestError({ reason: 'retriesExhausted', method: 'POST', url: 'http://backup.ops.svc:8080/backups', attempts: [{ attempt: 1, status: 503, durationMs: 1 }, { attempt: 2, error: 'ECONNRESET', durationMs: 1 }] });
+  const http = new HttpRequestError({
+    reason: 'retriesExhausted',
+    method: 'POST',
+    url: 'http://backup.ops.svc:8080/backups',
+    attempts: [
+      { attempt: 1, status: 503, durationMs: 1 },
+      { attempt: 2, error: 'ECONNRESET', durationMs: 1 },
+    ],
+  });
   const described = describeBackupFailure(http);
   assert.equal(described, 'backup request failed (retriesExhausted) after 2 attempt(s), last: ECONNRESET');
   assert.doesNotMatch(described, /backup\.ops\.svc/, 'no internal URL');

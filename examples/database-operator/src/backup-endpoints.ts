@@ -16,8 +16,7 @@ export interface BackupEndpointPolicy {
 }
 
 export type EndpointResolution =
-  | { readonly allowed: true; readonly endpoint: string }
-  | { readonly allowed: false; readonly message: string };
+  { readonly allowed: true; readonly endpoint: string } | { readonly allowed: false; readonly message: string };
 
 /** Origins the policy allows, for the HTTP client's bounded `host` label and for matching. */
 export function allowedOrigins(policy: BackupEndpointPolicy): URL[] {
@@ -39,7 +38,11 @@ export function resolveBackupEndpoint(db: Database, policy: BackupEndpointPolicy
     return { allowed: true, endpoint: url.href };
   }
   // The tenant's own input is not echoed back either (it may be huge or hold a credential).
-  return { allowed: false, message: 'spec.backup.endpoint is not on the operator\'s allow-list of backup endpoints; remove it to use the default, or ask the operator\'s administrator to allow it' };
+  return {
+    allowed: false,
+    message:
+      "spec.backup.endpoint is not on the operator's allow-list of backup endpoints; remove it to use the default, or ask the operator's administrator to allow it",
+  };
 }
 
 /** The backup service answered with a status the operator does not accept; only the code is kept. */

@@ -31,9 +31,28 @@ import { runActions, type Action } from 'operator-runtime/helpers';
 import type { Registry } from 'prom-client';
 import type { BackupClient } from './backup-client.js';
 import { describeBackupFailure, resolveBackupEndpoint, type BackupEndpointPolicy } from './backup-endpoints.js';
-import { DATABASE, FIELD_MANAGER, FINALIZER, PORTS, SUPPORTED_VERSIONS, type Database, type DatabaseStatus, type Phase } from './database.js';
+import {
+  DATABASE,
+  FIELD_MANAGER,
+  FINALIZER,
+  PORTS,
+  SUPPORTED_VERSIONS,
+  type Database,
+  type DatabaseStatus,
+  type Phase,
+} from './database.js';
 import { overlay } from './overlay.js';
-import { CONFIG_MAP, SECRET, SERVICE, STATEFUL_SET, desiredConfigMap, desiredSecret, desiredService, desiredStatefulSet, names } from './resources.js';
+import {
+  CONFIG_MAP,
+  SECRET,
+  SERVICE,
+  STATEFUL_SET,
+  desiredConfigMap,
+  desiredSecret,
+  desiredService,
+  desiredStatefulSet,
+  names,
+} from './resources.js';
 
 export const CONTROLLER_NAME = 'database';
 /** How often a running backup is polled (the worker is free in between). @defaultValue 1000 */
@@ -66,7 +85,10 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
   private readonly endpoints: BackupEndpointPolicy;
 
   constructor(private readonly options: DatabaseReconcilerOptions) {
-    this.endpoints = { defaultEndpoint: options.defaultBackupEndpoint, allowedEndpoints: options.allowedBackupEndpoints ?? [] };
+    this.endpoints = {
+      defaultEndpoint: options.defaultBackupEndpoint,
+      allowedEndpoints: options.allowedBackupEndpoints ?? [],
+    };
     this.actions = [
       { name: 'secret', run: (ctx) => this.ensureSecret(ctx) },
       { name: 'configmap', run: async (ctx) => void (await this.ensureOwned(ctx, desiredConfigMap(ctx.db))) },
@@ -83,21 +105,49 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     const current = await ctx.get();
     if (!current) return; // deleted; owned objects go with it (garbage collector)
     let db = current;
-    const step = await handleFinalizer(client, db, { name: FINALIZER, signal, cleanup: (obj) => this.backupBeforeDelete(obj, signal, log) });
+    const step = await handleFinalizer(client, db, {
+      name: FINALIZER,
+      signal,
+      cleanup: (obj) => this.backupBeforeDelete(obj, signal, log),
+    });
     if (step.kind === 'stop') return step.result;
     db = step.object;
 
     const supported = SUPPORTED_VERSIONS[db.spec.engine];
     if (!supported.includes(db.spec.version)) {
       // The schema cannot know which versions we run: report it, do not retry until the spec changes.
-      await this.writeStatus(db, { phase: 'Degraded' }, [
-        { type: 'Ready', status: 'False', reason: 'UnsupportedVersion', message: `${db.spec.engine} ${db.spec.version} is not supported (supported: ${supported.join(', ')})` },
-      ], signal);
-      this.options.recorder.event(db, 'Warning', 'UnsupportedVersion', `${db.spec.engine} ${db.spec.version} is not supported`);
+      await this.writeStatus(
+        db,
+        { phase: 'Degraded' },
+        [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'UnsupportedVersion',
+            message: `${db.spec.engine} ${db.spec.version} is not supported (supported: ${supported.join(', ')})`,
+          },
+        ],
+        signal,
+      );
+      this.options.recorder.event(
+        db,
+        'Warning',
+        'UnsupportedVersion',
+        `${db.spec.engine} ${db.spec.version} is not supported`,
+      );
       throw new TerminalError(`unsupported version ${db.spec.engine} ${db.spec.version}`);
     }
 
-    const report = await runActions(this.actions, { db, signal, log }, { controller: CONTROLLER_NAME, logger: log, signal, ...(this.options.registry ? { registry: this.options.registry } : {}) });
+    const report = await runActions(
+      this.actions,
+      { db, signal, log },
+      {
+        controller: CONTROLLER_NAME,
+        logger: log,
+        signal,
+        ...(this.options.registry ? { registry: this.options.registry } : {}),
+      },
+    );
     return report.result;
   }
 
@@ -115,22 +165,44 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
       return;
     }
     const recreated = isConditionTrue(db.status?.conditions, 'Provisioned');
-    if (recreated) this.options.recorder.event(db, 'Warning', 'SecretRecreated', `Secret ${names.secret(db)} was missing and has been recreated with a new password`);
+    if (recreated)
+      this.options.recorder.event(
+        db,
+        'Warning',
+        'SecretRecreated',
+        `Secret ${names.secret(db)} was missing and has been recreated with a new password`,
+      );
     else this.options.recorder.event(db, 'Normal', 'SecretCreated', `Secret ${names.secret(db)} created`);
   }
 
   /** createOrPatch with only the fields we manage: an object that did not drift gets no write. */
-  private async ensureOwned<T extends { apiVersion?: string; kind?: string; metadata: { name: string; namespace: string; resourceVersion?: string } }>(ctx: Ctx, desired: T, managed?: object) {
+  private async ensureOwned<
+    T extends {
+      apiVersion?: string;
+      kind?: string;
+      metadata: { name: string; namespace: string; resourceVersion?: string };
+    },
+  >(ctx: Ctx, desired: T, managed?: object) {
     const { db, signal } = ctx;
     const wanted = setControllerReference(db, structuredClone(desired));
     const result = await retryOnConflict(
-      () => createOrPatch(this.options.client, wanted, (obj) => {
-        if (!obj.metadata.resourceVersion) return; // create: everything as desired
-        overlay(obj, managed ?? stripUndefined(wanted));
-      }, { signal, fieldManager: FIELD_MANAGER }),
+      () =>
+        createOrPatch(
+          this.options.client,
+          wanted,
+          (obj) => {
+            if (!obj.metadata.resourceVersion) return; // create: everything as desired
+            overlay(obj, managed ?? stripUndefined(wanted));
+          },
+          { signal, fieldManager: FIELD_MANAGER },
+        ),
       { signal },
     );
-    if (result.operation !== 'unchanged') ctx.log.info({ kind: desired.kind, object: desired.metadata.name, operation: result.operation }, 'owned object written');
+    if (result.operation !== 'unchanged')
+      ctx.log.info(
+        { kind: desired.kind, object: desired.metadata.name, operation: result.operation },
+        'owned object written',
+      );
     return { result };
   }
 
@@ -138,7 +210,10 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     const desired = desiredStatefulSet(ctx.db);
     const wanted = setControllerReference(ctx.db, desired);
     // selector, serviceName and volumeClaimTemplates are immutable: after creation only these are ours.
-    const managed = { metadata: { labels: desired.metadata.labels, ownerReferences: wanted.metadata.ownerReferences }, spec: { replicas: desired.spec!.replicas, template: desired.spec!.template } };
+    const managed = {
+      metadata: { labels: desired.metadata.labels, ownerReferences: wanted.metadata.ownerReferences },
+      spec: { replicas: desired.spec!.replicas, template: desired.spec!.template },
+    };
     const { result } = await this.ensureOwned(ctx, desired, managed);
     ctx.statefulSet = result.object;
   }
@@ -148,29 +223,60 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     const { db, signal } = ctx;
     const sts = ctx.statefulSet ?? (await this.cached(STATEFUL_SET, names.statefulSet(db), db, signal));
     const ready = sts?.status?.readyReplicas ?? 0;
-    const converged = ready === db.spec.replicas && (sts?.status?.observedGeneration ?? 0) >= (sts?.metadata?.generation ?? 1);
+    const converged =
+      ready === db.spec.replicas && (sts?.status?.observedGeneration ?? 0) >= (sts?.metadata?.generation ?? 1);
     const phase: Phase = converged ? 'Ready' : 'Provisioning';
     const conditions: ConditionInput[] = [
-      { type: 'Provisioned', status: 'True', reason: 'ResourcesCreated', message: 'Secret, ConfigMap, Service and StatefulSet exist' },
+      {
+        type: 'Provisioned',
+        status: 'True',
+        reason: 'ResourcesCreated',
+        message: 'Secret, ConfigMap, Service and StatefulSet exist',
+      },
       converged
-        ? { type: 'Ready', status: 'True', reason: 'ReplicasReady', message: `${ready}/${db.spec.replicas} replicas ready` }
-        : { type: 'Ready', status: 'False', reason: 'ReplicasNotReady', message: `${ready}/${db.spec.replicas} replicas ready` },
+        ? {
+            type: 'Ready',
+            status: 'True',
+            reason: 'ReplicasReady',
+            message: `${ready}/${db.spec.replicas} replicas ready`,
+          }
+        : {
+            type: 'Ready',
+            status: 'False',
+            reason: 'ReplicasNotReady',
+            message: `${ready}/${db.spec.replicas} replicas ready`,
+          },
     ];
     // Said while the Database lives, not first at deletion, so its owner can fix the spec in time.
     const backupEndpoint = this.backupEndpointCondition(db);
     if (backupEndpoint) conditions.push(backupEndpoint);
-    await this.writeStatus(db, { phase, readyReplicas: ready, endpoint: `${names.service(db)}.${db.metadata.namespace}.svc:${PORTS[db.spec.engine]}` }, conditions, signal);
+    await this.writeStatus(
+      db,
+      {
+        phase,
+        readyReplicas: ready,
+        endpoint: `${names.service(db)}.${db.metadata.namespace}.svc:${PORTS[db.spec.engine]}`,
+      },
+      conditions,
+      signal,
+    );
   }
 
   /** The finalizer's cleanup: backup first, polled with requeueAfter so no worker waits on it. */
   private async backupBeforeDelete(db: Database, signal: AbortSignal, log: Logger): Promise<Result | void> {
     if (db.spec.backup?.enabled === false) return;
-    if (db.status?.phase !== 'Deleting') await this.writeStatus(db, { phase: 'Deleting' }, [], signal).then((d) => (db = d));
+    if (db.status?.phase !== 'Deleting')
+      await this.writeStatus(db, { phase: 'Deleting' }, [], signal).then((d) => (db = d));
     const resolved = resolveBackupEndpoint(db, this.endpoints);
     if (!resolved.allowed) {
       // No request is made. The finalizer stays until the spec names an allowed endpoint (or
       // none, or disables backup): not retried, since only a spec change can help.
-      await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'False', reason: 'EndpointNotAllowed', message: resolved.message }], signal);
+      await this.writeStatus(
+        db,
+        {},
+        [{ type: 'BackedUp', status: 'False', reason: 'EndpointNotAllowed', message: resolved.message }],
+        signal,
+      );
       this.options.recorder.event(db, 'Warning', 'EndpointNotAllowed', resolved.message);
       throw new TerminalError('spec.backup.endpoint is not allowed');
     }
@@ -180,18 +286,33 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     } catch (err) {
       // Status and Events are tenant-readable: codes only, never what the service said.
       const message = describeBackupFailure(err);
-      await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'False', reason: 'BackupFailed', message }], signal).catch(() => undefined);
+      await this.writeStatus(
+        db,
+        {},
+        [{ type: 'BackedUp', status: 'False', reason: 'BackupFailed', message }],
+        signal,
+      ).catch(() => undefined);
       this.options.recorder.event(db, 'Warning', 'BackupFailed', `backup before delete failed: ${message}`);
       throw err; // keeps the finalizer; the workqueue backs off
     }
     if (backup.state !== 'completed') {
       log.info({ backup: backup.id }, 'backup running');
       if (getCondition(db.status?.conditions, 'BackedUp')?.reason !== 'BackupRunning') {
-        await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'False', reason: 'BackupRunning', message: `backup ${backup.id} running` }], signal);
+        await this.writeStatus(
+          db,
+          {},
+          [{ type: 'BackedUp', status: 'False', reason: 'BackupRunning', message: `backup ${backup.id} running` }],
+          signal,
+        );
       }
       return requeueAfter(this.options.backupPollMs ?? DEFAULT_BACKUP_POLL_MS);
     }
-    await this.writeStatus(db, {}, [{ type: 'BackedUp', status: 'True', reason: 'BackupCompleted', message: `backup ${backup.id} completed` }], signal);
+    await this.writeStatus(
+      db,
+      {},
+      [{ type: 'BackedUp', status: 'True', reason: 'BackupCompleted', message: `backup ${backup.id} completed` }],
+      signal,
+    );
     this.options.recorder.event(db, 'Normal', 'BackedUp', `backup ${backup.id} completed; removing finalizer`);
     log.info({ backup: backup.id }, 'backup completed');
   }
@@ -199,26 +320,55 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
   /** `BackupEndpointAllowed` once a Database names a backup endpoint (False when refused); nothing otherwise. */
   private backupEndpointCondition(db: Database): ConditionInput | undefined {
     const resolved = resolveBackupEndpoint(db, this.endpoints);
-    if (!resolved.allowed) return { type: 'BackupEndpointAllowed', status: 'False', reason: 'EndpointNotAllowed', message: resolved.message };
+    if (!resolved.allowed)
+      return {
+        type: 'BackupEndpointAllowed',
+        status: 'False',
+        reason: 'EndpointNotAllowed',
+        message: resolved.message,
+      };
     if (db.spec.backup?.endpoint || getCondition(db.status?.conditions, 'BackupEndpointAllowed')) {
-      return { type: 'BackupEndpointAllowed', status: 'True', reason: db.spec.backup?.endpoint ? 'EndpointAllowed' : 'DefaultEndpoint', message: db.spec.backup?.endpoint ? 'spec.backup.endpoint is allowed' : 'the operator\'s backup endpoint is used' };
+      return {
+        type: 'BackupEndpointAllowed',
+        status: 'True',
+        reason: db.spec.backup?.endpoint ? 'EndpointAllowed' : 'DefaultEndpoint',
+        message: db.spec.backup?.endpoint
+          ? 'spec.backup.endpoint is allowed'
+          : "the operator's backup endpoint is used",
+      };
     }
     return undefined;
   }
 
   /** Merges fields and conditions into the status; re-reads and re-applies on conflict; no write when unchanged. */
-  private async writeStatus(db: Database, fields: Partial<DatabaseStatus>, conditions: ConditionInput[], signal: AbortSignal): Promise<Database> {
+  private async writeStatus(
+    db: Database,
+    fields: Partial<DatabaseStatus>,
+    conditions: ConditionInput[],
+    signal: AbortSignal,
+  ): Promise<Database> {
     let current = db;
     let first = true;
-    return retryOnConflict(async () => {
-      if (!first) current = await this.options.client.get(DATABASE, db.metadata.name, { namespace: db.metadata.namespace, signal });
-      first = false;
-      let nextConditions = current.status?.conditions ?? [];
-      for (const c of conditions) nextConditions = setCondition(nextConditions, { ...c, observedGeneration: db.metadata.generation });
-      const status: DatabaseStatus = { ...current.status, ...fields, conditions: nextConditions };
-      const { object } = await patchStatus(this.options.client, current, status, { signal, observedGeneration: db.metadata.generation });
-      return object;
-    }, { signal });
+    return retryOnConflict(
+      async () => {
+        if (!first)
+          current = await this.options.client.get(DATABASE, db.metadata.name, {
+            namespace: db.metadata.namespace,
+            signal,
+          });
+        first = false;
+        let nextConditions = current.status?.conditions ?? [];
+        for (const c of conditions)
+          nextConditions = setCondition(nextConditions, { ...c, observedGeneration: db.metadata.generation });
+        const status: DatabaseStatus = { ...current.status, ...fields, conditions: nextConditions };
+        const { object } = await patchStatus(this.options.client, current, status, {
+          signal,
+          observedGeneration: db.metadata.generation,
+        });
+        return object;
+      },
+      { signal },
+    );
   }
 
   /** An owned object from the cache (the manager's client reads there), or undefined. */

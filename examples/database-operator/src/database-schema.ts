@@ -5,9 +5,16 @@
  */
 import { Type, k8s } from 'operator-runtime/crd';
 
-export const EngineSchema = Type.Union([Type.Literal('postgres'), Type.Literal('mysql')], { description: 'Database engine.' });
+export const EngineSchema = Type.Union([Type.Literal('postgres'), Type.Literal('mysql')], {
+  description: 'Database engine.',
+});
 
-export const PhaseSchema = Type.Union([Type.Literal('Provisioning'), Type.Literal('Ready'), Type.Literal('Degraded'), Type.Literal('Deleting')]);
+export const PhaseSchema = Type.Union([
+  Type.Literal('Provisioning'),
+  Type.Literal('Ready'),
+  Type.Literal('Degraded'),
+  Type.Literal('Deleting'),
+]);
 
 export const DatabaseSpecSchema = Type.Object({
   engine: EngineSchema,

@@ -25,11 +25,21 @@ export function operatorOptionsFromEnv(env: NodeJS.ProcessEnv, logger: Logger): 
   const backupEndpoint = env.BACKUP_SERVICE_URL;
   if (!backupEndpoint) fail(logger, {}, 'BACKUP_SERVICE_URL is required');
   const identity = env.POD_NAME || undefined;
-  const timings: LeaseTimings = { leaseDurationMs: positive('LEASE_DURATION_MS'), renewDeadlineMs: positive('RENEW_DEADLINE_MS'), retryPeriodMs: positive('RETRY_PERIOD_MS') };
-  const metricsFiles = env.METRICS_CERT_FILE && env.METRICS_KEY_FILE ? { certFile: env.METRICS_CERT_FILE, keyFile: env.METRICS_KEY_FILE } : {};
+  const timings: LeaseTimings = {
+    leaseDurationMs: positive('LEASE_DURATION_MS'),
+    renewDeadlineMs: positive('RENEW_DEADLINE_MS'),
+    retryPeriodMs: positive('RETRY_PERIOD_MS'),
+  };
+  const metricsFiles =
+    env.METRICS_CERT_FILE && env.METRICS_KEY_FILE
+      ? { certFile: env.METRICS_CERT_FILE, keyFile: env.METRICS_KEY_FILE }
+      : {};
   return {
     backupEndpoint,
-    allowedBackupEndpoints: (env.BACKUP_ALLOWED_ENDPOINTS ?? '').split(',').map((e) => e.trim()).filter(Boolean),
+    allowedBackupEndpoints: (env.BACKUP_ALLOWED_ENDPOINTS ?? '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean),
     leaderElectionNamespace: env.LEADER_ELECTION_NAMESPACE || undefined,
     identity,
     ...timings,
@@ -43,11 +53,21 @@ export function operatorOptionsFromEnv(env: NodeJS.ProcessEnv, logger: Logger): 
   };
 }
 
-function shardingFromEnv(env: NodeJS.ProcessEnv, ring: string, identity: string | undefined, timings: LeaseTimings, logger: Logger): NonNullable<ManagerOptions['sharding']> {
+function shardingFromEnv(
+  env: NodeJS.ProcessEnv,
+  ring: string,
+  identity: string | undefined,
+  timings: LeaseTimings,
+  logger: Logger,
+): NonNullable<ManagerOptions['sharding']> {
   const namespace = env.SHARDING_NAMESPACE ?? env.LEADER_ELECTION_NAMESPACE;
   const mode = SHARDING_MODES.find((m) => m === env.SHARDING_MODE);
   if (!namespace || (env.SHARDING_MODE && !mode)) {
-    fail(logger, { mode: env.SHARDING_MODE }, 'SHARDING_RING needs SHARDING_NAMESPACE (or LEADER_ELECTION_NAMESPACE), and SHARDING_MODE must be auto, server, label or client');
+    fail(
+      logger,
+      { mode: env.SHARDING_MODE },
+      'SHARDING_RING needs SHARDING_NAMESPACE (or LEADER_ELECTION_NAMESPACE), and SHARDING_MODE must be auto, server, label or client',
+    );
   }
   return { ring, namespace, identity, mode, ...timings };
 }

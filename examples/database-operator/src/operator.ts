@@ -82,7 +82,10 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     registry,
     logger,
     // Owned kinds: only our own objects are cached, not every Secret in the cluster.
-    labelSelectorsByKind: [SECRET, CONFIG_MAP, SERVICE, STATEFUL_SET].map((kind) => ({ ...kind, labelSelector: MANAGED_BY_SELECTOR })),
+    labelSelectorsByKind: [SECRET, CONFIG_MAP, SERVICE, STATEFUL_SET].map((kind) => ({
+      ...kind,
+      labelSelector: MANAGED_BY_SELECTOR,
+    })),
     leaderElection: elector,
     metricsPort: options.metricsPort,
     healthPort: options.healthPort,
@@ -93,7 +96,10 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     webhook: options.webhook,
     sharding: options.sharding,
   });
-  const endpointPolicy = { defaultEndpoint: options.backupEndpoint, allowedEndpoints: options.allowedBackupEndpoints ?? [] };
+  const endpointPolicy = {
+    defaultEndpoint: options.backupEndpoint,
+    allowedEndpoints: options.allowedBackupEndpoints ?? [],
+  };
   if (options.webhook) registerDatabaseWebhooks(manager.webhooks, endpointPolicy);
   // Only allowed endpoints are ever called, so their hosts bound the metrics' `host` label.
   const backups = new BackupClient({ registry, metricHosts: allowedOrigins(endpointPolicy).map((u) => u.host) });
@@ -124,7 +130,11 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     .writes(CONFIG_MAP, ['create', 'patch']) // createOrPatch
     .writes(SERVICE, ['create', 'patch'])
     .writes(STATEFUL_SET, ['create', 'patch'])
-    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4, reconcileTimeoutMs: 60_000, observer: options.observer })
+    .withOptions({
+      maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
+      reconcileTimeoutMs: 60_000,
+      observer: options.observer,
+    })
     .complete(reconciler);
   return { manager, elector, controller, close: () => backups.close() };
 }

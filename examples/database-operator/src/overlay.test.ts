@@ -3,9 +3,19 @@ import assert from 'node:assert/strict';
 import { overlay } from './overlay.js';
 
 test('overlaying desired state that is already present changes nothing, server defaults kept', () => {
-  const current = { spec: { replicas: 2, podManagementPolicy: 'OrderedReady', template: { spec: { containers: [{ name: 'db', image: 'postgres:16', terminationMessagePath: '/dev/termination-log' }] } } } };
+  const current = {
+    spec: {
+      replicas: 2,
+      podManagementPolicy: 'OrderedReady',
+      template: {
+        spec: { containers: [{ name: 'db', image: 'postgres:16', terminationMessagePath: '/dev/termination-log' }] },
+      },
+    },
+  };
   const before = structuredClone(current);
-  overlay(current, { spec: { replicas: 2, template: { spec: { containers: [{ name: 'db', image: 'postgres:16' }] } } } });
+  overlay(current, {
+    spec: { replicas: 2, template: { spec: { containers: [{ name: 'db', image: 'postgres:16' }] } } },
+  });
   assert.deepEqual(current, before);
 });
 

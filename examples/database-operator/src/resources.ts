@@ -21,11 +21,18 @@ export const MANAGED_BY = 'database-operator';
 export const MANAGED_BY_SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY}`;
 
 export function labels(db: Database): Record<string, string> {
-  return { 'app.kubernetes.io/name': db.spec.engine, 'app.kubernetes.io/instance': db.metadata.name, 'app.kubernetes.io/managed-by': MANAGED_BY };
+  return {
+    'app.kubernetes.io/name': db.spec.engine,
+    'app.kubernetes.io/instance': db.metadata.name,
+    'app.kubernetes.io/managed-by': MANAGED_BY,
+  };
 }
 
 /** The password Secret: created once; the password is never regenerated while the Secret exists. */
-export function desiredSecret(db: Database, password: string): Secret & { metadata: { name: string; namespace: string } } {
+export function desiredSecret(
+  db: Database,
+  password: string,
+): Secret & { metadata: { name: string; namespace: string } } {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -37,7 +44,9 @@ export function desiredSecret(db: Database, password: string): Secret & { metada
 
 export function engineConfig(db: Database): Record<string, string> {
   return db.spec.engine === 'postgres'
-    ? { 'postgresql.conf': `listen_addresses = '*'\nmax_connections = ${50 * db.spec.replicas}\nshared_buffers = 128MB\n` }
+    ? {
+        'postgresql.conf': `listen_addresses = '*'\nmax_connections = ${50 * db.spec.replicas}\nshared_buffers = 128MB\n`,
+      }
     : { 'my.cnf': `[mysqld]\nbind-address = 0.0.0.0\nmax_connections = ${50 * db.spec.replicas}\n` };
 }
 

@@ -25,21 +25,31 @@ function backupRunning(db: Database): boolean {
 }
 
 /** The validating webhook's decision on a create (`old` undefined) or an update. */
-export function validateDatabase(db: Database, old: Database | undefined, policy: BackupEndpointPolicy): ValidationResult {
+export function validateDatabase(
+  db: Database,
+  old: Database | undefined,
+  policy: BackupEndpointPolicy,
+): ValidationResult {
   if (old && db.spec.engine !== old.spec.engine) {
-    return deny(`spec.engine cannot change (${old.spec.engine} to ${db.spec.engine}): create a new Database and migrate the data`);
+    return deny(
+      `spec.engine cannot change (${old.spec.engine} to ${db.spec.engine}): create a new Database and migrate the data`,
+    );
   }
   const ready = old?.status?.readyReplicas ?? 0;
   // Lowering below Ready while the backup reads from them; an unchanged count always passes.
   if (old && backupRunning(old) && db.spec.replicas < old.spec.replicas && db.spec.replicas < ready) {
-    return deny(`spec.replicas cannot drop below the ${ready} Ready replicas while a backup is running (asked: ${db.spec.replicas}); retry once it completed`);
+    return deny(
+      `spec.replicas cannot drop below the ${ready} Ready replicas while a backup is running (asked: ${db.spec.replicas}); retry once it completed`,
+    );
   }
   // Judged only when they change: the operator's own updates (finalizers) of an object stored
   // before this webhook existed must not be refused for what it already says.
   const endpoint = resolveBackupEndpoint(db, policy);
   if (!endpoint.allowed && db.spec.backup?.endpoint !== old?.spec.backup?.endpoint) return deny(endpoint.message);
   if (db.spec.version !== old?.spec.version && !SUPPORTED_VERSIONS[db.spec.engine].includes(db.spec.version)) {
-    return allow(`spec.version ${db.spec.version} is not one the operator runs for ${db.spec.engine} (${SUPPORTED_VERSIONS[db.spec.engine].join(', ')}): the Database will be Degraded`);
+    return allow(
+      `spec.version ${db.spec.version} is not one the operator runs for ${db.spec.engine} (${SUPPORTED_VERSIONS[db.spec.engine].join(', ')}): the Database will be Degraded`,
+    );
   }
   return allow();
 }
@@ -58,13 +68,21 @@ export function toV1(db: DatabaseV1alpha1): Database {
   const colon = image.indexOf(':');
   // The v1alpha1 schema's pattern admits only these engines.
   const engine: Engine = image.slice(0, colon) === 'mysql' ? 'mysql' : 'postgres';
-  return { ...db, apiVersion: DATABASE.apiVersion, spec: { ...rest, engine, version: image.slice(colon + 1), replicas: instances } };
+  return {
+    ...db,
+    apiVersion: DATABASE.apiVersion,
+    spec: { ...rest, engine, version: image.slice(colon + 1), replicas: instances },
+  };
 }
 
 /** v1 → v1alpha1. */
 export function fromV1(db: Database): DatabaseV1alpha1 {
   const { engine, version, replicas, ...rest } = db.spec;
-  return { ...db, apiVersion: DATABASE_V1ALPHA1.apiVersion, spec: { ...rest, image: `${engine}:${version}`, instances: replicas } };
+  return {
+    ...db,
+    apiVersion: DATABASE_V1ALPHA1.apiVersion,
+    spec: { ...rest, image: `${engine}:${version}`, instances: replicas },
+  };
 }
 
 /** Registers the Database's validating, mutating and conversion webhooks. */

@@ -133,7 +133,15 @@ export class BackupService {
       existing.requests++;
       return send(res, 202, this.settle(existing));
     }
-    const backup: Backup = { id: randomUUID(), database: request.database, uid: request.uid, idempotencyKey: key, state: 'running', startedAt: new Date().toISOString(), requests: 1 };
+    const backup: Backup = {
+      id: randomUUID(),
+      database: request.database,
+      uid: request.uid,
+      idempotencyKey: key,
+      state: 'running',
+      startedAt: new Date().toISOString(),
+      requests: 1,
+    };
     this.byId.set(backup.id, backup);
     this.byKey.set(key, backup);
     send(res, 202, backup);

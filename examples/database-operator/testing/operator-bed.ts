@@ -106,7 +106,9 @@ export class OperatorBed {
       cleanups.unshift(() => rm(dir, { recursive: true, force: true }));
       const proxy = options.faultProxy ? await FaultProxy.start({ upstream: env }) : undefined;
       if (proxy) cleanups.unshift(() => proxy.close());
-      const backups = new BackupService({ backupDurationMs: options.backupDurationMs ?? DEFAULT_BED_BACKUP_DURATION_MS });
+      const backups = new BackupService({
+        backupDurationMs: options.backupDurationMs ?? DEFAULT_BED_BACKUP_DURATION_MS,
+      });
       await backups.start();
       cleanups.unshift(() => backups.stop());
       const admin = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
@@ -215,7 +217,11 @@ export class OperatorBed {
   /** The identity the leader-election Lease names (the leader; the sharder when sharded), if any. */
   async leader(): Promise<string | undefined> {
     try {
-      const lease = await this.admin.get<{ spec?: { holderIdentity?: string } }>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, LEASE_NAME, { namespace: OPERATOR_NAMESPACE });
+      const lease = await this.admin.get<{ spec?: { holderIdentity?: string } }>(
+        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+        LEASE_NAME,
+        { namespace: OPERATOR_NAMESPACE },
+      );
       return lease.spec?.holderIdentity || undefined;
     } catch {
       return undefined;
@@ -229,7 +235,8 @@ export class OperatorBed {
     for (;;) {
       const leader = await this.leader();
       if (leader && leader !== options.not && this.replicas.get(leader)?.process.running) return leader;
-      if (Date.now() > deadline) throw new Error(`no leader${options.not ? ` other than ${options.not}` : ''} within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`no leader${options.not ? ` other than ${options.not}` : ''} within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -251,7 +258,9 @@ export class OperatorBed {
 
   /** Metrics text of a running replica. */
   async metrics(name: string): Promise<string> {
-    const res = await fetch(`http://127.0.0.1:${this.replica(name).metricsPort}/metrics`, { signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`http://127.0.0.1:${this.replica(name).metricsPort}/metrics`, {
+      signal: AbortSignal.timeout(10_000),
+    });
     return res.text();
   }
 
@@ -262,8 +271,18 @@ export class OperatorBed {
   async cachedDatabases(name: string): Promise<{ shard: number; other: number }> {
     const text = await this.metrics(name);
     const database = (labels: string): boolean => /informer="[^"]* Database\b/.test(labels);
-    const shard = metricValue(text, 'cache_objects', (labels) => database(labels) && labels.includes('shard.operator-runtime.io/')) ?? 0;
-    const other = metricValue(text, 'cache_objects', (labels) => database(labels) && !labels.includes('shard.operator-runtime.io/')) ?? 0;
+    const shard =
+      metricValue(
+        text,
+        'cache_objects',
+        (labels) => database(labels) && labels.includes('shard.operator-runtime.io/'),
+      ) ?? 0;
+    const other =
+      metricValue(
+        text,
+        'cache_objects',
+        (labels) => database(labels) && !labels.includes('shard.operator-runtime.io/'),
+      ) ?? 0;
     return { shard, other };
   }
 
@@ -274,7 +293,9 @@ export class OperatorBed {
 
   /** Everything the replicas wrote to stdout/stderr. */
   async logs(): Promise<string> {
-    const parts = await Promise.all([...this.replicas.values()].map((r) => readFile(r.process.options.logFile, 'utf8').catch(() => '')));
+    const parts = await Promise.all(
+      [...this.replicas.values()].map((r) => readFile(r.process.options.logFile, 'utf8').catch(() => '')),
+    );
     return parts.join('\n');
   }
 
@@ -284,10 +305,12 @@ export class OperatorBed {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all([...this.replicas.values()].map(async (r) => {
-      await r.process.stop(5_000);
-      await r.link.close();
-    }));
+    await Promise.all(
+      [...this.replicas.values()].map(async (r) => {
+        await r.process.stop(5_000);
+        await r.link.close();
+      }),
+    );
     await this.admin.close().catch(() => undefined);
     await this.faultProxy?.close().catch(() => undefined);
     await this.backups.stop().catch(() => undefined);
@@ -307,13 +330,17 @@ export class OperatorBed {
     const deadline = Date.now() + 90_000;
     for (;;) {
       try {
-        const res = await fetch(`http://127.0.0.1:${replica.metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) });
+        const res = await fetch(`http://127.0.0.1:${replica.metricsPort}/metrics`, {
+          signal: AbortSignal.timeout(5_000),
+        });
         if (res.ok) return;
       } catch {
         // not listening yet
       }
-      if (!replica.process.running && replica.process.exit) throw replica.process.failure(`replica ${replica.name} exited before serving /metrics`);
-      if (Date.now() > deadline) throw replica.process.failure(`replica ${replica.name} did not serve /metrics within 90 s`);
+      if (!replica.process.running && replica.process.exit)
+        throw replica.process.failure(`replica ${replica.name} exited before serving /metrics`);
+      if (Date.now() > deadline)
+        throw replica.process.failure(`replica ${replica.name} did not serve /metrics within 90 s`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }

@@ -72,12 +72,24 @@ export class RbacHarness {
       apiServerFlags: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'],
     });
     try {
-      for (const ns of [OPERATOR_NAMESPACE, SCENARIO_NAMESPACE]) await kubectl(env.kubeconfigPath, ['create', 'namespace', ns]);
-      for (const sa of [OPERATOR_NAME, 'scraper']) await kubectl(env.kubeconfigPath, ['create', 'serviceaccount', sa, '-n', OPERATOR_NAMESPACE]);
+      for (const ns of [OPERATOR_NAMESPACE, SCENARIO_NAMESPACE])
+        await kubectl(env.kubeconfigPath, ['create', 'namespace', ns]);
+      for (const sa of [OPERATOR_NAME, 'scraper'])
+        await kubectl(env.kubeconfigPath, ['create', 'serviceaccount', sa, '-n', OPERATOR_NAMESPACE]);
       await kubectl(env.kubeconfigPath, ['apply', '-f', RBAC_FILE]);
-      await kubectl(env.kubeconfigPath, ['create', 'clusterrolebinding', 'scraper-metrics', `--clusterrole=${OPERATOR_NAME}-metrics-reader`, `--serviceaccount=${OPERATOR_NAMESPACE}:scraper`]);
+      await kubectl(env.kubeconfigPath, [
+        'create',
+        'clusterrolebinding',
+        'scraper-metrics',
+        `--clusterrole=${OPERATOR_NAME}-metrics-reader`,
+        `--serviceaccount=${OPERATOR_NAMESPACE}:scraper`,
+      ]);
       const tokenOf = async (sa: string): Promise<string> => {
-        const res = await env.request<{ status: { token: string } }>('POST', `/api/v1/namespaces/${OPERATOR_NAMESPACE}/serviceaccounts/${sa}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+        const res = await env.request<{ status: { token: string } }>(
+          'POST',
+          `/api/v1/namespaces/${OPERATOR_NAMESPACE}/serviceaccounts/${sa}/token`,
+          { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+        );
         assert.equal(res.status, 201, JSON.stringify(res.body));
         return res.body.status.token;
       };
@@ -88,9 +100,25 @@ export class RbacHarness {
       const backups = new BackupService({ backupDurationMs: 200 });
       await backups.start();
       const roles = (await readManifests(RBAC_FILE))
-        .filter((o) => (o.kind === 'Role' || o.kind === 'ClusterRole') && (o.metadata as { name: string }).name === OPERATOR_NAME)
-        .map((o) => ({ kind: o.kind as 'Role' | 'ClusterRole', name: OPERATOR_NAME, namespace: (o.metadata as { namespace?: string }).namespace, rules: o.rules as PolicyRule[] }));
-      return new RbacHarness(env, admin, backups, kc as unknown as Kubeconfig, await tokenOf('scraper'), operatorToken, roles);
+        .filter(
+          (o) =>
+            (o.kind === 'Role' || o.kind === 'ClusterRole') && (o.metadata as { name: string }).name === OPERATOR_NAME,
+        )
+        .map((o) => ({
+          kind: o.kind as 'Role' | 'ClusterRole',
+          name: OPERATOR_NAME,
+          namespace: (o.metadata as { namespace?: string }).namespace,
+          rules: o.rules as PolicyRule[],
+        }));
+      return new RbacHarness(
+        env,
+        admin,
+        backups,
+        kc as unknown as Kubeconfig,
+        await tokenOf('scraper'),
+        operatorToken,
+        roles,
+      );
     } catch (err) {
       await env.stop();
       throw err;
@@ -104,9 +132,18 @@ export class RbacHarness {
   }
 
   /** Replaces a role's rules, and waits until the authorizer answers as `probe` expects. */
-  async setRules(role: OperatorRole, rules: readonly PolicyRule[], probe: { readonly rule: PolicyRule; readonly verb: string; readonly allowed: boolean }): Promise<void> {
+  async setRules(
+    role: OperatorRole,
+    rules: readonly PolicyRule[],
+    probe: { readonly rule: PolicyRule; readonly verb: string; readonly allowed: boolean },
+  ): Promise<void> {
     const type = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: role.kind };
-    await this.admin.patch(type, role.name, { rules }, { type: 'merge', ...(role.namespace ? { namespace: role.namespace } : {}) });
+    await this.admin.patch(
+      type,
+      role.name,
+      { rules },
+      { type: 'merge', ...(role.namespace ? { namespace: role.namespace } : {}) },
+    );
     const [resource, subresource] = probe.rule.resources![0]!.split('/') as [string, string | undefined];
     const attributes = {
       verb: probe.verb,
@@ -116,14 +153,30 @@ export class RbacHarness {
       namespace: role.namespace ?? SCENARIO_NAMESPACE,
       ...(probe.rule.resourceNames ? { name: probe.rule.resourceNames[0] } : {}),
     };
-    await waitFor(undefined, `the authorizer to ${probe.allowed ? 'allow' : 'deny'} ${probe.verb} ${probe.rule.resources![0]}`, async () => {
-      const res = await this.env.request<{ status: { allowed: boolean } }>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: { user: SA_USER, groups: ['system:serviceaccounts', `system:serviceaccounts:${OPERATOR_NAMESPACE}`, 'system:authenticated'], resourceAttributes: attributes },
-      });
-      return res.status === 201 && res.body.status.allowed === probe.allowed;
-    });
+    await waitFor(
+      undefined,
+      `the authorizer to ${probe.allowed ? 'allow' : 'deny'} ${probe.verb} ${probe.rule.resources![0]}`,
+      async () => {
+        const res = await this.env.request<{ status: { allowed: boolean } }>(
+          'POST',
+          '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+          {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SubjectAccessReview',
+            spec: {
+              user: SA_USER,
+              groups: [
+                'system:serviceaccounts',
+                `system:serviceaccounts:${OPERATOR_NAMESPACE}`,
+                'system:authenticated',
+              ],
+              resourceAttributes: attributes,
+            },
+          },
+        );
+        return res.status === 201 && res.body.status.allowed === probe.allowed;
+      },
+    );
   }
 
   /**
@@ -171,8 +224,14 @@ export class RbacHarness {
         const forbiddenFirst = firstForbidden(log.entries);
         if (forbiddenFirst) return forbiddenFirst;
         // What the operator complained about says why a step never converged.
-        const complaints = log.entries.filter((e) => e.level === 'warn' || e.level === 'error').slice(-5).map((e) => `${e.msg ?? ''} ${errorText(e.obj.err)}`);
-        throw new Error(`${err instanceof Error ? err.message : String(err)}; the operator's last warnings: ${complaints.join(' | ') || 'none'}`, { cause: err });
+        const complaints = log.entries
+          .filter((e) => e.level === 'warn' || e.level === 'error')
+          .slice(-5)
+          .map((e) => `${e.msg ?? ''} ${errorText(e.obj.err)}`);
+        throw new Error(
+          `${err instanceof Error ? err.message : String(err)}; the operator's last warnings: ${complaints.join(' | ') || 'none'}`,
+          { cause: err },
+        );
       },
     );
     try {
@@ -194,22 +253,45 @@ export class RbacHarness {
     const { admin } = this;
     const ns = SCENARIO_NAMESPACE;
     const get = () => admin.get(DATABASE, name, { namespace: ns });
-    await admin.create({ apiVersion: 'example.com/v1', kind: 'Database', metadata: { name, namespace: ns }, spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' } });
+    await admin.create({
+      apiVersion: 'example.com/v1',
+      kind: 'Database',
+      metadata: { name, namespace: ns },
+      spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' },
+    });
     await waitFor(signal, `${name} Ready`, async () => {
       const db = await get();
       return db.status?.phase === 'Ready' && db.metadata.finalizers?.includes(FINALIZER);
     });
-    await waitFor(signal, 'the operator to hold the Lease', async () => (await admin.get(kinds.Lease, LEASE_NAME, { namespace: OPERATOR_NAMESPACE })).spec?.holderIdentity === identity);
+    await waitFor(
+      signal,
+      'the operator to hold the Lease',
+      async () =>
+        (await admin.get(kinds.Lease, LEASE_NAME, { namespace: OPERATOR_NAMESPACE })).spec?.holderIdentity === identity,
+    );
 
     // A spec change: the ConfigMap (max_connections) and the StatefulSet (replicas) are patched.
     await admin.patch(DATABASE, name, { spec: { replicas: 2 } }, { namespace: ns, type: 'merge' });
     await waitFor(signal, `${name} Ready with 2 replicas`, async () => {
       const db = await get();
-      return db.status?.phase === 'Ready' && db.status.readyReplicas === 2 && db.status.observedGeneration === db.metadata.generation;
+      return (
+        db.status?.phase === 'Ready' &&
+        db.status.readyReplicas === 2 &&
+        db.status.observedGeneration === db.metadata.generation
+      );
     });
     // Drift: a hand-edited Service is patched back.
-    await admin.patch(kinds.Service, name, { spec: { ports: [{ name: 'postgres', port: 1234, targetPort: 'postgres' }] } }, { namespace: ns, type: 'merge' });
-    await waitFor(signal, 'the Service port restored', async () => (await admin.get(kinds.Service, name, { namespace: ns })).spec?.ports?.[0]?.port === 5432);
+    await admin.patch(
+      kinds.Service,
+      name,
+      { spec: { ports: [{ name: 'postgres', port: 1234, targetPort: 'postgres' }] } },
+      { namespace: ns, type: 'merge' },
+    );
+    await waitFor(
+      signal,
+      'the Service port restored',
+      async () => (await admin.get(kinds.Service, name, { namespace: ns })).spec?.ports?.[0]?.port === 5432,
+    );
 
     // Secure metrics: the operator reviews the scraper's token and access.
     assert.equal(await scrape(metricsPort, this.scraperToken), 200, 'the metrics reader may scrape');
@@ -219,17 +301,28 @@ export class RbacHarness {
     this.backups.setFaults({ down: true });
     try {
       await admin.delete(DATABASE, name, { namespace: ns });
-      await waitFor(signal, 'a repeated BackupFailed event', async () => (await this.eventsOf(name)).some((e) => e.reason === 'BackupFailed' && (e.count ?? 1) >= 2));
+      await waitFor(signal, 'a repeated BackupFailed event', async () =>
+        (await this.eventsOf(name)).some((e) => e.reason === 'BackupFailed' && (e.count ?? 1) >= 2),
+      );
     } finally {
       this.backups.setFaults({});
     }
-    await waitFor(signal, `${name} gone`, async () => get().then(() => false, (err: { status?: number }) => err.status === 404));
+    await waitFor(signal, `${name} gone`, async () =>
+      get().then(
+        () => false,
+        (err: { status?: number }) => err.status === 404,
+      ),
+    );
     const reasons = (await this.eventsOf(name)).map((e) => e.reason);
-    for (const reason of ['SecretCreated', 'BackupFailed', 'BackedUp']) assert.ok(reasons.includes(reason), `event ${reason} recorded (got ${reasons.join(', ')})`);
+    for (const reason of ['SecretCreated', 'BackupFailed', 'BackedUp'])
+      assert.ok(reasons.includes(reason), `event ${reason} recorded (got ${reasons.join(', ')})`);
   }
 
   private async eventsOf(name: string): Promise<{ reason?: string; count?: number }[]> {
-    const list = await this.admin.list(kinds.Event, { namespace: SCENARIO_NAMESPACE, fieldSelector: `involvedObject.name=${name}` });
+    const list = await this.admin.list(kinds.Event, {
+      namespace: SCENARIO_NAMESPACE,
+      fieldSelector: `involvedObject.name=${name}`,
+    });
     return list.items;
   }
 
@@ -239,10 +332,17 @@ export class RbacHarness {
     const ignore404 = (err: { status?: number }) => {
       if (err.status !== 404) throw err;
     };
-    await this.admin.patch(DATABASE, name, { metadata: { finalizers: null } }, { namespace: SCENARIO_NAMESPACE, type: 'merge' }).catch(ignore404);
+    await this.admin
+      .patch(DATABASE, name, { metadata: { finalizers: null } }, { namespace: SCENARIO_NAMESPACE, type: 'merge' })
+      .catch(ignore404);
     await this.admin.delete(DATABASE, name, { namespace: SCENARIO_NAMESPACE }).catch(ignore404);
     await this.admin.delete(kinds.Lease, LEASE_NAME, { namespace: OPERATOR_NAMESPACE }).catch(ignore404);
-    await waitFor(undefined, `${name} deleted`, () => this.admin.get(DATABASE, name, { namespace: SCENARIO_NAMESPACE }).then(() => false, (err: { status?: number }) => err.status === 404));
+    await waitFor(undefined, `${name} deleted`, () =>
+      this.admin.get(DATABASE, name, { namespace: SCENARIO_NAMESPACE }).then(
+        () => false,
+        (err: { status?: number }) => err.status === 404,
+      ),
+    );
   }
 }
 
@@ -264,9 +364,20 @@ function errorText(err: unknown): string {
 
 function scrape(port: number, token: string): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      res.resume().on('end', () => resolve(res.statusCode!));
-    }).on('error', reject).end();
+    request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/metrics',
+        rejectUnauthorized: false,
+        headers: { authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        res.resume().on('end', () => resolve(res.statusCode!));
+      },
+    )
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -281,7 +392,10 @@ async function waitFor(signal: AbortSignal | undefined, what: string, check: () 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${STEP_TIMEOUT_MS} ms waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${STEP_TIMEOUT_MS} ms waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -297,26 +411,41 @@ export interface Removal {
   readonly resource: string;
 }
 
-const describeRule = (rule: PolicyRule): string => `${rule.verbs.join(',')} ${rule.resources!.join(',')}${rule.resourceNames ? ` named ${rule.resourceNames.join(',')}` : ''}`;
+const describeRule = (rule: PolicyRule): string =>
+  `${rule.verbs.join(',')} ${rule.resources!.join(',')}${rule.resourceNames ? ` named ${rule.resourceNames.join(',')}` : ''}`;
 
 /** Every rule of every role, one at a time. */
 export function ruleRemovals(roles: readonly OperatorRole[]): Removal[] {
-  return roles.flatMap((role) => role.rules.map((rule, i) => ({
-    title: `${role.kind} ${role.name}: ${describeRule(rule)}`,
-    role,
-    reducedRules: role.rules.filter((_, j) => j !== i),
-    probe: { rule, verb: rule.verbs[0]! },
-    resource: rule.resources![0]!,
-  })));
+  return roles.flatMap((role) =>
+    role.rules.map((rule, i) => ({
+      title: `${role.kind} ${role.name}: ${describeRule(rule)}`,
+      role,
+      reducedRules: role.rules.filter((_, j) => j !== i),
+      probe: { rule, verb: rule.verbs[0]! },
+      resource: rule.resources![0]!,
+    })),
+  );
 }
 
 /** Every verb of every rule, one at a time (a rule left with no verb is dropped). */
 export function verbRemovals(roles: readonly OperatorRole[]): Removal[] {
-  return roles.flatMap((role) => role.rules.flatMap((rule, i) => rule.verbs.map((verb) => {
-    const rest = rule.verbs.filter((v) => v !== verb);
-    const reducedRules = role.rules.flatMap((r, j) => (j !== i ? [r] : rest.length > 0 ? [{ ...r, verbs: rest }] : []));
-    return { title: `${role.kind} ${role.name}: ${verb} ${rule.resources!.join(',')}${rule.resourceNames ? ` named ${rule.resourceNames.join(',')}` : ''}`, role, reducedRules, probe: { rule, verb }, resource: rule.resources![0]! };
-  })));
+  return roles.flatMap((role) =>
+    role.rules.flatMap((rule, i) =>
+      rule.verbs.map((verb) => {
+        const rest = rule.verbs.filter((v) => v !== verb);
+        const reducedRules = role.rules.flatMap((r, j) =>
+          j !== i ? [r] : rest.length > 0 ? [{ ...r, verbs: rest }] : [],
+        );
+        return {
+          title: `${role.kind} ${role.name}: ${verb} ${rule.resources!.join(',')}${rule.resourceNames ? ` named ${rule.resourceNames.join(',')}` : ''}`,
+          role,
+          reducedRules,
+          probe: { rule, verb },
+          resource: rule.resources![0]!,
+        };
+      }),
+    ),
+  );
 }
 
 /** Runs the scenario with `removal` applied, then restores the role; the outcome of the run. */

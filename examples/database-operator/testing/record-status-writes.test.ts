@@ -10,12 +10,19 @@ test('a Database status write that lands is recorded with the resourceVersion it
   const writes: StatusWrite[] = [];
   const client = recordStatusWrites(fake, (w) => writes.push(w));
   const spec: Database['spec'] = { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' };
-  await client.create({ apiVersion: DATABASE.apiVersion, kind: DATABASE.kind, metadata: { name: 'a', namespace: 'ns' }, spec });
+  await client.create({
+    apiVersion: DATABASE.apiVersion,
+    kind: DATABASE.kind,
+    metadata: { name: 'a', namespace: 'ns' },
+    spec,
+  });
   const db = await client.get(DATABASE, 'a', { namespace: 'ns' });
   await client.patch(DATABASE, 'a', { metadata: { labels: { x: 'y' } } }, { namespace: 'ns', type: 'merge' });
   const current = await client.get(DATABASE, 'a', { namespace: 'ns' });
   const { object } = await patchStatus(client, current, { phase: 'Provisioning' });
-  assert.deepEqual(writes, [{ key: 'ns/a', read: current.metadata.resourceVersion, written: object.metadata.resourceVersion }]);
+  assert.deepEqual(writes, [
+    { key: 'ns/a', read: current.metadata.resourceVersion, written: object.metadata.resourceVersion },
+  ]);
   assert.notEqual(current.metadata.resourceVersion, db.metadata.resourceVersion);
   await assert.rejects(patchStatus(client, db, { phase: 'Ready' }), (err) => isConflict(err));
   assert.equal(writes.length, 1, 'a write refused with 409 is not recorded');

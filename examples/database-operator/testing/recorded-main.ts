@@ -30,7 +30,16 @@ const operator = createDatabaseOperator({
   registry,
   logger,
   observer: {
-    reconciled: (r) => record({ type: 'reconcile', replica, key: r.key, reconcileID: r.reconcileID, startedAtMs: r.startedAtMs, durationMs: r.durationMs, outcome: r.outcome }),
+    reconciled: (r) =>
+      record({
+        type: 'reconcile',
+        replica,
+        key: r.key,
+        reconcileID: r.reconcileID,
+        startedAtMs: r.startedAtMs,
+        durationMs: r.durationMs,
+        outcome: r.outcome,
+      }),
   },
 });
 const code = await runUntilSignal(operator.manager, { logger });

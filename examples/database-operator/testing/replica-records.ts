@@ -88,7 +88,12 @@ export function statusWrites(records: readonly ReplicaRecord[]): ReplicaStatusWr
  */
 export function reconcileIntervals(records: readonly ReplicaRecord[]): ReconcileInterval[] {
   return reconciles(records)
-    .map((r) => ({ replica: r.replica, key: r.key, start: r.startedAtMs, end: r.startedAtMs + Math.floor(r.durationMs) }))
+    .map((r) => ({
+      replica: r.replica,
+      key: r.key,
+      start: r.startedAtMs,
+      end: r.startedAtMs + Math.floor(r.durationMs),
+    }))
     .sort((a, b) => a.start - b.start);
 }
 
@@ -98,7 +103,9 @@ export function findOverlaps(intervals: readonly ReconcileInterval[]): Overlap[]
 }
 
 /** Every pair of reconciles by two different replicas that intersect, whatever their keys: two leaders at work. */
-export function crossReplicaOverlaps(intervals: readonly ReconcileInterval[]): [ReconcileInterval, ReconcileInterval][] {
+export function crossReplicaOverlaps(
+  intervals: readonly ReconcileInterval[],
+): [ReconcileInterval, ReconcileInterval][] {
   return overlappingPairs(intervals).filter(([a, b]) => a.replica !== b.replica);
 }
 
@@ -120,7 +127,12 @@ export function lastReconcilerByKey(records: readonly ReplicaRecord[], at = Infi
  * For each of `keys`: the first reconcile started after `since` by a replica other than `excluded`,
  * or undefined when there was none.
  */
-export function firstPickUp(records: readonly ReplicaRecord[], keys: Iterable<string>, since: number, excluded: string): Map<string, ReplicaReconcile | undefined> {
+export function firstPickUp(
+  records: readonly ReplicaRecord[],
+  keys: Iterable<string>,
+  since: number,
+  excluded: string,
+): Map<string, ReplicaReconcile | undefined> {
   const wanted = new Set(keys);
   const found = new Map<string, ReplicaReconcile | undefined>([...wanted].map((k) => [k, undefined]));
   for (const r of reconciles(records)) {

@@ -19,7 +19,14 @@ if (!gc) throw new Error('run with node --expose-gc');
 const N = Number(process.argv[2] ?? 50_000);
 /** Each scenario is run this many times (`RELIST_ROUNDS`), so the report can show the spread. */
 const ROUNDS = Number(process.env.RELIST_ROUNDS ?? 1);
-const results: { label: string; round: number; syncMs: number; steadyBytes: number; peakBytes: number; afterBytes: number }[] = [];
+const results: {
+  label: string;
+  round: number;
+  syncMs: number;
+  steadyBytes: number;
+  peakBytes: number;
+  afterBytes: number;
+}[] = [];
 
 function live(): number {
   gc!();
@@ -40,7 +47,15 @@ function widget(i: number): Widget {
       generation: 1,
       creationTimestamp: '2026-01-01T00:00:00Z',
       labels: { app: 'bench', shard: String(i % 7) },
-      managedFields: [{ manager: 'bench', operation: 'Apply', apiVersion: 'example.com/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:size': {}, 'f:color': {} } } }],
+      managedFields: [
+        {
+          manager: 'bench',
+          operation: 'Apply',
+          apiVersion: 'example.com/v1',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:size': {}, 'f:color': {} } },
+        },
+      ],
     },
     spec: { size: i % 100, color: i % 2 ? 'red' : 'blue' },
   };
@@ -68,7 +83,11 @@ class SyntheticSource implements ListerWatcher<Widget> {
       if (this.version > 1) w.spec = { size: -1, color: 'green' };
       items.push(w);
     }
-    return Promise.resolve({ items, resourceVersion: String(this.version), ...(end < N ? { continue: String(end) } : {}) });
+    return Promise.resolve({
+      items,
+      resourceVersion: String(this.version),
+      ...(end < N ? { continue: String(end) } : {}),
+    });
   }
 
   watch(): AsyncIterable<ListerWatchEvent<Widget>> {
@@ -87,7 +106,12 @@ class SyntheticSource implements ListerWatcher<Widget> {
   }
 }
 
-async function scenario(label: string, changeAll: boolean, relistMode: 'atomic' | 'incremental' = 'atomic', round = 1): Promise<void> {
+async function scenario(
+  label: string,
+  changeAll: boolean,
+  relistMode: 'atomic' | 'incremental' = 'atomic',
+  round = 1,
+): Promise<void> {
   const clock = new FakeClock(0);
   const source = new SyntheticSource();
   const baseline = live();

@@ -23,7 +23,10 @@ test('the fake serves paged snapshot lists whose continue tokens expire on compa
   const p1 = await lw.list({ limit: 2 });
   lw.create(cm('d')); // not in the snapshot
   const p2 = await lw.list({ limit: 2, continue: p1.continue });
-  assert.deepEqual([...p1.items, ...p2.items].map((o) => o.metadata?.name), ['a', 'b', 'c']);
+  assert.deepEqual(
+    [...p1.items, ...p2.items].map((o) => o.metadata?.name),
+    ['a', 'b', 'c'],
+  );
   assert.equal(p2.resourceVersion, p1.resourceVersion, 'every page carries the snapshot resourceVersion');
   const q1 = await lw.list({ limit: 2 });
   lw.create(cm('e'));

@@ -10,7 +10,14 @@
 import { ApiError } from '../../client/api-error.js';
 import { keyOf, type KubeObject } from '../../core/object-key.js';
 import { omitUndefined } from '../../core/omit-undefined.js';
-import { INITIAL_EVENTS_END_ANNOTATION, type ListerListOptions, type ListerListPage, type ListerWatcher, type ListerWatchEvent, type ListerWatchOptions } from '../lister-watcher.js';
+import {
+  INITIAL_EVENTS_END_ANNOTATION,
+  type ListerListOptions,
+  type ListerListPage,
+  type ListerWatcher,
+  type ListerWatchEvent,
+  type ListerWatchOptions,
+} from '../lister-watcher.js';
 
 export interface FakeListerWatcherOptions {
   /**
@@ -149,9 +156,15 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
       snap = found;
       this.snapshots.delete(opts.continue);
     } else {
-      snap = { items: [...this.objects.values()].sort((a, b) => keyOf(a).localeCompare(keyOf(b))), rv: this.rv, offset: 0 };
+      snap = {
+        items: [...this.objects.values()].sort((a, b) => keyOf(a).localeCompare(keyOf(b))),
+        rv: this.rv,
+        offset: 0,
+      };
     }
-    const unlimited = opts.limit === undefined || (this.ignoreLimitForRv0 && opts.resourceVersion === '0' && opts.continue === undefined);
+    const unlimited =
+      opts.limit === undefined ||
+      (this.ignoreLimitForRv0 && opts.resourceVersion === '0' && opts.continue === undefined);
     const end = unlimited ? snap.items.length : Math.min(snap.items.length, snap.offset + opts.limit!);
     const items = snap.items.slice(snap.offset, end).map((o) => structuredClone(o));
     let token: string | undefined;
@@ -167,26 +180,43 @@ export class FakeListerWatcher<T extends KubeObject> implements ListerWatcher<T>
     this.watchCalls.push(rest);
     const failure = this.failures.watch.shift();
     if (opts.sendInitialEvents) {
-      const initialFailure = failure ?? (this.watchListMode === 'supported'
-        ? undefined
-        : new ApiError({ status: 422, reason: 'Invalid', message: 'resourceVersionMatch is forbidden for watch' }));
+      const initialFailure =
+        failure ??
+        (this.watchListMode === 'supported'
+          ? undefined
+          : new ApiError({ status: 422, reason: 'Invalid', message: 'resourceVersionMatch is forbidden for watch' }));
       return { [Symbol.asyncIterator]: () => this.stream(undefined, signal, initialFailure, true) };
     }
     return { [Symbol.asyncIterator]: () => this.stream(opts.resourceVersion, signal, failure) };
   }
 
-  private async *stream(resourceVersion: string | undefined, signal: AbortSignal | undefined, failure: unknown, initialEventsEnd = false): AsyncGenerator<ListerWatchEvent<T>> {
+  private async *stream(
+    resourceVersion: string | undefined,
+    signal: AbortSignal | undefined,
+    failure: unknown,
+    initialEventsEnd = false,
+  ): AsyncGenerator<ListerWatchEvent<T>> {
     if (failure !== undefined) throw failure;
     let queue: ListerWatchEvent<T>[];
     if (initialEventsEnd) {
       queue = [...this.objects.values()].map((object): ListerWatchEvent<T> => ({ type: 'ADDED', object }));
-      queue.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(this.rv), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } } });
+      queue.push({
+        type: 'BOOKMARK',
+        object: {
+          metadata: { resourceVersion: String(this.rv), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } },
+        },
+      });
     } else if (resourceVersion === undefined || resourceVersion === '0') {
       // As the API server: no resourceVersion (or "any") starts with synthetic ADDED events for what exists.
       queue = [...this.objects.values()].map((object) => ({ type: 'ADDED', object }));
     } else {
       const from = Number(resourceVersion);
-      if (!Number.isInteger(from)) throw new ApiError({ status: 400, reason: 'BadRequest', message: `invalid resourceVersion ${JSON.stringify(resourceVersion)}` });
+      if (!Number.isInteger(from))
+        throw new ApiError({
+          status: 400,
+          reason: 'BadRequest',
+          message: `invalid resourceVersion ${JSON.stringify(resourceVersion)}`,
+        });
       if (from < this.compactedRv) throw gone(`too old resource version: ${resourceVersion} (${this.compactedRv})`);
       queue = this.history.filter((h) => h.rv > from).map((h) => h.event);
     }

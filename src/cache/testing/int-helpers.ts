@@ -7,7 +7,12 @@ import type { KubeconfigObject } from '../../testing/test-env.js';
 import { keyOf } from '../../core/object-key.js';
 
 /** Polls `cond` every `everyMs` until it holds; rejects with `what` after `timeoutMs`. */
-export async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 25): Promise<void> {
+export async function until(
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  everyMs = 25,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await cond()) return;
@@ -20,7 +25,10 @@ export async function until(cond: () => boolean | Promise<boolean>, timeoutMs: n
 export function viaPort(kubeconfig: KubeconfigObject, port: number): KubeconfigObject {
   return {
     ...kubeconfig,
-    clusters: kubeconfig.clusters.map((c) => ({ ...c, cluster: { ...c.cluster, server: `https://127.0.0.1:${port}` } })),
+    clusters: kubeconfig.clusters.map((c) => ({
+      ...c,
+      cluster: { ...c.cluster, server: `https://127.0.0.1:${port}` },
+    })),
   };
 }
 

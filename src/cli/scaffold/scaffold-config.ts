@@ -25,7 +25,10 @@ export function scaffoldProjectConfig(n: ScaffoldNames): OperatorProjectConfig {
         storage: true,
         schema: {
           spec: Type.Object({ message: Type.String({ minLength: 1, maxLength: SCAFFOLD_MESSAGE_MAX_LENGTH }) }),
-          status: Type.Object({ observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })), configMap: Type.Optional(Type.String()) }),
+          status: Type.Object({
+            observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+            configMap: Type.Optional(Type.String()),
+          }),
         },
         subresources: { status: {} },
       },

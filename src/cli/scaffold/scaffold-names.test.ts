@@ -28,24 +28,44 @@ describe('scaffold names', () => {
 
   test('a folder name that gives no DNS label asks for --name', () => {
     for (const folder of ['___', 'ü', 'x'.repeat(57)]) {
-      assert.throws(() => scaffoldNames({ ...base, folder }), (error: unknown) => error instanceof CliUsageError && /cannot derive the operator name from the folder name .*: pass --name <name>/.test(error.message), folder);
+      assert.throws(
+        () => scaffoldNames({ ...base, folder }),
+        (error: unknown) =>
+          error instanceof CliUsageError &&
+          /cannot derive the operator name from the folder name .*: pass --name <name>/.test(error.message),
+        folder,
+      );
     }
   });
 
   test('kinds whose file the scaffold writes itself are refused, naming the kind and the file', () => {
-    assert.throws(() => scaffoldNames({ ...base, kind: 'Main' }), /^CliUsageError: --kind Main is reserved: its file src\/main\.ts is src\/main\.ts, which the scaffold writes itself; choose another kind name$/);
-    assert.throws(() => scaffoldNames({ ...base, kind: 'Operator' }), /--kind Operator is reserved: its file src\/operator\.ts is src\/operator\.ts/);
+    assert.throws(
+      () => scaffoldNames({ ...base, kind: 'Main' }),
+      /^CliUsageError: --kind Main is reserved: its file src\/main\.ts is src\/main\.ts, which the scaffold writes itself; choose another kind name$/,
+    );
+    assert.throws(
+      () => scaffoldNames({ ...base, kind: 'Operator' }),
+      /--kind Operator is reserved: its file src\/operator\.ts is src\/operator\.ts/,
+    );
   });
 
   test('every source file the scaffold writes besides the kind’s own is reserved (the list cannot go stale)', () => {
     const n = scaffoldNames(base);
     const own = new Set([`src/${n.file}.ts`, `src/${n.file}-reconciler.ts`]);
     const generated = [...sourceFiles(n), ...projectFiles(n)].map((f) => f.path).filter((p) => !own.has(p));
-    const bases = generated.map((p) => /^src\/([a-z0-9]+(?:-[a-z0-9]+)*)\.ts$/.exec(p)?.[1]).filter((b): b is string => b !== undefined);
+    const bases = generated
+      .map((p) => /^src\/([a-z0-9]+(?:-[a-z0-9]+)*)\.ts$/.exec(p)?.[1])
+      .filter((b): b is string => b !== undefined);
     assert.deepEqual(bases.sort(), ['main', 'operator']);
     for (const file of bases) {
-      const kind = file.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
-      assert.throws(() => scaffoldNames({ ...base, kind }), new RegExp(`--kind ${kind} is reserved: its file src/${file}\\.ts`));
+      const kind = file
+        .split('-')
+        .map((w) => w[0]!.toUpperCase() + w.slice(1))
+        .join('');
+      assert.throws(
+        () => scaffoldNames({ ...base, kind }),
+        new RegExp(`--kind ${kind} is reserved: its file src/${file}\\.ts`),
+      );
     }
   });
 
@@ -53,7 +73,10 @@ describe('scaffold names', () => {
     const cases: [string, RegExp][] = [
       ['New', /--kind New is reserved: its variable name "new" is a JavaScript reserved word/],
       ['Class', /reserved word/],
-      ['Manager', /--kind Manager is reserved: its variable name "manager" is already used by the generated reconciler or test/],
+      [
+        'Manager',
+        /--kind Manager is reserved: its variable name "manager" is already used by the generated reconciler or test/,
+      ],
       ['Client', /"client" is already used/],
       ['Get', /"get" is already used/],
       ['Type', /--kind Type is reserved: its type name Type is already imported/],

@@ -46,11 +46,23 @@ const GENERATED_SOURCE_FILES: Readonly<Record<string, string>> = { main: 'src/ma
  * Identifiers the generated sources declare or import beside the kind's lower-case singular (the
  * reconciler's and the test's local variable): a kind named like one would shadow or redeclare it.
  */
-const GENERATED_IDENTIFIERS = new Set(['assert', 'client', 'eventually', 'get', 'kinds', 'manager', 'name', 'namespace', 'signal']);
+const GENERATED_IDENTIFIERS = new Set([
+  'assert',
+  'client',
+  'eventually',
+  'get',
+  'kinds',
+  'manager',
+  'name',
+  'namespace',
+  'signal',
+]);
 
 /** JavaScript's reserved words, which the singular cannot be (`const new = …`). */
 const RESERVED_WORDS = new Set(
-  'arguments await break case catch class const continue debugger default delete do else enum eval export extends false finally for function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try typeof var void while with yield'.split(' '),
+  'arguments await break case catch class const continue debugger default delete do else enum eval export extends false finally for function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try typeof var void while with yield'.split(
+    ' ',
+  ),
 );
 
 /** Type and constant names the kind's file and reconciler import or declare themselves. */
@@ -61,10 +73,13 @@ const GENERATED_CONSTANTS = new Set(['CONTROLLER_NAME']);
 function kindCollision(kind: string, file: string, singular: string, constant: string): string | undefined {
   const generatedFile = GENERATED_SOURCE_FILES[file];
   if (generatedFile) return `its file src/${file}.ts is ${generatedFile}, which the scaffold writes itself`;
-  if (RESERVED_WORDS.has(singular)) return `its variable name ${JSON.stringify(singular)} is a JavaScript reserved word`;
-  if (GENERATED_IDENTIFIERS.has(singular)) return `its variable name ${JSON.stringify(singular)} is already used by the generated reconciler or test`;
+  if (RESERVED_WORDS.has(singular))
+    return `its variable name ${JSON.stringify(singular)} is a JavaScript reserved word`;
+  if (GENERATED_IDENTIFIERS.has(singular))
+    return `its variable name ${JSON.stringify(singular)} is already used by the generated reconciler or test`;
   if (GENERATED_TYPES.has(kind)) return `its type name ${kind} is already imported by the generated sources`;
-  if (GENERATED_CONSTANTS.has(constant)) return `its constant ${constant} is already declared by the generated reconciler`;
+  if (GENERATED_CONSTANTS.has(constant))
+    return `its constant ${constant} is already declared by the generated reconciler`;
   return undefined;
 }
 
@@ -90,8 +105,14 @@ export interface ScaffoldNamesOptions {
 
 export function scaffoldNames(options: ScaffoldNamesOptions): ScaffoldNames {
   const { group, kind } = options;
-  if (!PASCAL_CASE.test(kind) || kind.length > 63) throw new CliUsageError(`--kind must be PascalCase letters and digits (e.g. Widget, DatabaseBackup), got ${JSON.stringify(kind)}`);
-  if (!DNS_SUBDOMAIN_WITH_DOT.test(group)) throw new CliUsageError(`--group must be a DNS subdomain with a dot (e.g. example.com), got ${JSON.stringify(group)}`);
+  if (!PASCAL_CASE.test(kind) || kind.length > 63)
+    throw new CliUsageError(
+      `--kind must be PascalCase letters and digits (e.g. Widget, DatabaseBackup), got ${JSON.stringify(kind)}`,
+    );
+  if (!DNS_SUBDOMAIN_WITH_DOT.test(group))
+    throw new CliUsageError(
+      `--group must be a DNS subdomain with a dot (e.g. example.com), got ${JSON.stringify(group)}`,
+    );
   const words = kind.split(/(?=[A-Z])/).map((w) => w.toLowerCase());
   const file = words.join('-');
   const singular = words.join('');
@@ -100,9 +121,27 @@ export function scaffoldNames(options: ScaffoldNamesOptions): ScaffoldNames {
   if (collision) throw new CliUsageError(`--kind ${kind} is reserved: ${collision}; choose another kind name`);
   const name = options.name ?? nameFromFolder(options.folder);
   if (options.name === undefined && (!DNS_LABEL.test(name) || name.length > 56)) {
-    throw new CliUsageError(`cannot derive the operator name from the folder name ${JSON.stringify(options.folder)} (it must give a DNS label of at most 56 characters): pass --name <name>`);
+    throw new CliUsageError(
+      `cannot derive the operator name from the folder name ${JSON.stringify(options.folder)} (it must give a DNS label of at most 56 characters): pass --name <name>`,
+    );
   }
-  if (!DNS_LABEL.test(name)) throw new CliUsageError(`--name must be a DNS label (lower-case letters, digits and '-'), got ${JSON.stringify(name)}`);
-  if (name.length > 56) throw new CliUsageError(`--name must be at most 56 characters (its namespace is <name>-system), got ${JSON.stringify(name)}`);
-  return { name, namespace: `${name}-system`, group, kind, plural: pluralOf(singular), singular, constant, file, controller: singular };
+  if (!DNS_LABEL.test(name))
+    throw new CliUsageError(
+      `--name must be a DNS label (lower-case letters, digits and '-'), got ${JSON.stringify(name)}`,
+    );
+  if (name.length > 56)
+    throw new CliUsageError(
+      `--name must be at most 56 characters (its namespace is <name>-system), got ${JSON.stringify(name)}`,
+    );
+  return {
+    name,
+    namespace: `${name}-system`,
+    group,
+    kind,
+    plural: pluralOf(singular),
+    singular,
+    constant,
+    file,
+    controller: singular,
+  };
 }

@@ -9,7 +9,11 @@ import { existsSync } from 'node:fs';
 import { ExecCredentialPlugin } from '../exec-credential.js';
 
 const [pluginPath, mode] = process.argv.slice(2);
-const cred = new ExecCredentialPlugin({ command: pluginPath!, apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Never' });
+const cred = new ExecCredentialPlugin({
+  command: pluginPath!,
+  apiVersion: 'client.authentication.k8s.io/v1',
+  interactiveMode: 'Never',
+});
 const abort = new AbortController();
 cred.get(abort.signal).catch(() => {});
 const timer = setInterval(() => {

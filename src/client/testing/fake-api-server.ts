@@ -34,7 +34,12 @@ export class FakeApiServer {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const rec: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+        const rec: RecordedRequest = {
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
         holder.self!.requests.push(rec);
         Promise.resolve(holder.self!.handler(rec, res)).catch((err: unknown) => {
           res.statusCode = 599;
@@ -59,13 +64,30 @@ export class FakeApiServer {
   }
 }
 
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
-export function sendStatus(res: http.ServerResponse, code: number, reason: string, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
-  sendJson(res, code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message, ...extra }, headers);
+export function sendStatus(
+  res: http.ServerResponse,
+  code: number,
+  reason: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): void {
+  sendJson(
+    res,
+    code,
+    { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message, ...extra },
+    headers,
+  );
 }
 
 /** Waits (in real time, briefly) until the fake clock has a pending timer: the code under test is sleeping. */

@@ -24,7 +24,11 @@ export interface CheckPropertyOptions {
  * Runs `property` seeded with FUZZ_SEED for `timeMs`; on failure prints the replay command and
  * throws fast-check's report (the shrunk counterexample). Asserts that at least one run happened.
  */
-export async function checkProperty(name: string, property: fc.IRawProperty<unknown[]>, options: CheckPropertyOptions): Promise<void> {
+export async function checkProperty(
+  name: string,
+  property: fc.IRawProperty<unknown[]>,
+  options: CheckPropertyOptions,
+): Promise<void> {
   const details = await fc.check(property, {
     seed: FUZZ_SEED,
     numRuns: 1_000_000,
@@ -32,7 +36,9 @@ export async function checkProperty(name: string, property: fc.IRawProperty<unkn
     ...omitUndefined({ timeout: options.runTimeoutMs }),
   });
   if (details.failed) {
-    console.log(`# ${name}: failed with FUZZ_SEED=${FUZZ_SEED} (replay: FUZZ_SEED=${FUZZ_SEED} node --import tsx --test ${path.relative(process.cwd(), options.file)})`);
+    console.log(
+      `# ${name}: failed with FUZZ_SEED=${FUZZ_SEED} (replay: FUZZ_SEED=${FUZZ_SEED} node --import tsx --test ${path.relative(process.cwd(), options.file)})`,
+    );
     throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
   }
   console.log(`# ${name}: ${details.numRuns} runs in ${options.timeMs} ms, seed ${FUZZ_SEED}`);

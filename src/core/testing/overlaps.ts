@@ -16,7 +16,10 @@ export interface TimeInterval {
  * not only the first one found: a long interval overlapping several later ones counts once for each.
  * `groupOf` puts intervals in groups (e.g. by key) that are checked apart; by default all are one group.
  */
-export function overlappingPairs<T extends TimeInterval>(intervals: readonly T[], groupOf: (interval: T) => string = () => ''): [T, T][] {
+export function overlappingPairs<T extends TimeInterval>(
+  intervals: readonly T[],
+  groupOf: (interval: T) => string = () => '',
+): [T, T][] {
   const groups = new Map<string, T[]>();
   for (const i of intervals) {
     const group = groupOf(i);

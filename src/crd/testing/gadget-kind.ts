@@ -34,7 +34,9 @@ export const GadgetSpec = Type.Object(
         k8s.validations(k8s.rule('self.min <= self.max', 'min must not exceed max')),
       ),
     ),
-    immutableName: Type.Optional(Type.String(k8s.validations({ rule: 'self == oldSelf', message: 'immutableName is immutable' }))),
+    immutableName: Type.Optional(
+      Type.String(k8s.validations({ rule: 'self == oldSelf', message: 'immutableName is immutable' })),
+    ),
   },
   k8s.validations(k8s.rule("self.mode != 'fast' || self.replicas <= 3", 'fast gadgets run at most 3 replicas')),
 );
@@ -55,8 +57,18 @@ export const GADGET = defineCustomKind({
       served: true,
       storage: true,
       schema: { spec: GadgetSpec, status: GadgetStatus },
-      subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
-      validations: [k8s.rule('self.metadata.name.size() <= 30', 'a gadget name is at most 30 characters'), "!has(self.status) || !has(self.status.replicas) || self.status.replicas <= 100"],
+      subresources: {
+        status: {},
+        scale: {
+          specReplicasPath: '.spec.replicas',
+          statusReplicasPath: '.status.replicas',
+          labelSelectorPath: '.status.selector',
+        },
+      },
+      validations: [
+        k8s.rule('self.metadata.name.size() <= 30', 'a gadget name is at most 30 characters'),
+        '!has(self.status) || !has(self.status.replicas) || self.status.replicas <= 100',
+      ],
       printerColumns: [
         { name: 'Mode', type: 'string', jsonPath: '.spec.mode' },
         { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', description: 'Desired replicas' },

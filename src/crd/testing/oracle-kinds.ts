@@ -27,8 +27,14 @@ const Formats = Type.Object({
 });
 
 const Window = Type.Intersect([
-  Type.Object({ from: Type.Integer({ minimum: 0, maximum: 23 }) }, k8s.validations(k8s.rule('self.from >= 0', 'from is an hour'))),
-  Type.Object({ to: Type.Integer({ minimum: 0, maximum: 23 }) }, k8s.validations(k8s.rule('self.to <= 23', 'to is an hour'))),
+  Type.Object(
+    { from: Type.Integer({ minimum: 0, maximum: 23 }) },
+    k8s.validations(k8s.rule('self.from >= 0', 'from is an hour')),
+  ),
+  Type.Object(
+    { to: Type.Integer({ minimum: 0, maximum: 23 }) },
+    k8s.validations(k8s.rule('self.to <= 23', 'to is an hour')),
+  ),
 ]);
 
 const Endpoint = Type.Object({
@@ -58,8 +64,15 @@ export const SPECIMEN = defineCustomKind({
           target: Type.Optional(k8s.intOrString()),
           step: Type.Optional(Type.Integer({ multipleOf: 5, exclusiveMaximum: 100 })),
           ratio: Type.Optional(Type.Number({ minimum: 0, exclusiveMaximum: 1 })),
-          labels: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 4 }), { minProperties: 1, maxProperties: 3 })),
-          limits: Type.Optional(Type.Object({ cpu: Type.Optional(Type.String()), memory: Type.Optional(Type.String()) }, { maxProperties: 1 })),
+          labels: Type.Optional(
+            Type.Record(Type.String(), Type.String({ maxLength: 4 }), { minProperties: 1, maxProperties: 3 }),
+          ),
+          limits: Type.Optional(
+            Type.Object(
+              { cpu: Type.Optional(Type.String()), memory: Type.Optional(Type.String()) },
+              { maxProperties: 1 },
+            ),
+          ),
           endpoints: Type.Optional(Type.Array(Endpoint, { ...k8s.listMap(['host', 'protocol']), maxItems: 3 })),
           ports: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { ...k8s.listSet(), minItems: 1 })),
           matrix: Type.Optional(Type.Array(Type.Array(Type.Boolean(), { maxItems: 2 }))),
@@ -67,7 +80,13 @@ export const SPECIMEN = defineCustomKind({
           word: Type.Optional(Type.String({ pattern: '^\\w+\\.[[:alpha:]]\\Q.*\\E$' })),
           spaced: Type.Optional(Type.String({ pattern: '^a\\sb$' })),
           code: Type.Optional(Type.String({ pattern: '^[A-Z]{2}-[0-9]{1,3}$' })),
-          settings: Type.Object({ retries: Type.Optional(Type.Integer({ default: 3, minimum: 0 })), mode: Type.Optional(Type.String({ default: 'auto' })) }, { default: {} }),
+          settings: Type.Object(
+            {
+              retries: Type.Optional(Type.Integer({ default: 3, minimum: 0 })),
+              mode: Type.Optional(Type.String({ default: 'auto' })),
+            },
+            { default: {} },
+          ),
           extra: Type.Optional(k8s.anyObject()),
           anything: Type.Optional(k8s.anyValue()),
           template: Type.Optional(k8s.embeddedResource()),
@@ -94,7 +113,12 @@ export const SAMPLE = defineCustomKind({
           tier: Type.Union([Type.Literal('gold'), Type.Literal('silver')], { default: 'silver' }),
           note: Type.Optional(Type.String({ maxLength: 5, default: 'none' })),
         }),
-        entries: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), tags: Type.Optional(Type.Array(Type.String(), k8s.listSet())) }), k8s.listMap(['id']))),
+        entries: Type.Optional(
+          Type.Array(
+            Type.Object({ id: Type.Integer(), tags: Type.Optional(Type.Array(Type.String(), k8s.listSet())) }),
+            k8s.listMap(['id']),
+          ),
+        ),
       },
     },
   ],

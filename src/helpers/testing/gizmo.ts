@@ -24,7 +24,12 @@ const conditionSchema = {
   type: 'object',
   required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
   properties: {
-    type: { type: 'string', maxLength: 316, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$' },
+    type: {
+      type: 'string',
+      maxLength: 316,
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+    },
     status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
     observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
     lastTransitionTime: { type: 'string', format: 'date-time' },
@@ -51,13 +56,22 @@ export const GIZMO_CRD = {
           openAPIV3Schema: {
             type: 'object',
             properties: {
-              spec: { type: 'object', required: ['size'], properties: { size: { type: 'integer', minimum: 1 }, color: { type: 'string' } } },
+              spec: {
+                type: 'object',
+                required: ['size'],
+                properties: { size: { type: 'integer', minimum: 1 }, color: { type: 'string' } },
+              },
               status: {
                 type: 'object',
                 properties: {
                   observedGeneration: { type: 'integer' },
                   message: { type: 'string' },
-                  conditions: { type: 'array', items: conditionSchema, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
+                  conditions: {
+                    type: 'array',
+                    items: conditionSchema,
+                    'x-kubernetes-list-type': 'map',
+                    'x-kubernetes-list-map-keys': ['type'],
+                  },
                 },
               },
             },

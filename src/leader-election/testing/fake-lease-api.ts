@@ -77,14 +77,32 @@ export class FakeLeaseApi {
   client(caller = 'client'): LeaseClient {
     const client = {
       get: <T>(_type: unknown, name: string, opts: { namespace?: string; signal?: AbortSignal } = {}): Promise<T> =>
-        this.call(caller, 'get', opts.namespace ?? '', name, undefined, opts.signal, () => this.handleGet(opts.namespace ?? '', name)) as Promise<T>,
+        this.call(caller, 'get', opts.namespace ?? '', name, undefined, opts.signal, () =>
+          this.handleGet(opts.namespace ?? '', name),
+        ) as Promise<T>,
       create: <T>(obj: T, opts: { signal?: AbortSignal } = {}): Promise<T> => {
         const lease = obj as Lease;
-        return this.call(caller, 'create', lease.metadata?.namespace ?? '', lease.metadata?.name ?? '', lease, opts.signal, () => this.handleCreate(caller, lease)) as Promise<T>;
+        return this.call(
+          caller,
+          'create',
+          lease.metadata?.namespace ?? '',
+          lease.metadata?.name ?? '',
+          lease,
+          opts.signal,
+          () => this.handleCreate(caller, lease),
+        ) as Promise<T>;
       },
       update: <T>(obj: T, opts: { signal?: AbortSignal } = {}): Promise<T> => {
         const lease = obj as Lease;
-        return this.call(caller, 'update', lease.metadata?.namespace ?? '', lease.metadata?.name ?? '', lease, opts.signal, () => this.handleUpdate(caller, lease)) as Promise<T>;
+        return this.call(
+          caller,
+          'update',
+          lease.metadata?.namespace ?? '',
+          lease.metadata?.name ?? '',
+          lease,
+          opts.signal,
+          () => this.handleUpdate(caller, lease),
+        ) as Promise<T>;
       },
     };
     return client as unknown as LeaseClient;
@@ -130,7 +148,8 @@ export class FakeLeaseApi {
     if (signal?.aborted) return Promise.reject(new AbortedError('request aborted', { cause: signal.reason }));
     const key = `${caller}:${verb}`;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    const fault = this.faults?.({ caller, verb, namespace, name, body: body ? structuredClone(body) : undefined }) ?? {};
+    const fault =
+      this.faults?.({ caller, verb, namespace, name, body: body ? structuredClone(body) : undefined }) ?? {};
     const served = (async (): Promise<Lease> => {
       if (fault.requestDelayMs) await this.delay(fault.requestDelayMs);
       await this.pausedUntil;
@@ -157,7 +176,11 @@ export class FakeLeaseApi {
   private handleCreate(caller: string, lease: Lease): Lease {
     const key = `${lease.metadata?.namespace}/${lease.metadata?.name}`;
     if (this.store.has(key)) {
-      throw new ApiError({ status: 409, reason: 'AlreadyExists', message: `leases.coordination.k8s.io "${lease.metadata?.name}" already exists` });
+      throw new ApiError({
+        status: 409,
+        reason: 'AlreadyExists',
+        message: `leases.coordination.k8s.io "${lease.metadata?.name}" already exists`,
+      });
     }
     if (lease.metadata?.resourceVersion) throw invalid('resourceVersion should not be set on objects to be created');
     return this.store1(caller, 'create', lease);
@@ -169,7 +192,8 @@ export class FakeLeaseApi {
     if (!current) throw notFound(lease.metadata?.name ?? '');
     // Built-in kinds would accept an update without resourceVersion as an overwrite; the elector must
     // never send one, so here it is an error a test will see.
-    if (!lease.metadata?.resourceVersion) throw invalid('metadata.resourceVersion: the elector must send the resourceVersion it read');
+    if (!lease.metadata?.resourceVersion)
+      throw invalid('metadata.resourceVersion: the elector must send the resourceVersion it read');
     if (lease.metadata.resourceVersion !== current.metadata?.resourceVersion) {
       throw new ApiError({
         status: 409,
@@ -182,11 +206,19 @@ export class FakeLeaseApi {
 
   private store1(caller: string, verb: FakeLeaseWrite['verb'], lease: Lease): Lease {
     const seconds = lease.spec?.leaseDurationSeconds;
-    if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) throw invalid('spec.leaseDurationSeconds must be a positive integer');
+    if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0))
+      throw invalid('spec.leaseDurationSeconds must be a positive integer');
     const stored = structuredClone(lease);
     stored.metadata = { ...stored.metadata, resourceVersion: String(++this.revision) };
     this.store.set(`${stored.metadata.namespace}/${stored.metadata.name}`, stored);
-    this.writes.push({ atMs: this.clock.monotonicNow(), caller, verb, holder: holderOf(stored), resourceVersion: stored.metadata.resourceVersion!, lease: structuredClone(stored) });
+    this.writes.push({
+      atMs: this.clock.monotonicNow(),
+      caller,
+      verb,
+      holder: holderOf(stored),
+      resourceVersion: stored.metadata.resourceVersion!,
+      lease: structuredClone(stored),
+    });
     return structuredClone(stored);
   }
 

@@ -38,7 +38,18 @@ export interface ReplicaGroupOptions {
 export interface ReplicaRecord {
   readonly t: number;
   readonly id: string;
-  readonly ev: 'up' | 'leader-seen' | 'start' | 'work' | 'stop' | 'stopped-leading' | 'exit' | 'killed' | 'paused' | 'resumed' | string;
+  readonly ev:
+    | 'up'
+    | 'leader-seen'
+    | 'start'
+    | 'work'
+    | 'stop'
+    | 'stopped-leading'
+    | 'exit'
+    | 'killed'
+    | 'paused'
+    | 'resumed'
+    | string;
   readonly pid?: number;
   readonly leader?: string;
   readonly reason?: string;
@@ -76,12 +87,19 @@ export class ReplicaGroup {
   spawn(id: string, extraArgs: readonly string[] = []): Replica {
     const t = this.options.timings ?? {};
     const args = [
-      '--import', 'tsx', REPLICA_SCRIPT,
-      '--kubeconfig', this.options.kubeconfigPath,
-      '--namespace', this.options.namespace,
-      '--name', this.options.name,
-      '--identity', id,
-      '--log', this.logFile,
+      '--import',
+      'tsx',
+      REPLICA_SCRIPT,
+      '--kubeconfig',
+      this.options.kubeconfigPath,
+      '--namespace',
+      this.options.namespace,
+      '--name',
+      this.options.name,
+      '--identity',
+      id,
+      '--log',
+      this.logFile,
       ...(t.leaseDurationMs !== undefined ? ['--lease-ms', String(t.leaseDurationMs)] : []),
       ...(t.renewDeadlineMs !== undefined ? ['--renew-ms', String(t.renewDeadlineMs)] : []),
       ...(t.retryPeriodMs !== undefined ? ['--retry-ms', String(t.retryPeriodMs)] : []),
@@ -148,14 +166,19 @@ export class ReplicaGroup {
     for (;;) {
       const found = find(this.records());
       if (found !== undefined) return found;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${this.describe()}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${this.describe()}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   }
 
   /** The first `start` record after `afterMs` (optionally by someone other than `notBy`). */
   async waitForLeader(timeoutMs: number, afterMs = 0, notBy?: string): Promise<ReplicaRecord> {
-    return this.waitFor(`a leader (after ${afterMs}${notBy ? `, not ${notBy}` : ''})`, (rs) => rs.find((r) => r.ev === 'start' && r.t >= afterMs && r.id !== notBy), timeoutMs);
+    return this.waitFor(
+      `a leader (after ${afterMs}${notBy ? `, not ${notBy}` : ''})`,
+      (rs) => rs.find((r) => r.ev === 'start' && r.t >= afterMs && r.id !== notBy),
+      timeoutMs,
+    );
   }
 
   /** Leadership intervals from the log: `start` to `stop`, or to the kill / last record of a killed one. */
@@ -178,8 +201,16 @@ export class ReplicaGroup {
 
   /** The last lines of the log and of each replica's stderr, for failure messages. */
   describe(): string {
-    const tail = (file: string, n: number): string => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n') : '');
-    const parts = [`--- ${this.logFile} (without work records) ---`, this.records().filter((r) => r.ev !== 'work').slice(-40).map((r) => JSON.stringify(r)).join('\n')];
+    const tail = (file: string, n: number): string =>
+      existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n') : '';
+    const parts = [
+      `--- ${this.logFile} (without work records) ---`,
+      this.records()
+        .filter((r) => r.ev !== 'work')
+        .slice(-40)
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    ];
     for (const r of this.replicas.values()) parts.push(`--- ${r.id} stderr ---`, tail(r.stderrFile, 15));
     return parts.join('\n');
   }

@@ -40,17 +40,28 @@ const { values: args } = parseArgs({
 const identity = args.identity ?? `replica-${process.pid}`;
 const logFile = args.log;
 const record = (ev: string, extra: Record<string, unknown> = {}): void => {
-  if (logFile) appendFileSync(logFile, `${JSON.stringify({ t: Date.now(), id: identity, pid: process.pid, ev, ...extra })}\n`);
+  if (logFile)
+    appendFileSync(logFile, `${JSON.stringify({ t: Date.now(), id: identity, pid: process.pid, ev, ...extra })}\n`);
 };
 const ms = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
 
 /** The elector's structured log as JSON lines on stderr (the harness keeps one file per replica). */
 function stderrLogger(bindings: Record<string, unknown>): Logger {
-  const write = (level: string) => (obj: Record<string, unknown>, msg?: string): void => {
-    const err = obj.err instanceof Error ? { err: `${obj.err.name}: ${obj.err.message}` } : {};
-    process.stderr.write(`${JSON.stringify({ t: new Date().toISOString(), level, ...bindings, ...obj, ...err, msg })}\n`);
+  const write =
+    (level: string) =>
+    (obj: Record<string, unknown>, msg?: string): void => {
+      const err = obj.err instanceof Error ? { err: `${obj.err.name}: ${obj.err.message}` } : {};
+      process.stderr.write(
+        `${JSON.stringify({ t: new Date().toISOString(), level, ...bindings, ...obj, ...err, msg })}\n`,
+      );
+    };
+  return {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    child: (b) => stderrLogger({ ...bindings, ...b }),
   };
-  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: (b) => stderrLogger({ ...bindings, ...b }) };
 }
 
 async function main(): Promise<number> {

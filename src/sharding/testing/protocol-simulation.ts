@@ -83,10 +83,19 @@ interface Member {
   ended: boolean;
 }
 
-async function simulate(seed: number): Promise<{ intervals: ReconcileInterval[]; partitions: number; joins: number; reconciledAtEnd: number }> {
+async function simulate(
+  seed: number,
+): Promise<{ intervals: ReconcileInterval[]; partitions: number; joins: number; reconciledAtEnd: number }> {
   const rnd = seededRandom(seed);
   const clock = new FakeClock();
-  const api = new FakeClient({ clock, objects: Array.from({ length: KEYS }, (_, i) => ({ ...CONFIGMAP, metadata: { name: `k${i}`, namespace: 'default' }, data: { v: '0' } })) });
+  const api = new FakeClient({
+    clock,
+    objects: Array.from({ length: KEYS }, (_, i) => ({
+      ...CONFIGMAP,
+      metadata: { name: `k${i}`, namespace: 'default' },
+      data: { v: '0' },
+    })),
+  });
   const intervals: ReconcileInterval[] = [];
   const members: Member[] = [];
   let next = 0;
@@ -95,19 +104,30 @@ async function simulate(seed: number): Promise<{ intervals: ReconcileInterval[];
   const join = (): void => {
     const name = `m${next++}`;
     const net = partitionable(api);
-    const sharding = new Sharding({ ring: RING, namespace: 'ops', identity: name, mode: 'label', ...TIMINGS }, { client: net.client, clock, logger: silentLogger, registry: createMetricsRegistry() });
+    const sharding = new Sharding(
+      { ring: RING, namespace: 'ops', identity: name, mode: 'label', ...TIMINGS },
+      { client: net.client, clock, logger: silentLogger, registry: createMetricsRegistry() },
+    );
     const gate = sharding.gateFor(CONFIGMAP);
     const stop = new AbortController();
     const done = sharding
       .runMember(stop.signal, async (memberSignal) => {
-        const informer = new SharedInformer<KubeObject>(clientListerWatcher(net.client, { ...CONFIGMAP, labelSelector: `${shardLabel(RING)}=${sharding.memberId}` }), { clock });
+        const informer = new SharedInformer<KubeObject>(
+          clientListerWatcher(net.client, { ...CONFIGMAP, labelSelector: `${shardLabel(RING)}=${sharding.memberId}` }),
+          { clock },
+        );
         const controller = new Controller({
           name,
           clock,
           maxConcurrentReconciles: 2,
           reconciler: gate.wrap({
             reconcile: async (req, ctx) => {
-              const interval: ReconcileInterval = { key: `${req.namespace}/${req.name}`, replica: name, startMs: clock.monotonicNow(), endMs: Infinity };
+              const interval: ReconcileInterval = {
+                key: `${req.namespace}/${req.name}`,
+                replica: name,
+                startMs: clock.monotonicNow(),
+                endMs: Infinity,
+              };
               intervals.push(interval);
               try {
                 await sleep(clock, Math.floor(rnd() * 400), ctx.signal);
@@ -141,10 +161,30 @@ async function simulate(seed: number): Promise<{ intervals: ReconcileInterval[];
   // Two sharders part of the time: the protocol must not need a single writer to be safe.
   const startSharder = (): { stop: AbortController; done: Promise<void> } => {
     const registry = createMetricsRegistry();
-    const sharding = resolveShardingOptions({ ring: RING, namespace: 'ops', identity: 'sharder', mode: 'label', ...TIMINGS });
-    const { metrics } = registerShardingMetrics(registry, { ring: RING, mode: () => 'label', ownedByKind: () => new Map() });
+    const sharding = resolveShardingOptions({
+      ring: RING,
+      namespace: 'ops',
+      identity: 'sharder',
+      mode: 'label',
+      ...TIMINGS,
+    });
+    const { metrics } = registerShardingMetrics(registry, {
+      ring: RING,
+      mode: () => 'label',
+      ownedByKind: () => new Map(),
+    });
     const stop = new AbortController();
-    const sharder = new Sharder({ client: api, leaseClient: api, sharding, kinds: () => [CONFIGMAP], clock, logger: silentLogger, registry, metrics, mode: async () => 'label' });
+    const sharder = new Sharder({
+      client: api,
+      leaseClient: api,
+      sharding,
+      kinds: () => [CONFIGMAP],
+      clock,
+      logger: silentLogger,
+      registry,
+      metrics,
+      mode: async () => 'label',
+    });
     return { stop, done: sharder.start(stop.signal) };
   };
   const sharders = [startSharder()];
@@ -179,14 +219,18 @@ async function simulate(seed: number): Promise<{ intervals: ReconcileInterval[];
       join();
       joins++;
     }
-    if (process.env.SAFETY_TRACE) process.stderr.write(`t=${t} alive=${members.filter((m) => !m.ended && !m.stop.signal.aborted).length} intervals=${intervals.length}\n`);
+    if (process.env.SAFETY_TRACE)
+      process.stderr.write(
+        `t=${t} alive=${members.filter((m) => !m.ended && !m.stop.signal.aborted).length} intervals=${intervals.length}\n`,
+      );
     await clock.advance(250);
   }
   // Quiet period: heal everything, let the ring settle, then change every key once.
   for (const m of members) m.net.setPartitioned(false);
   await clock.advance(4 * TIMINGS.leaseDurationMs);
   const settleFrom = clock.monotonicNow();
-  for (let k = 0; k < KEYS; k++) await api.patch(CONFIGMAP, `k${k}`, { data: { v: 'final' } }, { type: 'merge', namespace: 'default' });
+  for (let k = 0; k < KEYS; k++)
+    await api.patch(CONFIGMAP, `k${k}`, { data: { v: 'final' } }, { type: 'merge', namespace: 'default' });
   await clock.advance(2 * TIMINGS.leaseDurationMs);
   const reconciledAtEnd = new Set(intervals.filter((i) => i.startMs >= settleFrom).map((i) => i.key)).size;
 
@@ -204,7 +248,9 @@ async function simulate(seed: number): Promise<{ intervals: ReconcileInterval[];
 test('partitions, joins, clean stops and a second sharder: no key is ever reconciled by two members at once', async (t) => {
   for (const seed of SEEDS) {
     const { intervals, partitions, joins, reconciledAtEnd } = await simulate(seed);
-    t.diagnostic(`seed ${seed}: ${intervals.length} reconciles, ${partitions} partitions, ${joins} members joined, ${reconciledAtEnd}/${KEYS} keys reconciled after the final change`);
+    t.diagnostic(
+      `seed ${seed}: ${intervals.length} reconciles, ${partitions} partitions, ${joins} members joined, ${reconciledAtEnd}/${KEYS} keys reconciled after the final change`,
+    );
     assert.ok(intervals.length > 100, `seed ${seed}: the simulation did work`);
     assert.deepEqual(overlappingIntervals(intervals), [], `seed ${seed}`);
     assert.equal(reconciledAtEnd, KEYS, `seed ${seed}: every key is served once the ring settles`);

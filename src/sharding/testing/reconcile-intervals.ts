@@ -26,6 +26,8 @@ export function openInterval(into: ReconcileInterval[], key: string, replica: st
 /** Each pair of intervals of one key that overlap in time, described. */
 export function overlappingIntervals(intervals: readonly ReconcileInterval[]): string[] {
   const spans = intervals.map((i) => ({ interval: i, start: i.startMs, end: i.endMs }));
-  return overlappingPairs(spans, (s) => s.interval.key).map(([{ interval: a }, { interval: b }]) =>
-    `${a.key}: ${a.replica} [${a.startMs.toFixed(1)}, ${a.endMs.toFixed(1)}] and ${b.replica} from ${b.startMs.toFixed(1)}`);
+  return overlappingPairs(spans, (s) => s.interval.key).map(
+    ([{ interval: a }, { interval: b }]) =>
+      `${a.key}: ${a.replica} [${a.startMs.toFixed(1)}, ${a.endMs.toFixed(1)}] and ${b.replica} from ${b.startMs.toFixed(1)}`,
+  );
 }

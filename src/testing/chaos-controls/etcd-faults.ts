@@ -72,7 +72,10 @@ export class EtcdFaults {
     for (;;) {
       const leader = await this.#cluster.leader();
       if (leader !== undefined && leader !== options.not) return leader;
-      if (Date.now() > deadline) throw new EtcdClusterError(`no etcd leader${options.not !== undefined ? ` other than member ${options.not}` : ''} after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new EtcdClusterError(
+          `no etcd leader${options.not !== undefined ? ` other than member ${options.not}` : ''} after ${timeoutMs} ms`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
   }

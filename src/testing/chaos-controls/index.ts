@@ -6,9 +6,41 @@
  * iptables; nothing in `operator-runtime/testing` needs either.
  */
 export { FaultProxy, FaultProxyError } from '../fault-proxy.js';
-export type { FaultRule, FaultMatch, FaultKind, StatusFault, DropFault, DelayFault, CutWatchFault, FaultHandle, FaultProxyOptions, FaultProxyStats, FaultProxyUpstream } from '../fault-proxy.js';
-export { auditConsistency, analyzeHistory, readEtcdHistory, registryKey, formatAuditReport, ConsistencyAuditError, DEFAULT_AUDIT_TIMEOUT_MS } from '../consistency-audit.js';
-export type { AuditReport, AuditFinding, FindingKind, LostUpdateKind, OutOfOrderKind, HistoryEvent, HistoryKv, RecordedWrite, ConsistencyAuditOptions, ReadEtcdHistoryOptions, AnalyzeHistoryOptions } from '../consistency-audit.js';
+export type {
+  FaultRule,
+  FaultMatch,
+  FaultKind,
+  StatusFault,
+  DropFault,
+  DelayFault,
+  CutWatchFault,
+  FaultHandle,
+  FaultProxyOptions,
+  FaultProxyStats,
+  FaultProxyUpstream,
+} from '../fault-proxy.js';
+export {
+  auditConsistency,
+  analyzeHistory,
+  readEtcdHistory,
+  registryKey,
+  formatAuditReport,
+  ConsistencyAuditError,
+  DEFAULT_AUDIT_TIMEOUT_MS,
+} from '../consistency-audit.js';
+export type {
+  AuditReport,
+  AuditFinding,
+  FindingKind,
+  LostUpdateKind,
+  OutOfOrderKind,
+  HistoryEvent,
+  HistoryKv,
+  RecordedWrite,
+  ConsistencyAuditOptions,
+  ReadEtcdHistoryOptions,
+  AnalyzeHistoryOptions,
+} from '../consistency-audit.js';
 export { EtcdClusterError, ETCD_MEMBER_USER_PREFIX } from '../etcd-cluster.js';
 export { EtcdFaults, etcdFaults, DEFAULT_WAIT_FOR_ETCD_LEADER_TIMEOUT_MS } from './etcd-faults.js';
 export type { EtcdMemberStatus } from '../etcd-cluster.js';

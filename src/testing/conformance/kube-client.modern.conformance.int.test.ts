@@ -8,7 +8,11 @@ import { describeClientConformance, conformanceCrds } from './client-conformance
 describeClientConformance(
   'KubeClient against the Kubernetes 1.36 CRD-only API server conforms',
   async () => {
-    const env = await TestEnv.start({ server: 'modern', featureGates: { ShardedListAndWatch: true }, crds: await conformanceCrds() });
+    const env = await TestEnv.start({
+      server: 'modern',
+      featureGates: { ShardedListAndWatch: true },
+      crds: await conformanceCrds(),
+    });
     try {
       const client = await KubeClient.fromKubeconfig({ path: env.kubeconfigPath });
       return {
@@ -26,5 +30,10 @@ describeClientConformance(
       throw err;
     }
   },
-  { coreKinds: false, server: 'the Kubernetes 1.36 CRD-only API server', continueAfterCompaction: 'snapshot', shardedListAndWatch: true },
+  {
+    coreKinds: false,
+    server: 'the Kubernetes 1.36 CRD-only API server',
+    continueAfterCompaction: 'snapshot',
+    shardedListAndWatch: true,
+  },
 );

@@ -10,13 +10,25 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { omitUndefined } from '../../core/omit-undefined.js';
-import { BinariesNotFoundError, binariesNotFoundMessage, resolveBinaries, sourceBuildScript, type BinariesSource } from '../binaries.js';
+import {
+  BinariesNotFoundError,
+  binariesNotFoundMessage,
+  resolveBinaries,
+  sourceBuildScript,
+  type BinariesSource,
+} from '../binaries.js';
 import { EnvtestError } from './envtest-error.js';
 import { proxyAwareAgent } from './http.js';
 import { installArchive } from './install-archive.js';
 import { currentPlatform, storeFolderName, type EnvtestPlatform } from './platform.js';
 import type { ProgressStream } from './progress-bar.js';
-import { archiveFor, DEFAULT_ENVTEST_INDEX_URL, fetchReleaseIndex, type EnvtestArchive, type EnvtestRelease } from './release-index.js';
+import {
+  archiveFor,
+  DEFAULT_ENVTEST_INDEX_URL,
+  fetchReleaseIndex,
+  type EnvtestArchive,
+  type EnvtestRelease,
+} from './release-index.js';
 import { envtestStoreDir, listInstalledEnvtest, type InstalledEnvtest } from './store.js';
 import { parseVersionSelector } from './version-selector.js';
 
@@ -76,13 +88,24 @@ async function withAgent<T>(options: EnvtestOptions, fn: (dispatcher: Dispatcher
   }
 }
 
-function pickArchive(releases: readonly EnvtestRelease[], options: EnvtestOptions, platform: EnvtestPlatform): EnvtestArchive {
+function pickArchive(
+  releases: readonly EnvtestRelease[],
+  options: EnvtestOptions,
+  platform: EnvtestPlatform,
+): EnvtestArchive {
   const selector = parseVersionSelector(options.version);
   const matching = releases.filter((r) => selector.matches(r.version));
   const archive = matching.map((r) => archiveFor(r, platform)).find((a) => a !== undefined);
   if (archive) return archive;
-  const known = releases.slice(0, 8).map((r) => r.version).join(', ') || 'none';
-  const why = matching.length > 0 ? `has ${selector.text} but no archive for ${platform.os}-${platform.arch}` : `has no version matching ${selector.text}`;
+  const known =
+    releases
+      .slice(0, 8)
+      .map((r) => r.version)
+      .join(', ') || 'none';
+  const why =
+    matching.length > 0
+      ? `has ${selector.text} but no archive for ${platform.os}-${platform.arch}`
+      : `has no version matching ${selector.text}`;
   throw new EnvtestError(
     `the envtest index ${indexUrlOf(options)} ${why} (newest: ${known}). Nothing was downloaded. Fix: pick a listed version (operator-runtime testenv list), or another index (--index, OPERATOR_RUNTIME_ENVTEST_INDEX)`,
   );
@@ -96,7 +119,10 @@ export async function installEnvtest(options: EnvtestOptions = {}): Promise<Inst
   const env = options.env ?? process.env;
   const platform = options.platform ?? currentPlatform();
   return withAgent(options, async (dispatcher) => {
-    const releases = await fetchReleaseIndex(indexUrlOf(options), { dispatcher, ...omitUndefined({ signal: options.signal }) });
+    const releases = await fetchReleaseIndex(indexUrlOf(options), {
+      dispatcher,
+      ...omitUndefined({ signal: options.signal }),
+    });
     const archive = pickArchive(releases, options, platform);
     const present = listInstalledEnvtest(platform, env).find((i) => i.version === archive.version);
     if (present) return present;
@@ -111,15 +137,22 @@ export async function installEnvtest(options: EnvtestOptions = {}): Promise<Inst
 }
 
 /** What is installed, and what the index offers (the index's failure is reported, not thrown). */
-export async function listEnvtest(options: EnvtestOptions & { readonly installedOnly?: boolean } = {}): Promise<EnvtestListing> {
+export async function listEnvtest(
+  options: EnvtestOptions & { readonly installedOnly?: boolean } = {},
+): Promise<EnvtestListing> {
   const env = options.env ?? process.env;
   const platform = options.platform ?? currentPlatform();
   const selector = parseVersionSelector(options.version);
   const installed = listInstalledEnvtest(platform, env).filter((i) => selector.matches(i.version));
   if (options.installedOnly) return { installed, available: [] };
   try {
-    const releases = await withAgent(options, (dispatcher) => fetchReleaseIndex(indexUrlOf(options), { dispatcher, ...omitUndefined({ signal: options.signal }) }));
-    const available = releases.filter((r) => selector.matches(r.version)).map((r) => archiveFor(r, platform)).filter((a): a is EnvtestArchive => a !== undefined);
+    const releases = await withAgent(options, (dispatcher) =>
+      fetchReleaseIndex(indexUrlOf(options), { dispatcher, ...omitUndefined({ signal: options.signal }) }),
+    );
+    const available = releases
+      .filter((r) => selector.matches(r.version))
+      .map((r) => archiveFor(r, platform))
+      .filter((a): a is EnvtestArchive => a !== undefined);
     return { installed, available };
   } catch (error) {
     if (!(error instanceof EnvtestError)) throw error;
@@ -148,18 +181,33 @@ export async function useEnvtest(options: UseEnvtestOptions = {}): Promise<UsedE
   } else {
     const selector = parseVersionSelector(options.version);
     const installed = listInstalledEnvtest(platform, env).find((i) => selector.matches(i.version));
-    if (installed) return { dir: installed.dir, source: installed.store === 'setup-envtest' ? 'setup-envtest' : 'envtest-cache', version: installed.version };
+    if (installed)
+      return {
+        dir: installed.dir,
+        source: installed.store === 'setup-envtest' ? 'setup-envtest' : 'envtest-cache',
+        version: installed.version,
+      };
   }
   if (options.installedOnly) {
-    throw new BinariesNotFoundError(`${binariesNotFoundMessage(['etcd', 'kube-apiserver'], env)}${options.version ? ` (version ${options.version})` : ''} — and installedOnly forbids the download.`);
+    throw new BinariesNotFoundError(
+      `${binariesNotFoundMessage(['etcd', 'kube-apiserver'], env)}${options.version ? ` (version ${options.version})` : ''} — and installedOnly forbids the download.`,
+    );
   }
   try {
     const installed = await installEnvtest(options);
     return { dir: installed.dir, source: 'download', version: installed.version };
   } catch (error) {
-    if (!(error instanceof EnvtestError) || !unreachable(error) || options.sourceBuild === false || !canBuildFromSource()) throw error;
+    if (
+      !(error instanceof EnvtestError) ||
+      !unreachable(error) ||
+      options.sourceBuild === false ||
+      !canBuildFromSource()
+    )
+      throw error;
     const progress = options.progress ?? process.stderr;
-    progress.write(`${error.message}\nBuilding the control plane from Debian's source instead (${sourceBuildScript()}; 10-15 minutes the first time)\n`);
+    progress.write(
+      `${error.message}\nBuilding the control plane from Debian's source instead (${sourceBuildScript()}; 10-15 minutes the first time)\n`,
+    );
     const dir = await buildFromSource(env, progress, error);
     return { dir, source: 'source-build' };
   }
@@ -176,14 +224,29 @@ function unreachable(error: EnvtestError): boolean {
 }
 
 function canBuildFromSource(): boolean {
-  return process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/etc/debian_version') && existsSync(sourceBuildScript());
+  return (
+    process.platform === 'linux' &&
+    process.getuid?.() === 0 &&
+    existsSync('/etc/debian_version') &&
+    existsSync(sourceBuildScript())
+  );
 }
 
-function buildFromSource(env: NodeJS.ProcessEnv, progress: ProgressStream, downloadError: EnvtestError): Promise<string> {
+function buildFromSource(
+  env: NodeJS.ProcessEnv,
+  progress: ProgressStream,
+  downloadError: EnvtestError,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile('bash', [sourceBuildScript()], { env, maxBuffer: 16 << 20 }, (error, stdout) => {
       const dir = stdout.trim().split('\n').pop();
-      if (error || !dir) reject(new EnvtestError(`the source build (${sourceBuildScript()}) failed after the download failed: ${error?.message ?? 'it printed no folder'}`, { cause: downloadError }));
+      if (error || !dir)
+        reject(
+          new EnvtestError(
+            `the source build (${sourceBuildScript()}) failed after the download failed: ${error?.message ?? 'it printed no folder'}`,
+            { cause: downloadError },
+          ),
+        );
       else resolve(dir);
     });
     child.stderr?.on('data', (chunk: Buffer) => progress.write(chunk.toString()));
@@ -191,7 +254,9 @@ function buildFromSource(env: NodeJS.ProcessEnv, progress: ProgressStream, downl
 }
 
 /** Removes versions matching `version` (default: all) from our store, never setup-envtest's; returns their folders. */
-export async function cleanupEnvtest(options: Pick<EnvtestOptions, 'version' | 'env' | 'platform'> = {}): Promise<string[]> {
+export async function cleanupEnvtest(
+  options: Pick<EnvtestOptions, 'version' | 'env' | 'platform'> = {},
+): Promise<string[]> {
   const env = options.env ?? process.env;
   const platform = options.platform ?? currentPlatform();
   const selector = parseVersionSelector(options.version);

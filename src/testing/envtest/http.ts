@@ -14,7 +14,11 @@ export function proxyAwareAgent(env: NodeJS.ProcessEnv): Dispatcher {
   // GitHub release links redirect to their storage host.
   // An empty variable counts as unset.
   return new EnvHttpProxyAgent(
-    omitUndefined({ httpProxy: httpProxy || undefined, httpsProxy: httpsProxy || undefined, noProxy: noProxy || undefined }),
+    omitUndefined({
+      httpProxy: httpProxy || undefined,
+      httpsProxy: httpsProxy || undefined,
+      noProxy: noProxy || undefined,
+    }),
   ).compose(interceptors.redirect({ maxRedirections: 5 }));
 }
 

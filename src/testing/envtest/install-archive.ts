@@ -35,7 +35,13 @@ export interface InstallArchiveOptions {
   readonly signal?: AbortSignal;
 }
 
-function failure(archive: EnvtestArchive, storeDir: string, reason: string, fix: string, cause?: unknown): EnvtestError {
+function failure(
+  archive: EnvtestArchive,
+  storeDir: string,
+  reason: string,
+  fix: string,
+  cause?: unknown,
+): EnvtestError {
   return new EnvtestError(
     `envtest download of ${archive.name} from ${archive.url} failed: ${reason}. Expected sha512 ${archive.sha512}. ` +
       `Nothing was written to ${storeDir}. Fix: ${fix}`,
@@ -43,7 +49,8 @@ function failure(archive: EnvtestArchive, storeDir: string, reason: string, fix:
   );
 }
 
-const RETRY_FIX = 'retry (operator-runtime testenv install); behind a proxy set HTTPS_PROXY; offline, point OPERATOR_RUNTIME_ENVTEST_INDEX (or --index) at a mirror, or set OPERATOR_RUNTIME_ASSETS to a folder with etcd and kube-apiserver';
+const RETRY_FIX =
+  'retry (operator-runtime testenv install); behind a proxy set HTTPS_PROXY; offline, point OPERATOR_RUNTIME_ENVTEST_INDEX (or --index) at a mirror, or set OPERATOR_RUNTIME_ASSETS to a folder with etcd and kube-apiserver';
 const CORRUPT_FIX =
   'retry; if it persists, the archive does not match its index: check the mirror (OPERATOR_RUNTIME_ENVTEST_INDEX / --index) serves the archive its index names, ' +
   'or fetch the archive yourself, check it with sha512sum against the hash above, unpack it and set OPERATOR_RUNTIME_ASSETS to its controller-tools/envtest folder';
@@ -54,30 +61,39 @@ export async function installArchive(archive: EnvtestArchive, options: InstallAr
   const target = join(storeDir, 'k8s', storeFolderName(archive.version, archive.platform));
   if (hasControlPlane(target)) return target;
   await mkdir(storeDir, { recursive: true });
-  return withStoreLock(join(storeDir, '.lock'), async () => {
-    // Another process may have installed it while this one waited.
-    if (hasControlPlane(target)) return target;
-    const tmp = await mkdtemp(join(storeDir, '.tmp-'));
-    try {
-      const file = join(tmp, archive.name);
-      await download(archive, file, options);
-      const unpacked = join(tmp, 'unpacked');
-      await unpack(archive, file, unpacked, storeDir);
-      await mkdir(join(storeDir, 'k8s'), { recursive: true });
-      await rm(target, { recursive: true, force: true });
-      await rename(unpacked, target);
-      return target;
-    } finally {
-      await rm(tmp, { recursive: true, force: true });
-    }
-  }, omitUndefined({ signal: options.signal }));
+  return withStoreLock(
+    join(storeDir, '.lock'),
+    async () => {
+      // Another process may have installed it while this one waited.
+      if (hasControlPlane(target)) return target;
+      const tmp = await mkdtemp(join(storeDir, '.tmp-'));
+      try {
+        const file = join(tmp, archive.name);
+        await download(archive, file, options);
+        const unpacked = join(tmp, 'unpacked');
+        await unpack(archive, file, unpacked, storeDir);
+        await mkdir(join(storeDir, 'k8s'), { recursive: true });
+        await rm(target, { recursive: true, force: true });
+        await rename(unpacked, target);
+        return target;
+      } finally {
+        await rm(tmp, { recursive: true, force: true });
+      }
+    },
+    omitUndefined({ signal: options.signal }),
+  );
 }
 
 async function download(archive: EnvtestArchive, file: string, options: InstallArchiveOptions): Promise<void> {
   const { storeDir } = options;
   let res: Dispatcher.ResponseData;
   try {
-    res = await request(archive.url, { dispatcher: options.dispatcher, signal: options.signal, headersTimeout: 60_000, bodyTimeout: 60_000 });
+    res = await request(archive.url, {
+      dispatcher: options.dispatcher,
+      signal: options.signal,
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+    });
   } catch (error) {
     throw failure(archive, storeDir, `the request was refused (${(error as Error).message})`, RETRY_FIX, error);
   }
@@ -101,7 +117,13 @@ async function download(archive: EnvtestArchive, file: string, options: InstallA
   try {
     await pipeline(res.body, meter, createWriteStream(file));
   } catch (error) {
-    throw failure(archive, storeDir, `the download broke off after ${received} bytes${total ? ` of ${total}` : ''} (${(error as Error).message})`, RETRY_FIX, error);
+    throw failure(
+      archive,
+      storeDir,
+      `the download broke off after ${received} bytes${total ? ` of ${total}` : ''} (${(error as Error).message})`,
+      RETRY_FIX,
+      error,
+    );
   } finally {
     bar.done();
   }
@@ -139,7 +161,12 @@ async function unpack(archive: EnvtestArchive, file: string, dir: string, storeD
     throw failure(archive, storeDir, `it is not a readable .tar.gz (${(error as Error).message})`, CORRUPT_FIX, error);
   }
   if (refused.length > 0) {
-    throw failure(archive, storeDir, `it has entries outside its folder, refused: ${refused.slice(0, 5).join(', ')}`, 'use an archive built as controller-tools builds them (files only, under controller-tools/envtest/)');
+    throw failure(
+      archive,
+      storeDir,
+      `it has entries outside its folder, refused: ${refused.slice(0, 5).join(', ')}`,
+      'use an archive built as controller-tools builds them (files only, under controller-tools/envtest/)',
+    );
   }
   await mkdir(dir);
   try {
@@ -149,7 +176,11 @@ async function unpack(archive: EnvtestArchive, file: string, dir: string, storeD
       strict: true,
       strip: ARCHIVE_PREFIX.split('/').length - 1,
       // Only the binaries, flat in the version folder (setup-envtest's layout).
-      filter: (path, entry) => path.startsWith(ARCHIVE_PREFIX) && !path.slice(ARCHIVE_PREFIX.length).includes('/') && 'type' in entry && FILE_TYPES.has(entry.type),
+      filter: (path, entry) =>
+        path.startsWith(ARCHIVE_PREFIX) &&
+        !path.slice(ARCHIVE_PREFIX.length).includes('/') &&
+        'type' in entry &&
+        FILE_TYPES.has(entry.type),
       noChmod: false,
     });
   } catch (error) {
@@ -158,6 +189,11 @@ async function unpack(archive: EnvtestArchive, file: string, dir: string, storeD
   for (const name of await readdir(dir)) await chmod(join(dir, name), 0o755);
   if (!hasControlPlane(dir)) {
     const found = (await readdir(dir)).join(', ') || 'nothing';
-    throw failure(archive, storeDir, `it holds no etcd and kube-apiserver under ${ARCHIVE_PREFIX} (found: ${found})`, CORRUPT_FIX);
+    throw failure(
+      archive,
+      storeDir,
+      `it holds no etcd and kube-apiserver under ${ARCHIVE_PREFIX} (found: ${found})`,
+      CORRUPT_FIX,
+    );
   }
 }

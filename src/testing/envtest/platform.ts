@@ -12,13 +12,24 @@ export interface EnvtestPlatform {
 }
 
 const OS: Partial<Record<NodeJS.Platform, string>> = { linux: 'linux', darwin: 'darwin', win32: 'windows' };
-const ARCH: Partial<Record<NodeJS.Architecture, string>> = { x64: 'amd64', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' };
+const ARCH: Partial<Record<NodeJS.Architecture, string>> = {
+  x64: 'amd64',
+  arm64: 'arm64',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+};
 
 /** This machine's platform in Go's names; an error for platforms envtest publishes nothing for. */
-export function currentPlatform(platform: NodeJS.Platform = process.platform, arch: NodeJS.Architecture = process.arch): EnvtestPlatform {
+export function currentPlatform(
+  platform: NodeJS.Platform = process.platform,
+  arch: NodeJS.Architecture = process.arch,
+): EnvtestPlatform {
   const os = OS[platform];
   const goArch = ARCH[arch];
-  if (!os || !goArch) throw new EnvtestError(`envtest publishes no binaries for ${platform}/${arch} (only linux, darwin and windows on amd64, arm64, ppc64le, s390x)`);
+  if (!os || !goArch)
+    throw new EnvtestError(
+      `envtest publishes no binaries for ${platform}/${arch} (only linux, darwin and windows on amd64, arm64, ppc64le, s390x)`,
+    );
   return { os, arch: goArch };
 }
 

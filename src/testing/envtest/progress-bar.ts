@@ -25,7 +25,12 @@ export interface ProgressBar {
 }
 
 /** A bar on `stream` when it is a TTY, redrawn at most every `intervalMs`; a no-op otherwise. */
-export function progressBar(stream: ProgressStream | undefined, label: string, total: number | undefined, options: { readonly intervalMs?: number; readonly now?: () => number } = {}): ProgressBar {
+export function progressBar(
+  stream: ProgressStream | undefined,
+  label: string,
+  total: number | undefined,
+  options: { readonly intervalMs?: number; readonly now?: () => number } = {},
+): ProgressBar {
   if (!stream?.isTTY) return { update: () => {}, done: () => {} };
   const now = options.now ?? Date.now;
   const intervalMs = options.intervalMs ?? 100;

@@ -11,7 +11,8 @@ import { archiveName, type EnvtestPlatform } from './platform.js';
 import { newestFirst } from './version-selector.js';
 
 /** setup-envtest's default index (controller-tools' `envtest-releases.yaml` at HEAD). */
-export const DEFAULT_ENVTEST_INDEX_URL = 'https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml';
+export const DEFAULT_ENVTEST_INDEX_URL =
+  'https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml';
 
 /** One downloadable archive of the index. */
 export interface EnvtestArchive {
@@ -54,17 +55,29 @@ export function parseReleaseIndex(text: string, indexUrl: string): EnvtestReleas
     throw new EnvtestError(`the envtest index ${indexUrl} is not YAML: ${(error as Error).message}`, { cause: error });
   }
   const releases = (doc as { releases?: unknown } | null)?.releases;
-  if (!releases || typeof releases !== 'object') throw new EnvtestError(`the envtest index ${indexUrl} has no "releases" map (is it controller-tools' envtest-releases.yaml?)`);
+  if (!releases || typeof releases !== 'object')
+    throw new EnvtestError(
+      `the envtest index ${indexUrl} has no "releases" map (is it controller-tools' envtest-releases.yaml?)`,
+    );
   const out: EnvtestRelease[] = [];
   for (const [key, files] of Object.entries(releases as Record<string, unknown>)) {
     const version = /^v?(\d+\.\d+\.\d+)$/.exec(key)?.[1];
     if (!version || !files || typeof files !== 'object') continue;
     const archives: EnvtestArchive[] = [];
     for (const [name, entry] of Object.entries(files as Record<string, unknown>)) {
-      const platform = new RegExp(`^envtest-v${version.replace(/\./g, '\\.')}-([a-z0-9]+)-([a-z0-9]+)\\.tar\\.gz$`).exec(name);
+      const platform = new RegExp(
+        `^envtest-v${version.replace(/\./g, '\\.')}-([a-z0-9]+)-([a-z0-9]+)\\.tar\\.gz$`,
+      ).exec(name);
       const { hash, selfLink } = (entry ?? {}) as { hash?: unknown; selfLink?: unknown };
-      if (!platform || typeof hash !== 'string' || !/^[0-9a-fA-F]{128}$/.test(hash) || typeof selfLink !== 'string') continue;
-      archives.push({ version, platform: { os: platform[1]!, arch: platform[2]! }, name, sha512: hash.toLowerCase(), url: new URL(selfLink, indexUrl).href });
+      if (!platform || typeof hash !== 'string' || !/^[0-9a-fA-F]{128}$/.test(hash) || typeof selfLink !== 'string')
+        continue;
+      archives.push({
+        version,
+        platform: { os: platform[1]!, arch: platform[2]! },
+        name,
+        sha512: hash.toLowerCase(),
+        url: new URL(selfLink, indexUrl).href,
+      });
     }
     out.push({ version, archives });
   }
@@ -72,13 +85,22 @@ export function parseReleaseIndex(text: string, indexUrl: string): EnvtestReleas
 }
 
 /** Fetches and parses the index. */
-export async function fetchReleaseIndex(indexUrl: string, options: { readonly dispatcher: Dispatcher; readonly signal?: AbortSignal }): Promise<EnvtestRelease[]> {
+export async function fetchReleaseIndex(
+  indexUrl: string,
+  options: { readonly dispatcher: Dispatcher; readonly signal?: AbortSignal },
+): Promise<EnvtestRelease[]> {
   const url = checkIndexUrl(indexUrl);
   let text: string;
   try {
-    const res = await request(url, { dispatcher: options.dispatcher, signal: options.signal, headersTimeout: 30_000, bodyTimeout: 30_000 });
+    const res = await request(url, {
+      dispatcher: options.dispatcher,
+      signal: options.signal,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+    });
     text = await res.body.text();
-    if (res.statusCode !== 200) throw new EnvtestError(`the envtest index ${indexUrl} answered ${res.statusCode}: ${text.slice(0, 200)}`);
+    if (res.statusCode !== 200)
+      throw new EnvtestError(`the envtest index ${indexUrl} answered ${res.statusCode}: ${text.slice(0, 200)}`);
   } catch (error) {
     if (error instanceof EnvtestError) throw error;
     throw new EnvtestError(

@@ -18,7 +18,11 @@ function alive(pid: number): boolean {
 }
 
 /** Runs `fn` holding the lock at `path`; waits up to `timeoutMs` for another holder. */
-export async function withStoreLock<T>(path: string, fn: () => Promise<T>, options: { readonly timeoutMs?: number; readonly signal?: AbortSignal } = {}): Promise<T> {
+export async function withStoreLock<T>(
+  path: string,
+  fn: () => Promise<T>,
+  options: { readonly timeoutMs?: number; readonly signal?: AbortSignal } = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 15 * 60_000);
   for (;;) {
     options.signal?.throwIfAborted();
@@ -34,7 +38,10 @@ export async function withStoreLock<T>(path: string, fn: () => Promise<T>, optio
       await rm(path, { recursive: true, force: true });
       continue;
     }
-    if (Date.now() > deadline) throw new EnvtestError(`timed out waiting for the envtest store lock ${path} (held by pid ${owner || 'unknown'}); remove it if no install is running`);
+    if (Date.now() > deadline)
+      throw new EnvtestError(
+        `timed out waiting for the envtest store lock ${path} (held by pid ${owner || 'unknown'}); remove it if no install is running`,
+      );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   try {

@@ -38,7 +38,10 @@ export function envtestStoreDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** setup-envtest's default store folder on this OS (as its `store.DefaultStoreDir`), or undefined when its base is unset. */
-export function setupEnvtestStoreDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
+export function setupEnvtestStoreDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
   if (platform === 'win32') return env.LocalAppData ? join(env.LocalAppData, 'kubebuilder-envtest') : undefined;
   if (platform === 'darwin') return join(home(env), 'Library', 'Application Support', 'io.kubebuilder.envtest');
   return join(env.XDG_DATA_HOME || join(home(env), '.local', 'share'), 'kubebuilder-envtest');
@@ -78,6 +81,12 @@ function listStore(root: string | undefined, store: EnvtestStoreKind, platform: 
 }
 
 /** Complete installs for `platform`, setup-envtest's store first, each store newest first. */
-export function listInstalledEnvtest(platform: EnvtestPlatform, env: NodeJS.ProcessEnv = process.env): InstalledEnvtest[] {
-  return [...listStore(setupEnvtestStoreDir(env), 'setup-envtest', platform), ...listStore(envtestStoreDir(env), 'operator-runtime', platform)];
+export function listInstalledEnvtest(
+  platform: EnvtestPlatform,
+  env: NodeJS.ProcessEnv = process.env,
+): InstalledEnvtest[] {
+  return [
+    ...listStore(setupEnvtestStoreDir(env), 'setup-envtest', platform),
+    ...listStore(envtestStoreDir(env), 'operator-runtime', platform),
+  ];
 }

@@ -39,16 +39,34 @@ function kindDetails(kind: KindInfo, name: string): StatusDetails {
 }
 
 export function notFound(kind: KindInfo, name: string, where: RequestWhere): ApiError {
-  return new ApiError({ status: 404, reason: 'NotFound', message: `${qualifiedResource(kind)} "${name}" not found`, details: resourceDetails(kind, name), ...where });
+  return new ApiError({
+    status: 404,
+    reason: 'NotFound',
+    message: `${qualifiedResource(kind)} "${name}" not found`,
+    details: resourceDetails(kind, name),
+    ...where,
+  });
 }
 
 /** A path the server does not serve (e.g. `/status` of a kind without that subresource). */
 export function noSuchRoute(where: RequestWhere): ApiError {
-  return new ApiError({ status: 404, reason: 'NotFound', message: 'the server could not find the requested resource', details: {}, ...where });
+  return new ApiError({
+    status: 404,
+    reason: 'NotFound',
+    message: 'the server could not find the requested resource',
+    details: {},
+    ...where,
+  });
 }
 
 export function namespaceNotFound(namespace: string, where: RequestWhere): ApiError {
-  return new ApiError({ status: 404, reason: 'NotFound', message: `namespaces "${namespace}" not found`, details: { name: namespace, kind: 'namespaces' }, ...where });
+  return new ApiError({
+    status: 404,
+    reason: 'NotFound',
+    message: `namespaces "${namespace}" not found`,
+    details: { name: namespace, kind: 'namespaces' },
+    ...where,
+  });
 }
 
 export function namespaceTerminating(namespace: string, where: RequestWhere): ApiError {
@@ -62,7 +80,13 @@ export function namespaceTerminating(namespace: string, where: RequestWhere): Ap
 }
 
 export function alreadyExists(kind: KindInfo, name: string, where: RequestWhere): ApiError {
-  return new ApiError({ status: 409, reason: 'AlreadyExists', message: `${qualifiedResource(kind)} "${name}" already exists`, details: resourceDetails(kind, name), ...where });
+  return new ApiError({
+    status: 409,
+    reason: 'AlreadyExists',
+    message: `${qualifiedResource(kind)} "${name}" already exists`,
+    details: resourceDetails(kind, name),
+    ...where,
+  });
 }
 
 /** 409 for a resourceVersion precondition that no longer holds (update, patch, status). */
@@ -77,8 +101,16 @@ export function conflict(kind: KindInfo, name: string, where: RequestWhere): Api
 }
 
 /** 409 for a failed delete precondition; the server names the kind here, not the resource. */
-export function preconditionFailed(kind: KindInfo, name: string, what: 'UID' | 'ResourceVersion', wanted: string, actual: string, where: RequestWhere): ApiError {
-  const tail = what === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
+export function preconditionFailed(
+  kind: KindInfo,
+  name: string,
+  what: 'UID' | 'ResourceVersion',
+  wanted: string,
+  actual: string,
+  where: RequestWhere,
+): ApiError {
+  const tail =
+    what === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
   return new ApiError({
     status: 409,
     reason: 'Conflict',
@@ -95,7 +127,13 @@ export type { Cause };
  * 422 Invalid. `named: 'resource'` is how the generic update path names the object (the missing
  * resourceVersion check); validation of the object itself names the kind.
  */
-export function invalid(kind: KindInfo, name: string, causes: readonly Cause[], where: RequestWhere, named: 'kind' | 'resource' = 'kind'): ApiError {
+export function invalid(
+  kind: KindInfo,
+  name: string,
+  causes: readonly Cause[],
+  where: RequestWhere,
+  named: 'kind' | 'resource' = 'kind',
+): ApiError {
   const lines = causes.map((c) => `${c.field}: ${c.message}`);
   const what = named === 'kind' ? qualifiedKind(kind) : qualifiedResource(kind);
   const message = `${what} "${name}" is invalid: ${lines.length === 1 ? lines[0] : `[${lines.join(', ')}]`}`;
@@ -106,7 +144,13 @@ export function invalid(kind: KindInfo, name: string, causes: readonly Cause[], 
 
 /** What the server answers when a JSON patch cannot be applied (a failed `test` included). */
 export function patchRejected(where: RequestWhere): ApiError {
-  return new ApiError({ status: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request', details: {}, ...where });
+  return new ApiError({
+    status: 422,
+    reason: 'Invalid',
+    message: 'the server rejected our request due to an error in our request',
+    details: {},
+    ...where,
+  });
 }
 
 export function badRequest(message: string, where: RequestWhere): ApiError {
@@ -117,7 +161,8 @@ export function unsupportedMediaType(where: RequestWhere): ApiError {
   return new ApiError({
     status: 415,
     reason: 'UnsupportedMediaType',
-    message: 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    message:
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
     ...where,
   });
 }
@@ -128,7 +173,12 @@ export function internalError(message: string, where: RequestWhere): ApiError {
 
 /** 410 for a watch or exact list from a resourceVersion the fake no longer keeps history for. */
 export function tooOldResourceVersion(requested: string, oldest: string, where: RequestWhere): ApiError {
-  return new ApiError({ status: 410, reason: 'Expired', message: `too old resource version: ${requested} (${oldest})`, ...where });
+  return new ApiError({
+    status: 410,
+    reason: 'Expired',
+    message: `too old resource version: ${requested} (${oldest})`,
+    ...where,
+  });
 }
 
 export function continueExpired(where: RequestWhere): ApiError {
@@ -145,8 +195,12 @@ export function continueExpired(where: RequestWhere): ApiError {
  * Server-side apply conflicts. Managers that wrote with an update are named with their apiVersion,
  * as the server does.
  */
-export function applyConflict(conflicts: readonly { manager: string; operation: string; apiVersion: string; path: string }[], where: RequestWhere): ApiError {
-  const who = (c: (typeof conflicts)[number]): string => (c.operation === 'Apply' ? `conflict with "${c.manager}"` : `conflict with "${c.manager}" using ${c.apiVersion}`);
+export function applyConflict(
+  conflicts: readonly { manager: string; operation: string; apiVersion: string; path: string }[],
+  where: RequestWhere,
+): ApiError {
+  const who = (c: (typeof conflicts)[number]): string =>
+    c.operation === 'Apply' ? `conflict with "${c.manager}"` : `conflict with "${c.manager}" using ${c.apiVersion}`;
   const message =
     conflicts.length === 1
       ? `Apply failed with 1 conflict: ${who(conflicts[0]!)}: ${conflicts[0]!.path}`
@@ -168,8 +222,19 @@ export function invalidWatchList(where: RequestWhere): ApiError {
   return new ApiError({
     status: 422,
     reason: 'Invalid',
-    message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-    details: { group: 'meta.k8s.io', kind: 'ListOptions', causes: [{ reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' }] },
+    message:
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    details: {
+      group: 'meta.k8s.io',
+      kind: 'ListOptions',
+      causes: [
+        {
+          reason: 'FieldValueForbidden',
+          field: 'resourceVersionMatch',
+          message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        },
+      ],
+    },
     ...where,
   });
 }

@@ -6,14 +6,22 @@ export interface ContinuePosition {
 }
 
 export function encodeContinue(pos: ContinuePosition): string {
-  return Buffer.from(JSON.stringify({ v: 'fake.operator-runtime/v1', rv: pos.revision, start: pos.after }), 'utf8').toString('base64url');
+  return Buffer.from(
+    JSON.stringify({ v: 'fake.operator-runtime/v1', rv: pos.revision, start: pos.after }),
+    'utf8',
+  ).toString('base64url');
 }
 
 /** Undefined when the token is not one of ours (the server answers 400). */
 export function decodeContinue(token: string): ContinuePosition | undefined {
   try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { v?: unknown; rv?: unknown; start?: unknown };
-    if (parsed.v !== 'fake.operator-runtime/v1' || typeof parsed.rv !== 'number' || typeof parsed.start !== 'string') return undefined;
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
+      v?: unknown;
+      rv?: unknown;
+      start?: unknown;
+    };
+    if (parsed.v !== 'fake.operator-runtime/v1' || typeof parsed.rv !== 'number' || typeof parsed.start !== 'string')
+      return undefined;
     return { revision: parsed.rv, after: parsed.start };
   } catch {
     return undefined;

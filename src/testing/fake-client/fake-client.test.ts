@@ -18,7 +18,13 @@ const DEPLOY = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
 interface Widget {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string; generation?: number; finalizers?: string[] };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    generation?: number;
+    finalizers?: string[];
+  };
   spec?: { size: number };
   status?: { observedGeneration?: number };
 }
@@ -34,7 +40,10 @@ function cm(name: string, data: Record<string, string> = {}, namespace = 'defaul
 }
 
 /** Pulls events from an iterator one at a time, so a test decides exactly when to read. */
-function reader<T>(events: AsyncIterable<WatchEvent<T>>): { next: () => Promise<WatchEvent<T> | undefined>; close: () => Promise<void> } {
+function reader<T>(events: AsyncIterable<WatchEvent<T>>): {
+  next: () => Promise<WatchEvent<T> | undefined>;
+  close: () => Promise<void>;
+} {
   const it = events[Symbol.asyncIterator]();
   return {
     next: async () => {
@@ -68,7 +77,11 @@ test('an interceptor can fail every third status write with the server’s 409 C
     }
   }
   assert.deepEqual(outcomes, ['ok', 'ok', '409', 'ok', 'ok', '409']);
-  assert.equal((await fake.get<Widget>(WIDGET, 'w', { namespace: 'default' })).status?.observedGeneration, 5, 'failed writes changed nothing');
+  assert.equal(
+    (await fake.get<Widget>(WIDGET, 'w', { namespace: 'default' })).status?.observedGeneration,
+    5,
+    'failed writes changed nothing',
+  );
 });
 
 test('an interceptor sees verb, resource, namespace, name and subresource, and removing it stops it', async () => {
@@ -80,7 +93,10 @@ test('an interceptor sees verb, resource, namespace, name and subresource, and r
   });
   await fake.create(cm('a'));
   await fake.patchStatus(WIDGET, 'nope', { status: {} }, { namespace: 'ns' }).catch(() => undefined);
-  await assert.rejects(fake.delete(CM, 'a', { namespace: 'default' }), (e: unknown) => e instanceof ApiError && e.status === 503);
+  await assert.rejects(
+    fake.delete(CM, 'a', { namespace: 'default' }),
+    (e: unknown) => e instanceof ApiError && e.status === 503,
+  );
   remove();
   await fake.delete(CM, 'a', { namespace: 'default' });
   assert.deepEqual(
@@ -189,7 +205,9 @@ test('a watch ends when its timeoutSeconds pass on the injected clock', async ()
 
 test('bookmark() sends the current resourceVersion only to watches that asked for bookmarks', async () => {
   const fake = new FakeClient();
-  const withBookmarks = reader(fake.watch(CM, { namespace: 'default', allowWatchBookmarks: true, resourceVersion: fake.resourceVersion }));
+  const withBookmarks = reader(
+    fake.watch(CM, { namespace: 'default', allowWatchBookmarks: true, resourceVersion: fake.resourceVersion }),
+  );
   const without = reader(fake.watch(CM, { namespace: 'default', resourceVersion: fake.resourceVersion }));
   const first = withBookmarks.next();
   const other = without.next();
@@ -209,16 +227,23 @@ test('a watch from before the retained history window gets 410 Expired; one insi
   const first = await fake.create(cm('a'));
   const rvs: string[] = [];
   for (let i = 0; i < 4; i++) rvs.push((await fake.create(cm(`b${i}`))).metadata!.resourceVersion!);
-  await assert.rejects(reader(fake.watch(CM, { resourceVersion: first.metadata!.resourceVersion })).next(), (e: unknown) => {
-    assert.ok(isGone(e));
-    assert.equal((e as ApiError).reason, 'Expired');
-    return true;
-  });
+  await assert.rejects(
+    reader(fake.watch(CM, { resourceVersion: first.metadata!.resourceVersion })).next(),
+    (e: unknown) => {
+      assert.ok(isGone(e));
+      assert.equal((e as ApiError).reason, 'Expired');
+      return true;
+    },
+  );
   const r = reader(fake.watch<ConfigMap>(CM, { resourceVersion: rvs[1] }));
   assert.deepEqual([(await r.next())?.object.metadata?.name, (await r.next())?.object.metadata?.name], ['b2', 'b3']);
   await r.close();
   fake.compact();
-  await assert.rejects(reader(fake.watch(CM, { resourceVersion: rvs[2] })).next(), isGone, 'compaction drops all history');
+  await assert.rejects(
+    reader(fake.watch(CM, { resourceVersion: rvs[2] })).next(),
+    isGone,
+    'compaction drops all history',
+  );
   const now = reader(fake.watch<ConfigMap>(CM, { resourceVersion: fake.resourceVersion }));
   const next = now.next();
   await fake.create(cm('c'));
@@ -261,10 +286,28 @@ test('creating a CustomResourceDefinition serves its kind', async () => {
       group: 'example.com',
       scope: 'Namespaced',
       names: { plural: 'gadgets', kind: 'Gadget' },
-      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } },
+            },
+          },
+        },
+      ],
     },
   });
-  const g = await fake.create<{ apiVersion: string; kind: string; metadata: { name: string; namespace: string; generation?: number }; spec: { n: number; extra?: string } }>({
+  const g = await fake.create<{
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace: string; generation?: number };
+    spec: { n: number; extra?: string };
+  }>({
     apiVersion: 'example.com/v1',
     kind: 'Gadget',
     metadata: { name: 'g', namespace: 'default' },
@@ -278,16 +321,40 @@ test('a strategic merge patch merges a Deployment’s containers by name', async
   await fake.create<Deployment>({
     ...DEPLOY,
     metadata: { name: 'web', namespace: 'default' },
-    spec: { selector: { matchLabels: { app: 'web' } }, template: { spec: { containers: [{ name: 'app', image: 'app:1' }, { name: 'side', image: 'side:1' }] } } },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      template: {
+        spec: {
+          containers: [
+            { name: 'app', image: 'app:1' },
+            { name: 'side', image: 'side:1' },
+          ],
+        },
+      },
+    },
   });
-  const patched = await fake.patch<Deployment>(DEPLOY, 'web', { spec: { template: { spec: { containers: [{ name: 'app', image: 'app:2' }] } } } }, { type: 'strategic', namespace: 'default' });
-  assert.deepEqual(patched.spec?.template.spec?.containers.map((c) => [c.name, c.image]), [['app', 'app:2'], ['side', 'side:1']]);
+  const patched = await fake.patch<Deployment>(
+    DEPLOY,
+    'web',
+    { spec: { template: { spec: { containers: [{ name: 'app', image: 'app:2' }] } } } },
+    { type: 'strategic', namespace: 'default' },
+  );
+  assert.deepEqual(
+    patched.spec?.template.spec?.containers.map((c) => [c.name, c.image]),
+    [
+      ['app', 'app:2'],
+      ['side', 'side:1'],
+    ],
+  );
   assert.equal(patched.metadata?.generation, 2);
 });
 
 test('Foreground and Orphan deletes leave their finalizer until the garbage collector runs', async () => {
   const fake = new FakeClient({ objects: [cm('f'), cm('o')] });
-  const f = (await fake.delete<ConfigMap>(CM, 'f', { namespace: 'default', propagationPolicy: 'Foreground' })) as ConfigMap;
+  const f = (await fake.delete<ConfigMap>(CM, 'f', {
+    namespace: 'default',
+    propagationPolicy: 'Foreground',
+  })) as ConfigMap;
   const o = (await fake.delete<ConfigMap>(CM, 'o', { namespace: 'default', propagationPolicy: 'Orphan' })) as ConfigMap;
   assert.deepEqual([f.metadata?.finalizers, o.metadata?.finalizers], [['foregroundDeletion'], ['orphan']]);
   await fake.patch(CM, 'f', { metadata: { finalizers: null } }, { type: 'merge', namespace: 'default' });
@@ -299,7 +366,11 @@ test('a dry-run write answers as a real one would but stores nothing and moves n
   const rv = fake.resourceVersion;
   const a = await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' });
   assert.equal((await fake.update<ConfigMap>({ ...a, data: { k: '2' } }, { dryRun: true })).data?.k, '2');
-  assert.equal((await fake.patch<ConfigMap>(CM, 'a', { data: { k: '3' } }, { type: 'merge', namespace: 'default', dryRun: true })).data?.k, '3');
+  assert.equal(
+    (await fake.patch<ConfigMap>(CM, 'a', { data: { k: '3' } }, { type: 'merge', namespace: 'default', dryRun: true }))
+      .data?.k,
+    '3',
+  );
   await fake.delete(CM, 'a', { namespace: 'default', dryRun: true });
   assert.equal((await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' })).data?.k, '1');
   assert.equal(fake.resourceVersion, rv);
@@ -331,7 +402,14 @@ test('objects handed out are copies: mutating one never changes the store', asyn
 
 test('built-in strategies: a Secret folds stringData into data, a Deployment bumps generation on annotations and its status write keeps labels', async () => {
   const fake = new FakeClient();
-  const s = await fake.create<{ apiVersion: string; kind: string; metadata: { name: string; namespace: string }; data?: Record<string, string>; stringData?: Record<string, string>; type?: string }>({
+  const s = await fake.create<{
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace: string };
+    data?: Record<string, string>;
+    stringData?: Record<string, string>;
+    type?: string;
+  }>({
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: 's', namespace: 'default' },
@@ -347,35 +425,76 @@ test('built-in strategies: a Secret folds stringData into data, a Deployment bum
   assert.deepEqual(d.status, {});
   const annotated = await fake.update<Deployment>({ ...d, metadata: { ...d.metadata, annotations: { x: '1' } } });
   assert.equal(annotated.metadata?.generation, 2);
-  const labelled = await fake.update<Deployment>({ ...annotated, metadata: { ...annotated.metadata, labels: { x: '1' } } });
+  const labelled = await fake.update<Deployment>({
+    ...annotated,
+    metadata: { ...annotated.metadata, labels: { x: '1' } },
+  });
   assert.equal(labelled.metadata?.generation, 2);
-  const st = await fake.updateStatus<Deployment>({ ...labelled, metadata: { ...labelled.metadata, labels: { y: '2' }, annotations: { z: '3' } }, status: { replicas: 1 } });
-  assert.deepEqual([st.metadata?.labels, st.metadata?.annotations, st.status?.replicas, st.metadata?.generation], [{ x: '1' }, { z: '3' }, 1, 2]);
+  const st = await fake.updateStatus<Deployment>({
+    ...labelled,
+    metadata: { ...labelled.metadata, labels: { y: '2' }, annotations: { z: '3' } },
+    status: { replicas: 1 },
+  });
+  assert.deepEqual(
+    [st.metadata?.labels, st.metadata?.annotations, st.status?.replicas, st.metadata?.generation],
+    [{ x: '1' }, { z: '3' }, 1, 2],
+  );
 });
 
 test('collectGarbage deletes dependents whose owner is gone, and keeps those with another owner (minus the dangling reference)', async () => {
   const fake = new FakeClient();
   const owner = await fake.create(cm('owner'));
   const other = await fake.create(cm('other'));
-  const ref = (o: ConfigMap) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata!.name!, uid: o.metadata!.uid! });
-  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'child', namespace: 'default', ownerReferences: [ref(owner)] } });
-  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'shared', namespace: 'default', ownerReferences: [ref(owner), ref(other)] } });
-  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'elsewhere', namespace: 'other-ns', ownerReferences: [ref(other)] } });
+  const ref = (o: ConfigMap) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    name: o.metadata!.name!,
+    uid: o.metadata!.uid!,
+  });
+  await fake.create<ConfigMap>({
+    ...CM,
+    metadata: { name: 'child', namespace: 'default', ownerReferences: [ref(owner)] },
+  });
+  await fake.create<ConfigMap>({
+    ...CM,
+    metadata: { name: 'shared', namespace: 'default', ownerReferences: [ref(owner), ref(other)] },
+  });
+  await fake.create<ConfigMap>({
+    ...CM,
+    metadata: { name: 'elsewhere', namespace: 'other-ns', ownerReferences: [ref(other)] },
+  });
   assert.equal(fake.collectGarbage(), 1, 'a namespaced owner never owns across namespaces');
   await assert.rejects(fake.get(CM, 'elsewhere', { namespace: 'other-ns' }), isNotFound);
   await fake.delete(CM, 'owner', { namespace: 'default' });
   assert.equal(fake.collectGarbage(), 2);
   await assert.rejects(fake.get(CM, 'child', { namespace: 'default' }), isNotFound);
   const shared = await fake.get<ConfigMap>(CM, 'shared', { namespace: 'default' });
-  assert.deepEqual(shared.metadata?.ownerReferences?.map((r) => r.name), ['other']);
+  assert.deepEqual(
+    shared.metadata?.ownerReferences?.map((r) => r.name),
+    ['other'],
+  );
   assert.equal(fake.collectGarbage(), 0);
 });
 
 test('collectGarbage finishes Foreground deletes after the dependents and Orphan deletes by releasing them', async () => {
   const fake = new FakeClient();
-  const ref = (o: ConfigMap, block = false) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata!.name!, uid: o.metadata!.uid!, ...(block ? { blockOwnerDeletion: true } : {}) });
+  const ref = (o: ConfigMap, block = false) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    name: o.metadata!.name!,
+    uid: o.metadata!.uid!,
+    ...(block ? { blockOwnerDeletion: true } : {}),
+  });
   const fg = await fake.create(cm('fg'));
-  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'fg-child', namespace: 'default', finalizers: ['example.com/hold'], ownerReferences: [ref(fg, true)] } });
+  await fake.create<ConfigMap>({
+    ...CM,
+    metadata: {
+      name: 'fg-child',
+      namespace: 'default',
+      finalizers: ['example.com/hold'],
+      ownerReferences: [ref(fg, true)],
+    },
+  });
   await fake.delete(CM, 'fg', { namespace: 'default', propagationPolicy: 'Foreground' });
   fake.collectGarbage();
   const child = await fake.get<ConfigMap>(CM, 'fg-child', { namespace: 'default' });
@@ -386,21 +505,35 @@ test('collectGarbage finishes Foreground deletes after the dependents and Orphan
   await assert.rejects(fake.get(CM, 'fg', { namespace: 'default' }), isNotFound);
 
   const orphaning = await fake.create(cm('orphaning'));
-  await fake.create<ConfigMap>({ ...CM, metadata: { name: 'orphan', namespace: 'default', ownerReferences: [ref(orphaning)] } });
+  await fake.create<ConfigMap>({
+    ...CM,
+    metadata: { name: 'orphan', namespace: 'default', ownerReferences: [ref(orphaning)] },
+  });
   await fake.delete(CM, 'orphaning', { namespace: 'default', propagationPolicy: 'Orphan' });
   fake.collectGarbage();
   await assert.rejects(fake.get(CM, 'orphaning', { namespace: 'default' }), isNotFound);
-  assert.equal((await fake.get<ConfigMap>(CM, 'orphan', { namespace: 'default' })).metadata?.ownerReferences, undefined);
+  assert.equal(
+    (await fake.get<ConfigMap>(CM, 'orphan', { namespace: 'default' })).metadata?.ownerReferences,
+    undefined,
+  );
 });
 
 test('a custom resource without a status subresource: status is ordinary content, bumps generation, and /status is a 404', async () => {
   const fake = new FakeClient({ kinds: [{ apiVersion: 'example.com/v1', kind: 'Plain', plural: 'plains' }] });
   const PLAIN = { apiVersion: 'example.com/v1', kind: 'Plain' };
-  const p = await fake.create<Widget>({ ...PLAIN, metadata: { name: 'p', namespace: 'default' }, spec: { size: 1 }, status: { observedGeneration: 0 } });
+  const p = await fake.create<Widget>({
+    ...PLAIN,
+    metadata: { name: 'p', namespace: 'default' },
+    spec: { size: 1 },
+    status: { observedGeneration: 0 },
+  });
   assert.deepEqual([p.metadata?.generation, p.status], [1, { observedGeneration: 0 }], 'create keeps status');
   const u = await fake.update<Widget>({ ...p, status: { observedGeneration: 1 } });
   assert.equal(u.metadata?.generation, 2);
-  await assert.rejects(fake.updateStatus<Widget>({ ...u, status: {} }), (e: unknown) => isNotFound(e) && (e as ApiError).details?.name === undefined);
+  await assert.rejects(
+    fake.updateStatus<Widget>({ ...u, status: {} }),
+    (e: unknown) => isNotFound(e) && (e as ApiError).details?.name === undefined,
+  );
 });
 
 test('closeWatches ends open watches cleanly and expireWatches fails them with 410 after what was queued', async () => {

@@ -63,10 +63,23 @@ import { applyMergePatch, applyStrategicMergePatch } from './merge-patch.js';
 import { ObjectStore, RevisionCompactedError, type Change } from './object-store.js';
 import { matchesFilter, type FakeRequest, type FakeVerb, type Interceptor, type RequestFilter } from './requests.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.js';
-import { InvalidShardSelectorError, parseShardSelector, selectorMatches, type ShardSelector } from '../../client/shard-selector.js';
+import {
+  InvalidShardSelectorError,
+  parseShardSelector,
+  selectorMatches,
+  type ShardSelector,
+} from '../../client/shard-selector.js';
 import { EventQueue, eventFor, type ObjectFilter } from './watch-stream.js';
 import { collectGarbageOnce } from './garbage-collector.js';
-import { asStrings, isNoop, metaOf, prepareCreate, prepareUpdate, regionFor, withManagedFields } from './write-rules.js';
+import {
+  asStrings,
+  isNoop,
+  metaOf,
+  prepareCreate,
+  prepareUpdate,
+  regionFor,
+  withManagedFields,
+} from './write-rules.js';
 
 export interface FakeClientOptions {
   /** Clock for timestamps and watch timeouts. @defaultValue realClock */
@@ -208,7 +221,11 @@ export class FakeClient implements Client {
   bookmark(): void {
     const resourceVersion = this.resourceVersion;
     for (const w of this.watches) {
-      if (w.bookmarks) w.queue.push({ type: 'BOOKMARK', object: { apiVersion: w.apiVersion, kind: w.kind, metadata: { resourceVersion } } } as WatchEvent<JsonObject>);
+      if (w.bookmarks)
+        w.queue.push({
+          type: 'BOOKMARK',
+          object: { apiVersion: w.apiVersion, kind: w.kind, metadata: { resourceVersion } },
+        } as WatchEvent<JsonObject>);
     }
   }
 
@@ -222,7 +239,13 @@ export class FakeClient implements Client {
    * cache window, after the events already queued; clients must relist.
    */
   expireWatches(): void {
-    for (const w of this.watches) w.queue.fail(tooOldResourceVersion(String(this.store.oldestRevision), this.resourceVersion, { method: 'WATCH', path: w.path }));
+    for (const w of this.watches)
+      w.queue.fail(
+        tooOldResourceVersion(String(this.store.oldestRevision), this.resourceVersion, {
+          method: 'WATCH',
+          path: w.path,
+        }),
+      );
   }
 
   /** The stored object, read without a request (not counted, not intercepted), or undefined. */
@@ -241,8 +264,20 @@ export class FakeClient implements Client {
 
   async get<T = KubeObject>(type: Kind<T>, name: string, opts: GetOptions = {}): Promise<T> {
     const kind = this.kinds.require(type);
-    const where = this.where('GET', kind, { op: 'get', namespace: opts.namespace, name, subresource: opts.subresource });
-    await this.serve({ verb: 'get', kind, namespace: opts.namespace, name, subresource: opts.subresource, signal: opts.signal });
+    const where = this.where('GET', kind, {
+      op: 'get',
+      namespace: opts.namespace,
+      name,
+      subresource: opts.subresource,
+    });
+    await this.serve({
+      verb: 'get',
+      kind,
+      namespace: opts.namespace,
+      name,
+      subresource: opts.subresource,
+      signal: opts.signal,
+    });
     this.checkSubresource(kind, opts.subresource, where);
     const obj = this.store.get(kindId(kind), objectKey(kind, opts.namespace, name));
     if (!obj) throw notFound(kind, name, where);
@@ -277,9 +312,15 @@ export class FakeClient implements Client {
       // Served from the watch cache, which ignores the limit (as kube-apiserver does).
       limit = undefined;
       entries = this.store.list(kindId(kind));
-    } else if (opts.resourceVersion !== undefined && opts.resourceVersion !== '' && opts.resourceVersionMatch === 'Exact') {
+    } else if (
+      opts.resourceVersion !== undefined &&
+      opts.resourceVersion !== '' &&
+      opts.resourceVersionMatch === 'Exact'
+    ) {
       revision = this.parseRevision(opts.resourceVersion, where);
-      entries = this.snapshotOr410(kind, revision, () => tooOldResourceVersion(opts.resourceVersion!, String(this.store.oldestRevision), where));
+      entries = this.snapshotOr410(kind, revision, () =>
+        tooOldResourceVersion(opts.resourceVersion!, String(this.store.oldestRevision), where),
+      );
     } else {
       entries = this.store.list(kindId(kind));
     }
@@ -312,7 +353,9 @@ export class FakeClient implements Client {
   }
 
   watch<T = KubeObject>(type: Kind<T>, opts: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
-    return { [Symbol.asyncIterator]: () => this.watchEvents(type, opts) as AsyncGenerator<WatchEvent<T>, void, undefined> };
+    return {
+      [Symbol.asyncIterator]: () => this.watchEvents(type, opts) as AsyncGenerator<WatchEvent<T>, void, undefined>,
+    };
   }
 
   // ---- writes --------------------------------------------------------------------------------
@@ -321,7 +364,15 @@ export class FakeClient implements Client {
     const kind = this.kinds.require(typeOf(obj));
     const namespace = obj.metadata?.namespace ?? opts.namespace;
     const where = this.where('POST', kind, { op: 'create', namespace });
-    await this.serve({ verb: 'create', kind, namespace, name: obj.metadata?.name, dryRun: opts.dryRun, body: obj, signal: opts.signal });
+    await this.serve({
+      verb: 'create',
+      kind,
+      namespace,
+      name: obj.metadata?.name,
+      dryRun: opts.dryRun,
+      body: obj,
+      signal: opts.signal,
+    });
     const warnings = this.checkFieldValidation(kind, obj, opts, where);
     const created = this.doCreate(kind, clone(obj) as unknown as JsonObject, namespace, opts, where) as unknown as T;
     if (warnings.length > 0) opts.onWarnings?.(warnings);
@@ -339,18 +390,33 @@ export class FakeClient implements Client {
     if (unknown.length === 0) return [];
     if (opts.fieldValidation === 'Warn') return unknown;
     const version = kind.apiVersion.slice(kind.apiVersion.indexOf('/') + 1);
-    throw badRequest(`${kind.kind} in version "${version}" cannot be handled as a ${kind.kind}: strict decoding error: ${unknown.join(', ')}`, where);
+    throw badRequest(
+      `${kind.kind} in version "${version}" cannot be handled as a ${kind.kind}: strict decoding error: ${unknown.join(', ')}`,
+      where,
+    );
   }
 
   async update<T extends ObjectLike>(obj: T, opts: UpdateOptions = {}): Promise<T> {
     if (!obj.metadata?.resourceVersion && !opts.allowUnconditional) {
-      throw new InvalidOptionError('metadata.resourceVersion', 'update needs the resourceVersion that was read (or allowUnconditional: true)');
+      throw new InvalidOptionError(
+        'metadata.resourceVersion',
+        'update needs the resourceVersion that was read (or allowUnconditional: true)',
+      );
     }
     const kind = this.kinds.require(typeOf(obj));
     const namespace = obj.metadata?.namespace ?? opts.namespace;
     const name = nameOf(obj);
     const where = this.where('PUT', kind, { op: 'update', namespace, name, subresource: opts.subresource });
-    await this.serve({ verb: 'update', kind, namespace, name, subresource: opts.subresource, dryRun: opts.dryRun, body: obj, signal: opts.signal });
+    await this.serve({
+      verb: 'update',
+      kind,
+      namespace,
+      name,
+      subresource: opts.subresource,
+      dryRun: opts.dryRun,
+      body: obj,
+      signal: opts.signal,
+    });
     this.checkSubresource(kind, opts.subresource, where);
     const warnings = this.checkFieldValidation(kind, obj, opts, where);
     const body = clone(obj) as unknown as JsonObject;
@@ -364,7 +430,19 @@ export class FakeClient implements Client {
     const rv = meta.resourceVersion;
     if (rv === undefined || rv === '') {
       if (!kind.builtIn) {
-        throw invalid(kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], where, 'resource');
+        throw invalid(
+          kind,
+          name,
+          [
+            {
+              reason: 'FieldValueInvalid',
+              field: 'metadata.resourceVersion',
+              message: 'Invalid value: 0x0: must be specified for an update',
+            },
+          ],
+          where,
+          'resource',
+        );
       }
     } else if (rv !== metaOf(existing).resourceVersion) throw conflict(kind, name, where);
     const updated = this.writeUpdate(kind, key, existing, body, opts.subresource, opts, where) as unknown as T;
@@ -378,14 +456,31 @@ export class FakeClient implements Client {
 
   async patch<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts: PatchOptions): Promise<T> {
     if (!PATCH_TYPES.has(opts.type)) throw new InvalidOptionError('type', `unknown patch type ${String(opts.type)}`);
-    if (opts.type === 'apply' && !opts.fieldManager) throw new InvalidOptionError('fieldManager', 'server-side apply needs a fieldManager');
+    if (opts.type === 'apply' && !opts.fieldManager)
+      throw new InvalidOptionError('fieldManager', 'server-side apply needs a fieldManager');
     if (opts.force && opts.type !== 'apply') throw new InvalidOptionError('force', 'only applies to server-side apply');
     const kind = this.kinds.require(type);
     const query = new URLSearchParams();
     if (opts.fieldManager) query.set('fieldManager', opts.fieldManager);
     if (opts.force) query.set('force', 'true');
-    const where = this.where('PATCH', kind, { op: 'patch', namespace: opts.namespace, name, subresource: opts.subresource, query });
-    await this.serve({ verb: 'patch', kind, namespace: opts.namespace, name, subresource: opts.subresource, patchType: opts.type, dryRun: opts.dryRun, body: patch, signal: opts.signal });
+    const where = this.where('PATCH', kind, {
+      op: 'patch',
+      namespace: opts.namespace,
+      name,
+      subresource: opts.subresource,
+      query,
+    });
+    await this.serve({
+      verb: 'patch',
+      kind,
+      namespace: opts.namespace,
+      name,
+      subresource: opts.subresource,
+      patchType: opts.type,
+      dryRun: opts.dryRun,
+      body: patch,
+      signal: opts.signal,
+    });
     this.checkSubresource(kind, opts.subresource, where);
     if (opts.type === 'strategic' && !kind.builtIn) throw unsupportedMediaType(where);
     const doc: unknown = typeof patch === 'string' ? parseBody(patch, where) : clone(patch);
@@ -395,7 +490,8 @@ export class FakeClient implements Client {
     if (!existing) throw notFound(kind, name, where);
     let patched: unknown;
     if (opts.type === 'json') {
-      if (!isJsonPatch(doc)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch', where);
+      if (!isJsonPatch(doc))
+        throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch', where);
       try {
         patched = applyJsonPatch(existing, doc);
       } catch (err) {
@@ -409,16 +505,33 @@ export class FakeClient implements Client {
     if (!isObject(patched)) throw patchRejected(where);
     // A resourceVersion left in (or put into) the patched object is a precondition, as on the server.
     const rv = isObject(patched.metadata) ? patched.metadata.resourceVersion : undefined;
-    if (rv !== undefined && rv !== null && rv !== '' && rv !== metaOf(existing).resourceVersion) throw conflict(kind, name, where);
+    if (rv !== undefined && rv !== null && rv !== '' && rv !== metaOf(existing).resourceVersion)
+      throw conflict(kind, name, where);
     // A changed uid is no precondition for a patch (unlike an update): it is an immutable field.
     const uid = isObject(patched.metadata) ? patched.metadata.uid : undefined;
     if (uid !== undefined && uid !== null && uid !== '' && uid !== metaOf(existing).uid) {
-      throw invalid(kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.uid', message: `Invalid value: ${JSON.stringify(String(uid))}: field is immutable` }], where);
+      throw invalid(
+        kind,
+        name,
+        [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'metadata.uid',
+            message: `Invalid value: ${JSON.stringify(String(uid))}: field is immutable`,
+          },
+        ],
+        where,
+      );
     }
     return this.writeUpdate(kind, key, existing, patched, opts.subresource, opts, where) as T;
   }
 
-  patchStatus<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts: Omit<PatchOptions, 'subresource' | 'type'> & { type?: PatchType } = {}): Promise<T> {
+  patchStatus<T = KubeObject>(
+    type: Kind<T>,
+    name: string,
+    patch: unknown,
+    opts: Omit<PatchOptions, 'subresource' | 'type'> & { type?: PatchType } = {},
+  ): Promise<T> {
     return this.patch<T>(type, name, patch, { ...opts, type: opts.type ?? 'merge', subresource: 'status' });
   }
 
@@ -429,7 +542,11 @@ export class FakeClient implements Client {
       const { managedFields: _dropped, ...rest } = meta;
       body = { ...obj, metadata: rest };
     }
-    return this.patch<T>(typeOf(obj), nameOf(obj), body, { ...opts, namespace: obj.metadata?.namespace ?? opts.namespace, type: 'apply' });
+    return this.patch<T>(typeOf(obj), nameOf(obj), body, {
+      ...opts,
+      namespace: obj.metadata?.namespace ?? opts.namespace,
+      type: 'apply',
+    });
   }
 
   applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T> {
@@ -439,13 +556,21 @@ export class FakeClient implements Client {
   async delete<T = KubeObject>(type: Kind<T>, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {
     const kind = this.kinds.require(type);
     const where = this.where('DELETE', kind, { op: 'delete', namespace: opts.namespace, name });
-    await this.serve({ verb: 'delete', kind, namespace: opts.namespace, name, dryRun: opts.dryRun, signal: opts.signal });
+    await this.serve({
+      verb: 'delete',
+      kind,
+      namespace: opts.namespace,
+      name,
+      dryRun: opts.dryRun,
+      signal: opts.signal,
+    });
     const key = objectKey(kind, opts.namespace, name);
     const existing = this.store.get(kindId(kind), key);
     if (!existing) throw notFound(kind, name, where);
     const meta = metaOf(existing);
     const pre = opts.preconditions;
-    if (pre?.uid !== undefined && pre.uid !== meta.uid) throw preconditionFailed(kind, name, 'UID', pre.uid, String(meta.uid), where);
+    if (pre?.uid !== undefined && pre.uid !== meta.uid)
+      throw preconditionFailed(kind, name, 'UID', pre.uid, String(meta.uid), where);
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
       throw preconditionFailed(kind, name, 'ResourceVersion', pre.resourceVersion, String(meta.resourceVersion), where);
     }
@@ -477,13 +602,21 @@ export class FakeClient implements Client {
   }
 
   /** Delete of a stored object: mark it when finalizers hold it, remove it otherwise. */
-  private deleteExisting(kind: KindInfo, key: string, existing: JsonObject, policy: DeleteOptions['propagationPolicy'], dryRun: boolean): JsonObject | StatusBody {
+  private deleteExisting(
+    kind: KindInfo,
+    key: string,
+    existing: JsonObject,
+    policy: DeleteOptions['propagationPolicy'],
+    dryRun: boolean,
+  ): JsonObject | StatusBody {
     const meta = metaOf(existing);
     const finalizers = asStrings(meta.finalizers);
     // The garbage collector (collectGarbage) acts on these finalizers; nothing else removes them.
     const policyFinalizer = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
-    const namespaceFinalizers = kind.kind === 'Namespace' && isObject(existing.spec) ? asStrings(existing.spec.finalizers) : [];
-    if (meta.deletionTimestamp !== undefined && (finalizers.length > 0 || namespaceFinalizers.length > 0)) return clone(existing);
+    const namespaceFinalizers =
+      kind.kind === 'Namespace' && isObject(existing.spec) ? asStrings(existing.spec.finalizers) : [];
+    if (meta.deletionTimestamp !== undefined && (finalizers.length > 0 || namespaceFinalizers.length > 0))
+      return clone(existing);
     if (finalizers.length > 0 || policyFinalizer || namespaceFinalizers.length > 0) {
       const marked = clone(existing);
       const m = metaOf(marked);
@@ -491,7 +624,8 @@ export class FakeClient implements Client {
       m.deletionTimestamp = this.now();
       m.deletionGracePeriodSeconds = 0;
       if (typeof m.generation === 'number' && m.generation > 0) m.generation += 1;
-      if (kind.kind === 'Namespace') marked.status = { ...(isObject(marked.status) ? marked.status : {}), phase: 'Terminating' };
+      if (kind.kind === 'Namespace')
+        marked.status = { ...(isObject(marked.status) ? marked.status : {}), phase: 'Terminating' };
       if (dryRun) return marked;
       return this.store.commit(kindId(kind), key, 'MODIFIED', marked);
     }
@@ -500,13 +634,19 @@ export class FakeClient implements Client {
     if (kind.group) details.group = kind.group;
     details.kind = kind.plural;
     details.uid = String(meta.uid);
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as StatusBody & { metadata: object };
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as StatusBody & {
+      metadata: object;
+    };
   }
 
   /** A write by the control plane itself (no request, no strategy): MODIFIED, or DELETED once the last finalizer is gone. */
   private commitSystemUpdate(kind: KindInfo, key: string, before: JsonObject, after: JsonObject): void {
     const meta = metaOf(after);
-    if (meta.deletionTimestamp !== undefined && asStrings(meta.finalizers).length === 0 && !hasNamespaceFinalizers(kind, after)) {
+    if (
+      meta.deletionTimestamp !== undefined &&
+      asStrings(meta.finalizers).length === 0 &&
+      !hasNamespaceFinalizers(kind, after)
+    ) {
       this.store.commit(kindId(kind), key, 'DELETED', before);
     } else this.store.commit(kindId(kind), key, 'MODIFIED', after);
   }
@@ -534,7 +674,8 @@ export class FakeClient implements Client {
     if (kind.namespaced && !ns && r.verb !== 'list' && r.verb !== 'watch') {
       throw new InvalidOptionError('namespace', `${kind.kind} is namespaced: ${r.verb} needs a namespace`);
     }
-    if (r.name !== undefined && !r.name && r.verb !== 'create') throw new InvalidOptionError('name', `${r.verb} needs a name`);
+    if (r.name !== undefined && !r.name && r.verb !== 'create')
+      throw new InvalidOptionError('name', `${r.verb} needs a name`);
     throwIfAborted(r.signal);
     const req: FakeRequest = {
       verb: r.verb,
@@ -560,7 +701,11 @@ export class FakeClient implements Client {
     throwIfAborted(r.signal);
   }
 
-  private where(method: string, kind: KindInfo, at: { op: string; namespace?: string; name?: string; subresource?: string; query?: URLSearchParams }): RequestWhere {
+  private where(
+    method: string,
+    kind: KindInfo,
+    at: { op: string; namespace?: string; name?: string; subresource?: string; query?: URLSearchParams },
+  ): RequestWhere {
     let p = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
     if (kind.namespaced && at.namespace) p += `/namespaces/${encodeURIComponent(at.namespace)}`;
     p += `/${kind.plural}`;
@@ -595,7 +740,11 @@ export class FakeClient implements Client {
     return (obj) => metaOf(obj).namespace === namespace;
   }
 
-  private filterFor(kind: KindInfo, opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; shardSelector?: string }, where: RequestWhere): ObjectFilter {
+  private filterFor(
+    kind: KindInfo,
+    opts: { namespace?: string; labelSelector?: string; fieldSelector?: string; shardSelector?: string },
+    where: RequestWhere,
+  ): ObjectFilter {
     let labels;
     let fields;
     try {
@@ -609,7 +758,12 @@ export class FakeClient implements Client {
     const scoped = this.scopeFilter(kind, opts.namespace);
     return (obj) => {
       const meta = metaOf(obj) as { labels?: Record<string, string>; name?: string; namespace?: string; uid?: string };
-      return scoped(obj) && matchesLabels(labels, meta.labels) && matchesFields(fields, meta) && (shard === undefined || selectorMatches(shard, { metadata: meta }));
+      return (
+        scoped(obj) &&
+        matchesLabels(labels, meta.labels) &&
+        matchesFields(fields, meta) &&
+        (shard === undefined || selectorMatches(shard, { metadata: meta }))
+      );
     };
   }
 
@@ -640,16 +794,34 @@ export class FakeClient implements Client {
     }
   }
 
-  private doCreate(kind: KindInfo, body: JsonObject, namespace: string | undefined, opts: WriteOptions, where: RequestWhere, managedFields?: JsonObject[]): JsonObject {
+  private doCreate(
+    kind: KindInfo,
+    body: JsonObject,
+    namespace: string | undefined,
+    opts: WriteOptions,
+    where: RequestWhere,
+    managedFields?: JsonObject[],
+  ): JsonObject {
     const meta = metaOf(body);
-    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') throw internalError('resourceVersion should not be set on objects to be created', where);
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '')
+      throw internalError('resourceVersion should not be set on objects to be created', where);
     if (kind.namespaced) meta.namespace = namespace;
-    if (!meta.name && typeof meta.generateName === 'string' && meta.generateName) meta.name = this.generateName(kind, namespace, meta.generateName);
+    if (!meta.name && typeof meta.generateName === 'string' && meta.generateName)
+      meta.name = this.generateName(kind, namespace, meta.generateName);
     const obj = prepareCreate(body, { kind, where, now: this.now(), uid: randomUUID() });
     this.checkNamespace(kind, namespace, where);
     const key = objectKey(kind, namespace, String(metaOf(obj).name));
     if (this.store.get(kindId(kind), key)) throw alreadyExists(kind, String(metaOf(obj).name), where);
-    const entries = managedFields ?? managedFieldsAfterUpdate(undefined, obj, opts.fieldManager ?? this.defaultFieldManager, kind.apiVersion, this.now(), 'all');
+    const entries =
+      managedFields ??
+      managedFieldsAfterUpdate(
+        undefined,
+        obj,
+        opts.fieldManager ?? this.defaultFieldManager,
+        kind.apiVersion,
+        this.now(),
+        'all',
+      );
     withManagedFields(obj, entries as never);
     if (opts.dryRun) return obj;
     if (kind.kind === 'CustomResourceDefinition') this.kinds.registerCrd(obj);
@@ -669,14 +841,28 @@ export class FakeClient implements Client {
   ): JsonObject {
     const region = regionFor(kind, subresource);
     const next = prepareUpdate(existing, body, { kind, where, region });
-    const entries = managedFields !== undefined ? managedFields : managedFieldsAfterUpdate(existing, next, opts.fieldManager ?? this.defaultFieldManager, kind.apiVersion, this.now(), region);
+    const entries =
+      managedFields !== undefined
+        ? managedFields
+        : managedFieldsAfterUpdate(
+            existing,
+            next,
+            opts.fieldManager ?? this.defaultFieldManager,
+            kind.apiVersion,
+            this.now(),
+            region,
+          );
     withManagedFields(next, entries as never);
     metaOf(next).resourceVersion = metaOf(existing).resourceVersion;
     // The server writes nothing for an update that changes nothing: the resourceVersion stays.
     if (isNoop(existing, next)) return clone(existing);
     if (opts.dryRun) return next;
     const nextMeta = metaOf(next);
-    if (nextMeta.deletionTimestamp !== undefined && asStrings(nextMeta.finalizers).length === 0 && !hasNamespaceFinalizers(kind, next)) {
+    if (
+      nextMeta.deletionTimestamp !== undefined &&
+      asStrings(nextMeta.finalizers).length === 0 &&
+      !hasNamespaceFinalizers(kind, next)
+    ) {
       // Removing the last finalizer deletes: watchers see DELETED with the last stored state,
       // and the caller gets the object it wrote (with the resourceVersion it had).
       this.store.commit(kindId(kind), key, 'DELETED', existing);
@@ -686,27 +872,56 @@ export class FakeClient implements Client {
     return this.store.commit(kindId(kind), key, 'MODIFIED', next);
   }
 
-  private doApply(kind: KindInfo, name: string, key: string, existing: JsonObject | undefined, doc: unknown, opts: PatchOptions, where: RequestWhere): JsonObject {
+  private doApply(
+    kind: KindInfo,
+    name: string,
+    key: string,
+    existing: JsonObject | undefined,
+    doc: unknown,
+    opts: PatchOptions,
+    where: RequestWhere,
+  ): JsonObject {
     if (!isObject(doc)) throw badRequest('the apply configuration is not an object', where);
     const manager = opts.fieldManager!;
     const region = regionFor(kind, opts.subresource);
     const rv = isObject(doc.metadata) ? doc.metadata.resourceVersion : undefined;
     if (!existing) {
       if (opts.subresource) throw notFound(kind, name, where);
-      const result = applyConfig(undefined, doc, manager, kind.apiVersion, this.now(), regionFor(kind, undefined), true);
+      const result = applyConfig(
+        undefined,
+        doc,
+        manager,
+        kind.apiVersion,
+        this.now(),
+        regionFor(kind, undefined),
+        true,
+      );
       if (!result.ok) throw applyConflict(result.conflicts, where);
       const body = result.object;
       const meta = metaOf(body);
       meta.name = name;
       return this.doCreate(kind, body, opts.namespace, opts, where, result.managedFields as unknown as JsonObject[]);
     }
-    if (rv !== undefined && rv !== null && rv !== '' && rv !== metaOf(existing).resourceVersion) throw conflict(kind, name, where);
+    if (rv !== undefined && rv !== null && rv !== '' && rv !== metaOf(existing).resourceVersion)
+      throw conflict(kind, name, where);
     const result = applyConfig(existing, doc, manager, kind.apiVersion, this.now(), region, opts.force ?? false);
     if (!result.ok) throw applyConflict(result.conflicts, where);
-    return this.writeUpdate(kind, key, existing, result.object, opts.subresource, opts, where, result.managedFields ?? null);
+    return this.writeUpdate(
+      kind,
+      key,
+      existing,
+      result.object,
+      opts.subresource,
+      opts,
+      where,
+      result.managedFields ?? null,
+    );
   }
 
-  private async *watchEvents(type: ResourceType, opts: WatchOptions): AsyncGenerator<WatchEvent<JsonObject>, void, undefined> {
+  private async *watchEvents(
+    type: ResourceType,
+    opts: WatchOptions,
+  ): AsyncGenerator<WatchEvent<JsonObject>, void, undefined> {
     const kind = this.kinds.require(type);
     const query = new URLSearchParams({ watch: 'true' });
     if (opts.labelSelector) query.set('labelSelector', opts.labelSelector);
@@ -728,11 +943,21 @@ export class FakeClient implements Client {
     const start = opts.resourceVersion;
     // Subscribing and reading the starting point happen in one synchronous step: no change can fall between them.
     const unsubscribe = this.store.subscribe(deliver);
-    const active: ActiveWatch = { kindId: id, path: where.path, bookmarks: opts.allowWatchBookmarks ?? false, apiVersion: kind.apiVersion, kind: kind.kind, queue };
+    const active: ActiveWatch = {
+      kindId: id,
+      path: where.path,
+      bookmarks: opts.allowWatchBookmarks ?? false,
+      apiVersion: kind.apiVersion,
+      kind: kind.kind,
+      queue,
+    };
     this.watches.add(active);
     const onAbort = (): void => queue.fail(new AbortedError('watch aborted', { cause: opts.signal?.reason }));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0 ? this.clock.setTimer(opts.timeoutSeconds * 1000, () => queue.end()) : undefined;
+    const timer =
+      opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0
+        ? this.clock.setTimer(opts.timeoutSeconds * 1000, () => queue.end())
+        : undefined;
     try {
       if (opts.sendInitialEvents || opts.resourceVersionMatch) {
         // A watch-list, as a current API server serves it (the store is always up to date, so any
@@ -743,7 +968,11 @@ export class FakeClient implements Client {
         for (const [, obj] of this.store.list(id)) if (matches(obj)) queue.push({ type: 'ADDED', object: clone(obj) });
         queue.push({
           type: 'BOOKMARK',
-          object: { apiVersion: kind.apiVersion, kind: kind.kind, metadata: { resourceVersion: this.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } } },
+          object: {
+            apiVersion: kind.apiVersion,
+            kind: kind.kind,
+            metadata: { resourceVersion: this.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } },
+          },
         } as WatchEvent<JsonObject>);
       } else if (start === undefined || start === '' || start === '0') {
         for (const [, obj] of this.store.list(id)) if (matches(obj)) queue.push({ type: 'ADDED', object: clone(obj) });
@@ -777,8 +1006,18 @@ export class FakeClient implements Client {
     const o = obj as ObjectLike;
     const kind = this.kinds.require(typeOf(o));
     const namespace = o.metadata?.namespace;
-    if (kind.namespaced && !namespace) throw new InvalidOptionError('objects', `${kind.kind} ${o.metadata?.name ?? ''} is namespaced: give it metadata.namespace`);
-    this.doCreate(kind, clone(obj) as unknown as JsonObject, namespace, {}, this.where('POST', kind, { op: 'create', namespace }));
+    if (kind.namespaced && !namespace)
+      throw new InvalidOptionError(
+        'objects',
+        `${kind.kind} ${o.metadata?.name ?? ''} is namespaced: give it metadata.namespace`,
+      );
+    this.doCreate(
+      kind,
+      clone(obj) as unknown as JsonObject,
+      namespace,
+      {},
+      this.where('POST', kind, { op: 'create', namespace }),
+    );
   }
 }
 

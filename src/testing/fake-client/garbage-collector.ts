@@ -36,7 +36,8 @@ export function collectGarbageOnce(host: GarbageCollectorHost): number {
     if (owner.kind.namespaced && metaOf(owner.obj).namespace !== metaOf(dependent).namespace) return undefined;
     return owner;
   };
-  const dependentsOf = (uid: unknown) => all.filter((d) => refsOf(d.obj).some((r) => r.uid === uid && ownerOf(d.obj, r)));
+  const dependentsOf = (uid: unknown) =>
+    all.filter((d) => refsOf(d.obj).some((r) => r.uid === uid && ownerOf(d.obj, r)));
 
   for (const o of all) {
     const meta = metaOf(o.obj);
@@ -61,7 +62,9 @@ export function collectGarbageOnce(host: GarbageCollectorHost): number {
       for (const d of live) host.delete(d.kind, d.key, d.obj);
       if (live.length > 0) return live.length;
       // Only dependents that block their owner's deletion keep it waiting.
-      const blocking = dependents.filter((d) => refsOf(d.obj).some((r) => r.uid === meta.uid && r.blockOwnerDeletion === true));
+      const blocking = dependents.filter((d) =>
+        refsOf(d.obj).some((r) => r.uid === meta.uid && r.blockOwnerDeletion === true),
+      );
       if (blocking.length > 0) continue;
       const after = clone(o.obj);
       metaOf(after).finalizers = finalizers.filter((f) => f !== 'foregroundDeletion');

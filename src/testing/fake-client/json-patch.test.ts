@@ -33,14 +33,35 @@ test('JSON patch fails whole on a failed test, a missing path, a bad index or an
 });
 
 test('merge patch replaces lists, merges maps and deletes on null', () => {
-  assert.deepEqual(applyMergePatch({ a: { b: 1, c: 2 }, l: [1, 2] }, { a: { b: null, d: 3 }, l: [3] }), { a: { c: 2, d: 3 }, l: [3] });
+  assert.deepEqual(applyMergePatch({ a: { b: 1, c: 2 }, l: [1, 2] }, { a: { b: null, d: 3 }, l: [3] }), {
+    a: { c: 2, d: 3 },
+    l: [3],
+  });
 });
 
 test('strategic merge merges object lists by name or type and honours $patch: delete', () => {
-  const target = { containers: [{ name: 'a', image: '1' }, { name: 'b', image: '1' }], conditions: [{ type: 'Ready', status: 'False' }], args: ['x'] };
-  const patch = { containers: [{ name: 'b', $patch: 'delete' }, { name: 'c', image: '1' }, { name: 'a', image: '2' }], conditions: [{ type: 'Ready', status: 'True' }], args: ['y'] };
+  const target = {
+    containers: [
+      { name: 'a', image: '1' },
+      { name: 'b', image: '1' },
+    ],
+    conditions: [{ type: 'Ready', status: 'False' }],
+    args: ['x'],
+  };
+  const patch = {
+    containers: [
+      { name: 'b', $patch: 'delete' },
+      { name: 'c', image: '1' },
+      { name: 'a', image: '2' },
+    ],
+    conditions: [{ type: 'Ready', status: 'True' }],
+    args: ['y'],
+  };
   assert.deepEqual(applyStrategicMergePatch(target, patch), {
-    containers: [{ name: 'a', image: '2' }, { name: 'c', image: '1' }],
+    containers: [
+      { name: 'a', image: '2' },
+      { name: 'c', image: '1' },
+    ],
     conditions: [{ type: 'Ready', status: 'True' }],
     args: ['y'],
   });

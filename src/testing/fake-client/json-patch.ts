@@ -49,7 +49,8 @@ export function applyJsonPatch(doc: unknown, ops: readonly JsonPatchOperation[])
         break;
       case 'test':
         requireValue(op);
-        if (!deepEqual(get(root, parsePointer(op.path)), op.value)) throw new JsonPatchError(`test failed at ${op.path}`);
+        if (!deepEqual(get(root, parsePointer(op.path)), op.value))
+          throw new JsonPatchError(`test failed at ${op.path}`);
         break;
       default:
         throw new JsonPatchError(`unknown operation ${String(op.op)}`);

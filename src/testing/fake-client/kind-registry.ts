@@ -39,7 +39,14 @@ export interface KindRegistration {
   readonly schema?: SchemaProps;
 }
 
-type BuiltIn = [apiVersion: string, kind: string, plural: string, namespaced: boolean, status: boolean, generation: boolean];
+type BuiltIn = [
+  apiVersion: string,
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  status: boolean,
+  generation: boolean,
+];
 
 /** The built-in kinds operators touch most: core, apps, batch, coordination, rbac, apiextensions. */
 const BUILT_INS: readonly BuiltIn[] = [
@@ -72,13 +79,23 @@ export class KindRegistry {
 
   constructor() {
     for (const [apiVersion, kind, plural, namespaced, status, generation] of BUILT_INS) {
-      this.add({ ...parseApiVersion(apiVersion), apiVersion, kind, plural, namespaced, statusSubresource: status, builtIn: true, generation });
+      this.add({
+        ...parseApiVersion(apiVersion),
+        apiVersion,
+        kind,
+        plural,
+        namespaced,
+        statusSubresource: status,
+        builtIn: true,
+        generation,
+      });
     }
   }
 
   /** Registers (or replaces) a custom kind. */
   register(reg: KindRegistration): KindInfo {
-    if (!reg.apiVersion || !reg.kind || !reg.plural) throw new InvalidOptionError('kind', 'apiVersion, kind and plural are required');
+    if (!reg.apiVersion || !reg.kind || !reg.plural)
+      throw new InvalidOptionError('kind', 'apiVersion, kind and plural are required');
     const info: KindInfo = {
       ...parseApiVersion(reg.apiVersion),
       apiVersion: reg.apiVersion,
@@ -97,7 +114,12 @@ export class KindRegistry {
   /** Registers every served version of an apiextensions.k8s.io/v1 CustomResourceDefinition. */
   registerCrd(manifest: object): KindInfo[] {
     const crd = manifest as CrdLike;
-    if (crd.kind !== 'CustomResourceDefinition' || !crd.spec?.group || !crd.spec.names?.kind || !crd.spec.names.plural) {
+    if (
+      crd.kind !== 'CustomResourceDefinition' ||
+      !crd.spec?.group ||
+      !crd.spec.names?.kind ||
+      !crd.spec.names.plural
+    ) {
       throw new InvalidOptionError('crd', 'not a CustomResourceDefinition with spec.group and spec.names');
     }
     const { group, names, scope } = crd.spec;
@@ -126,7 +148,12 @@ export class KindRegistry {
   /** Like the real RestMapper: an unknown kind is a NoKindMatchError. */
   require(type: ResourceType): KindInfo {
     const info = this.lookup(type);
-    if (!info) throw new NoKindMatchError(type.apiVersion, type.kind, 'the fake client has no such kind registered (registerKind / registerCrd)');
+    if (!info)
+      throw new NoKindMatchError(
+        type.apiVersion,
+        type.kind,
+        'the fake client has no such kind registered (registerKind / registerCrd)',
+      );
     return info;
   }
 
@@ -141,7 +168,12 @@ interface CrdLike {
     group?: string;
     scope?: string;
     names?: { kind?: string; plural?: string };
-    versions?: { name: string; served?: boolean; subresources?: { status?: object }; schema?: { openAPIV3Schema?: SchemaProps } }[];
+    versions?: {
+      name: string;
+      served?: boolean;
+      subresources?: { status?: object };
+      schema?: { openAPIV3Schema?: SchemaProps };
+    }[];
   };
 }
 

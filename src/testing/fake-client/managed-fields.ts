@@ -53,7 +53,8 @@ export function leaves(obj: unknown, region: WriteRegion): Leaves {
     if (region === 'status' && k !== 'status') continue;
     if (region === 'main' && k === 'status') continue;
     if (k === 'metadata' && isObject(v)) {
-      for (const [mk, mv] of Object.entries(v)) if (!SYSTEM_METADATA.has(mk) && mv !== undefined) walk(mv, ['metadata', mk], out);
+      for (const [mk, mv] of Object.entries(v))
+        if (!SYSTEM_METADATA.has(mk) && mv !== undefined) walk(mv, ['metadata', mk], out);
       continue;
     }
     walk(v, [k], out);
@@ -113,10 +114,23 @@ function decode(entries: unknown): Owner[] {
 function encode(owners: Owner[]): ManagedFieldsEntry[] | undefined {
   const kept = owners.filter((o) => o.paths.size > 0);
   if (kept.length === 0) return undefined;
-  return kept.map((o) => ({ manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, time: o.time, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(o.paths) }));
+  return kept.map((o) => ({
+    manager: o.manager,
+    operation: o.operation,
+    apiVersion: o.apiVersion,
+    time: o.time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: toFieldsV1(o.paths),
+  }));
 }
 
-function ownerFor(owners: Owner[], manager: string, operation: 'Apply' | 'Update', apiVersion: string, time: string): Owner {
+function ownerFor(
+  owners: Owner[],
+  manager: string,
+  operation: 'Apply' | 'Update',
+  apiVersion: string,
+  time: string,
+): Owner {
   let o = owners.find((x) => x.manager === manager && x.operation === operation);
   if (!o) owners.push((o = { manager, operation, apiVersion, time, paths: new Set() }));
   return o;
@@ -138,7 +152,8 @@ export function managedFieldsAfterUpdate(
   const removed = [...old.keys()].filter((k) => !next.has(k));
   for (const o of owners) for (const p of removed) o.paths.delete(p);
   if (changed.length > 0) {
-    for (const o of owners) if (!(o.manager === manager && o.operation === 'Update')) for (const p of changed) o.paths.delete(p);
+    for (const o of owners)
+      if (!(o.manager === manager && o.operation === 'Update')) for (const p of changed) o.paths.delete(p);
     const mine = ownerFor(owners, manager, 'Update', apiVersion, now);
     for (const p of changed) mine.paths.add(p);
     mine.time = now;
@@ -192,7 +207,8 @@ function mergeRegion(base: JsonObject, config: JsonObject, region: WriteRegion):
     if (region === 'main' && k === 'status') continue;
     if (k === 'metadata' && isObject(v)) {
       const meta = (out.metadata ??= {}) as JsonObject;
-      for (const [mk, mv] of Object.entries(v)) if (!SYSTEM_METADATA.has(mk) && mv !== undefined) meta[mk] = deepMerge(meta[mk], mv);
+      for (const [mk, mv] of Object.entries(v))
+        if (!SYSTEM_METADATA.has(mk) && mv !== undefined) meta[mk] = deepMerge(meta[mk], mv);
       continue;
     }
     out[k] = deepMerge(out[k], v);

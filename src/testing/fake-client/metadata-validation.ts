@@ -39,13 +39,21 @@ export function nameCauses(kind: KindInfo, name: string): Cause[] {
 /** Qualified names (`prefix/name` or `name`), as label keys, annotation keys and finalizers are. */
 function qualifiedNameCauses(field: string, value: string): Cause[] {
   const parts = value.split('/');
-  if (parts.length > 2) return [invalidValue(field, value, "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")];
+  if (parts.length > 2)
+    return [
+      invalidValue(
+        field,
+        value,
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+      ),
+    ];
   const causes: Cause[] = [];
   const name = parts[parts.length - 1]!;
   if (parts.length === 2) {
     const prefix = parts[0]!;
     if (!prefix) causes.push(invalidValue(field, value, 'prefix part must be non-empty'));
-    else if (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) causes.push(invalidValue(field, value, `prefix part ${SUBDOMAIN_MSG}`));
+    else if (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))
+      causes.push(invalidValue(field, value, `prefix part ${SUBDOMAIN_MSG}`));
   }
   if (!name) causes.push(invalidValue(field, value, 'name part must be non-empty'));
   else if (name.length > 63) causes.push(invalidValue(field, value, 'name part must be no more than 63 characters'));
@@ -65,7 +73,8 @@ export function metadataCauses(kind: KindInfo, meta: JsonObject): Cause[] {
     }
   }
   if (isObject(meta.annotations)) {
-    for (const k of Object.keys(meta.annotations)) causes.push(...qualifiedNameCauses('metadata.annotations', k.toLowerCase()));
+    for (const k of Object.keys(meta.annotations))
+      causes.push(...qualifiedNameCauses('metadata.annotations', k.toLowerCase()));
   }
   if (Array.isArray(meta.finalizers)) {
     meta.finalizers.forEach((f, i) => {
@@ -73,7 +82,13 @@ export function metadataCauses(kind: KindInfo, meta: JsonObject): Cause[] {
       const generic = qualifiedNameCauses('metadata.finalizers', name);
       causes.push(...generic);
       if (generic.length === 0 && kind.builtIn && !name.includes('/') && !STANDARD_FINALIZERS.has(name)) {
-        causes.push(invalidValue(`metadata.finalizers[${i}]`, name, 'name is neither a standard finalizer name nor is it fully qualified'));
+        causes.push(
+          invalidValue(
+            `metadata.finalizers[${i}]`,
+            name,
+            'name is neither a standard finalizer name nor is it fully qualified',
+          ),
+        );
       }
     });
   }
@@ -83,7 +98,14 @@ export function metadataCauses(kind: KindInfo, meta: JsonObject): Cause[] {
       if (!isObject(ref)) continue;
       for (const f of ['apiVersion', 'kind', 'name', 'uid'] as const) {
         if (!ref[f]) {
-          const why = f === 'uid' ? 'uid must not be empty' : f === 'name' ? 'name must not be empty' : f === 'kind' ? 'kind must not be empty' : 'version must not be empty';
+          const why =
+            f === 'uid'
+              ? 'uid must not be empty'
+              : f === 'name'
+                ? 'name must not be empty'
+                : f === 'kind'
+                  ? 'kind must not be empty'
+                  : 'version must not be empty';
           causes.push(invalidValue(`metadata.ownerReferences.${f}`, String(ref[f] ?? ''), why));
         }
       }

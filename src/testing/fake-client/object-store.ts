@@ -23,7 +23,10 @@ export interface Change {
 
 /** Thrown when a revision older than the retained history is asked for. */
 export class RevisionCompactedError extends Error {
-  constructor(readonly requested: number, readonly oldest: number) {
+  constructor(
+    readonly requested: number,
+    readonly oldest: number,
+  ) {
     super(`revision ${requested} is older than the retained history (${oldest})`);
   }
 }
@@ -64,7 +67,9 @@ export class ObjectStore {
 
   /** Every current object of every kind, as [kindId, key, object]. */
   entries(): [string, string, JsonObject][] {
-    return [...this.objects.entries()].flatMap(([id, byKey]) => [...byKey.entries()].map(([key, obj]): [string, string, JsonObject] => [id, key, obj]));
+    return [...this.objects.entries()].flatMap(([id, byKey]) =>
+      [...byKey.entries()].map(([key, obj]): [string, string, JsonObject] => [id, key, obj]),
+    );
   }
 
   /** The objects of a kind as they were at `revision`, in key order. */

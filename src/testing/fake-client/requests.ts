@@ -50,7 +50,9 @@ export function isStatusWrite(req: FakeRequest): boolean {
 export function matchesFilter(req: FakeRequest, filter: RequestFilter | undefined): boolean {
   if (!filter) return true;
   if (typeof filter === 'function') return filter(req);
-  return Object.entries(filter).every(([k, v]) => v === undefined || (req as unknown as Record<string, unknown>)[k] === v);
+  return Object.entries(filter).every(
+    ([k, v]) => v === undefined || (req as unknown as Record<string, unknown>)[k] === v,
+  );
 }
 
 /**
@@ -87,7 +89,12 @@ export function conflictFor(req: FakeRequest): ApiError {
 
 /** A 500 InternalError, for "the server failed" paths. */
 export function internalErrorFor(req: FakeRequest): ApiError {
-  return new ApiError({ status: 500, reason: 'InternalError', message: `injected failure on ${req.verb} ${named(req)}`, details: details(req) });
+  return new ApiError({
+    status: 500,
+    reason: 'InternalError',
+    message: `injected failure on ${req.verb} ${named(req)}`,
+    details: details(req),
+  });
 }
 
 /** A 429 with Retry-After, as API priority and fairness answers under load. */

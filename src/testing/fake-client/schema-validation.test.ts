@@ -20,9 +20,20 @@ const schema: SchemaProps = {
 };
 
 test('pruning drops unknown fields but keeps metadata, preserved subtrees and map values', () => {
-  const obj = { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, extra: 1, spec: { size: 1, bogus: true, free: { any: 1 }, labels: { k: 'v' } } };
+  const obj = {
+    apiVersion: 'x/v1',
+    kind: 'X',
+    metadata: { name: 'a' },
+    extra: 1,
+    spec: { size: 1, bogus: true, free: { any: 1 }, labels: { k: 'v' } },
+  };
   prune(obj, schema);
-  assert.deepEqual(obj, { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, spec: { size: 1, free: { any: 1 }, labels: { k: 'v' } } });
+  assert.deepEqual(obj, {
+    apiVersion: 'x/v1',
+    kind: 'X',
+    metadata: { name: 'a' },
+    spec: { size: 1, free: { any: 1 }, labels: { k: 'v' } },
+  });
 });
 
 test('validation reports each violation with the server’s field path and reason', () => {
@@ -38,6 +49,12 @@ test('validation reports each violation with the server’s field path and reaso
     ],
   );
   assert.equal(causes[2]!.message, 'Invalid value: 11: spec.size in body should be less than or equal to 10');
-  assert.deepEqual(validate({ spec: {} }, schema).map((c) => [c.field, c.reason]), [['spec.size', 'FieldValueRequired']]);
-  assert.deepEqual(validate({ spec: { size: 'big' } }, schema).map((c) => c.message), ['Invalid value: "string": spec.size in body must be of type integer: "string"']);
+  assert.deepEqual(
+    validate({ spec: {} }, schema).map((c) => [c.field, c.reason]),
+    [['spec.size', 'FieldValueRequired']],
+  );
+  assert.deepEqual(
+    validate({ spec: { size: 'big' } }, schema).map((c) => c.message),
+    ['Invalid value: "string": spec.size in body must be of type integer: "string"'],
+  );
 });

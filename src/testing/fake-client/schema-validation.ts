@@ -56,7 +56,12 @@ function pruneValue(value: unknown, schema: SchemaProps | undefined, root = fals
 
 /** One field error of a 422 Invalid, as the server lists it in `details.causes`. */
 export interface Cause {
-  readonly reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldManagerConflict';
+  readonly reason:
+    | 'FieldValueInvalid'
+    | 'FieldValueRequired'
+    | 'FieldValueForbidden'
+    | 'FieldValueNotSupported'
+    | 'FieldManagerConflict';
   readonly field: string;
   readonly message: string;
 }
@@ -76,11 +81,12 @@ function typeName(v: unknown): string {
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  return typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
 }
 
 function typeMatches(v: unknown, schema: SchemaProps): boolean {
-  if (schema['x-kubernetes-int-or-string']) return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+  if (schema['x-kubernetes-int-or-string'])
+    return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
   switch (schema.type) {
     case undefined:
       return true;
@@ -105,49 +111,90 @@ function validateValue(v: unknown, schema: SchemaProps, path: string, causes: Ca
   const field = path;
   if (v === null) {
     if (!schema.nullable && schema.type) {
-      causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: "null": ${field} in body must be of type ${schema.type}: "null"` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: "null": ${field} in body must be of type ${schema.type}: "null"`,
+      });
     }
     return;
   }
   if (!typeMatches(v, schema)) {
     const actual = typeName(v);
-    causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: "${actual}": ${field} in body must be of type ${schema.type}: "${actual}"` });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field,
+      message: `Invalid value: "${actual}": ${field} in body must be of type ${schema.type}: "${actual}"`,
+    });
     return;
   }
   if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) {
-    causes.push({ reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${show(v)}: supported values: ${schema.enum.map(show).join(', ')}` });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field,
+      message: `Unsupported value: ${show(v)}: supported values: ${schema.enum.map(show).join(', ')}`,
+    });
   }
   if (typeof v === 'number') {
     if (schema.maximum !== undefined && (schema.exclusiveMaximum ? v >= schema.maximum : v > schema.maximum)) {
-      causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${v}: ${field} in body should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${v}: ${field} in body should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`,
+      });
     }
     if (schema.minimum !== undefined && (schema.exclusiveMinimum ? v <= schema.minimum : v < schema.minimum)) {
-      causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${v}: ${field} in body should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${v}: ${field} in body should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`,
+      });
     }
   }
   if (typeof v === 'string') {
     if (schema.maxLength !== undefined && v.length > schema.maxLength) {
-      causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${show(v)}: ${field} in body should be at most ${schema.maxLength} chars long` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${show(v)}: ${field} in body should be at most ${schema.maxLength} chars long`,
+      });
     }
     if (schema.minLength !== undefined && v.length < schema.minLength) {
-      causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${show(v)}: ${field} in body should be at least ${schema.minLength} chars long` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${show(v)}: ${field} in body should be at least ${schema.minLength} chars long`,
+      });
     }
     if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(v)) {
-      causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${show(v)}: ${field} in body should match '${schema.pattern}'` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${show(v)}: ${field} in body should match '${schema.pattern}'`,
+      });
     }
   }
   if (Array.isArray(v)) {
     if (schema.maxItems !== undefined && v.length > schema.maxItems) {
-      causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${v.length}: ${field} in body should have at most ${schema.maxItems} items` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${v.length}: ${field} in body should have at most ${schema.maxItems} items`,
+      });
     }
     if (schema.minItems !== undefined && v.length < schema.minItems) {
-      causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${v.length}: ${field} in body should have at least ${schema.minItems} items` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${v.length}: ${field} in body should have at least ${schema.minItems} items`,
+      });
     }
     if (schema.items) v.forEach((item, i) => validateValue(item, schema.items!, `${path}[${i}]`, causes));
   }
   if (isObject(v)) {
     for (const req of schema.required ?? []) {
-      if (!Object.hasOwn(v, req) || v[req] === undefined) causes.push({ reason: 'FieldValueRequired', field: join(path, req), message: 'Required value' });
+      if (!Object.hasOwn(v, req) || v[req] === undefined)
+        causes.push({ reason: 'FieldValueRequired', field: join(path, req), message: 'Required value' });
     }
     const additional = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
     for (const [key, child] of Object.entries(v)) {
@@ -172,7 +219,13 @@ export function unknownFields(obj: JsonObject, schema: SchemaProps): string[] {
   return out.sort();
 }
 
-function collectUnknown(value: unknown, schema: SchemaProps | undefined, path: string, out: string[], root = false): void {
+function collectUnknown(
+  value: unknown,
+  schema: SchemaProps | undefined,
+  path: string,
+  out: string[],
+  root = false,
+): void {
   if (!schema) return;
   if (Array.isArray(value)) {
     value.forEach((item, i) => collectUnknown(item, schema.items, `${path}[${i}]`, out));

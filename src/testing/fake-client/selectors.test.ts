@@ -4,7 +4,8 @@ import { InvalidLabelSelectorError } from '../../cache/errors.js';
 import { matchesLabels as cacheMatches, parseLabelSelector as cacheParse } from '../../cache/label-selector.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors.js';
 
-const match = (selector: string, labels: Record<string, string>): boolean => matchesLabels(parseLabelSelector(selector), labels);
+const match = (selector: string, labels: Record<string, string>): boolean =>
+  matchesLabels(parseLabelSelector(selector), labels);
 
 test('equality, inequality, set-based, existence and numeric label requirements all hold at once', () => {
   const labels = { app: 'web', tier: 'fe', 'example.com/rank': '3' };
@@ -34,7 +35,12 @@ test('field selectors support metadata.name and metadata.namespace only', () => 
 // Issue 13 item 4: the fake had its own parser with other key rules. These are the selectors on
 // which it and the cache's parser disagreed (and a few where both differed from the API server);
 // the fake now uses the cache's parser, and must answer as it does: same verdict, same matches.
-const DISAGREED: readonly { readonly selector: string; readonly valid: boolean; readonly labels?: Record<string, string>; readonly matches?: boolean }[] = [
+const DISAGREED: readonly {
+  readonly selector: string;
+  readonly valid: boolean;
+  readonly labels?: Record<string, string>;
+  readonly matches?: boolean;
+}[] = [
   { selector: 'a..b/c=1', valid: false }, // the cache accepted a malformed key prefix
   { selector: 'a.-b/c=1', valid: false },
   { selector: 'a-.b/c', valid: false },
@@ -51,7 +57,9 @@ const DISAGREED: readonly { readonly selector: string; readonly valid: boolean; 
 
 test('the fake reads label selectors exactly as the cache does, including where their parsers used to disagree', () => {
   for (const c of DISAGREED) {
-    const name = JSON.stringify(c.selector.length > 40 ? `${c.selector.slice(0, 20)}…(${c.selector.length})` : c.selector);
+    const name = JSON.stringify(
+      c.selector.length > 40 ? `${c.selector.slice(0, 20)}…(${c.selector.length})` : c.selector,
+    );
     if (!c.valid) {
       assert.throws(() => parseLabelSelector(c.selector), SelectorError, `fake refuses ${name}`);
       assert.throws(() => cacheParse(c.selector), InvalidLabelSelectorError, `cache refuses ${name}`);

@@ -8,7 +8,12 @@
  */
 import { OperatorRuntimeError } from '../../core/errors.js';
 import { InvalidLabelSelectorError } from '../../cache/errors.js';
-import { MATCH_ALL_LABELS, matchesLabels as matchesLabelSelector, parseLabelSelector as parseCacheLabelSelector, type LabelSelector } from '../../cache/label-selector.js';
+import {
+  MATCH_ALL_LABELS,
+  matchesLabels as matchesLabelSelector,
+  parseLabelSelector as parseCacheLabelSelector,
+  type LabelSelector,
+} from '../../cache/label-selector.js';
 
 /** A label or field selector the fake refuses; the fake answers it with 400 BadRequest. */
 export class SelectorError extends OperatorRuntimeError {
@@ -55,7 +60,10 @@ export function parseFieldSelector(text: string | undefined): FieldSelector {
   });
 }
 
-export function matchesFields(selector: FieldSelector, meta: { name?: string; namespace?: string } | undefined): boolean {
+export function matchesFields(
+  selector: FieldSelector,
+  meta: { name?: string; namespace?: string } | undefined,
+): boolean {
   return selector.every((r) => {
     const actual = (r.field === 'metadata.name' ? meta?.name : meta?.namespace) ?? '';
     return (actual === r.value) === r.equal;

@@ -46,7 +46,19 @@ export function prepareCreate(body: JsonObject, ctx: CreateContext): JsonObject 
   obj.kind = kind.kind;
   const meta = metaOf(obj);
   const name = String(meta.name ?? '');
-  if (!name) throw invalid(kind, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }], ctx.where);
+  if (!name)
+    throw invalid(
+      kind,
+      '',
+      [
+        {
+          reason: 'FieldValueRequired',
+          field: 'metadata.name',
+          message: 'Required value: name or generateName is required',
+        },
+      ],
+      ctx.where,
+    );
   dedupOwnerReferences(meta);
   const causes = [...nameCauses(kind, name), ...metadataCauses(kind, meta)];
   if (causes.length > 0) throw invalid(kind, name, causes, ctx.where);
@@ -72,8 +84,20 @@ export function prepareCreate(body: JsonObject, ctx: CreateContext): JsonObject 
   if (kind.kind === 'CustomResourceDefinition') {
     obj.status = {
       conditions: [
-        { type: 'NamesAccepted', status: 'True', lastTransitionTime: ctx.now, reason: 'NoConflicts', message: 'no conflicts found' },
-        { type: 'Established', status: 'True', lastTransitionTime: ctx.now, reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+        {
+          type: 'NamesAccepted',
+          status: 'True',
+          lastTransitionTime: ctx.now,
+          reason: 'NoConflicts',
+          message: 'no conflicts found',
+        },
+        {
+          type: 'Established',
+          status: 'True',
+          lastTransitionTime: ctx.now,
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+        },
       ],
     };
   }
@@ -151,10 +175,15 @@ export function prepareUpdate(existing: JsonObject, body: JsonObject, ctx: Updat
       });
     }
   } else if (meta.deletionTimestamp !== undefined) {
-    causes.push({ reason: 'FieldValueInvalid', field: 'metadata.deletionTimestamp', message: `Invalid value: ${String(meta.deletionTimestamp)}: field is immutable` });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'metadata.deletionTimestamp',
+      message: `Invalid value: ${String(meta.deletionTimestamp)}: field is immutable`,
+    });
   } else if (old.deletionGracePeriodSeconds === undefined) delete meta.deletionGracePeriodSeconds;
   if (causes.length > 0) throw invalid(kind, name, causes, ctx.where);
-  if (kind.generation && region !== 'status' && specChanged(kind, existing, obj)) meta.generation = Number(old.generation ?? 0) + 1;
+  if (kind.generation && region !== 'status' && specChanged(kind, existing, obj))
+    meta.generation = Number(old.generation ?? 0) + 1;
   normalizeSecret(kind, obj);
   checkSchema(kind, obj, ctx.where);
   return obj;
@@ -172,7 +201,12 @@ export function specChanged(kind: KindInfo, before: JsonObject, after: JsonObjec
   };
   if (!deepEqual(strip(before), strip(after))) return true;
   // Deployments copy annotations to their ReplicaSets, so an annotation change is a spec change there.
-  return kind.builtIn && kind.apiVersion === 'apps/v1' && kind.kind === 'Deployment' && !deepEqual(metaOf(before).annotations, metaOf(after).annotations);
+  return (
+    kind.builtIn &&
+    kind.apiVersion === 'apps/v1' &&
+    kind.kind === 'Deployment' &&
+    !deepEqual(metaOf(before).annotations, metaOf(after).annotations)
+  );
 }
 
 /** True when a write would store exactly what is stored (the server then writes nothing). */

@@ -23,14 +23,23 @@ export interface ControlPlaneProcess {
 const SELF = fileURLToPath(import.meta.url);
 
 /** Starts the child and resolves once its control plane is ready. */
-export async function startControlPlaneProcess(options: { readonly timeoutMs?: number } = {}): Promise<ControlPlaneProcess> {
+export async function startControlPlaneProcess(
+  options: { readonly timeoutMs?: number } = {},
+): Promise<ControlPlaneProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SELF], {
-    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=operator-runtime-source`.trim(), OPERATOR_RUNTIME_USE_EXISTING_CLUSTER: 'false' },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --conditions=operator-runtime-source`.trim(),
+      OPERATOR_RUNTIME_USE_EXISTING_CLUSTER: 'false',
+    },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = await new Promise<{ kubeconfigPath: string; server: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the control-plane process did not become ready')), options.timeoutMs ?? 120_000);
+    const timer = setTimeout(
+      () => reject(new Error('the control-plane process did not become ready')),
+      options.timeoutMs ?? 120_000,
+    );
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (line) => {
       clearTimeout(timer);

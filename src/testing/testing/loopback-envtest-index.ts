@@ -51,7 +51,12 @@ export interface RawEntry {
 }
 
 /** An archive with exactly these entries, names as given (parent-relative, absolute, links): for refusal tests. */
-export async function makeRawArchive(options: { readonly version: string; readonly platform: EnvtestPlatform; readonly entries: readonly RawEntry[]; readonly outDir: string }): Promise<FixtureArchive> {
+export async function makeRawArchive(options: {
+  readonly version: string;
+  readonly platform: EnvtestPlatform;
+  readonly entries: readonly RawEntry[];
+  readonly outDir: string;
+}): Promise<FixtureArchive> {
   const blocks: Buffer[] = [];
   for (const entry of options.entries) {
     const body = Buffer.from(entry.body ?? '');
@@ -77,7 +82,12 @@ export async function makeRawArchive(options: { readonly version: string; readon
 }
 
 /** A fake binary: a shell script that prints its name. */
-export const fakeBinary = (name: string): RawEntry => ({ path: `controller-tools/envtest/${name}`, type: 'File', body: `#!/bin/sh\necho ${name}\n`, mode: 0o755 });
+export const fakeBinary = (name: string): RawEntry => ({
+  path: `controller-tools/envtest/${name}`,
+  type: 'File',
+  body: `#!/bin/sh\necho ${name}\n`,
+  mode: 0o755,
+});
 
 export type ArchiveFault = 'corrupt' | 'truncate' | 'refuse';
 
@@ -94,7 +104,8 @@ export interface LoopbackIndex {
 /** Serves an index naming each archive's sha512 and URL, and the archives, on 127.0.0.1. */
 export async function startLoopbackIndex(archives: readonly FixtureArchive[]): Promise<LoopbackIndex> {
   const bodies = new Map<string, { archive: FixtureArchive; bytes: Buffer }>();
-  for (const archive of archives) bodies.set(archiveName(archive.version, archive.platform), { archive, bytes: await readFile(archive.file) });
+  for (const archive of archives)
+    bodies.set(archiveName(archive.version, archive.platform), { archive, bytes: await readFile(archive.file) });
   const faults = new Map<string, ArchiveFault>();
   const requests: string[] = [];
   let index = '';
@@ -122,7 +133,8 @@ export async function startLoopbackIndex(archives: readonly FixtureArchive[]): P
       res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy());
       return;
     }
-    const body = fault === 'corrupt' ? Buffer.concat([bytes.subarray(0, bytes.length - 100), Buffer.alloc(100, 0x2a)]) : bytes;
+    const body =
+      fault === 'corrupt' ? Buffer.concat([bytes.subarray(0, bytes.length - 100), Buffer.alloc(100, 0x2a)]) : bytes;
     res.writeHead(200, { 'content-length': body.length, 'content-type': 'application/gzip' }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -13,8 +13,16 @@ import { Webhooks } from '../webhooks.js';
 
 const webhooks = new Webhooks();
 // Looks at the object without copying it, as a validator of a large list would.
-webhooks.validate(kind<KubeObject & { spec?: { items?: unknown[] } }>('example.com/v1', 'Widget'), (obj) => void obj.spec?.items?.length, { path: '/validate' });
-const server = new WebhookServer(webhooks, { port: 0, host: '127.0.0.1', selfSignedHosts: ['127.0.0.1'] }, { registry: createMetricsRegistry(), logger: recordingLogger(), clock: realClock, defaultHost: '127.0.0.1' });
+webhooks.validate(
+  kind<KubeObject & { spec?: { items?: unknown[] } }>('example.com/v1', 'Widget'),
+  (obj) => void obj.spec?.items?.length,
+  { path: '/validate' },
+);
+const server = new WebhookServer(
+  webhooks,
+  { port: 0, host: '127.0.0.1', selfSignedHosts: ['127.0.0.1'] },
+  { registry: createMetricsRegistry(), logger: recordingLogger(), clock: realClock, defaultHost: '127.0.0.1' },
+);
 await server.listen();
 process.stdout.write(`${JSON.stringify({ port: server.port, ca: server.certificatePem })}\n`);
 process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -15,7 +15,11 @@ export function databaseNames(prefix: string, count: number): string[] {
 }
 
 /** Runs `task` over `items`, at most `concurrency` at a time. */
-export async function forEachConcurrently<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>): Promise<void> {
+export async function forEachConcurrently<T>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await task(items[next++]!);
@@ -23,14 +27,30 @@ export async function forEachConcurrently<T>(items: readonly T[], concurrency: n
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
-export async function createDatabases(admin: KubeClient, namespace: string, names: readonly string[], concurrency = 16): Promise<void> {
+export async function createDatabases(
+  admin: KubeClient,
+  namespace: string,
+  names: readonly string[],
+  concurrency = 16,
+): Promise<void> {
   await forEachConcurrently(names, concurrency, async (name) => {
-    await admin.create({ apiVersion: 'example.com/v1', kind: 'Database', metadata: { name, namespace }, spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' } });
+    await admin.create({
+      apiVersion: 'example.com/v1',
+      kind: 'Database',
+      metadata: { name, namespace },
+      spec: { engine: 'postgres', version: '16', replicas: 1, storage: '1Gi' },
+    });
   });
 }
 
 /** A spec change (a new generation) for each named Database. */
-export async function setReplicas(admin: KubeClient, namespace: string, names: readonly string[], replicas: number, concurrency = 16): Promise<void> {
+export async function setReplicas(
+  admin: KubeClient,
+  namespace: string,
+  names: readonly string[],
+  replicas: number,
+  concurrency = 16,
+): Promise<void> {
   await forEachConcurrently(names, concurrency, async (name) => {
     await admin.patch(DATABASE, name, { spec: { replicas } }, { namespace, type: 'merge' });
   });
@@ -40,7 +60,10 @@ export function isReconciled(db: Database, expect: Expectation): boolean {
   const s = db.status;
   if (!s || s.observedGeneration !== db.metadata.generation || db.metadata.deletionTimestamp) return false;
   if (expect === 'ready') return s.phase === 'Ready' && s.readyReplicas === db.spec.replicas;
-  return (s.phase === 'Provisioning' || s.phase === 'Ready') && (s.conditions ?? []).some((c) => c.type === 'Provisioned' && c.status === 'True');
+  return (
+    (s.phase === 'Provisioning' || s.phase === 'Ready') &&
+    (s.conditions ?? []).some((c) => c.type === 'Provisioned' && c.status === 'True')
+  );
 }
 
 export interface ReconciledWait {
@@ -51,7 +74,12 @@ export interface ReconciledWait {
 }
 
 /** Polls the namespace's Databases until all `count` are reconciled or `timeoutMs` passes. */
-export async function waitAllReconciled(admin: KubeClient, namespace: string, count: number, options: { readonly expect: Expectation; readonly timeoutMs: number; readonly pollMs?: number }): Promise<ReconciledWait> {
+export async function waitAllReconciled(
+  admin: KubeClient,
+  namespace: string,
+  count: number,
+  options: { readonly expect: Expectation; readonly timeoutMs: number; readonly pollMs?: number },
+): Promise<ReconciledWait> {
   const deadline = Date.now() + options.timeoutMs;
   let pending: string[] = [];
   for (;;) {

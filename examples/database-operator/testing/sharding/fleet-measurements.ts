@@ -6,7 +6,15 @@
 import { readFile } from 'node:fs/promises';
 import { auditConsistency, registryKey, type AuditReport, type RecordedWrite } from 'operator-runtime/testing/chaos';
 import { createDatabases, databaseNames, setReplicas, waitAllReconciled, type Expectation } from './database-fleet.js';
-import { describeOverlap, findOverlaps, reconcileIntervals, startsByReplica, statusWrites, timeOf, type ReplicaRecord } from '../replica-records.js';
+import {
+  describeOverlap,
+  findOverlaps,
+  reconcileIntervals,
+  startsByReplica,
+  statusWrites,
+  timeOf,
+  type ReplicaRecord,
+} from '../replica-records.js';
 import { DATABASE_PREFIX, OPERATOR_NAMESPACE, RING, metricValue, type OperatorBed } from '../operator-bed.js';
 
 const RING_LABEL = 'operator-runtime.io/ring';
@@ -25,12 +33,16 @@ export async function loadAverage(): Promise<string> {
 
 /** The ring's live members as their Leases say: identity → member id (the shard label's value). */
 export async function ringMembers(bed: OperatorBed): Promise<Map<string, string>> {
-  const leases = await bed.admin.list<MembershipLease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, { namespace: OPERATOR_NAMESPACE, labelSelector: `${RING_LABEL}=${RING}` });
+  const leases = await bed.admin.list<MembershipLease>(
+    { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+    { namespace: OPERATOR_NAMESPACE, labelSelector: `${RING_LABEL}=${RING}` },
+  );
   const members = new Map<string, string>();
   for (const l of leases.items) {
     const holder = l.spec?.holderIdentity;
     const renewed = l.spec?.renewTime ? Date.parse(l.spec.renewTime) : 0;
-    if (holder && Date.now() - renewed < bed.leaseDurationMs) members.set(holder, l.metadata.labels?.[MEMBER_LABEL] ?? '');
+    if (holder && Date.now() - renewed < bed.leaseDurationMs)
+      members.set(holder, l.metadata.labels?.[MEMBER_LABEL] ?? '');
   }
   return members;
 }
@@ -45,7 +57,8 @@ export async function waitForRing(bed: OperatorBed, timeoutMs = 60_000): Promise
     const want = bed.running().sort();
     const have = [...(await ringMembers(bed)).keys()].sort();
     if (JSON.stringify(want) === JSON.stringify(have)) break;
-    if (Date.now() > deadline) throw new Error(`ring did not form: running ${want.join(',')}, fresh Leases ${have.join(',')}`);
+    if (Date.now() > deadline)
+      throw new Error(`ring did not form: running ${want.join(',')}, fresh Leases ${have.join(',')}`);
     await new Promise((r) => setTimeout(r, 250));
   }
   await new Promise((r) => setTimeout(r, 2 * bed.retryPeriodMs));
@@ -76,9 +89,20 @@ export interface FleetFigures {
  * all-reconciled. The rate is what the replicas sustain with objects arriving as fast as one
  * client creates them.
  */
-export async function measureFleet(bed: OperatorBed, options: { readonly namespace: string; readonly count: number; readonly expect: Expectation; readonly timeoutMs: number }): Promise<FleetFigures> {
+export async function measureFleet(
+  bed: OperatorBed,
+  options: {
+    readonly namespace: string;
+    readonly count: number;
+    readonly expect: Expectation;
+    readonly timeoutMs: number;
+  },
+): Promise<FleetFigures> {
   await bed.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: options.namespace } });
-  return measureWave(bed, { ...options, write: () => createDatabases(bed.admin, options.namespace, databaseNames('db', options.count), 16) });
+  return measureWave(bed, {
+    ...options,
+    write: () => createDatabases(bed.admin, options.namespace, databaseNames('db', options.count), 16),
+  });
 }
 
 /**
@@ -86,21 +110,48 @@ export async function measureFleet(bed: OperatorBed, options: { readonly namespa
  * generation each), timed to all-reconciled: the replicas' rate on objects already assigned, with no
  * assignment in the way.
  */
-export async function measureSpecWave(bed: OperatorBed, options: { readonly namespace: string; readonly count: number; readonly replicas: number; readonly expect: Expectation; readonly timeoutMs: number }): Promise<FleetFigures> {
-  return measureWave(bed, { ...options, write: () => setReplicas(bed.admin, options.namespace, databaseNames('db', options.count), options.replicas, 16) });
+export async function measureSpecWave(
+  bed: OperatorBed,
+  options: {
+    readonly namespace: string;
+    readonly count: number;
+    readonly replicas: number;
+    readonly expect: Expectation;
+    readonly timeoutMs: number;
+  },
+): Promise<FleetFigures> {
+  return measureWave(bed, {
+    ...options,
+    write: () => setReplicas(bed.admin, options.namespace, databaseNames('db', options.count), options.replicas, 16),
+  });
 }
 
-async function measureWave(bed: OperatorBed, options: { readonly namespace: string; readonly count: number; readonly expect: Expectation; readonly timeoutMs: number; readonly write: () => Promise<void> }): Promise<FleetFigures> {
+async function measureWave(
+  bed: OperatorBed,
+  options: {
+    readonly namespace: string;
+    readonly count: number;
+    readonly expect: Expectation;
+    readonly timeoutMs: number;
+    readonly write: () => Promise<void>;
+  },
+): Promise<FleetFigures> {
   const { namespace, count } = options;
   const load = await loadAverage();
   const writesBefore = await replicaWrites(bed);
   const t0 = Date.now();
   await options.write();
   const createMs = Date.now() - t0;
-  const wait = await waitAllReconciled(bed.admin, namespace, count, { expect: options.expect, timeoutMs: options.timeoutMs, pollMs: 500 });
+  const wait = await waitAllReconciled(bed.admin, namespace, count, {
+    expect: options.expect,
+    timeoutMs: options.timeoutMs,
+    pollMs: 500,
+  });
   const window = wait.doneAt === undefined ? null : wait.doneAt - t0;
   const writes = (await replicaWrites(bed)) - writesBefore;
-  const records = (await bed.records()).filter((r) => timeOf(r) >= t0 && timeOf(r) <= (wait.doneAt ?? Infinity) && r.key.startsWith(`${namespace}/`));
+  const records = (await bed.records()).filter(
+    (r) => timeOf(r) >= t0 && timeOf(r) <= (wait.doneAt ?? Infinity) && r.key.startsWith(`${namespace}/`),
+  );
   const byReplica = startsByReplica(records);
   const starts = [...byReplica.values()].reduce((a, b) => a + b, 0);
   return {
@@ -172,12 +223,21 @@ export async function cacheSplit(bed: OperatorBed, expected: number, timeoutMs =
       outsideShard[n] = c.other;
     }
     const share = expected / names.length;
-    const deviation = (values: number[]): number => round(Math.max(...values.map((v) => Math.abs(v - share) / share)), 3);
+    const deviation = (values: number[]): number =>
+      round(Math.max(...values.map((v) => Math.abs(v - share) / share)), 3);
     const shardTotal = Object.values(inShard).reduce((a, b) => a + b, 0);
     if (shardTotal === expected || Date.now() > deadline) {
       const informers: Record<string, Record<string, number>> = {};
       for (const n of names) informers[n] = informerSizes(await bed.metrics(n).catch(() => ''));
-      return { cached, inShard, outsideShard, maxDeviation: deviation(Object.values(cached)), maxShardDeviation: deviation(Object.values(inShard)), shardTotal, informers };
+      return {
+        cached,
+        inShard,
+        outsideShard,
+        maxDeviation: deviation(Object.values(cached)),
+        maxShardDeviation: deviation(Object.values(inShard)),
+        shardTotal,
+        informers,
+      };
     }
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -199,14 +259,27 @@ export interface OverlapFigures {
 export function overlapFigures(records: readonly ReplicaRecord[]): OverlapFigures {
   const intervals = reconcileIntervals(records);
   const overlaps = findOverlaps(intervals);
-  return { reconciles: intervals.length, overlaps: overlaps.length, examples: overlaps.slice(0, 5).map(describeOverlap) };
+  return {
+    reconciles: intervals.length,
+    overlaps: overlaps.length,
+    examples: overlaps.slice(0, 5).map(describeOverlap),
+  };
 }
 
 /** The etcd-history audit of every Database write since `startRevision`, with the replicas' recorded status writes. */
-export async function auditDatabases(bed: OperatorBed, startRevision: number, records: readonly ReplicaRecord[]): Promise<AuditReport> {
+export async function auditDatabases(
+  bed: OperatorBed,
+  startRevision: number,
+  records: readonly ReplicaRecord[],
+): Promise<AuditReport> {
   const writes: RecordedWrite[] = statusWrites(records).map((r) => {
     const [ns, name] = r.key.split('/') as [string, string];
-    return { key: registryKey(DATABASE_PREFIX, ns, name), readRevision: r.read, writtenRevision: r.written, writer: r.replica };
+    return {
+      key: registryKey(DATABASE_PREFIX, ns, name),
+      readRevision: r.read,
+      writtenRevision: r.written,
+      writer: r.replica,
+    };
   });
   return auditConsistency({ etcd: bed.env, prefix: DATABASE_PREFIX, startRevision, writes, timeoutMs: 600_000 });
 }

@@ -21,7 +21,19 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DATABASE, type Database } from '../../src/database.js';
 import { setReplicas, waitAllReconciled } from './database-fleet.js';
-import { auditDatabases, cacheSplit, loadAverage, measureFleet, measureSpecWave, overlapFigures, ringMembers, round, waitForRing, type CacheSplit, type FleetFigures } from './fleet-measurements.js';
+import {
+  auditDatabases,
+  cacheSplit,
+  loadAverage,
+  measureFleet,
+  measureSpecWave,
+  overlapFigures,
+  ringMembers,
+  round,
+  waitForRing,
+  type CacheSplit,
+  type FleetFigures,
+} from './fleet-measurements.js';
 import { firstPickUp } from '../replica-records.js';
 import { OperatorBed } from '../operator-bed.js';
 import { measureStatusWriteCeiling, type WriteCeiling } from './write-ceiling.js';
@@ -40,11 +52,28 @@ interface Results {
   databases: number;
   replicas: number;
   baseline?: { ceiling: WriteCeiling; load: string; oneReplica: FleetFigures; oneReplicaSpecWave: FleetFigures };
-  sharded?: { ceiling: WriteCeiling; load: string; fleet: FleetFigures; split: CacheSplit; speedUp: number | null; specWave: FleetFigures; specWaveSpeedUp: number | null; ceilingShare: number | null; specWaveCeilingShare: number | null };
+  sharded?: {
+    ceiling: WriteCeiling;
+    load: string;
+    fleet: FleetFigures;
+    split: CacheSplit;
+    speedUp: number | null;
+    specWave: FleetFigures;
+    specWaveSpeedUp: number | null;
+    ceilingShare: number | null;
+    specWaveCeilingShare: number | null;
+  };
   kill?: Record<string, unknown>;
   scale?: Record<string, unknown>[];
   overlaps?: { reconciles: number; overlaps: number; examples: readonly string[] };
-  audit?: { keys: number; puts: number; lostUpdates: number; outOfOrderStatusWrites: number; historyGaps: number; findings: readonly string[] };
+  audit?: {
+    keys: number;
+    puts: number;
+    lostUpdates: number;
+    outOfOrderStatusWrites: number;
+    historyGaps: number;
+    findings: readonly string[];
+  };
   supervisorRestarts?: number;
 }
 
@@ -60,8 +89,19 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     try {
       const ceiling = await measureStatusWriteCeiling(bed.admin, { namespace: 'ceiling' });
       await bed.addReplica('single');
-      const oneReplica = await measureFleet(bed, { namespace: NS, count: K, expect: 'provisioned', timeoutMs: TIMEOUT_MS });
-      const oneReplicaSpecWave = await measureSpecWave(bed, { namespace: NS, count: K, replicas: 2, expect: 'provisioned', timeoutMs: TIMEOUT_MS });
+      const oneReplica = await measureFleet(bed, {
+        namespace: NS,
+        count: K,
+        expect: 'provisioned',
+        timeoutMs: TIMEOUT_MS,
+      });
+      const oneReplicaSpecWave = await measureSpecWave(bed, {
+        namespace: NS,
+        count: K,
+        replicas: 2,
+        expect: 'provisioned',
+        timeoutMs: TIMEOUT_MS,
+      });
       results.baseline = { ceiling, load: await loadAverage(), oneReplica, oneReplicaSpecWave };
       log('baseline', results.baseline);
       await save();
@@ -78,7 +118,13 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     await waitForRing(bed);
     const fleet = await measureFleet(bed, { namespace: NS, count: K, expect: 'provisioned', timeoutMs: TIMEOUT_MS });
     const split = await cacheSplit(bed, K);
-    const specWave = await measureSpecWave(bed, { namespace: NS, count: K, replicas: 2, expect: 'provisioned', timeoutMs: TIMEOUT_MS });
+    const specWave = await measureSpecWave(bed, {
+      namespace: NS,
+      count: K,
+      replicas: 2,
+      expect: 'provisioned',
+      timeoutMs: TIMEOUT_MS,
+    });
     const one = results.baseline?.oneReplica.databasesPerSecond ?? null;
     const oneWave = results.baseline?.oneReplicaSpecWave.databasesPerSecond ?? null;
     results.sharded = {
@@ -90,8 +136,17 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
       specWave,
       specWaveSpeedUp: oneWave && specWave.databasesPerSecond ? round(specWave.databasesPerSecond / oneWave, 2) : null,
       // The replicas' writes plus the fleet's creates, against what one client got through.
-      ceilingShare: fleet.operatorWritesPerSecond === null || fleet.allReconciledMs === null ? null : round((fleet.operatorWritesPerSecond + (K * 1000) / fleet.allReconciledMs) / ceiling.writesPerSecond, 2),
-      specWaveCeilingShare: specWave.operatorWritesPerSecond === null || specWave.allReconciledMs === null ? null : round((specWave.operatorWritesPerSecond + (K * 1000) / specWave.allReconciledMs) / ceiling.writesPerSecond, 2),
+      ceilingShare:
+        fleet.operatorWritesPerSecond === null || fleet.allReconciledMs === null
+          ? null
+          : round((fleet.operatorWritesPerSecond + (K * 1000) / fleet.allReconciledMs) / ceiling.writesPerSecond, 2),
+      specWaveCeilingShare:
+        specWave.operatorWritesPerSecond === null || specWave.allReconciledMs === null
+          ? null
+          : round(
+              (specWave.operatorWritesPerSecond + (K * 1000) / specWave.allReconciledMs) / ceiling.writesPerSecond,
+              2,
+            ),
     };
     log('sharded', results.sharded);
     await save();
@@ -99,10 +154,16 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     // kill -9 of a member that is not the sharder (the sharder's own kill adds a leader election
     // before anyone reassigns: the chaos scenario covers it); its keys are those labelled with its id.
     const leader = await bed.leader();
-    const victim = bed.running().sort().reverse().find((r) => r !== leader)!;
+    const victim = bed
+      .running()
+      .sort()
+      .reverse()
+      .find((r) => r !== leader)!;
     const victimId = (await ringMembers(bed)).get(victim);
     const all = (await bed.admin.list<Database>(DATABASE, { namespace: NS })).items;
-    const victimKeys = all.filter((d) => victimId && d.metadata.labels?.[SHARD_LABEL] === victimId).map((d) => `${NS}/${d.metadata.name}`);
+    const victimKeys = all
+      .filter((d) => victimId && d.metadata.labels?.[SHARD_LABEL] === victimId)
+      .map((d) => `${NS}/${d.metadata.name}`);
     const killedAt = await bed.kill(victim, 'SIGKILL');
     // A spec change to a sample of its keys right after the kill: only a new owner can reconcile it.
     const sample = victimKeys.slice(0, 100).map((k) => k.split('/')[1]!);
@@ -112,7 +173,11 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
       const p = firstPickUp(await bed.records(), victimKeys, killedAt, victim);
       return [...p.values()].every(Boolean) ? p : undefined;
     }, 120_000);
-    const sampleDone = await waitAllReconciled(bed.admin, NS, K, { expect: 'provisioned', timeoutMs: 120_000, pollMs: 250 });
+    const sampleDone = await waitAllReconciled(bed.admin, NS, K, {
+      expect: 'provisioned',
+      timeoutMs: 120_000,
+      pollMs: 250,
+    });
     const pickUps = picked ? [...picked.values()].map((r) => r!.startedAtMs - killedAt).sort((a, b) => a - b) : [];
     results.kill = {
       victim,
@@ -135,7 +200,10 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     await bed.addReplica(victim);
     await waitForRing(bed);
     const names = all.map((d) => d.metadata.name);
-    const steps: { to: number; replicas: number }[] = [{ to: 5, replicas: 4 }, { to: 2, replicas: 1 }];
+    const steps: { to: number; replicas: number }[] = [
+      { to: 5, replicas: 4 },
+      { to: 2, replicas: 1 },
+    ];
     for (const step of steps) {
       const t0 = Date.now();
       const patching = setReplicas(bed.admin, NS, names, step.replicas, 16);
@@ -143,13 +211,27 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
       if (step.to > current.length) {
         for (let i = 0; current.length + i < step.to; i++) await bed.addReplica(replicaName(N + i));
       } else {
-        for (const name of current.sort().reverse().slice(0, current.length - step.to)) await bed.kill(name, 'SIGTERM');
+        for (const name of current
+          .sort()
+          .reverse()
+          .slice(0, current.length - step.to))
+          await bed.kill(name, 'SIGTERM');
       }
       await patching;
-      const done = await waitAllReconciled(bed.admin, NS, K, { expect: 'provisioned', timeoutMs: TIMEOUT_MS, pollMs: 500 });
+      const done = await waitAllReconciled(bed.admin, NS, K, {
+        expect: 'provisioned',
+        timeoutMs: TIMEOUT_MS,
+        pollMs: 500,
+      });
       await waitForRing(bed);
       const stepSplit = await cacheSplit(bed, K);
-      const row = { replicas: bed.running(), allReconciledMs: done.doneAt === undefined ? null : done.doneAt - t0, pending: done.pending.slice(0, 10), split: stepSplit, load: await loadAverage() };
+      const row = {
+        replicas: bed.running(),
+        allReconciledMs: done.doneAt === undefined ? null : done.doneAt - t0,
+        pending: done.pending.slice(0, 10),
+        split: stepSplit,
+        load: await loadAverage(),
+      };
       results.scale.push(row);
       log(`scale to ${step.to}`, row);
       await save();
@@ -158,21 +240,46 @@ test(`sharding at scale: ${N} replicas × ${K} Databases, kill -9, ${N} → 5 �
     const records = await bed.records();
     results.overlaps = overlapFigures(records);
     const report = await auditDatabases(bed, startRevision, records);
-    results.audit = { keys: report.keys, puts: report.puts, lostUpdates: report.lostUpdates, outOfOrderStatusWrites: report.outOfOrderStatusWrites, historyGaps: report.historyGaps, findings: report.findings.slice(0, 10).map((f) => JSON.stringify(f)) };
+    results.audit = {
+      keys: report.keys,
+      puts: report.puts,
+      lostUpdates: report.lostUpdates,
+      outOfOrderStatusWrites: report.outOfOrderStatusWrites,
+      historyGaps: report.historyGaps,
+      findings: report.findings.slice(0, 10).map((f) => JSON.stringify(f)),
+    };
     results.supervisorRestarts = bed.supervisorRestarts;
     log('overlaps', results.overlaps);
     log('audit', results.audit);
     await save();
 
-    assert.ok(fleet.allReconciledMs !== null, `every Database reconciled by ${N} replicas (pending: ${fleet.pending.join(', ')})`);
-    assert.equal(split.shardTotal, K, `each Database in exactly one replica's shard informer: ${JSON.stringify(split.inShard)}`);
-    assert.ok(split.maxShardDeviation <= 0.15, `each replica's shard informer holds 1/${N} ± 15%: ${JSON.stringify(split.inShard)}`);
-    assert.ok(split.maxDeviation <= 0.15, `each replica caches 1/${N} ± 15% of the Databases in all: ${JSON.stringify(split.cached)} (outside the shard informer: ${JSON.stringify(split.outsideShard)})`);
+    assert.ok(
+      fleet.allReconciledMs !== null,
+      `every Database reconciled by ${N} replicas (pending: ${fleet.pending.join(', ')})`,
+    );
+    assert.equal(
+      split.shardTotal,
+      K,
+      `each Database in exactly one replica's shard informer: ${JSON.stringify(split.inShard)}`,
+    );
+    assert.ok(
+      split.maxShardDeviation <= 0.15,
+      `each replica's shard informer holds 1/${N} ± 15%: ${JSON.stringify(split.inShard)}`,
+    );
+    assert.ok(
+      split.maxDeviation <= 0.15,
+      `each replica caches 1/${N} ± 15% of the Databases in all: ${JSON.stringify(split.cached)} (outside the shard informer: ${JSON.stringify(split.outsideShard)})`,
+    );
     assert.ok(victimKeys.length > 0, 'the victim owned keys');
     assert.ok(picked !== undefined, 'every key of the killed replica picked up by another');
-    assert.ok(sampleDone.doneAt !== undefined, 'the spec change to the killed replica\'s keys reconciled');
-    for (const row of results.scale) assert.ok(row.allReconciledMs !== null, `all reconciled after scaling to ${JSON.stringify(row.replicas)}`);
-    assert.equal(results.overlaps.overlaps, 0, `no two reconciles of one key at once: ${results.overlaps.examples.join('; ')}`);
+    assert.ok(sampleDone.doneAt !== undefined, "the spec change to the killed replica's keys reconciled");
+    for (const row of results.scale)
+      assert.ok(row.allReconciledMs !== null, `all reconciled after scaling to ${JSON.stringify(row.replicas)}`);
+    assert.equal(
+      results.overlaps.overlaps,
+      0,
+      `no two reconciles of one key at once: ${results.overlaps.examples.join('; ')}`,
+    );
     assert.equal(report.lostUpdates, 0, 'audit: no lost update');
     assert.equal(report.outOfOrderStatusWrites, 0, 'audit: no out-of-order status write');
   } finally {

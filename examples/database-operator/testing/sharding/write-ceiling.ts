@@ -26,7 +26,10 @@ export interface WriteCeiling {
 }
 
 /** Creates the Databases, writes their status as fast as the server takes it, then deletes them. */
-export async function measureStatusWriteCeiling(admin: KubeClient, options: WriteCeilingOptions): Promise<WriteCeiling> {
+export async function measureStatusWriteCeiling(
+  admin: KubeClient,
+  options: WriteCeilingOptions,
+): Promise<WriteCeiling> {
   const { namespace } = options;
   const concurrency = options.concurrency ?? 32;
   const durationMs = options.durationMs ?? 10_000;
@@ -38,17 +41,24 @@ export async function measureStatusWriteCeiling(admin: KubeClient, options: Writ
   let next = 0;
   const start = Date.now();
   const end = start + durationMs;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < end) {
-      const name = names[next++ % names.length]!;
-      try {
-        await admin.patchStatus(DATABASE, name, { status: { endpoint: `ceiling-${next}` } }, { namespace, type: 'merge' });
-        writes++;
-      } catch {
-        failed++;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        const name = names[next++ % names.length]!;
+        try {
+          await admin.patchStatus(
+            DATABASE,
+            name,
+            { status: { endpoint: `ceiling-${next}` } },
+            { namespace, type: 'merge' },
+          );
+          writes++;
+        } catch {
+          failed++;
+        }
       }
-    }
-  }));
+    }),
+  );
   const elapsed = Date.now() - start;
   await forEachConcurrently(names, 16, async (name) => {
     await admin.delete(DATABASE, name, { namespace }).catch(() => undefined);
@@ -60,7 +70,10 @@ export async function measureStatusWriteCeiling(admin: KubeClient, options: Writ
  * The same measurement with ConfigMap patches, for a bed whose operators are running: they do not
  * watch these ConfigMaps (no managed-by label), so the loop measures the API server alone.
  */
-export async function measureConfigMapWriteCeiling(admin: KubeClient, options: WriteCeilingOptions): Promise<WriteCeiling> {
+export async function measureConfigMapWriteCeiling(
+  admin: KubeClient,
+  options: WriteCeilingOptions,
+): Promise<WriteCeiling> {
   const { namespace } = options;
   const concurrency = options.concurrency ?? 32;
   const durationMs = options.durationMs ?? 10_000;
@@ -68,24 +81,28 @@ export async function measureConfigMapWriteCeiling(admin: KubeClient, options: W
   const type = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }).catch(() => undefined);
   await forEachConcurrently(names, 16, async (name) => {
-    await admin.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { n: '0' } }).catch(() => undefined);
+    await admin
+      .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { n: '0' } })
+      .catch(() => undefined);
   });
   let writes = 0;
   let failed = 0;
   let next = 0;
   const start = Date.now();
   const end = start + durationMs;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < end) {
-      const name = names[next++ % names.length]!;
-      try {
-        await admin.patch(type, name, { data: { n: String(next) } }, { namespace, type: 'merge' });
-        writes++;
-      } catch {
-        failed++;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        const name = names[next++ % names.length]!;
+        try {
+          await admin.patch(type, name, { data: { n: String(next) } }, { namespace, type: 'merge' });
+          writes++;
+        } catch {
+          failed++;
+        }
       }
-    }
-  }));
+    }),
+  );
   const elapsed = Date.now() - start;
   return { writesPerSecond: (writes * 1000) / elapsed, writes, failed, durationMs: elapsed, concurrency };
 }
