@@ -19,7 +19,12 @@ function applied(original: unknown, mutated: unknown): unknown {
   return doc;
 }
 
-const json = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
+// rfc6902, the oracle, applies a "__proto__" member through the prototype setter and loses it (the API
+// server's Go patcher does not); such keys have their own test below.
+const json = fc
+  .jsonValue({ maxDepth: 4 })
+  .map((v) => JSON.parse(JSON.stringify(v)) as unknown)
+  .filter((v) => !JSON.stringify(v).includes('"__proto__"'));
 const keyed = fc.dictionary(fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('a/b', '~0', '~', '/', '')), json, {
   maxKeys: 6,
   noNullPrototype: true,
@@ -73,6 +78,15 @@ describe('JSONPatch diff', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  test('a "__proto__" member is added and replaced by its own path, as any other member', () => {
+    const before = JSON.parse('{"spec":{"a":1,"__proto__":{"x":1}}}') as unknown;
+    const after = JSON.parse('{"spec":{"a":1,"__proto__":false},"__proto__":{}}') as unknown;
+    assert.deepEqual(JSON.parse(JSON.stringify(createJsonPatch(before, after))), [
+      { op: 'add', path: '/__proto__', value: {} },
+      { op: 'replace', path: '/spec/__proto__', value: false },
+    ]);
   });
 
   test('members whose value JSON cannot hold are absent; array elements become null, as JSON.stringify writes them', () => {

@@ -34,7 +34,10 @@ export function cloneJson<T>(value: T): T {
       for (const key of Object.keys(from as object)) {
         const v = (from as Record<string, unknown>)[key];
         const c = copyOf(v);
-        out[key] = c;
+        // `out.__proto__ = c` would set the copy's prototype (to a request's object) and drop the key.
+        if (key === '__proto__')
+          Object.defineProperty(out, key, { value: c, enumerable: true, writable: true, configurable: true });
+        else out[key] = c;
         if (c !== v) stack.push([v, c]);
       }
     }
