@@ -59,3 +59,41 @@ export interface JSONSchemaProps {
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
   'x-kubernetes-validations'?: ValidationRule[];
 }
+
+/**
+ * Every key a generated schema node may carry, in one fixed order, so generated YAML reads the same
+ * way everywhere and diffs stay small.
+ */
+export const SCHEMA_KEY_ORDER: readonly (keyof JSONSchemaProps)[] = [
+  'type',
+  'format',
+  'title',
+  'description',
+  'enum',
+  'default',
+  'example',
+  'nullable',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'exclusiveMinimum',
+  'maximum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'required',
+  'properties',
+  'additionalProperties',
+  'items',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+  'x-kubernetes-validations',
+];

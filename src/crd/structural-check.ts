@@ -4,50 +4,14 @@
  * backs `customResourceDefinition` (a generator bug fails loudly instead of a CRD the server
  * rejects or, worse, accepts and prunes) and the unit tests that walk every generated schema.
  */
-import type { JSONSchemaProps } from './schema-props.js';
+import { SCHEMA_KEY_ORDER, type JSONSchemaProps } from './schema-props.js';
 
 type Json = Record<string, unknown>;
 
 const TYPES = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean']);
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
 /** The JSONSchemaProps fields (and extensions) a generated node may carry; anything else is dropped by the server or rejected. */
-const ALLOWED_KEYS = new Set<string>([
-  'type',
-  'format',
-  'title',
-  'description',
-  'enum',
-  'default',
-  'example',
-  'nullable',
-  'pattern',
-  'minLength',
-  'maxLength',
-  'minimum',
-  'exclusiveMinimum',
-  'maximum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-  'minProperties',
-  'maxProperties',
-  'required',
-  'properties',
-  'additionalProperties',
-  'items',
-  'anyOf',
-  'allOf',
-  'oneOf',
-  'not',
-  'x-kubernetes-int-or-string',
-  'x-kubernetes-preserve-unknown-fields',
-  'x-kubernetes-embedded-resource',
-  'x-kubernetes-list-type',
-  'x-kubernetes-list-map-keys',
-  'x-kubernetes-map-type',
-  'x-kubernetes-validations',
-]);
+const ALLOWED_KEYS = new Set<string>([...SCHEMA_KEY_ORDER, 'anyOf', 'allOf', 'oneOf', 'not']);
 /** Not allowed inside anyOf/allOf/oneOf/not (value validations), which may only restrict values. */
 const FORBIDDEN_IN_JUNCTORS = [
   'type',

@@ -9,7 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { UnsupportedSchemaError } from './errors.js';
 import { translateRe2Pattern } from './re2-pattern.js';
-import type { JSONSchemaProps, SchemaType, ValidationRule } from './schema-props.js';
+import { SCHEMA_KEY_ORDER, type JSONSchemaProps, type SchemaType, type ValidationRule } from './schema-props.js';
 import { structuralValidate, unknownFields } from './structural-validate.js';
 
 type Json = Record<string, unknown>;
@@ -601,44 +601,9 @@ function convertIntersect(node: Json, path: string): JSONSchemaProps {
   return convertSingle(merged, path);
 }
 
-/** Keys in one fixed order, so generated YAML reads the same way everywhere and diffs stay small. */
-const KEY_ORDER: readonly (keyof JSONSchemaProps)[] = [
-  'type',
-  'format',
-  'title',
-  'description',
-  'enum',
-  'default',
-  'example',
-  'nullable',
-  'pattern',
-  'minLength',
-  'maxLength',
-  'minimum',
-  'exclusiveMinimum',
-  'maximum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-  'minProperties',
-  'maxProperties',
-  'required',
-  'properties',
-  'additionalProperties',
-  'items',
-  'x-kubernetes-int-or-string',
-  'x-kubernetes-preserve-unknown-fields',
-  'x-kubernetes-embedded-resource',
-  'x-kubernetes-list-type',
-  'x-kubernetes-list-map-keys',
-  'x-kubernetes-map-type',
-  'x-kubernetes-validations',
-];
-
 function ordered(props: JSONSchemaProps): JSONSchemaProps {
   const out: Record<string, unknown> = {};
-  for (const key of KEY_ORDER) if (props[key] !== undefined) out[key] = props[key];
+  for (const key of SCHEMA_KEY_ORDER) if (props[key] !== undefined) out[key] = props[key];
   // Same keys, reordered: a JSONSchemaProps.
   return out as JSONSchemaProps;
 }
