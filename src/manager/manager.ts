@@ -78,7 +78,7 @@ export interface ManagerOptions {
   /**
    * How long a cached read of `client` waits for the cache to observe the client's own earlier
    * writes (read-your-own-writes, docs/read-your-own-writes.md); 0 turns it off.
-   * @defaultValue 5_000 (`DEFAULT_OWN_WRITES_WAIT_MS`)
+   * @defaultValue `DEFAULT_OWN_WRITES_WAIT_MS` (5 s)
    */
   readonly ownWritesWaitMs?: number;
   /**
