@@ -81,7 +81,7 @@ function gated(lw: FakeListerWatcher<KubeObject>, gate: WatchGate, spec: Informe
 
 interface SetupOptions extends DelegatingClientOptions {
   readonly cache?: InformerCacheOptions;
-  /** Answer deletes with the deleted object (as custom resources do) instead of a Status. */
+  /** Answer deletes with the deleted object (as some kinds do) instead of a Status. */
   readonly deleteReturnsObject?: boolean;
 }
 

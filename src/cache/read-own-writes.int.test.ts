@@ -163,15 +163,17 @@ describe('read-your-own-writes against a real API server, the watch delayed', ()
     assert.equal(readBack.metadata?.resourceVersion, status.metadata?.resourceVersion, 'get after status patch');
     assert.equal(readBack.status?.message, 'ready');
 
-    // A ConfigMap's delete answers a Status (no resourceVersion); a custom resource's, the object.
-    await client.delete(CM, 'a', { namespace });
+    // Kubernetes 1.20 answers both deletes with a Status: no resourceVersion, only details.uid.
+    const cmDeleted = await client.delete(CM, 'a', { namespace });
+    assert.equal(cmDeleted.kind, 'Status', 'the ConfigMap delete answered a Status');
     assert.deepEqual(
       (await client.list<KubeObject>(CM, { namespace })).items.map((o) => o.metadata?.name),
       [],
       'list after delete',
     );
     await assert.rejects(client.get(CM, 'a', { namespace }), (err) => apiErrorStatus(err) === 404);
-    await client.delete(WIDGET, 'w', { namespace });
+    const widgetDeleted = await client.delete(WIDGET, 'w', { namespace });
+    assert.equal(widgetDeleted.kind, 'Status', 'the custom resource delete answered a Status');
     assert.deepEqual((await client.list<KubeObject>(WIDGET, { namespace })).items, [], 'list after a CR delete');
   });
 
