@@ -35,6 +35,7 @@ export type {
   ObjectLike,
   GetOptions,
   ListOptions,
+  ReadFreshness,
   WatchOptions,
   WatchEvent,
   WriteOptions,

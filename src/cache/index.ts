@@ -55,6 +55,7 @@ export type {
 
 export { clientListerWatcher, clientListerWatcherFactory } from './client-lister-watcher.js';
 export { createDelegatingClient } from './delegating-client.js';
+export { DEFAULT_OWN_WRITES_WAIT_MS } from './own-writes.js';
 export type { DelegatingClientOptions } from './delegating-client.js';
 
 export {

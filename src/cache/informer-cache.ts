@@ -173,6 +173,45 @@ export class InformerCache {
     return namespace === undefined ? found : found.filter((o) => o.metadata?.namespace === namespace);
   }
 
+  /**
+   * The informers a read of `type` uses (the one for `namespace`, or every one of the kind when it
+   * is undefined), created if needed, once each has synced: for a caller that waits on them
+   * before reading (read-your-own-writes, own-writes.ts). `NamespaceNotCachedError` as reads.
+   */
+  async syncedInformers(
+    type: TypeRef,
+    namespace: string | undefined,
+    options: CacheReadOptions = {},
+  ): Promise<SharedInformer<KubeObject>[]> {
+    const informers = namespace !== undefined ? [this.informerForNamespace(type, namespace)] : this.informersFor(type);
+    await Promise.all(informers.map((i) => this.synced(i, options)));
+    return informers;
+  }
+
+  /**
+   * The informers already created that would hold an object of `type` in `namespace`, full and
+   * metadata-only ones alike, each with its kind's server-side label selector (`''`: none); none
+   * is created. What a write of such an object must be observed by before reads are fresh.
+   */
+  existingInformersHolding(
+    type: TypeRef,
+    namespace: string | undefined,
+  ): { readonly informer: SharedInformer<KubeObject>; readonly labelSelector: string }[] {
+    let scope: { readonly namespace?: string } = {};
+    if (this.namespaces && this.isNamespaced(type)) {
+      if (namespace === undefined || !this.namespaces.includes(namespace)) return []; // not cached: nothing to wait for
+      scope = { namespace };
+    }
+    const labelSelector = this.labelSelectors.get(kindKey(type)) ?? '';
+    const found: { informer: SharedInformer<KubeObject>; labelSelector: string }[] = [];
+    for (const metadataOnly of [false, true]) {
+      const base = this.specsFor({ apiVersion: type.apiVersion, kind: type.kind, metadataOnly })[0]!;
+      const informer = this.factory.existing({ ...base, ...scope });
+      if (informer) found.push({ informer, labelSelector });
+    }
+    return found;
+  }
+
   private specsFor(type: TypeRef): InformerSpec[] {
     const labelSelector = this.labelSelectors.get(kindKey(type));
     const base: InformerSpec = {

@@ -67,6 +67,11 @@ export class InformerFactory {
     return typed;
   }
 
+  /** The informer for `spec` if one was created, without creating it. */
+  existing(spec: InformerSpec): SharedInformer<KubeObject> | undefined {
+    return this.informers.get(informerKey(spec));
+  }
+
   /** Every informer created so far. */
   list(): SharedInformer<KubeObject>[] {
     return [...this.informers.values()];

@@ -17,12 +17,22 @@ interface SignalOption {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * What a cached read must reflect (only the cache-backed delegating client reads it; the API
+ * server is always as fresh as it gets). `ownWrites`: every write this client has returned,
+ * waiting a bounded time for the cache to observe them (docs/read-your-own-writes.md); `cached`:
+ * whatever the cache holds now, without waiting.
+ */
+export type ReadFreshness = 'ownWrites' | 'cached';
+
 export interface GetOptions extends SignalOption {
   readonly namespace?: string;
   /** e.g. `status` or `scale`. */
   readonly subresource?: string;
   /** `0` reads from the server's cache instead of a quorum read. */
   readonly resourceVersion?: string;
+  /** For a read from the cache. @defaultValue 'ownWrites' */
+  readonly freshness?: ReadFreshness;
 }
 
 export interface ListPageOptions extends SignalOption {
@@ -64,6 +74,8 @@ export interface ListOptions extends Omit<ListPageOptions, 'continue'> {
   readonly limit?: number;
   /** Restarts allowed after an expired continue token. @defaultValue DEFAULT_MAX_LIST_RESTARTS */
   readonly maxRestarts?: number;
+  /** For a list from the cache. @defaultValue 'ownWrites' */
+  readonly freshness?: ReadFreshness;
 }
 
 /** A page of a paged list. `restarted` marks the first page of a list started over after an expired continue token: discard earlier pages. */

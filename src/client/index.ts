@@ -23,6 +23,7 @@ export type {
   FieldValidation,
   Scale,
 } from './kube-client.js';
+export type { ReadFreshness } from './client-options.js';
 export {
   ApiError,
   apiErrorStatus,

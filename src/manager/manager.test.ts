@@ -138,4 +138,5 @@ test('two managers in one process share no metrics registry and no cache', () =>
 test('invalid manager options are rejected with the option named', () => {
   assert.throws(() => new Manager({ client: quietClient(), metricsPort: -1 }), /metricsPort/);
   assert.throws(() => new Manager({ client: quietClient(), gracefulShutdownMs: Number.NaN }), /gracefulShutdownMs/);
+  assert.throws(() => new Manager({ client: quietClient(), ownWritesWaitMs: -1 }), /ownWritesWaitMs/);
 });

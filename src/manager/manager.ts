@@ -76,6 +76,12 @@ export interface ManagerOptions {
   /** @defaultValue {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS} (120 s) */
   readonly cacheSyncTimeoutMs?: number;
   /**
+   * How long a cached read of `client` waits for the cache to observe the client's own earlier
+   * writes (read-your-own-writes, docs/read-your-own-writes.md); 0 turns it off.
+   * @defaultValue `DEFAULT_OWN_WRITES_WAIT_MS` (5 s)
+   */
+  readonly ownWritesWaitMs?: number;
+  /**
    * Leader election (a `LeaderElector`); without it every runnable runs at once (one replica).
    * Losing leadership aborts leader-only runnables with a reason whose code is
    * `ERR_LEADERSHIP_LOST`; controllers then abort in-flight reconciles at once (fencing).
@@ -178,6 +184,7 @@ export class Manager {
       ['healthPort', options.healthPort],
       ['gracefulShutdownMs', options.gracefulShutdownMs],
       ['cacheSyncTimeoutMs', options.cacheSyncTimeoutMs],
+      ['ownWritesWaitMs', options.ownWritesWaitMs],
     ] as const) {
       if (value !== undefined && !(Number.isFinite(value) && value >= 0))
         throw new InvalidOptionError(name, 'must be a number >= 0');
@@ -213,11 +220,13 @@ export class Manager {
       : undefined;
     // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
     // knows it then; without, scope does not matter to the cache and reads skip discovery.
-    const cached = createDelegatingClient(
-      this.apiClient,
-      this.cache,
-      options.namespaces?.length ? { restMapper: this.restMapper } : {},
-    );
+    const cached = createDelegatingClient(this.apiClient, this.cache, {
+      ...(options.namespaces?.length ? { restMapper: this.restMapper } : {}),
+      ...omitUndefined({ ownWritesWaitMs: options.ownWritesWaitMs }),
+      clock: this.clock,
+      registry: this.registry,
+      logger: this.logger.child({ component: 'cache' }),
+    });
     // Sharded: reads of a sharded primary kind go to the API server, never to an unfiltered informer.
     this.client = this.ring ? shardAwareClient(cached, this.apiClient, this.ring) : cached;
     this.host = this.controllerHost();

@@ -101,3 +101,48 @@ test('heal() resets the connections frozen by a partition and forwards new ones;
     server.close();
   }
 });
+
+test('delay(ms) holds what the server sends for ms, in order, its close included; what the client sends is on time; delay(0) ends it', async () => {
+  let received = '';
+  const server = createServer((s) => {
+    // Echoes, and tells when the request arrived, so the client can see only answers are late.
+    s.on('data', (d: Buffer) => {
+      received += d.toString();
+      s.write(d);
+      if (d.toString().includes('bye')) s.end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const proxy = await TcpProxy.start({ host: '127.0.0.1', port: (server.address() as AddressInfo).port });
+  try {
+    const s = await dial(proxy.port);
+    s.write('on-time');
+    assert.equal(await nextData(s, 2000), 'on-time', 'no delay until asked');
+    proxy.delay(400);
+    let answers = '';
+    s.on('data', (d: Buffer) => (answers += d.toString()));
+    const sentAt = performance.now();
+    s.write('a');
+    await new Promise((r) => setTimeout(r, 50));
+    s.write('b');
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(received, 'on-timeab', 'the server got both at once');
+    assert.equal(answers, '', 'the answers are held');
+    const closed = once(s, 'end');
+    s.write('bye');
+    await closed;
+    assert.ok(performance.now() - sentAt >= 400, 'the close came after the delay');
+    assert.equal(answers, 'abbye', 'in order, the close behind the data');
+    proxy.delay(0);
+    const fresh = await dial(proxy.port);
+    fresh.write('now');
+    assert.equal(await nextData(fresh, 300), 'now', 'delay(0): forwarded at once');
+    fresh.destroy();
+    s.destroy();
+    assert.throws(() => proxy.delay(-1), { code: 'ERR_INVALID_OPTION' });
+  } finally {
+    await proxy.close();
+    server.close();
+  }
+});

@@ -4,9 +4,11 @@
  * through, unlike `testing/fault-proxy.ts`, which terminates TLS) and can break connections the way
  * networks do: `cut()` resets every open connection at once, `freeze()` makes connections go silent
  * while staying open (a dead peer behind a NAT, a hung server, a partitioned node) until the client
- * gives up on them, `heal()` ends such a partition.
+ * gives up on them, `heal()` ends such a partition. `delay(ms)` makes the link slow instead of
+ * broken: what the server sends reaches the client `ms` later, in order (a watch that lags).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { InvalidOptionError } from '../../core/errors.js';
 
 export interface TcpProxyTarget {
   readonly host: string;
@@ -18,12 +20,16 @@ interface Pair {
   upstream: Socket | undefined;
   /** Nothing is forwarded either way, and neither side's close reaches the other. */
   frozen: boolean;
+  /** Server bytes (or its clean close, `'end'`) held by `delay()`, oldest first. */
+  readonly held: { readonly dueAt: number; readonly chunk: Buffer | 'end' }[];
+  timer: NodeJS.Timeout | undefined;
 }
 
 export class TcpProxy {
   private readonly pairs = new Set<Pair>();
   private frozen = false;
   private accepted = 0;
+  private delayMs = 0;
 
   private constructor(
     private readonly server: Server,
@@ -88,6 +94,17 @@ export class TcpProxy {
     return frozen.length;
   }
 
+  /**
+   * From now on, what the server sends on any connection (open or new) reaches the client `ms`
+   * later, in order, its clean close included; what the client sends is not delayed. `delay(0)`
+   * ends it (bytes already held still arrive when due). For a cache that lags the API server by a
+   * known time: a watch event written at t is seen at t + ms.
+   */
+  delay(ms: number): void {
+    if (!(Number.isFinite(ms) && ms >= 0)) throw new InvalidOptionError('delay', `must be a number >= 0, got ${ms}`);
+    this.delayMs = ms;
+  }
+
   async close(): Promise<void> {
     this.cut();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -95,7 +112,7 @@ export class TcpProxy {
 
   private accept(client: Socket): void {
     this.accepted++;
-    const pair: Pair = { client, upstream: undefined, frozen: false };
+    const pair: Pair = { client, upstream: undefined, frozen: false, held: [], timer: undefined };
     this.pairs.add(pair);
     client.on('error', () => this.drop(pair));
     // A client that gives up always closes its side for good, frozen or not.
@@ -112,7 +129,7 @@ export class TcpProxy {
       if (!pair.frozen) upstream.write(d);
     });
     upstream.on('data', (d: Buffer) => {
-      if (!pair.frozen) client.write(d);
+      if (!pair.frozen) this.toClient(pair, d);
     });
     client.on('end', () => {
       if (!pair.frozen) upstream.end();
@@ -121,7 +138,7 @@ export class TcpProxy {
     upstream.on('end', () => {
       upstreamEnded = true;
       // A clean close is passed on as one (FIN after the data); the client's own close ends the pair.
-      if (!pair.frozen) client.end();
+      if (!pair.frozen) this.toClient(pair, 'end');
     });
     upstream.on('error', () => {
       if (!pair.frozen) this.drop(pair);
@@ -129,6 +146,37 @@ export class TcpProxy {
     upstream.on('close', () => {
       if (!pair.frozen && !upstreamEnded) this.drop(pair);
     });
+  }
+
+  /** Passes server bytes on now, or when due under `delay()`, never ahead of bytes still held. */
+  private toClient(p: Pair, chunk: Buffer | 'end'): void {
+    if (this.delayMs === 0 && p.held.length === 0) {
+      this.deliver(p, chunk);
+      return;
+    }
+    p.held.push({ dueAt: performance.now() + this.delayMs, chunk });
+    this.armRelease(p);
+  }
+
+  private armRelease(p: Pair): void {
+    const head = p.held[0];
+    if (p.timer !== undefined || head === undefined) return;
+    p.timer = setTimeout(
+      () => {
+        p.timer = undefined;
+        const now = performance.now();
+        while (p.held.length > 0 && p.held[0]!.dueAt <= now) this.deliver(p, p.held.shift()!.chunk);
+        this.armRelease(p);
+      },
+      Math.max(0, head.dueAt - performance.now()),
+    );
+  }
+
+  private deliver(p: Pair, chunk: Buffer | 'end'): void {
+    // A pair frozen (or dropped) while its bytes were held forwards nothing, as any frozen pair.
+    if (p.frozen || !this.pairs.has(p)) return;
+    if (chunk === 'end') p.client.end();
+    else p.client.write(chunk);
   }
 
   private freezePair(p: Pair): void {
@@ -139,6 +187,8 @@ export class TcpProxy {
 
   private drop(p: Pair): void {
     if (!this.pairs.delete(p)) return;
+    if (p.timer !== undefined) clearTimeout(p.timer);
+    p.held.length = 0;
     // resetAndDestroy sends RST where possible: the client sees a reset, not a clean end.
     if (!p.client.destroyed) p.client.resetAndDestroy();
     if (p.upstream && !p.upstream.destroyed) p.upstream.destroy();
