@@ -132,11 +132,12 @@ export function databaseLike(i: number, size: DatabaseLikeSize = 'small'): Datab
   };
 }
 
+/** Objects per page when a list asks for no limit (the watcher always does). */
+const PAGE_SIZE_WHEN_UNSET = 500;
+
 export interface WireClientOptions {
   readonly objects: number;
   readonly size?: DatabaseLikeSize;
-  /** Page size when the list asks for none. @defaultValue 500 */
-  readonly defaultLimit?: number;
   /** Keep each page's JSON text for the next list (see below). @defaultValue false */
   readonly keepPages?: boolean;
 }
@@ -149,7 +150,7 @@ export interface WireClientOptions {
  * the cache grow); without, the client holds nothing between lists.
  */
 export function wireClient(options: WireClientOptions): Client {
-  const { objects, size = 'small', defaultLimit = 500, keepPages = false } = options;
+  const { objects, size = 'small', keepPages = false } = options;
   const pages = new Map<string, string>();
   const pageText = (offset: number, end: number): string => {
     const id = `${offset}-${end}`;
@@ -170,7 +171,7 @@ export function wireClient(options: WireClientOptions): Client {
   const client = {
     listPage: (_type: unknown, opts: { limit?: number; continue?: string }) => {
       const offset = opts.continue ? Number(opts.continue) : 0;
-      const end = Math.min(objects, offset + (opts.limit || defaultLimit));
+      const end = Math.min(objects, offset + (opts.limit || PAGE_SIZE_WHEN_UNSET));
       const list = parseJson(pageText(offset, end)) as {
         items: KubeObject[];
         metadata: { resourceVersion: string; continue?: string };

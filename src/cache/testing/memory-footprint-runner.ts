@@ -6,20 +6,13 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { HeapFigures, IdleFigures } from './memory-footprint.js';
+import type { FootprintFigures, HeapFigures, IdleFigures } from './memory-figures.js';
 
 const run = promisify(execFile);
 const SCRIPT = fileURLToPath(new URL('./memory-footprint.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 /** Idle-manager processes per measurement; their median is reported. */
 const IDLE_RUNS = 3;
-
-export interface FootprintFigures {
-  readonly node: string;
-  readonly heap: HeapFigures;
-  /** Median of the idle runs, and every run. */
-  readonly idle: { readonly heapUsedBytes: number; readonly rssBytes: number; readonly runs: readonly IdleFigures[] };
-}
 
 async function child<F>(node: string, mode: 'heap' | 'idle'): Promise<F> {
   const { stdout } = await run(node, ['--expose-gc', '--import', 'tsx', SCRIPT, mode], {

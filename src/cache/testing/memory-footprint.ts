@@ -11,7 +11,7 @@
  *   idle: heap used and RSS of an idle Manager with one controller whose cache holds the objects,
  *         after every object has been reconciled once.
  *
- * `heap` and `idle` print one JSON line. To print the current figures next to the thresholds
+ * `heap [objects]` and `idle [objects]` print one JSON line (default 10,000 objects). To print the current figures next to the thresholds
  * (memory-thresholds.ts):
  *
  *   NODE_OPTIONS=--conditions=operator-runtime-source node --expose-gc --import tsx \
@@ -22,31 +22,15 @@ import { Manager } from '../../manager/manager.js';
 import { clientListerWatcher } from '../client-lister-watcher.js';
 import { SharedInformer } from '../informer.js';
 import { DATABASE_LIKE, wireClient, type DatabaseLikeSize } from './database-like.js';
+import type { HeapFigures, IdleFigures } from './memory-figures.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-/** Objects in the measured cache. */
+/** Objects in the measured cache (the thresholds are for this count; a second argument overrides it, for projections). */
 export const FOOTPRINT_OBJECTS = 10_000;
+const OBJECTS = Number(process.argv[3] ?? FOOTPRINT_OBJECTS);
 /** Measurements per size in one heap run; the smallest is kept (late lazy allocations only add). */
 const HEAP_ROUNDS = 2;
-
-export interface HeapFigures {
-  readonly mode: 'heap';
-  readonly node: string;
-  /** Real heap bytes per cached object, by object size. */
-  readonly bytesPerObject: Record<DatabaseLikeSize, number>;
-  /** Every round's figure (the spread shows how stable it is). */
-  readonly rounds: Record<DatabaseLikeSize, readonly number[]>;
-  /** The informer's estimate of the same figure. */
-  readonly estimatedBytesPerObject: Record<DatabaseLikeSize, number | undefined>;
-}
-
-export interface IdleFigures {
-  readonly mode: 'idle';
-  readonly node: string;
-  readonly heapUsedBytes: number;
-  readonly rssBytes: number;
-}
 
 function live(): number {
   gc!();
@@ -80,7 +64,7 @@ async function heapRound(
   const after = live();
   const estimate = run.informer.health().estimatedBytesPerObject;
   await run.stop();
-  return { bytes: (after - baseline) / FOOTPRINT_OBJECTS, estimate };
+  return { bytes: (after - baseline) / OBJECTS, estimate };
 }
 
 async function heapPerObject(
@@ -88,7 +72,7 @@ async function heapPerObject(
 ): Promise<{ bytes: number; rounds: number[]; estimate: number | undefined }> {
   // Warm up: the pages' JSON text, code, inline caches and hidden classes of this path all exist
   // before the baseline, so a round's growth is the decoded objects in the store and nothing else.
-  const client = wireClient({ objects: FOOTPRINT_OBJECTS, size, keepPages: true });
+  const client = wireClient({ objects: OBJECTS, size, keepPages: true });
   await (await syncedInformer(client, size)).stop();
   const rounds: number[] = [];
   let estimate: number | undefined;
@@ -113,7 +97,7 @@ async function measureHeap(): Promise<HeapFigures> {
 }
 
 async function measureIdleManager(): Promise<IdleFigures> {
-  const manager = new Manager({ client: wireClient({ objects: FOOTPRINT_OBJECTS }), metricsPort: 0, healthPort: 0 });
+  const manager = new Manager({ client: wireClient({ objects: OBJECTS }), metricsPort: 0, healthPort: 0 });
   let reconciled = 0;
   let allReconciled!: () => void;
   const done = new Promise<void>((resolve) => (allReconciled = resolve));
@@ -121,19 +105,20 @@ async function measureIdleManager(): Promise<IdleFigures> {
     .controller('databases')
     .for(DATABASE_LIKE)
     .complete(() => {
-      if (++reconciled === FOOTPRINT_OBJECTS) allReconciled();
+      if (++reconciled === OBJECTS) allReconciled();
       return Promise.resolve();
     });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
-  await done;
+  if (OBJECTS === 0) while (!manager.informers.hasSynced()) await new Promise((resolve) => setTimeout(resolve, 10));
+  else await done;
   // Idle: let the last reconciles' bookkeeping settle before measuring.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const heapUsedBytes = live();
   const rssBytes = process.memoryUsage().rss;
   stop.abort();
   await running;
-  return { mode: 'idle', node: process.version, heapUsedBytes, rssBytes };
+  return { mode: 'idle', node: process.version, objects: OBJECTS, heapUsedBytes, rssBytes };
 }
 
 async function main(): Promise<void> {
@@ -154,7 +139,7 @@ async function main(): Promise<void> {
   const mode = args[0];
   const figures = mode === 'heap' ? await measureHeap() : mode === 'idle' ? await measureIdleManager() : undefined;
   if (!figures) {
-    process.stderr.write('usage: memory-footprint.ts heap|idle|--print\n');
+    process.stderr.write('usage: memory-footprint.ts heap|idle [objects] | --print\n');
     process.exitCode = 2;
     return;
   }
