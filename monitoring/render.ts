@@ -193,6 +193,18 @@ const ROWS: readonly { readonly title: string; readonly panels: readonly PanelSp
         unit: 'short',
         targets: [{ expr: `max by (informer) (${sel('cache_objects')})`, legend: '{{informer}}' }],
       },
+      {
+        title: 'Estimated cache heap',
+        description:
+          'cache_objects × cache_estimated_bytes_per_object per informer: the heap its cache holds, from a sampled estimate (docs/capacity.md).',
+        unit: 'bytes',
+        targets: [
+          {
+            expr: `max by (informer) (${sel('cache_objects')} * ${sel('cache_estimated_bytes_per_object')})`,
+            legend: '{{informer}}',
+          },
+        ],
+      },
     ],
   },
   {

@@ -3,6 +3,7 @@
  * informer's name, so several informers (and several managers, each with its own registry) coexist.
  */
 import type { Counter, Gauge, Registry } from 'prom-client';
+import { registerGaugeCollector } from '../metrics/gauge-collector.js';
 import { getOrCreateCounter, getOrCreateGauge } from '../metrics/get-or-create-metric.js';
 
 export type WatcherRestartReason = 'gone' | 'stalled' | 'closed_early' | 'error';
@@ -18,7 +19,7 @@ export class CacheMetrics {
   private readonly pending: Gauge<'informer' | 'handler'>;
   private readonly invalid: Counter<'informer' | 'source'>;
 
-  constructor(registry: Registry) {
+  constructor(private readonly registry: Registry) {
     this.events = getOrCreateCounter(registry, {
       name: 'cache_watch_events_total',
       help: 'Watch events received, by type (bookmarks included)',
@@ -80,6 +81,19 @@ export class CacheMetrics {
       setObjects: (n) => this.objects.set({ informer }, n),
       setPending: (handler, n) => this.pending.set({ informer, handler }, n),
       invalidObject: (source) => this.invalid.inc({ informer, source }),
+      collectBytesPerObject: (estimate) =>
+        registerGaugeCollector(
+          this.registry,
+          {
+            name: 'cache_estimated_bytes_per_object',
+            help: 'Estimated heap bytes per cached object, from a sample of the store under a V8 cost model (no series while the store is empty); times cache_objects, the heap the cache holds',
+            labelNames: ['informer'],
+          },
+          (gauge) => {
+            const bytes = estimate();
+            if (bytes !== undefined) gauge.set({ informer }, bytes);
+          },
+        ),
     };
   }
 }
@@ -96,6 +110,11 @@ export interface InformerMetrics {
   setPending(handler: string, n: number): void;
   /** An object left out of the store as invalid. */
   invalidObject(source: 'list' | 'watch'): void;
+  /**
+   * Reports `estimate()` (bytes per cached object, undefined while empty) at every scrape, until
+   * the returned function detaches it.
+   */
+  collectBytesPerObject(estimate: () => number | undefined): () => void;
 }
 
 export const noopInformerMetrics: InformerMetrics = {
@@ -108,6 +127,7 @@ export const noopInformerMetrics: InformerMetrics = {
   setObjects: () => {},
   setPending: () => {},
   invalidObject: () => {},
+  collectBytesPerObject: () => () => {},
 };
 
 /** Metrics for `informer` on `registry`, or the no-op set. */

@@ -13,6 +13,7 @@ import { CacheSyncTimeoutError } from './errors.js';
 import { HandlerDispatcher, type EventHandler } from './handler-dispatcher.js';
 import type { IndexFunc } from './indexer.js';
 import type { ListerWatcher } from './lister-watcher.js';
+import { ObjectSizeEstimate } from './object-size-estimate.js';
 import { Store, type StoreDelta, type StoreOptions, type StoreReader, type StoreReplacement } from './store.js';
 import { Watcher, type WatcherEvent, type WatcherHealth, type WatcherOptions } from './watcher.js';
 
@@ -49,6 +50,8 @@ export interface HandlerRegistration {
 export interface InformerHealth extends WatcherHealth {
   readonly name: string;
   readonly objects: number;
+  /** Estimated heap bytes per cached object (object-size-estimate.ts); undefined while empty. */
+  readonly estimatedBytesPerObject: number | undefined;
   readonly handlers: readonly { readonly name: string; readonly pendingKeys: number; readonly synced: boolean }[];
 }
 
@@ -62,6 +65,7 @@ interface HandlerEntry<T> {
 export class SharedInformer<T extends KubeObject> {
   readonly name: string;
   private readonly store: Store<T>;
+  private readonly sizeEstimate: ObjectSizeEstimate;
   private readonly watcher: Watcher<T>;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -80,6 +84,7 @@ export class SharedInformer<T extends KubeObject> {
     this.logger = (options.logger ?? silentLogger).child({ informer: this.name });
     this.metrics = informerMetrics(options.registry, this.name);
     this.store = new Store<T>({ ...options, logger: this.logger, metrics: this.metrics });
+    this.sizeEstimate = new ObjectSizeEstimate(this.store, { clock: this.clock });
     this.watcher = new Watcher<T>(lw, (e) => this.onWatcherEvent(e), {
       ...options,
       clock: this.clock,
@@ -155,9 +160,11 @@ export class SharedInformer<T extends KubeObject> {
     this.started = true;
     this.running = true;
     for (const h of this.handlers) this.armResync(h);
+    const detachSizeEstimate = this.metrics.collectBytesPerObject(() => this.sizeEstimate.bytesPerObject());
     try {
       await this.watcher.start(signal);
     } finally {
+      detachSizeEstimate();
       this.running = false;
       for (const h of this.handlers) {
         h.timer?.cancel();
@@ -171,6 +178,7 @@ export class SharedInformer<T extends KubeObject> {
       ...this.watcher.health(),
       name: this.name,
       objects: this.store.size,
+      estimatedBytesPerObject: this.sizeEstimate.bytesPerObject(),
       handlers: [...this.handlers].map((h) => ({
         name: h.name,
         pendingKeys: h.dispatcher.pendingKeys,

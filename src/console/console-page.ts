@@ -59,6 +59,12 @@ function inFuture(atMs, now) {
   return s <= 0 ? 'now' : 'in ' + (s < 60 ? s.toFixed(1) + ' s' : (s / 60).toFixed(1) + ' min');
 }
 const clock = (atMs) => new Date(atMs).toLocaleTimeString();
+function fmtBytes(n) {
+  if (n === undefined || n === null) return '–';
+  if (n < 1024) return n.toFixed(0) + ' B';
+  if (n < 1024 * 1024) return (n / 1024).toFixed(n < 10240 ? 1 : 0) + ' KiB';
+  return (n / 1024 / 1024).toFixed(n < 10485760 ? 1 : 0) + ' MiB';
+}
 function fill(tbodyId, rows, columns, emptyText) {
   const body = byId(tbodyId);
   body.replaceChildren(...(rows.length ? rows : [el('tr', null, Object.assign(el('td', 'empty', emptyText), { colSpan: columns }))]));
@@ -116,8 +122,8 @@ function render(s) {
     return el('div', null, el('h3', null, c.name + ' — last ' + c.recent.length), el('table', null, head, body));
   }));
   fill('informers-body', s.informers.map((i) => el('tr', null, cell(i.name), cell(i.state), cell(i.synced ? 'yes' : 'no', String(i.synced)), cell(i.objects, 'num'),
-    cell(ago(i.lastEventAtMs, now)), cell(i.relists, 'num'), cell(i.restarts, 'num'), cell(i.stalls, 'num'), cell(i.pendingKeys, 'num'),
-    cell(i.lastError ? i.lastError.message + ' (' + ago(i.lastError.atMs, now) + ')' : '', 'msg'))), 10, 'no informers');
+    cell(fmtBytes(i.estimatedBytesPerObject), 'num'), cell(fmtBytes(i.estimatedBytes), 'num'), cell(ago(i.lastEventAtMs, now)), cell(i.relists, 'num'), cell(i.restarts, 'num'), cell(i.stalls, 'num'), cell(i.pendingKeys, 'num'),
+    cell(i.lastError ? i.lastError.message + ' (' + ago(i.lastError.atMs, now) + ')' : '', 'msg'))), 12, 'no informers');
   fill('events-body', s.events.map((e) => el('tr', null, cell(clock(e.atMs)), cell(e.type, e.type), cell(e.reason + (e.count > 1 ? ' ×' + e.count : '')),
     cell(e.involvedObject.kind + ' ' + (e.involvedObject.namespace ? e.involvedObject.namespace + '/' : '') + e.involvedObject.name), cell(e.message, 'msg'))), 5, 'no events recorded');
 }
@@ -155,7 +161,8 @@ export const CONSOLE_HTML = `<!doctype html>
 <div class="legend">chart: reconciles per 10 s (errors red), p99 latency line (orange, own scale)</div></section>
 <section id="failing"><h2>Failing keys</h2>${table('failing-body', ['controller', 'key', 'result', '#failures in a row', 'last failure', 'next retry', 'last error'])}</section>
 <section id="backoff"><h2>Keys in backoff</h2>${table('backoff-body', ['controller', 'key', '#retries', 'next retry', 'at'])}</section>
-<section id="informers"><h2>Informers</h2>${table('informers-body', ['informer', 'state', 'synced', '#objects', 'last event', '#relists', '#restarts', '#stalls', '#pending', 'last error'])}</section>
+<section id="informers"><h2>Informers</h2>${table('informers-body', ['informer', 'state', 'synced', '#objects', '#~bytes/object', '#~cache heap', 'last event', '#relists', '#restarts', '#stalls', '#pending', 'last error'])}
+<div class="legend">~ estimated from a sample of each cache under a V8 cost model (docs/capacity.md); cache heap = objects × bytes/object</div></section>
 <section id="events"><h2>Events recorded</h2>${table('events-body', ['time', 'type', 'reason', 'object', 'message'])}</section>
 <section id="recent-reconciles"><h2>Recent reconciles</h2><div id="recent"></div></section>
 </main>

@@ -114,6 +114,7 @@ describe('ConsoleState', () => {
       state: 'watching',
       synced: true,
       objects: 3,
+      estimatedBytesPerObject: 1300,
       resourceVersion: '5',
       lastEventAtMs: clock.now(),
       lastSyncAtMs: clock.now(),
@@ -165,6 +166,11 @@ describe('ConsoleState', () => {
     assert.deepEqual(
       { relists: s.informers[0]!.relists, stalls: s.informers[0]!.stalls, pending: s.informers[0]!.pendingKeys },
       { relists: 2, stalls: 1, pending: 2 },
+    );
+    assert.deepEqual(
+      { perObject: s.informers[0]!.estimatedBytesPerObject, total: s.informers[0]!.estimatedBytes },
+      { perObject: 1300, total: 3900 },
+      'capacity: the estimate per object and times the object count',
     );
     assert.ok(!s.informers[0]!.lastError!.message.includes('abc.def'));
   });

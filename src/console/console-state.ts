@@ -49,6 +49,10 @@ export interface InformerSnapshot {
   readonly state: string;
   readonly synced: boolean;
   readonly objects: number;
+  /** Estimated heap bytes per cached object (the informer's sampled estimate); undefined while empty. */
+  readonly estimatedBytesPerObject: number | undefined;
+  /** `objects` × `estimatedBytesPerObject`: about the heap this informer's cache holds. */
+  readonly estimatedBytes: number | undefined;
   readonly lastEventAtMs: number | undefined;
   readonly lastSyncAtMs: number | undefined;
   /** Full lists after the first one. */
@@ -151,6 +155,8 @@ function informerSnapshot(h: InformerHealth): InformerSnapshot {
     state: h.state,
     synced: h.synced,
     objects: h.objects,
+    estimatedBytesPerObject: h.estimatedBytesPerObject,
+    estimatedBytes: h.estimatedBytesPerObject === undefined ? undefined : h.estimatedBytesPerObject * h.objects,
     lastEventAtMs: h.lastEventAtMs,
     lastSyncAtMs: h.lastSyncAtMs,
     relists: Math.max(0, h.lists - 1),
