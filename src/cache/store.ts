@@ -70,7 +70,8 @@ function copyWithout<M extends object>(src: M, dropped: string): M {
   const from = src as Record<string, unknown>;
   for (const k of keys) {
     // An own "__proto__" key (JSON.parse makes one) must stay a key, not set the prototype.
-    if (k === '__proto__') Object.defineProperty(out, k, { value: from[k], enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: from[k], enumerable: true, writable: true, configurable: true });
     else out[k] = from[k];
   }
   return out as M;
@@ -499,9 +500,7 @@ export class StoreReplacement<T extends KubeObject> {
       throw new OperatorRuntimeError('ERR_REPLACE_DONE', 'replacement already committed or abandoned');
     const fill = this.fill;
     this.abandon();
-    return this.onCommit(
-      fill ? { filled: fill } : { changed, unseen, unidentified: this.unidentified },
-    );
+    return this.onCommit(fill ? { filled: fill } : { changed, unseen, unidentified: this.unidentified });
   }
 
   /** @internal Frees the buffered objects of an unfinished relist. */
