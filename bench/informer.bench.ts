@@ -609,8 +609,9 @@ async function main(): Promise<void> {
     'stopped on error',
     'change after restart',
   ];
-  // The plain list has no relist: its relist cells are NaN and printed as '-'.
-  const dash = (x: number, text: string): string => (Number.isNaN(x) ? '-' : text);
+  // The plain list has no relist: its relist cells are NaN (null once sent from its child) and printed as '-'.
+  const none = (x: number | null): boolean => x === null || Number.isNaN(x);
+  const dash = (x: number, text: string): string => (none(x) ? '-' : text);
   const lines = rows.map((r) => [
     String(r.n),
     r.impl,
@@ -624,7 +625,7 @@ async function main(): Promise<void> {
     dash(r.livePeakMb, `${fmt((r.livePeakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`),
     dash(r.relistMs, fmt(r.relistMs)),
     r.stoppedOnError,
-    Number.isNaN(r.relistMs)
+    none(r.relistMs)
       ? '-'
       : r.deliveredAfterRestartMs === undefined
         ? `lost (not in ${DELIVERY_WINDOW_MS / 1000} s)`
