@@ -5,7 +5,10 @@
  *
  * Objects are plain JSON exactly as the API server returned them (after the ingest transform, by
  * default minus `metadata.managedFields`) and are shared, not copied: treat them as read-only. Set
- * `freeze: true` in development to have accidental writes throw.
+ * `freeze: true` in development to have accidental writes throw. To hold more objects in less heap,
+ * strings that repeat across objects point at one pooled copy (string-pool.ts) and the objects are
+ * filed by namespace, then name, with no key string of their own (store-contents.ts); neither is
+ * visible to readers.
  *
  * Every object is checked on its way in. One that cannot be stored (not an object, no
  * `metadata.name`, a namespace that is not a string, or the transform threw) is left out, counted
@@ -87,6 +90,8 @@ export const DEFAULT_TRANSFORM = dropManagedFields;
  * objects are applied (and handed to handlers) as the page arrives, and only the deletions wait
  * for the end; every object still only moves forward in time, but readers may see some objects
  * from the new list next to older ones, and the peak stays near 1× even when everything changed.
+ * Either way the first sync (an empty store) costs no second copy: in atomic mode it is built out
+ * of readers' sight as the store's next contents and swapped in whole.
  * @defaultValue 'atomic'
  */
 export const DEFAULT_RELIST_MODE = 'atomic';
