@@ -87,6 +87,8 @@ async function child(mode: Mode, kubeconfigPath: string, live: boolean): Promise
   await informer.waitForSync(ac.signal, 600_000);
   const syncMs = performance.now() - t0;
   clearInterval(sampler);
+  // The last sample too: after a gc in the live run (it weighs live data only).
+  if (live) gc!();
   peak = Math.max(peak, process.memoryUsage().heapUsed);
   gc!();
   const steady = process.memoryUsage().heapUsed;

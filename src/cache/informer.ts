@@ -223,6 +223,8 @@ export class SharedInformer<T extends KubeObject> {
 
   /** Each delta to every handler in turn (one pass: a first sync's deltas are made as they are iterated). */
   private dispatch(deltas: Iterable<StoreDelta<T>>): void {
+    // No handler: a first sync's deltas need not even be made.
+    if (this.handlers.size === 0) return;
     for (const d of deltas) for (const h of this.handlers) h.dispatcher.enqueue(d);
   }
 
