@@ -611,7 +611,7 @@ async function main(): Promise<void> {
   ];
   // The plain list has no relist: its relist cells are NaN (null once sent from its child) and printed as '-'.
   const none = (x: number | null): boolean => x === null || Number.isNaN(x);
-  const dash = (x: number, text: string): string => (none(x) ? '-' : text);
+  const dash = (x: number, text: () => string): string => (none(x) ? '-' : text());
   const lines = rows.map((r) => [
     String(r.n),
     r.impl,
@@ -619,11 +619,11 @@ async function main(): Promise<void> {
     fmt(r.syncCpuMs),
     fmt(r.bytesPerObject),
     fmt(r.steadyMb, 1),
-    dash(r.peakMb, fmt(r.peakMb, 1)),
-    dash(r.peakMb, `${fmt(r.peakMb / r.steadyMb, 2)}×`),
-    dash(r.peakMb, `${fmt((r.peakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`),
-    dash(r.livePeakMb, `${fmt((r.livePeakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`),
-    dash(r.relistMs, fmt(r.relistMs)),
+    dash(r.peakMb, () => fmt(r.peakMb, 1)),
+    dash(r.peakMb, () => `${fmt(r.peakMb / r.steadyMb, 2)}×`),
+    dash(r.peakMb, () => `${fmt((r.peakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`),
+    dash(r.livePeakMb, () => `${fmt((r.livePeakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`),
+    dash(r.relistMs, () => fmt(r.relistMs)),
     r.stoppedOnError,
     none(r.relistMs)
       ? '-'
