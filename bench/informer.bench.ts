@@ -7,9 +7,18 @@
  *
  * Environment: INFORMER_ROUNDS (measurements per count and informer, default 1),
  * INFORMER_DELIVERY_WINDOW_MS (default 15000), BENCH_JSON_OUT (raw rows as JSON, for bench:report),
- * INFORMER_IMPLS (comma-separated subset of `ours,baseline,client-node`; default `ours,client-node`),
- * INFORMER_BASELINE (a checkout of an older commit with its node_modules: `baseline` runs our informer
- * from there, in the same run and against the same server, to measure a change side by side).
+ * INFORMER_IMPLS (comma-separated subset of `ours,baseline,client-node,client-node-2,plain-list`;
+ * default `ours,client-node`), INFORMER_BASELINE (a checkout of an older commit with its
+ * node_modules: `baseline` runs our informer from there, in the same run and against the same
+ * server, to measure a change side by side), INFORMER_CLIENT_NODE_2 (a folder where
+ * `npm i @kubernetes/client-node@2` was run: `client-node-2` measures that version's informer with
+ * the same code as `client-node`, which is the 1.4.0 devDependency; not a project dependency).
+ * Node 24, as the issue's comparison asks: run this file with the binary
+ * `scripts/install-node24.sh | tail -n1` prints; the children use the same binary.
+ *
+ * `plain-list` is the floor a sync is compared with: one GET of the whole collection (no limit,
+ * no resourceVersion: a quorum read, as `kubectl get`), its body read and `JSON.parse`d; sync = that
+ * time, heap per object = the parsed list held as it is (managedFields included). It has no relist.
  *
  * Per count N (objects are created once, 32-way plain undici POSTs, and topped up for larger N):
  * - sync: start → synced (ours: `waitForSync`; client-node: `start()` resolved, which is after its
@@ -31,9 +40,10 @@
  *   client-node's informer stops on a non-410 error; its documented remedy is calling `start()`
  *   again from the error handler, which the bench does (after the check) to measure its relist.
  */
-import * as k8s from '@kubernetes/client-node';
+import * as k8sDev from '@kubernetes/client-node';
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
 import { KubeClient } from '../src/client/kube-client.js';
 import type { Kubeconfig } from '../src/client/kubeconfig.js';
@@ -76,6 +86,8 @@ interface BenchEnv {
   readonly kubeconfig: KubeconfigObject;
   readonly kubeconfigPath: string;
   request(method: 'POST', path: string, body: unknown): Promise<{ status: number }>;
+  /** One GET of `path`, body parsed with JSON.parse. */
+  getJson(path: string): Promise<unknown>;
   restartApiServer(): Promise<void>;
 }
 
@@ -109,6 +121,16 @@ function childEnv(info: EnvInfo): BenchEnv {
       });
       await res.body.dump();
       return { status: res.statusCode };
+    },
+    async getJson(path) {
+      const res = await request(`${info.server}${path}`, {
+        method: 'GET',
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${info.adminToken}`, accept: 'application/json' },
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode}`);
+      return JSON.parse(text);
     },
     restartApiServer() {
       return new Promise<void>((resolve) => {
@@ -327,20 +349,58 @@ async function benchOurs(env: BenchEnv, n: number): Promise<Row> {
   };
 }
 
-async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
+type ClientNode = typeof k8sDev;
+
+/** client-node 2.x from INFORMER_CLIENT_NODE_2 (its informer API is the same shape as 1.4.0's). */
+async function clientNode2(): Promise<ClientNode> {
+  const dir = process.env.INFORMER_CLIENT_NODE_2;
+  if (!dir) throw new Error('INFORMER_IMPLS has client-node-2: set INFORMER_CLIENT_NODE_2 (see the top of this file)');
+  const entry = join(dir, 'node_modules/@kubernetes/client-node/dist/index.js');
+  return (await import(pathToFileURL(entry).href)) as ClientNode;
+}
+
+async function benchPlainList(env: BenchEnv, n: number): Promise<Row> {
+  const base = heapAfterGc();
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const list = (await env.getJson(WIDGETS_PATH)) as { items: unknown[] };
+  const syncMs = performance.now() - t0;
+  const syncCpuMs = cpuMsSince(cpu0);
+  const size = list.items.length;
+  if (size < n) throw new Error(`plain list: ${size} objects, expected ${n}`);
+  await settle();
+  const steady = heapAfterGc();
+  if (list.items.length !== size) throw new Error('unreachable: keeps the list alive until measured');
+  return {
+    n: size,
+    impl: 'plain list (floor)',
+    syncMs,
+    syncCpuMs,
+    bytesPerObject: (steady - base) / size,
+    baseMb: mb(base),
+    steadyMb: mb(steady),
+    peakMb: NaN,
+    livePeakMb: NaN,
+    relistMs: NaN,
+    stoppedOnError: '-',
+    deliveredAfterRestartMs: undefined,
+  };
+}
+
+async function benchClientNode(env: BenchEnv, n: number, k8s: ClientNode): Promise<Row> {
   const base = heapAfterGc();
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(env.kubeconfigPath);
   const api = kc.makeApiClient(k8s.CustomObjectsApi);
   let listsDone = 0;
   let onList: (() => void) | undefined;
-  const listFn = async (): Promise<k8s.KubernetesListObject<k8s.KubernetesObject>> => {
+  const listFn = async (): Promise<k8sDev.KubernetesListObject<k8sDev.KubernetesObject>> => {
     const list = (await api.listNamespacedCustomObject({
       group: 'example.com',
       version: 'v1',
       namespace: NS,
       plural: 'widgets',
-    })) as k8s.KubernetesListObject<k8s.KubernetesObject>;
+    })) as k8sDev.KubernetesListObject<k8sDev.KubernetesObject>;
     onList?.();
     listsDone++;
     return list;
@@ -411,7 +471,7 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   await informer.stop();
   return {
     n: size,
-    impl: 'client-node 1.4.0',
+    impl: `client-node ${clientNodeVersion(k8s)}`,
     syncMs,
     syncCpuMs,
     bytesPerObject: (steady - base) / size,
@@ -425,6 +485,10 @@ async function benchClientNode(env: BenchEnv, n: number): Promise<Row> {
   };
 }
 
+function clientNodeVersion(k8s: ClientNode): string {
+  return k8s === k8sDev ? '1.4.0' : '2.x';
+}
+
 function describeError(err: unknown): string {
   if (typeof err !== 'object' || err === null) return String(err);
   const e = err as { code?: unknown; statusCode?: unknown; message?: unknown; type?: unknown };
@@ -436,7 +500,7 @@ function describeError(err: unknown): string {
 const fmt = (x: number, d = 0): string => x.toFixed(d);
 
 /** Runs one measurement in a fresh process, serving its restart requests. */
-type Impl = 'ours' | 'baseline' | 'client-node';
+type Impl = 'ours' | 'baseline' | 'client-node' | 'client-node-2' | 'plain-list';
 const BASELINE = process.env.INFORMER_BASELINE;
 const IMPLS = (process.env.INFORMER_IMPLS ?? 'ours,client-node').split(',').filter(Boolean) as Impl[];
 if (IMPLS.includes('baseline') && !BASELINE)
@@ -481,7 +545,12 @@ function measure(env: TestEnv, impl: Impl, n: number, round = 1): Promise<Row> {
 async function child(): Promise<void> {
   const [impl, n] = [process.argv[3], Number(process.argv[4])];
   const env = childEnv(JSON.parse(process.env.INFORMER_BENCH_ENV!) as EnvInfo);
-  const row = impl === 'ours' ? await benchOurs(env, n) : await benchClientNode(env, n);
+  const row =
+    impl === 'ours'
+      ? await benchOurs(env, n)
+      : impl === 'plain-list'
+        ? await benchPlainList(env, n)
+        : await benchClientNode(env, n, impl === 'client-node-2' ? await clientNode2() : k8sDev);
   process.send!({ type: 'result', row } satisfies ChildMessage);
   process.disconnect();
   // Leftover sockets (client-node's) must not keep the child alive.
@@ -540,6 +609,9 @@ async function main(): Promise<void> {
     'stopped on error',
     'change after restart',
   ];
+  // The plain list has no relist: its relist cells are NaN (null once sent from its child) and printed as '-'.
+  const none = (x: number | null): boolean => x === null || Number.isNaN(x);
+  const dash = (x: number, text: () => string): string => (none(x) ? '-' : text());
   const lines = rows.map((r) => [
     String(r.n),
     r.impl,
@@ -547,15 +619,17 @@ async function main(): Promise<void> {
     fmt(r.syncCpuMs),
     fmt(r.bytesPerObject),
     fmt(r.steadyMb, 1),
-    fmt(r.peakMb, 1),
-    `${fmt(r.peakMb / r.steadyMb, 2)}×`,
-    `${fmt((r.peakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`,
-    `${fmt((r.livePeakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`,
-    fmt(r.relistMs),
+    dash(r.peakMb, () => fmt(r.peakMb, 1)),
+    dash(r.peakMb, () => `${fmt(r.peakMb / r.steadyMb, 2)}×`),
+    dash(r.peakMb, () => `${fmt((r.peakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`),
+    dash(r.livePeakMb, () => `${fmt((r.livePeakMb - r.baseMb) / (r.steadyMb - r.baseMb), 2)}×`),
+    dash(r.relistMs, () => fmt(r.relistMs)),
     r.stoppedOnError,
-    r.deliveredAfterRestartMs === undefined
-      ? `lost (not in ${DELIVERY_WINDOW_MS / 1000} s)`
-      : `${fmt(r.deliveredAfterRestartMs)} ms`,
+    none(r.relistMs)
+      ? '-'
+      : r.deliveredAfterRestartMs === undefined
+        ? `lost (not in ${DELIVERY_WINDOW_MS / 1000} s)`
+        : `${fmt(r.deliveredAfterRestartMs)} ms`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const row = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
@@ -573,6 +647,20 @@ async function main(): Promise<void> {
           `median of ${rs.length}, ${n} objects, ${impl}: sync ${fmt(median(rs.map((r) => r.syncMs)))} ms, sync CPU ${fmt(median(rs.map((r) => r.syncCpuMs)))} ms, relist ${fmt(median(rs.map((r) => r.relistMs)))} ms`,
         );
       }
+    }
+  }
+  // Each informer's sync against the plain-list floor of the same count (medians when ROUNDS > 1).
+  const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const n of COUNTS) {
+    const floor = jsonRows.filter((r) => r.count === n && r.impl === 'plain list (floor)').map((r) => r.syncMs);
+    if (floor.length === 0) continue;
+    for (const impl of new Set(rows.map((r) => r.impl))) {
+      if (impl === 'plain list (floor)') continue;
+      const rs = jsonRows.filter((r) => r.count === n && r.impl === impl);
+      if (rs.length > 0)
+        console.log(
+          `${n} objects, ${impl}: sync / plain-list floor = ${fmt(med(rs.map((r) => r.syncMs)) / med(floor), 2)}×`,
+        );
     }
   }
   console.log(

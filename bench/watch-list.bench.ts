@@ -32,19 +32,26 @@ import { readManifests } from '../src/testing/manifests.js';
 import { TestEnv } from '../src/testing/test-env.js';
 
 type Mode = 'watch-list' | 'paged' | 'rv0' | 'wl-incr';
-const MODES: readonly Mode[] = ['watch-list', 'paged', 'rv0', 'wl-incr'];
+const ALL_MODES: readonly Mode[] = ['watch-list', 'paged', 'rv0', 'wl-incr'];
+const MODES = (process.env.WATCH_LIST_MODES?.split(',').filter(Boolean) ?? ALL_MODES) as readonly Mode[];
+for (const m of MODES) if (!ALL_MODES.includes(m)) throw new Error(`WATCH_LIST_MODES: unknown mode ${m}`);
+const BASELINE = process.env.WATCH_LIST_BASELINE;
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 const NS = 'bench';
 const CONCURRENCY = 32;
 
 interface Row {
   mode: Mode;
+  /** The checkout that measured it: ours, or the baseline (WATCH_LIST_BASELINE). */
+  impl?: 'ours' | 'baseline';
   live: boolean;
   syncMs: number;
   baselineMb: number;
   steadyMb: number;
   peakMb: number;
   objects: number;
+  /** (steady − baseline) / objects, in bytes: the cache's heap per object. */
+  bytesPerObject: number;
   listMode: string | undefined;
 }
 
@@ -80,6 +87,8 @@ async function child(mode: Mode, kubeconfigPath: string, live: boolean): Promise
   await informer.waitForSync(ac.signal, 600_000);
   const syncMs = performance.now() - t0;
   clearInterval(sampler);
+  // The last sample too: after a gc in the live run (it weighs live data only).
+  if (live) gc!();
   peak = Math.max(peak, process.memoryUsage().heapUsed);
   gc!();
   const steady = process.memoryUsage().heapUsed;
@@ -91,6 +100,7 @@ async function child(mode: Mode, kubeconfigPath: string, live: boolean): Promise
     steadyMb: mb(steady),
     peakMb: mb(peak),
     objects: informer.reader.list().length,
+    bytesPerObject: Math.round((steady - baseline) / Math.max(1, informer.reader.size)),
     listMode: informer.health().listMode,
   };
   ac.abort();
@@ -121,21 +131,25 @@ async function parent(count: number): Promise<void> {
     );
     console.log(`created ${count} Widgets in ${Math.round(performance.now() - t1)} ms`);
     const rows: Row[] = [];
-    const liveRows = new Map<Mode, Row>();
+    const liveRows = new Map<string, Row>();
+    const impls = BASELINE ? (['ours', 'baseline'] as const) : (['ours'] as const);
     for (const mode of MODES) {
-      rows.push(await runChild(mode, env.kubeconfigPath, false));
-      liveRows.set(mode, await runChild(mode, env.kubeconfigPath, true));
+      // Interleaved, so a change in the machine's load hits both checkouts alike.
+      for (const impl of impls) rows.push({ ...(await runChild(mode, env.kubeconfigPath, false, impl)), impl });
+      for (const impl of impls)
+        liveRows.set(`${mode} ${impl}`, { ...(await runChild(mode, env.kubeconfigPath, true, impl)), impl });
     }
     console.log(`\ninitial sync of ${count} Widgets, Kubernetes 1.36 (watch cache on), one fresh process per mode:`);
     console.log(
-      'mode        sync ms  baseline MB  steady MB  peak MB  peak/steady  over-baseline  live peak MB  live peak/steady  live over-baseline  objects  listMode',
+      'mode                   sync ms  baseline MB  steady MB  peak MB  peak/steady  over-baseline  live peak MB  live peak/steady  live over-baseline  objects  B/obj  listMode',
     );
     for (const r of rows) {
-      const l = liveRows.get(r.mode)!;
+      const l = liveRows.get(`${r.mode} ${r.impl}`)!;
+      const label = r.impl === 'baseline' ? `${r.mode} (baseline)` : r.mode;
       const over = (r.peakMb - r.baselineMb) / Math.max(0.1, r.steadyMb - r.baselineMb);
       const liveOver = (l.peakMb - l.baselineMb) / Math.max(0.1, l.steadyMb - l.baselineMb);
       console.log(
-        `${r.mode.padEnd(10)}  ${String(r.syncMs).padStart(7)}  ${String(r.baselineMb).padStart(11)}  ${String(r.steadyMb).padStart(9)}  ${String(r.peakMb).padStart(7)}  ${(r.peakMb / r.steadyMb).toFixed(2).padStart(11)}  ${over.toFixed(2).padStart(13)}  ${String(l.peakMb).padStart(12)}  ${(l.peakMb / l.steadyMb).toFixed(2).padStart(16)}  ${liveOver.toFixed(2).padStart(18)}  ${String(r.objects).padStart(7)}  ${r.listMode}`,
+        `${label.padEnd(21)}  ${String(r.syncMs).padStart(7)}  ${String(r.baselineMb).padStart(11)}  ${String(r.steadyMb).padStart(9)}  ${String(r.peakMb).padStart(7)}  ${(r.peakMb / r.steadyMb).toFixed(2).padStart(11)}  ${over.toFixed(2).padStart(13)}  ${String(l.peakMb).padStart(12)}  ${(l.peakMb / l.steadyMb).toFixed(2).padStart(16)}  ${liveOver.toFixed(2).padStart(18)}  ${String(r.objects).padStart(7)}  ${String(r.bytesPerObject ?? '-').padStart(5)}  ${r.listMode}`,
       );
       if (l.objects !== count)
         throw new Error(`${r.mode} (live): the informer holds ${l.objects} objects, expected ${count}`);
@@ -146,9 +160,10 @@ async function parent(count: number): Promise<void> {
   }
 }
 
-function runChild(mode: Mode, kubeconfigPath: string, live: boolean): Promise<Row> {
+function runChild(mode: Mode, kubeconfigPath: string, live: boolean, impl: 'ours' | 'baseline'): Promise<Row> {
+  const script = impl === 'baseline' ? `${BASELINE}/bench/watch-list.bench.ts` : fileURLToPath(import.meta.url);
   return new Promise((resolve, reject) => {
-    const p = fork(fileURLToPath(import.meta.url), ['--child', mode, kubeconfigPath, live ? 'live' : 'sampled'], {
+    const p = fork(script, ['--child', mode, kubeconfigPath, live ? 'live' : 'sampled'], {
       execArgv: ['--expose-gc', '--import', 'tsx'],
     });
     let row: Row | undefined;

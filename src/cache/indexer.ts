@@ -1,7 +1,10 @@
 /**
- * Secondary indexes over the store: for each index name, index value → set of object keys. Index
- * functions must be pure (same object → same values): on change we recompute the old object's values
- * to remove them instead of keeping a reverse map per object, which would cost memory per object.
+ * Secondary indexes over the store: for each index name, index value → the set of stored objects
+ * under it. The sets hold the objects themselves, not their keys, so an index costs one set entry
+ * per object and value and no key string (a `namespace/name` key would be a string of its own per
+ * object). Index functions must be pure (same object → same values): on change we recompute the old
+ * object's values to remove them instead of keeping a reverse map per object, which would cost
+ * memory per object.
  */
 import type { KubeObject } from '../core/object-key.js';
 import { IndexError } from './errors.js';
@@ -17,15 +20,16 @@ export function namespaceIndexFunc(obj: KubeObject): readonly string[] {
   return ns ? [ns] : [];
 }
 
-const EMPTY: ReadonlySet<string> = new Set();
+const EMPTY: ReadonlySet<never> = new Set();
 
 export class Indexer<T> {
   private readonly funcs = new Map<string, IndexFunc<T>>();
-  private readonly indices = new Map<string, Map<string, Set<string>>>();
+  private readonly indices = new Map<string, Map<string, Set<T>>>();
 
   /**
-   * @param onError called when an index function throws; the object is then left out of that index
-   * rather than leaving the store and its indexes disagreeing.
+   * @param onError called when an index function throws (with the key of the object, for the log);
+   * the object is then left out of that index rather than leaving the store and its indexes
+   * disagreeing.
    */
   constructor(private readonly onError: (index: string, key: string, err: unknown) => void = () => {}) {}
 
@@ -37,35 +41,32 @@ export class Indexer<T> {
     const existing = this.funcs.get(name);
     if (existing === fn) return;
     if (existing) throw new IndexError(name, 'already registered with a different function');
-    const index = new Map<string, Set<string>>();
+    const index = new Map<string, Set<T>>();
     this.funcs.set(name, fn);
     this.indices.set(name, index);
-    for (const [key, obj] of entries) for (const v of this.valuesOf(name, fn, key, obj)) addTo(index, v, key);
+    for (const [key, obj] of entries) for (const v of this.valuesOf(name, fn, key, obj)) addTo(index, v, obj);
   }
 
   has(name: string): boolean {
     return this.funcs.has(name);
   }
 
-  names(): string[] {
-    return [...this.funcs.keys()];
+  /** The registered indexes, to build another indexer with the same ones. */
+  entries(): IterableIterator<[string, IndexFunc<T>]> {
+    return this.funcs.entries();
   }
 
-  /** Moves `key` from `old`'s index values to `next`'s (either may be undefined: add / delete). */
+  /** Moves the entry of `key` from `old` (under its values) to `next` (under its); either may be undefined: add / delete. */
   update(key: string, old: T | undefined, next: T | undefined): void {
     for (const [name, fn] of this.funcs) {
       const index = this.indices.get(name)!;
-      const before = old === undefined ? [] : this.valuesOf(name, fn, key, old);
-      const after = next === undefined ? [] : this.valuesOf(name, fn, key, next);
-      // Fast path for the common single-value index whose value did not change.
-      if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
-      for (const v of before) if (!after.includes(v)) removeFrom(index, v, key);
-      for (const v of after) addTo(index, v, key);
+      if (old !== undefined) for (const v of this.valuesOf(name, fn, key, old)) removeFrom(index, v, old);
+      if (next !== undefined) for (const v of this.valuesOf(name, fn, key, next)) addTo(index, v, next);
     }
   }
 
-  /** Keys of objects indexed under `value`. Throws `IndexError` for an unknown index. */
-  keys(name: string, value: string): ReadonlySet<string> {
+  /** Objects indexed under `value`. Throws `IndexError` for an unknown index. */
+  objects(name: string, value: string): ReadonlySet<T> {
     const index = this.indices.get(name);
     if (!index) throw new IndexError(name, 'no such index');
     return index.get(value) ?? EMPTY;
@@ -88,16 +89,16 @@ export class Indexer<T> {
   }
 }
 
-function addTo(index: Map<string, Set<string>>, value: string, key: string): void {
+function addTo<T>(index: Map<string, Set<T>>, value: string, obj: T): void {
   let set = index.get(value);
   if (!set) index.set(value, (set = new Set()));
-  set.add(key);
+  set.add(obj);
 }
 
-function removeFrom(index: Map<string, Set<string>>, value: string, key: string): void {
+function removeFrom<T>(index: Map<string, Set<T>>, value: string, obj: T): void {
   const set = index.get(value);
   if (!set) return;
-  set.delete(key);
+  set.delete(obj);
   // Drop empty sets so index values of long-gone objects do not accumulate.
   if (set.size === 0) index.delete(value);
 }

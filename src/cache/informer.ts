@@ -203,7 +203,7 @@ export class SharedInformer<T extends KubeObject> {
       case 'LIST_DONE': {
         const r = this.replacement;
         this.replacement = undefined;
-        if (r) this.dispatch(r.commit());
+        if (r) this.dispatch(r.commitLazily());
         this.metrics.setObjects(this.store.size);
         if (!this.synced) {
           this.synced = true;
@@ -229,8 +229,11 @@ export class SharedInformer<T extends KubeObject> {
     this.metrics.setObjects(this.store.size);
   }
 
-  private dispatch(deltas: readonly StoreDelta<T>[]): void {
-    for (const h of this.handlers) for (const d of deltas) h.dispatcher.enqueue(d);
+  /** Each delta to every handler in turn (one pass: a first sync's deltas are made as they are iterated). */
+  private dispatch(deltas: Iterable<StoreDelta<T>>): void {
+    // No handler: a first sync's deltas need not even be made.
+    if (this.handlers.size === 0) return;
+    for (const d of deltas) for (const h of this.handlers) h.dispatcher.enqueue(d);
   }
 
   private armResync(h: HandlerEntry<T>): void {
