@@ -9,8 +9,10 @@
  * bigint 24; booleans, null and small integers nothing (they live in the slot). Property names,
  * and short string values, which V8 internalizes when it parses JSON, are shared by every object
  * and cost nothing per object. Hidden classes (shared by objects of one shape) are not counted.
- * Each entry also costs the store's bookkeeping: its key string and {@link STORE_ENTRY_OVERHEAD_BYTES}
- * for the map entry and the namespace index.
+ * Each entry also costs the store's bookkeeping, {@link STORE_ENTRY_OVERHEAD_BYTES}: its map entries
+ * (by namespace, then name; the store keeps no key string per object). Strings the store's pool
+ * shares across objects (apiVersion, kind, namespace, label values, owner references) are charged
+ * per object by the walk and credited back inside that constant, fitted on Database-like objects.
  *
  * Measured against real heap bytes per object after gc() (src/cache/testing/memory-footprint.ts,
  * which also reports this estimate; docs/capacity.md has the figures): within a few percent for
@@ -21,8 +23,8 @@
  */
 import type { Clock } from '../core/clock.js';
 
-/** Per-entry bookkeeping of the store beyond the object and its key: map slot, namespace index entry. */
-export const STORE_ENTRY_OVERHEAD_BYTES = 170;
+/** Per-entry bookkeeping of the store beyond the object, less the pooled strings (see above). */
+export const STORE_ENTRY_OVERHEAD_BYTES = 21;
 /** Objects walked per estimate. @defaultValue 32 */
 export const DEFAULT_SIZE_SAMPLE = 32;
 /** An estimate is reused for this long unless the object count changed by a tenth. @defaultValue 30000 */
@@ -89,16 +91,15 @@ export function estimateValueBytes(value: unknown): number {
   return bytes;
 }
 
-/** The model's heap bytes of one store entry: the object, its key and the store's bookkeeping. */
-export function estimateEntryBytes(key: string, object: unknown): number {
-  return estimateValueBytes(object) + stringBytes(key) + STORE_ENTRY_OVERHEAD_BYTES;
+/** The model's heap bytes of one store entry: the object and the store's bookkeeping. */
+export function estimateEntryBytes(object: unknown): number {
+  return estimateValueBytes(object) + STORE_ENTRY_OVERHEAD_BYTES;
 }
 
-/** What the estimate reads from a store: its size, its keys in order, and an object by key. */
+/** What the estimate reads from a store: its size and its objects in order. */
 export interface SizeSampleSource {
   readonly size: number;
-  keyIterator(): Iterator<string>;
-  get(key: string): unknown;
+  objectIterator(): Iterator<unknown>;
 }
 
 export interface ObjectSizeEstimateOptions {
@@ -111,7 +112,7 @@ export interface ObjectSizeEstimateOptions {
 
 /**
  * Estimated heap bytes per object of one store, from a sample spread evenly over it: one pass over
- * the keys (no copy) and a walk of `sampleSize` objects, at most once per `refreshMs` (sooner when
+ * the objects (no copy) and a walk of `sampleSize` objects, at most once per `refreshMs` (sooner when
  * the object count moved by a tenth), so a scrape or a console poll costs nearly nothing.
  */
 export class ObjectSizeEstimate {
@@ -141,16 +142,14 @@ export class ObjectSizeEstimate {
 
   private sample(size: number): number {
     const stride = Math.max(1, Math.floor(size / this.sampleSize));
-    const keys = this.source.keyIterator();
+    const objects = this.source.objectIterator();
     let total = 0;
     let sampled = 0;
     for (let i = 0; sampled < this.sampleSize; i++) {
-      const next = keys.next();
+      const next = objects.next();
       if (next.done) break;
       if (i % stride !== 0) continue;
-      const object = this.source.get(next.value);
-      if (object === undefined) continue;
-      total += estimateEntryBytes(next.value, object);
+      total += estimateEntryBytes(next.value);
       sampled++;
     }
     return sampled === 0 ? 0 : Math.round(total / sampled);

@@ -5,7 +5,9 @@
  * between identical runs, Node 24: 166-187 MiB), so its limit sits ~10% above the highest median
  * seen. No time is measured.
  *
- * Measured on main (ab3c41d, 2026-12-02) on a shared 2-core machine, load average 8-30, 10 runs of
+ * Heap limits re-measured after the leaner store (merge of h-store, 2026-12-02: small 1125-1127 B,
+ * large 2848-2857 B, idle heap 20.9 MiB on Node 20 and 25.1 MiB on Node 24, load ~20).
+ * First measured on main (ab3c41d, 2026-12-02) on a shared 2-core machine, load average 8-30, 10 runs of
  * the test on each major (alone and at --test-concurrency=2 beside other test files), with
  *
  *   NODE_OPTIONS=--conditions=operator-runtime-source node --expose-gc --import tsx \
@@ -18,9 +20,9 @@
 import type { FootprintFigures } from './memory-figures.js';
 
 export interface MemoryThresholds {
-  /** Heap bytes per cached small Database-like object (~2.2 KB of JSON). Measured: 1300-1317 (Node 20 and 24). */
+  /** Heap bytes per cached small Database-like object (~2.2 KB of JSON). Measured: 1125-1127 (Node 20 and 24; 1300-1317 before the leaner store). */
   readonly smallBytesPerObject: number;
-  /** Heap bytes per cached large Database-like object (~4.1 KB of JSON). Measured: 3029-3052 (Node 20 and 24). */
+  /** Heap bytes per cached large Database-like object (~4.1 KB of JSON). Measured: 2848-2857 (Node 20 and 24; 3029-3052 before). */
   readonly largeBytesPerObject: number;
   /** Heap used by an idle manager whose one controller caches 10,000 small objects. */
   readonly idleHeapUsedBytes: number;
@@ -33,25 +35,25 @@ const MiB = 1024 * 1024;
 /** By Node major; a major not listed uses the highest listed one below it. */
 export const MEMORY_THRESHOLDS: Readonly<Record<number, MemoryThresholds>> = {
   20: {
-    smallBytesPerObject: 1355,
-    largeBytesPerObject: 3135,
-    // Measured: 22.5-22.6 MiB heap used; RSS medians 129-139 MiB.
-    idleHeapUsedBytes: 23.2 * MiB,
+    smallBytesPerObject: 1160,
+    largeBytesPerObject: 2940,
+    // Measured: 20.9 MiB heap used; RSS medians 129-139 MiB.
+    idleHeapUsedBytes: 21.6 * MiB,
     idleRssBytes: 155 * MiB,
   },
   24: {
-    smallBytesPerObject: 1355,
-    largeBytesPerObject: 3135,
-    // Measured: 26.7-26.8 MiB heap used; RSS medians 166-181 MiB.
-    idleHeapUsedBytes: 27.5 * MiB,
+    smallBytesPerObject: 1160,
+    largeBytesPerObject: 2940,
+    // Measured: 25.1 MiB heap used; RSS medians 166-181 MiB.
+    idleHeapUsedBytes: 25.9 * MiB,
     idleRssBytes: 200 * MiB,
   },
 };
 
 /**
  * How far the informer's estimate (object-size-estimate.ts) may stray from the real heap bytes per
- * object, as a fraction. Measured: -0.1% to +1.1% (small, the size its per-entry constant was fitted
- * on), -0.3% to +0.4% (large), +0.7% and +0.3% with managedFields kept (docs/capacity.md). A change to the store's bookkeeping moves the real figure: refit
+ * object, as a fraction. Measured after the leaner store: -0.2% (small, the size its per-entry
+ * constant was fitted on) and 0.0% (large) (docs/capacity.md has the first fit's figures). A change to the store's bookkeeping moves the real figure: refit
  * `STORE_ENTRY_OVERHEAD_BYTES` from the small figure.
  */
 export const MAX_ESTIMATE_ERROR = 0.1;
