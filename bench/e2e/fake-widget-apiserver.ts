@@ -44,6 +44,8 @@ for (let i = 0; i < objects; i++) {
   });
 }
 const watchers = new Set<ServerResponse>();
+/** Requests served, by method and path shape: printed on stderr at exit (SIGTERM), to see what a run asked. */
+const requests = new Map<string, number>();
 const DISCOVERY = JSON.stringify({
   kind: 'APIResourceList',
   apiVersion: 'v1',
@@ -70,6 +72,8 @@ function send(res: ServerResponse, status: number, body: string): void {
 const server = createServer({ cert: readFileSync(certFile!), key: readFileSync(keyFile!) }, (req, res) => {
   if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, '{"kind":"Status","code":401}');
   const url = new URL(req.url ?? '/', 'https://x');
+  const what = `${req.method} ${url.pathname.replace(/w-\d+/, '*')}${url.searchParams.has('watch') ? ' (watch)' : ''}`;
+  requests.set(what, (requests.get(what) ?? 0) + 1);
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
@@ -118,4 +122,7 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   console.log(JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 }));
 });
-process.on('SIGTERM', () => process.exit(0));
+process.on('SIGTERM', () => {
+  if (process.env.FAKE_APISERVER_COUNTS) console.error(JSON.stringify(Object.fromEntries(requests)));
+  process.exit(0);
+});
