@@ -25,8 +25,9 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
 const token = 'bench-token';
 /**
- * `plain` or `controller`: run only that side in the measured rounds (after the same warm-up), for
- * instruction counts by difference under `valgrind --tool=callgrind` (see the README).
+ * `plain` or `controller`: run only that side in the measured rounds, after the same warm-up. For
+ * instruction counts by difference: `valgrind --tool=callgrind` of a run with each, minus one with
+ * BENCH_ROUNDS=0 (slow: minutes per run, and JIT compilation weighs heavily at small N).
  */
 const only = process.env.BENCH_ONLY;
 const none = { cpuUs: 0, wallMs: 0 };
@@ -187,9 +188,10 @@ try {
       `round ${round}: plain ${(p.cpuUs / objects).toFixed(0)} µs CPU/write (${p.wallMs.toFixed(0)} ms), client ${(k.cpuUs / objects).toFixed(0)} µs (${k.wallMs.toFixed(0)} ms), controller ${(c.cpuUs / objects).toFixed(0)} µs CPU/reconcile (${c.wallMs.toFixed(0)} ms; start-up ${(startupCpuUs / 1000).toFixed(0)} ms CPU = ${(startupCpuUs / objects).toFixed(0)} µs/reconcile; ${reconcilesRun} reconciles ran for ${objects} counted)`,
     );
   }
-  console.log(
-    `median of ${rounds}: µs CPU per status write: plain undici ${median(sides.plain).toFixed(0)}, KubeClient.patchStatus ${median(sides.client).toFixed(0)}, controller reconcile ${median(sides.controller).toFixed(0)} (list + watch + sync included); controller/plain ${(median(sides.controller) / median(sides.plain)).toFixed(2)}`,
-  );
+  if (rounds > 0)
+    console.log(
+      `median of ${rounds}: µs CPU per status write: plain undici ${median(sides.plain).toFixed(0)}, KubeClient.patchStatus ${median(sides.client).toFixed(0)}, controller reconcile ${median(sides.controller).toFixed(0)} (list + watch + sync included); controller/plain ${(median(sides.controller) / median(sides.plain)).toFixed(2)}`,
+    );
 } finally {
   await client.close();
   await agent.close();
