@@ -33,9 +33,9 @@
  * abort listener added and removed per reconcile, now a set of in-flight signals; a streaming
  * TextDecoder (an ICU converter) per response, now one shared decoder for single-chunk answers; a
  * URLSearchParams per write without options.
- * The comparison was unfair in two ways, both against the controller, now fixed: the server slows
- * down as a run goes on (etcd's history grows; one run's ceilings were 327, 177, 152 writes/s) and
- * the ceiling was taken only before the controller, so it is now taken before and after and
+ * The comparison was unfair in two ways, both against the controller, now fixed: the server's
+ * speed drifts during a run (in four runs it fell round after round, one 327, 177, 152 writes/s)
+ * and the ceiling was taken only before the controller, so it is now taken before and after and
  * averaged; and the first controller round also paid for discovery and for compiling our code, so
  * an uncounted round 0 comes first. Otherwise fair: one identity, the same 8 keep-alive connections
  * (of a 64-connection pool on both sides), the same concurrency and server. The plain loop holds no
@@ -166,8 +166,8 @@ try {
   // for compiling our code, which the plain loop had done while creating the widgets.
   await controller(0);
   for (let round = 1; round <= rounds; round++) {
-    // The server slows down as the run goes on (in one run 327, 177, 152 writes/s): a ceiling taken
-    // only before the controller favoured the ceiling. It is taken before and after, and averaged.
+    // The server's speed drifts during a run (four runs fell round after round, one 327, 177, 152
+    // writes/s): a ceiling taken only before the controller favoured it. Before and after, averaged.
     const before = await ceiling(`${round}a`);
     const r = await controller(round);
     const cw = await ceiling(`${round}w`, true);
