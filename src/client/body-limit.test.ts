@@ -230,3 +230,14 @@ test('readBodyLimited: a stream cut at the limit is destroyed; readBodyPrefix ke
   });
   assert.deepEqual(await readBodyPrefix(failing, 100), { text: 'par', truncated: false });
 });
+
+test('readBodyLimited: a body in one chunk decodes as the same bytes in pieces do (BOM dropped, bad bytes replaced)', async () => {
+  const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":"€"}'), Buffer.from([0xff])]);
+  const read = (chunks: Buffer[]) => readBodyLimited(Readable.from(chunks), 100, undefined, () => new Error('x'));
+  const whole = await read([bytes]);
+  assert.equal(whole, '{"a":"€"}\ufffd');
+  for (let cut = 1; cut < bytes.length; cut++)
+    assert.equal(await read([bytes.subarray(0, cut), bytes.subarray(cut)]), whole, `cut at ${cut}`);
+  assert.equal(await read([bytes.subarray(0, 2), bytes.subarray(2, 7), bytes.subarray(7)]), whole);
+  assert.equal(await read([]), '');
+});

@@ -122,15 +122,30 @@ export async function readBodyLimited(
     body.destroy();
     throw tooLarge();
   }
-  const utf8 = new TextDecoder('utf-8');
+  // Most answers arrive as one chunk: that one is decoded in one call of a shared decoder. A
+  // streaming decoder (an ICU converter of its own, ten times the cost of the call) is made only
+  // once a second chunk shows the body is in pieces.
+  let first: Uint8Array | undefined;
+  let stream: InstanceType<typeof TextDecoder> | undefined;
   const parts: string[] = [];
   let total = 0;
   await consume(body, (chunk) => {
     total += chunk.length;
     if (total > limitBytes) throw tooLarge();
-    parts.push(utf8.decode(chunk, { stream: true }));
+    if (stream) parts.push(stream.decode(chunk, STREAM));
+    else if (first === undefined) first = chunk;
+    else {
+      stream = new TextDecoder('utf-8');
+      parts.push(stream.decode(first, STREAM), stream.decode(chunk, STREAM));
+      first = undefined;
+    }
     return true;
   });
-  parts.push(utf8.decode());
+  if (!stream) return first === undefined ? '' : UTF8.decode(first);
+  parts.push(stream.decode());
   return parts.join('');
 }
+
+/** Stateless between calls when not streaming: one serves every single-chunk body. */
+const UTF8 = new TextDecoder('utf-8');
+const STREAM = { stream: true };

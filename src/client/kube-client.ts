@@ -290,11 +290,9 @@ export class KubeClient implements Client {
     if (opts.force && opts.type !== 'apply') throw new InvalidOptionError('force', 'only applies to server-side apply');
     const m = await this.mapping(type, opts.signal);
     const path = this.path(m, { namespace: opts.namespace, name, subresource: opts.subresource, op: 'patch' });
-    const query = writeQuery(opts);
-    if (opts.force) query.set('force', 'true');
     const res = await this.transport.request<T>({
       method: 'PATCH',
-      path: withQuery(path, query),
+      path: withQuery(path, writeQuery(opts, opts.force)),
       body: typeof patch === 'string' ? patch : stringifyJson(patch),
       contentType: PATCH_CONTENT_TYPES[opts.type],
       signal: opts.signal,
@@ -466,17 +464,20 @@ function homeOf(env: Readonly<Record<string, string | undefined>> | undefined): 
   }
 }
 
-function withQuery(path: string, query: URLSearchParams): string {
-  const q = query.toString();
+function withQuery(path: string, query: URLSearchParams | string): string {
+  const q = typeof query === 'string' ? query : query.toString();
   return q ? `${path}?${q}` : path;
 }
 
-function writeQuery(opts: WriteOptions): URLSearchParams {
+/** The write options' query string; '' without one (the usual write), so no URLSearchParams is built. */
+function writeQuery(opts: WriteOptions, force?: boolean): string {
+  if (!opts.dryRun && !opts.fieldManager && !opts.fieldValidation && !force) return '';
   const q = new URLSearchParams();
   if (opts.dryRun) q.set('dryRun', 'All');
   if (opts.fieldManager) q.set('fieldManager', opts.fieldManager);
   if (opts.fieldValidation) q.set('fieldValidation', opts.fieldValidation);
-  return q;
+  if (force) q.set('force', 'true');
+  return q.toString();
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -338,3 +338,29 @@ test('losing leadership aborts in-flight reconciles at once instead of draining 
   await running;
   assert.equal(abortedAt, 5, 'aborted when leadership ended, not after 30 s');
 });
+
+test('abortInFlight aborts the signal of every reconcile in flight with the reason, and no later one', async () => {
+  const clock = new FakeClock(0);
+  const signals = new Map<string, AbortSignal>();
+  const { controller, stop, running } = controllerWith(
+    (req, ctx) => {
+      signals.set(req.name, ctx.signal);
+      if (req.name === 'later') return Promise.resolve();
+      return new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+    },
+    { clock, workers: 2 },
+  );
+  controller.enqueue({ name: 'a' });
+  controller.enqueue({ name: 'b' });
+  await clock.advance(1);
+  const reason = new Error('fenced');
+  controller.abortInFlight(reason);
+  await clock.advance(1);
+  controller.enqueue({ name: 'later' });
+  await clock.advance(1);
+  assert.equal(signals.get('a')?.reason, reason);
+  assert.equal(signals.get('b')?.reason, reason);
+  assert.equal(signals.get('later')?.aborted, false);
+  stop.abort();
+  await running;
+});

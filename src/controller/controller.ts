@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import { linkedAbortController } from '../core/abort.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { AbortedError, AlreadyStartedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
@@ -8,6 +7,7 @@ import { objectKey, parseObjectKey, type ObjectRef } from '../core/object-key.js
 import { omitUndefined } from '../core/omit-undefined.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { Workqueue } from '../workqueue/workqueue.js';
+import { DeferredChildLogger } from './deferred-child-logger.js';
 import { ControllerMetrics, type ReconcileOutcomeLabel } from './controller-metrics.js';
 import type { Reconciler } from './reconciler.js';
 import type { Result } from './result.js';
@@ -89,8 +89,12 @@ export class Controller {
   private readonly log: Logger;
   private readonly metrics: ControllerMetrics | undefined;
   private readonly observer: ReconcileObserver | undefined;
-  /** Aborted to cancel every in-flight reconcile (drain ran out of time, or fencing). */
-  private hardStop = new AbortController();
+  /**
+   * The signals of the reconciles in flight, aborted to cancel them (drain ran out of time, or
+   * fencing). A set rather than one parent signal each reconcile links to: adding and removing an
+   * abort listener per reconcile cost more than the set.
+   */
+  private readonly inFlight = new Set<AbortController>();
   private started = false;
 
   constructor(options: ControllerOptions) {
@@ -160,8 +164,7 @@ export class Controller {
 
   /** Aborts the signal of every reconcile in flight now (fencing on leadership loss, hard stop). */
   abortInFlight(reason: unknown): void {
-    this.hardStop.abort(reason);
-    this.hardStop = new AbortController();
+    for (const abort of this.inFlight) abort.abort(reason);
   }
 
   private async worker(): Promise<void> {
@@ -182,8 +185,13 @@ export class Controller {
   private async reconcileKey(key: string): Promise<void> {
     const request = parseObjectKey(key);
     const reconcileID = randomUUID();
-    const log = this.log.child({ namespace: request.namespace ?? '', name: request.name, reconcileID });
-    const { controller: abort, dispose } = linkedAbortController(this.hardStop.signal);
+    const log = new DeferredChildLogger(this.log, {
+      namespace: request.namespace ?? '',
+      name: request.name,
+      reconcileID,
+    });
+    const abort = new AbortController();
+    this.inFlight.add(abort);
     const timer =
       this.reconcileTimeoutMs > 0
         ? this.clock.setTimer(this.reconcileTimeoutMs, () =>
@@ -217,7 +225,7 @@ export class Controller {
       }
     } finally {
       timer?.cancel();
-      dispose();
+      this.inFlight.delete(abort);
       const durationMs = this.clock.monotonicNow() - started;
       this.metrics?.reconcileFinished(outcome, durationMs / 1000, flags);
       if (this.observer)
