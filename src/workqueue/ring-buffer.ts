@@ -25,11 +25,6 @@ export class RingBuffer<T> {
     this.size++;
   }
 
-  /** The oldest item, left in place, or undefined when empty. */
-  peek(): T | undefined {
-    return this.size === 0 ? undefined : this.items[this.head];
-  }
-
   /** Removes and returns the oldest item, or undefined when empty. */
   shift(): T | undefined {
     if (this.size === 0) return undefined;

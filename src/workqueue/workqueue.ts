@@ -443,7 +443,10 @@ export class Workqueue {
 }
 
 /** Dirty keys (queued, or in flight and added again) per priority: the `workqueue_depth` series. */
-function depthByPriority(dirty: ReadonlyMap<string, number>, priorities: ReadonlyMap<string, number>): Map<number, number> {
+function depthByPriority(
+  dirty: ReadonlyMap<string, number>,
+  priorities: ReadonlyMap<string, number>,
+): Map<number, number> {
   const depth = new Map<number, number>();
   for (const priority of priorities.values()) depth.set(priority, (depth.get(priority) ?? 0) + 1);
   depth.set(DEFAULT_PRIORITY, dirty.size - priorities.size);
