@@ -119,7 +119,7 @@ export class SharedInformer<T extends KubeObject> {
     if (this.started && !this.running) {
       dispatcher.stop(); // the informer has stopped: nothing will be delivered any more
     } else if (this.synced) {
-      for (const key of this.store.keys()) dispatcher.enqueue({ type: 'add', key, object: this.store.get(key)! });
+      for (const key of this.store.keys()) dispatcher.enqueue({ type: 'add', key, object: this.store.get(key)! }, true);
       dispatcher.markInitialEnqueued();
     }
     if (this.running) this.armResync(entry);
@@ -190,12 +190,12 @@ export class SharedInformer<T extends KubeObject> {
         this.replacement = this.store.beginReplace();
         return;
       case 'LIST_PAGE':
-        if (this.replacement) this.dispatch(this.replacement.addPage(e.items));
+        if (this.replacement) this.dispatch(this.replacement.addPage(e.items), true);
         break;
       case 'LIST_DONE': {
         const r = this.replacement;
         this.replacement = undefined;
-        if (r) this.dispatch(r.commit());
+        if (r) this.dispatch(r.commit(), true);
         this.metrics.setObjects(this.store.size);
         if (!this.synced) {
           this.synced = true;
@@ -221,8 +221,9 @@ export class SharedInformer<T extends KubeObject> {
     this.metrics.setObjects(this.store.size);
   }
 
-  private dispatch(deltas: readonly StoreDelta<T>[]): void {
-    for (const h of this.handlers) for (const d of deltas) h.dispatcher.enqueue(d);
+  /** `fromList`: the deltas come from a list, not a watch event (handlers' `isInInitialList`). */
+  private dispatch(deltas: readonly StoreDelta<T>[], fromList = false): void {
+    for (const h of this.handlers) for (const d of deltas) h.dispatcher.enqueue(d, fromList);
   }
 
   private armResync(h: HandlerEntry<T>): void {
