@@ -14,19 +14,25 @@
  * the queue runs on one thread, so on an idle machine both agree. The goal is checked against the
  * CPU-time rate.
  *
+ * Each configuration runs with the priority queue (the default: "prio") and with
+ * `priorityQueue: false` ("fifo"), side by side: all keys at the default priority, so "prio" pays
+ * for its bookkeeping and gains nothing. A "mixed" shape adds every other key at LOW_PRIORITY (two
+ * levels, the aging check on every get).
+ *
  * The anchor, measured in the same run: a plain deduplicating FIFO (array + Set, hand-off to a
  * waiting `get`, nothing else: no processing set, no dirty re-add, no metrics). What the queue pays
  * for its guarantees is the distance between the two.
  */
 import { cpus, loadavg } from 'node:os';
 import { createMetricsRegistry } from '../src/metrics/create-metrics-registry.js';
-import { Workqueue, type GetResult } from '../src/workqueue/workqueue.js';
+import { LOW_PRIORITY, Workqueue, type AddOptions, type GetResult } from '../src/workqueue/workqueue.js';
 import { writeBenchJson } from './report/bench-output.js';
 
 const KEYS = Number(process.argv[2] ?? 100_000);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const GOAL_PER_SECOND = 500_000;
 
+const LOW: AddOptions = { priority: LOW_PRIORITY };
 const keys = Array.from({ length: KEYS }, (_, i) => `namespace-${i % 100}/object-${i}`);
 
 interface Figures {
@@ -43,7 +49,7 @@ function cpuSeconds(): number {
 
 /** What the workers use of a queue: ours and the anchor. */
 interface BenchQueue {
-  add(key: string): void;
+  add(key: string, options?: AddOptions): void;
   get(): Promise<GetResult>;
   done(key: string): void;
   shutdown(options: { drainTimeoutMs: number }): Promise<unknown>;
@@ -84,11 +90,14 @@ class PlainFifo implements BenchQueue {
   }
 }
 
-type Variant = 'off' | 'on' | 'anchor';
+type Variant = 'off' | 'on' | 'fifo-off' | 'fifo-on' | 'anchor';
 
 function newQueue(variant: Variant): BenchQueue {
   if (variant === 'anchor') return new PlainFifo();
-  return variant === 'on' ? new Workqueue({ name: 'bench', registry: createMetricsRegistry() }) : new Workqueue();
+  const priorityQueue = !variant.startsWith('fifo');
+  return variant.endsWith('on')
+    ? new Workqueue({ name: 'bench', registry: createMetricsRegistry(), priorityQueue })
+    : new Workqueue({ priorityQueue });
 }
 
 /** Workers loop get → done until `total` keys are done, then shut the queue down. */
@@ -105,11 +114,12 @@ function startWorkers(queue: BenchQueue, workers: number, total: number): Promis
   return Promise.all(Array.from({ length: workers }, worker)).then(() => undefined);
 }
 
-async function batch(workers: number, variant: Variant): Promise<Figures> {
+async function batch(workers: number, variant: Variant, mixed = false): Promise<Figures> {
   const queue = newQueue(variant);
   const c0 = cpuSeconds();
   const t0 = performance.now();
-  for (const key of keys) queue.add(key);
+  if (mixed) for (let i = 0; i < keys.length; i++) queue.add(keys[i]!, i % 2 ? LOW : undefined);
+  else for (const key of keys) queue.add(key);
   const t1 = performance.now();
   await startWorkers(queue, workers, keys.length);
   const t2 = performance.now();
@@ -157,7 +167,7 @@ async function main(): Promise<void> {
     `workqueue bench: ${KEYS.toLocaleString('en-US')} keys, median of ${ROUNDS} rounds, node ${process.version}, ${cpus().length} CPUs, load ${load}`,
   );
   console.log(
-    ['shape', 'workers', 'metrics', 'add/s', 'get+done/s', 'items/s', 'items/CPU-s', 'goal']
+    ['shape', 'workers', 'queue', 'metrics', 'add/s', 'get+done/s', 'items/s', 'items/CPU-s', 'goal']
       .map((h) => h.padStart(14))
       .join(''),
   );
@@ -165,15 +175,19 @@ async function main(): Promise<void> {
   const configs: {
     shape: string;
     workers: number;
+    queue: string;
     metrics: boolean;
     anchor: boolean;
     totalPerSecond: number[];
     perCpuSecond: number[];
   }[] = [];
-  for (const shape of ['batch', 'stream'] as const) {
+  for (const shape of ['batch', 'stream', 'mixed'] as const) {
     for (const workers of [1, 8]) {
-      for (const variant of ['off', 'on', 'anchor'] as const) {
-        const run = shape === 'batch' ? batch : stream;
+      const variants =
+        shape === 'mixed' ? (['off', 'on'] as const) : (['fifo-off', 'off', 'fifo-on', 'on', 'anchor'] as const);
+      for (const variant of variants) {
+        const run =
+          shape === 'batch' ? batch : shape === 'mixed' ? (w: number, v: Variant) => batch(w, v, true) : stream;
         await run(workers, variant); // warm-up
         const rounds: Figures[] = [];
         for (let r = 0; r < ROUNDS; r++) rounds.push(await run(workers, variant));
@@ -184,7 +198,8 @@ async function main(): Promise<void> {
         configs.push({
           shape,
           workers,
-          metrics: variant === 'on',
+          queue: variant === 'anchor' ? 'anchor' : variant.startsWith('fifo') ? 'fifo' : 'prio',
+          metrics: variant.endsWith('on'),
           anchor,
           totalPerSecond: rounds.map((f) => f.totalPerSecond),
           perCpuSecond: rounds.map((f) => f.perCpuSecond),
@@ -194,7 +209,8 @@ async function main(): Promise<void> {
           [
             shape,
             String(workers),
-            anchor ? 'FIFO' : variant,
+            anchor ? 'anchor' : variant.startsWith('fifo') ? 'fifo' : 'prio',
+            anchor ? '-' : variant.endsWith('on') ? 'on' : 'off',
             fmt(median(rounds.map((f) => f.addPerSecond))),
             fmt(median(rounds.map((f) => f.processPerSecond))),
             fmt(total),

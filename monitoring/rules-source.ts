@@ -71,7 +71,11 @@ export const RECORDING_RULES: RuleGroup<RecordingRule> = {
       record: RECORD.reconcileP99,
       expr: `histogram_quantile(0.99, sum by (${BY}, controller, le) (rate(controller_runtime_reconcile_time_seconds_bucket[5m])))`,
     },
-    { record: RECORD.workqueueDepth, expr: `max by (${BY}, controller, name) (workqueue_depth)` },
+    {
+      // One series per priority (controller-runtime's priority queue): summed per queue, then the busiest replica.
+      record: RECORD.workqueueDepth,
+      expr: `max by (${BY}, controller, name) (sum without (priority) (workqueue_depth))`,
+    },
     { record: RECORD.workqueueAddRate, expr: `sum by (${BY}, controller, name) (rate(workqueue_adds_total[5m]))` },
     {
       record: RECORD.workqueueWaitP99,

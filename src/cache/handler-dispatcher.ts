@@ -12,15 +12,31 @@
  *   never skipped (a delete then re-create arrives as `delete(old)` then `add(new)`); an object that
  *   came and went entirely while the handler was busy is still announced, as `add` then `delete`;
  * - keys are served in the order they first became dirty;
+ * - `add` says whether the object came from a list (the initial one, a relist, or the replay of the
+ *   cache to a handler registered late: client-go's `isInInitialList`) rather than from a watch
+ *   event; a key changed by a watch event since it was listed is not from a list;
  * - a handler that throws (or rejects) is logged and skipped; later changes are still delivered.
  */
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { StoreDelta } from './store.js';
 import { deletedObject, type Tombstone } from './tombstone.js';
 
+/** What `add` is told besides the object. */
+export interface AddEventInfo {
+  /**
+   * The object was announced by a list — the initial one, a relist, or the replay of the cache to
+   * a handler registered after it — not by a watch event (client-go's `isInInitialList`). Nothing
+   * necessarily changed: controllers queue such keys at low priority.
+   */
+  readonly isInInitialList: boolean;
+}
+
+const FROM_LIST: AddEventInfo = Object.freeze({ isInInitialList: true });
+const FROM_WATCH: AddEventInfo = Object.freeze({ isInInitialList: false });
+
 /** A handler of store changes. Calls may return a promise; the next call for this handler waits for it. */
 export interface EventHandler<T> {
-  add?(obj: T): void | Promise<void>;
+  add?(obj: T, info?: AddEventInfo): void | Promise<void>;
   update?(old: T, obj: T): void | Promise<void>;
   /** `obj` is the final state from the watch, or a tombstone when the delete was found by a relist. */
   delete?(obj: T | Tombstone<T>): void | Promise<void>;
@@ -36,6 +52,8 @@ interface Pending<T> {
   deleted: T | Tombstone<T> | undefined;
   /** The state to deliver last (undefined when the key is gone). */
   current: T | undefined;
+  /** Every change folded in came from a list (see {@link AddEventInfo.isInInitialList}). */
+  fromList: boolean;
 }
 
 export interface HandlerDispatcherOptions {
@@ -73,22 +91,28 @@ export class HandlerDispatcher<T> {
     return this.synced;
   }
 
-  enqueue(change: DispatchedChange<T>): void {
+  /** Queues a change; `fromList` when a list (not a watch event) found it. */
+  enqueue(change: DispatchedChange<T>, fromList = false): void {
     if (this.stopped) return;
     const entry = this.pending.get(change.key);
     if (entry === undefined) {
       switch (change.type) {
         case 'add':
-          this.pending.set(change.key, { seen: undefined, deleted: undefined, current: change.object });
+          this.pending.set(change.key, { seen: undefined, deleted: undefined, current: change.object, fromList });
           break;
         case 'update':
-          this.pending.set(change.key, { seen: change.old, deleted: undefined, current: change.object });
+          this.pending.set(change.key, { seen: change.old, deleted: undefined, current: change.object, fromList });
           break;
         case 'resync':
-          this.pending.set(change.key, { seen: change.object, deleted: undefined, current: change.object });
+          this.pending.set(change.key, {
+            seen: change.object,
+            deleted: undefined,
+            current: change.object,
+            fromList,
+          });
           break;
         case 'delete':
-          this.pending.set(change.key, { seen: change.old, deleted: change.deleted, current: undefined });
+          this.pending.set(change.key, { seen: change.old, deleted: change.deleted, current: undefined, fromList });
           break;
       }
       this.onPending(this.pending.size);
@@ -96,6 +120,7 @@ export class HandlerDispatcher<T> {
       return;
     }
     // Already dirty: fold the change in place (the key keeps its place in line).
+    if (!fromList && change.type !== 'resync') entry.fromList = false;
     switch (change.type) {
       case 'add':
       case 'update':
@@ -166,17 +191,18 @@ export class HandlerDispatcher<T> {
   private calls(e: Pending<T>): (() => void | Promise<void>)[] {
     const h = this.handler;
     const out: (() => void | Promise<void>)[] = [];
+    const info = e.fromList ? FROM_LIST : FROM_WATCH;
     if (e.deleted !== undefined) {
       const deleted = e.deleted;
-      if (e.seen === undefined && h.add) out.push(() => h.add!(deletedObject(deleted)));
+      if (e.seen === undefined && h.add) out.push(() => h.add!(deletedObject(deleted), info));
       if (h.delete) out.push(() => h.delete!(deleted));
       const current = e.current;
-      if (current !== undefined && h.add) out.push(() => h.add!(current));
+      if (current !== undefined && h.add) out.push(() => h.add!(current, info));
     } else if (e.current !== undefined) {
       const current = e.current;
       const seen = e.seen;
       if (seen === undefined) {
-        if (h.add) out.push(() => h.add!(current));
+        if (h.add) out.push(() => h.add!(current, info));
       } else if (h.update) {
         out.push(() => h.update!(seen, current));
       }

@@ -33,7 +33,7 @@ export type { IndexFunc } from './indexer.js';
 export { isTombstone, deletedObject, tombstone } from './tombstone.js';
 export type { Tombstone } from './tombstone.js';
 
-export type { EventHandler } from './handler-dispatcher.js';
+export type { AddEventInfo, EventHandler } from './handler-dispatcher.js';
 export { SharedInformer, DEFAULT_RESYNC_PERIOD_MS } from './informer.js';
 export type { SharedInformerOptions, EventHandlerOptions, HandlerRegistration, InformerHealth } from './informer.js';
 export { InformerFactory } from './informer-factory.js';

@@ -124,7 +124,7 @@ export class SharedInformer<T extends KubeObject> {
     if (this.started && !this.running) {
       dispatcher.stop(); // the informer has stopped: nothing will be delivered any more
     } else if (this.synced) {
-      for (const key of this.store.keys()) dispatcher.enqueue({ type: 'add', key, object: this.store.get(key)! });
+      for (const key of this.store.keys()) dispatcher.enqueue({ type: 'add', key, object: this.store.get(key)! }, true);
       dispatcher.markInitialEnqueued();
     }
     if (this.running) this.armResync(entry);
@@ -198,12 +198,12 @@ export class SharedInformer<T extends KubeObject> {
         this.replacement = this.store.beginReplace();
         return;
       case 'LIST_PAGE':
-        if (this.replacement) this.dispatch(this.replacement.addPage(e.items));
+        if (this.replacement) this.dispatch(this.replacement.addPage(e.items), true);
         break;
       case 'LIST_DONE': {
         const r = this.replacement;
         this.replacement = undefined;
-        if (r) this.dispatch(r.commitLazily());
+        if (r) this.dispatch(r.commitLazily(), true);
         this.metrics.setObjects(this.store.size);
         if (!this.synced) {
           this.synced = true;
@@ -229,11 +229,14 @@ export class SharedInformer<T extends KubeObject> {
     this.metrics.setObjects(this.store.size);
   }
 
-  /** Each delta to every handler in turn (one pass: a first sync's deltas are made as they are iterated). */
-  private dispatch(deltas: Iterable<StoreDelta<T>>): void {
+  /**
+   * Each delta to every handler in turn (one pass: a first sync's deltas are made as they are
+   * iterated). `fromList`: the deltas come from a list, not a watch event (handlers' `isInInitialList`).
+   */
+  private dispatch(deltas: Iterable<StoreDelta<T>>, fromList = false): void {
     // No handler: a first sync's deltas need not even be made.
     if (this.handlers.size === 0) return;
-    for (const d of deltas) for (const h of this.handlers) h.dispatcher.enqueue(d);
+    for (const d of deltas) for (const h of this.handlers) h.dispatcher.enqueue(d, fromList);
   }
 
   private armResync(h: HandlerEntry<T>): void {

@@ -6,7 +6,7 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import { objectKey, parseObjectKey, type ObjectRef } from '../core/object-key.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
-import { Workqueue } from '../workqueue/workqueue.js';
+import { DEFAULT_PRIORITY, Workqueue, type AddOptions } from '../workqueue/workqueue.js';
 import { DeferredChildLogger } from './deferred-child-logger.js';
 import { ControllerMetrics, type ReconcileOutcomeLabel } from './controller-metrics.js';
 import type { Reconciler } from './reconciler.js';
@@ -41,6 +41,12 @@ export interface ControllerOptions {
   readonly registry?: Registry;
   /** Told about every finished reconcile (the operator console's feed); must not throw or block. */
   readonly observer?: ReconcileObserver;
+  /**
+   * Reconcile keys by priority: what changed (watch events, `enqueue`) before what a list or a
+   * resync merely announced, with aging so nothing starves. false: first in first out, as before.
+   * @defaultValue true
+   */
+  readonly priorityQueue?: boolean;
 }
 
 /** One finished reconcile, as given to a {@link ReconcileObserver}. */
@@ -114,7 +120,11 @@ export class Controller {
       name: this.name,
       controller: this.name,
       clock: this.clock,
-      ...omitUndefined({ rateLimiter: options.rateLimiter, registry: options.registry }),
+      ...omitUndefined({
+        rateLimiter: options.rateLimiter,
+        registry: options.registry,
+        priorityQueue: options.priorityQueue,
+      }),
     });
     this.metrics = options.registry ? new ControllerMetrics(options.registry, this.name, this.workers) : undefined;
     this.observer = options.observer;
@@ -125,9 +135,12 @@ export class Controller {
     return this.workers;
   }
 
-  /** Asks for a reconcile of `ref` (de-duplicated with any pending one). */
-  enqueue(ref: ObjectRef): void {
-    this.queue.add(objectKey(ref));
+  /**
+   * Asks for a reconcile of `ref` (de-duplicated with any pending one; a pending one moves up to
+   * `options.priority` if that is higher).
+   */
+  enqueue(ref: ObjectRef, options?: AddOptions): void {
+    this.queue.add(objectKey(ref), options);
   }
 
   /**
@@ -217,7 +230,7 @@ export class Controller {
       if (result && result.kind === 'requeueAfter') {
         outcome = 'requeue_after';
         this.queue.forget(key);
-        this.queue.addAfter(key, result.requeueAfterMs);
+        this.queue.addAfter(key, result.requeueAfterMs, this.requeuePriority(key));
         log.debug({ requeueAfterMs: result.requeueAfterMs }, 'reconcile requested a requeue');
       } else {
         this.queue.forget(key);
@@ -257,12 +270,18 @@ export class Controller {
       return { terminal: true };
     }
     const panic = isReconcilePanic(err);
-    this.queue.addRateLimited(key);
+    this.queue.addRateLimited(key, this.requeuePriority(key));
     log.error(
       { err, retries: this.queue.numRequeues(key), panic },
       panic ? 'reconciler threw a programming error: requeued with backoff' : 'reconcile failed: requeued with backoff',
     );
     return { panic };
+  }
+
+  /** A requeue keeps the priority the key was handed out at, as controller-runtime's does. */
+  private requeuePriority(key: string): AddOptions | undefined {
+    const priority = this.queue.priorityOf(key);
+    return priority === undefined || priority === DEFAULT_PRIORITY ? undefined : { priority };
   }
 }
 

@@ -2,12 +2,16 @@ import type { EventHandler } from '../cache/handler-dispatcher.js';
 import { deletedObject, isTombstone, type Tombstone } from '../cache/tombstone.js';
 import type { KubeObject, ObjectRef } from '../core/object-key.js';
 import { objectKey, parseApiVersion } from '../core/object-key.js';
+import { LOW_PRIORITY, type AddOptions } from '../workqueue/workqueue.js';
 import type { ObjectEvent, Predicate } from './predicates.js';
 
 /** Where the handlers put keys (the controller's workqueue, or a recorder in tests). */
 export interface KeySink {
-  add(key: string): void;
+  add(key: string, options?: AddOptions): void;
 }
+
+/** What nothing changed for is queued behind what did (controller-runtime's `WithLowPriorityWhenUnchanged`). */
+const UNCHANGED: AddOptions = Object.freeze({ priority: LOW_PRIORITY });
 
 /** An informer handler whose calls finish synchronously (enqueueing never waits). */
 export type SyncEventHandler<T> = {
@@ -21,6 +25,11 @@ export type MapFunction<T> = (obj: T) => readonly ObjectRef[];
  * Turns informer callbacks into predicate-filtered events, and events into keys for the queue.
  * For an update, keys from the old and the new object are both enqueued (an owner or a mapping may
  * have changed); the queue de-duplicates.
+ *
+ * Keys of objects nothing changed for go in at {@link LOW_PRIORITY}: an `add` from a list (the
+ * initial list, a relist, a late handler's replay: `isInInitialList`) and an update that keeps the
+ * resourceVersion (a periodic resync). Watch events go in at the default priority, so an edit made
+ * during a long initial sync is reconciled before the backlog.
  */
 export function enqueueHandler<T extends KubeObject>(
   sink: KeySink,
@@ -28,22 +37,24 @@ export function enqueueHandler<T extends KubeObject>(
   predicates: readonly Predicate<T>[] = [],
 ): Required<SyncEventHandler<T>> {
   const pass = (event: ObjectEvent<T>): boolean => predicates.every((p) => p(event));
-  const enqueue = (...objects: T[]): void => {
+  const enqueue = (options: AddOptions | undefined, ...objects: T[]): void => {
     const keys = new Set<string>();
     for (const obj of objects) for (const ref of map(obj)) keys.add(objectKey(ref));
-    for (const key of keys) sink.add(key);
+    for (const key of keys) sink.add(key, options);
   };
   return {
-    add(obj) {
-      if (pass({ type: 'add', object: obj })) enqueue(obj);
+    add(obj, info) {
+      if (pass({ type: 'add', object: obj })) enqueue(info?.isInInitialList ? UNCHANGED : undefined, obj);
     },
     update(old, obj) {
       if (!pass({ type: 'update', old, object: obj })) return;
-      enqueue(obj, old);
+      const unchanged =
+        old.metadata?.resourceVersion !== undefined && old.metadata.resourceVersion === obj.metadata?.resourceVersion;
+      enqueue(unchanged ? UNCHANGED : undefined, obj, old);
     },
     delete(deleted: T | Tombstone<T>) {
       const obj = deletedObject(deleted);
-      if (pass({ type: 'delete', object: obj, finalStateUnknown: isTombstone(deleted) })) enqueue(obj);
+      if (pass({ type: 'delete', object: obj, finalStateUnknown: isTombstone(deleted) })) enqueue(undefined, obj);
     },
   };
 }

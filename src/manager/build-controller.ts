@@ -44,7 +44,7 @@ export function buildController<T extends KubeObject>(
       return reconcile(request, objectContext<T>(ctx, request, primary));
     },
   };
-  const { maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs } = d.options;
+  const { maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, priorityQueue } = d.options;
   const observer = combineObservers(consoleView, d.options.observer, ran);
   const controller = new Controller({
     name: d.name,
@@ -53,7 +53,7 @@ export function buildController<T extends KubeObject>(
     logger: host.logger,
     registry: host.registry,
     gracefulShutdownMs: host.gracefulShutdownMs,
-    ...omitUndefined({ maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, observer }),
+    ...omitUndefined({ maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, observer, priorityQueue }),
   });
   consoleView?.attach(controller.queue, controller.workerCount);
   const cache = d.options.cache ?? {};

@@ -32,6 +32,12 @@ export interface ControllerBuilderOptions {
    * about the keys this replica's gate skipped as another's. Must not throw or block.
    */
   readonly observer?: ReconcileObserver;
+  /**
+   * Reconcile what changed (watch events) before what a list or a resync only announced (the
+   * initial list, a new leader's replay of the cache), with aging so nothing starves; false: first
+   * in first out. @defaultValue true
+   */
+  readonly priorityQueue?: boolean;
 }
 
 /** A kind the controller watches, and how its events become keys of the primary kind. */

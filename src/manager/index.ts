@@ -17,7 +17,7 @@ export type {
   ControllerWritesOptions,
 } from './controller-builder.js';
 export type { ControllerHost, ControllerCacheOptions } from './controller-host.js';
-export type { TriggerKey } from './trigger-source.js';
+export type { PrioritizedTriggerKey, TriggerKey } from './trigger-source.js';
 export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';
 export type { HealthCheck } from './health-checks.js';
 export { DEFAULT_SECURE_METRICS_PORT, defaultBindHost } from './secure-metrics.js';

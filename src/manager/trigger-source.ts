@@ -4,13 +4,23 @@
  */
 import type { Logger } from '../core/logger.js';
 import { objectKey, type ObjectRef } from '../core/object-key.js';
+import type { AddOptions } from '../workqueue/workqueue.js';
 
-/** A key to reconcile: `ns/name` (or `name` for cluster-scoped), or a reference. */
-export type TriggerKey = string | ObjectRef;
+/** A key with the priority to queue it at (higher runs first; see `AddOptions.priority`). */
+export interface PrioritizedTriggerKey {
+  readonly key: string | ObjectRef;
+  readonly priority: number;
+}
+
+/**
+ * A key to reconcile: `ns/name` (or `name` for cluster-scoped), or a reference — at the default
+ * priority — or either with a priority.
+ */
+export type TriggerKey = string | ObjectRef | PrioritizedTriggerKey;
 
 /** Where keys go (a controller's workqueue). */
 export interface TriggerSink {
-  add(key: string): void;
+  add(key: string, options?: AddOptions): void;
 }
 
 /**
@@ -39,16 +49,28 @@ export async function pumpTriggers(
         return;
       }
       if (next.done) return;
-      const key = typeof next.value === 'string' ? next.value : objectKey(next.value);
+      const prioritized = isPrioritized(next.value) ? next.value : undefined;
+      const ref = isPrioritized(next.value) ? next.value.key : next.value;
+      const key = typeof ref === 'string' ? ref : objectKey(ref);
       if (!key) {
         log.error({ value: String(next.value) }, 'trigger source yielded an empty key: ignored');
         continue;
       }
-      sink.add(key);
+      if (!prioritized) sink.add(key);
+      else if (Number.isSafeInteger(prioritized.priority)) sink.add(key, { priority: prioritized.priority });
+      else
+        log.error(
+          { key, priority: String(prioritized.priority) },
+          'trigger source yielded a priority that is not an integer: key ignored',
+        );
     }
   } catch (err) {
     log.error({ err }, 'trigger source failed: no more keys from it');
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
+}
+
+function isPrioritized(value: TriggerKey): value is PrioritizedTriggerKey {
+  return typeof value === 'object' && value !== null && 'key' in value;
 }

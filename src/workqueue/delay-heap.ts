@@ -2,6 +2,8 @@
 export interface DelayedEntry {
   readonly key: string;
   readyAtMs: number;
+  /** The priority it is added with when due: the highest asked for while it waited. */
+  priority: number;
   /** Position in the heap array, kept up to date so an entry can move up in O(log n). */
   index: number;
   /** Insertion order: entries due at the same time leave in the order they were added. */
@@ -26,17 +28,21 @@ export class DelayHeap {
     return this.heap[0];
   }
 
-  /** Schedules `key` at `readyAtMs`, or moves its pending entry earlier; never later. */
-  schedule(key: string, readyAtMs: number): void {
+  /**
+   * Schedules `key` at `readyAtMs`, or moves its pending entry earlier (never later) and its
+   * priority up (never down).
+   */
+  schedule(key: string, readyAtMs: number, priority = 0): void {
     const existing = this.byKey.get(key);
     if (existing) {
+      if (priority > existing.priority) existing.priority = priority;
       if (readyAtMs < existing.readyAtMs) {
         existing.readyAtMs = readyAtMs;
         this.up(existing.index);
       }
       return;
     }
-    const entry: DelayedEntry = { key, readyAtMs, index: this.heap.length, seq: this.seq++ };
+    const entry: DelayedEntry = { key, readyAtMs, priority, index: this.heap.length, seq: this.seq++ };
     this.heap.push(entry);
     this.byKey.set(key, entry);
     this.up(entry.index);

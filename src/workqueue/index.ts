@@ -2,8 +2,14 @@
  * workqueue: the dirty/processing queue between event handlers and workers (one worker per key at a
  * time), delayed adds that coalesce to the earliest time, and composable rate limiters.
  */
-export { Workqueue, DEFAULT_DRAIN_TIMEOUT_MS } from './workqueue.js';
-export type { WorkqueueOptions, GetResult, ShutdownOptions, ShutdownResult } from './workqueue.js';
+export {
+  Workqueue,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_PRIORITY,
+  LOW_PRIORITY,
+  DEFAULT_PRIORITY_AGING_MS,
+} from './workqueue.js';
+export type { WorkqueueOptions, AddOptions, GetResult, ShutdownOptions, ShutdownResult } from './workqueue.js';
 export type { RateLimiter } from './rate-limiter.js';
 export { ItemExponentialRateLimiter, DEFAULT_ITEM_BACKOFF } from './item-exponential-rate-limiter.js';
 export type { ItemExponentialRateLimiterOptions } from './item-exponential-rate-limiter.js';

@@ -28,8 +28,8 @@ export interface WorkqueueMetricsLabels {
 
 /** What the metrics read from the queue at scrape time instead of tracking on every operation. */
 export interface WorkqueueState {
-  /** Keys added and not yet handed to a worker (client-go's dirty set). */
-  readonly depth: number;
+  /** Keys added and not yet handed to a worker (client-go's dirty set), per priority. */
+  depthByPriority(): ReadonlyMap<number, number>;
 }
 
 /**
@@ -47,6 +47,11 @@ export class WorkqueueMetrics {
   private readonly workDuration = new HistogramAccumulator(WORKQUEUE_DURATION_BUCKETS_SECONDS);
   /** When each in-flight key was handed out. */
   private readonly startedAtMs = new Map<string, number>();
+  /**
+   * Priorities `workqueue_depth` has shown, each kept as a series (at 0 when empty) so that none
+   * goes stale between scrapes; the default priority's exists from the start.
+   */
+  private readonly depthPriorities = new Set<number>([0]);
 
   constructor(
     registry: Registry,
@@ -96,8 +101,16 @@ export class WorkqueueMetrics {
       },
       (emit) => emit(labels, this.workDuration),
     );
-    registerGaugeCollector(registry, { name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames }, (g) =>
-      g.set(labels, state.depth),
+    // controller-runtime's priority queue labels its depth by priority (`workqueue_depth{priority}`).
+    registerGaugeCollector(
+      registry,
+      { name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: [...labelNames, 'priority'] },
+      (g) => {
+        const depth = state.depthByPriority();
+        for (const priority of depth.keys()) this.depthPriorities.add(priority);
+        for (const priority of this.depthPriorities)
+          g.set({ ...labels, priority: String(priority) }, depth.get(priority) ?? 0);
+      },
     );
     registerGaugeCollector(
       registry,

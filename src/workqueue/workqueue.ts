@@ -1,9 +1,10 @@
 import type { Registry } from 'prom-client';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
-import { AbortedError, InvalidOptionError } from '../core/errors.js';
+import { AbortedError, InvalidArgumentError, InvalidOptionError } from '../core/errors.js';
 import { defaultControllerRateLimiter } from './default-controller-rate-limiter.js';
 import { DelayHeap } from './delay-heap.js';
+import { PriorityLevels } from './priority-levels.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { RingBuffer } from './ring-buffer.js';
 import { WorkqueueMetrics } from './workqueue-metrics.js';
@@ -11,6 +12,30 @@ import { SmallestK } from './smallest-k.js';
 
 /** @defaultValue 30,000 ms: how long `shutdown()` waits for in-flight keys (the manager's graceful-shutdown default). */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+
+/** The priority of a key added without one (watch events, users' adds). @defaultValue 0 */
+export const DEFAULT_PRIORITY = 0;
+/**
+ * The priority of keys nothing changed for: the initial list (and a relist's adds, and a late
+ * handler's replay of the cache), and periodic resyncs — controller-runtime's `handler.LowPriority`.
+ * @defaultValue -100
+ */
+export const LOW_PRIORITY = -100;
+/**
+ * How long a key waits before the aging rule lets it jump ahead of higher-priority keys (every
+ * second hand-out at most; see {@link WorkqueueOptions.priorityAgingMs}). @defaultValue 10,000 ms
+ */
+export const DEFAULT_PRIORITY_AGING_MS = 10_000;
+
+/** How a key is added. */
+export interface AddOptions {
+  /**
+   * Higher runs first; equal priorities run in the order they were queued. A key already waiting
+   * keeps the highest priority it was added with. Ignored when the queue's `priorityQueue` is
+   * false. An integer. @defaultValue {@link DEFAULT_PRIORITY}
+   */
+  readonly priority?: number;
+}
 
 export interface WorkqueueOptions {
   /** The queue's name: the `name` label of its metrics. Required when `registry` is given. */
@@ -23,6 +48,19 @@ export interface WorkqueueOptions {
   readonly clock?: Clock;
   /** Used by `addRateLimited`. @defaultValue defaultControllerRateLimiter({ clock }) */
   readonly rateLimiter?: RateLimiter;
+  /**
+   * Hand out keys by priority (see {@link AddOptions.priority}); false: first in first out whatever
+   * the priority, as before priorities existed. @defaultValue true
+   */
+  readonly priorityQueue?: boolean;
+  /**
+   * The aging rule, so low priority cannot starve: a key that has waited this long is overdue, and
+   * the oldest overdue key of a lower priority than the next one goes first instead — never twice
+   * in a row, so overdue keys get at least every second hand-out and a higher-priority key waits
+   * behind at most one of them at a time. `Infinity`: strict priority.
+   * @defaultValue {@link DEFAULT_PRIORITY_AGING_MS}
+   */
+  readonly priorityAgingMs?: number;
 }
 
 /**
@@ -57,13 +95,17 @@ const SHUT_DOWN: GetResult = Object.freeze({ shutdown: true });
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * client-go's workqueue for string keys: fair (FIFO) and stingy (one entry per key). `dirty` holds
- * keys that must run (again), the FIFO those of them no worker holds, `processing` those a worker
- * holds; a key is never in the FIFO and in `processing` at once. Separately, the delay heap holds
- * keys waiting for their `addAfter` time (at most once each):
+ * client-go's workqueue for string keys, with controller-runtime's priorities: stingy (one entry
+ * per key) and, within a priority, fair (FIFO). `dirty` holds keys that must run (again), the
+ * priority levels those of them no worker holds, `processing` those a worker holds; a key is never
+ * queued and in `processing` at once. Separately, the delay heap holds keys waiting for their
+ * `addAfter` time (at most once each):
  *
- * - adding a key that is queued is a no-op; adding a key in flight marks it dirty and it is queued
- *   once more when its worker calls `done` — so two workers never hold one key;
+ * - adding a key that is queued is a no-op, except that a higher priority moves it up; adding a
+ *   key in flight marks it dirty and it is queued once more when its worker calls `done` — so two
+ *   workers never hold one key;
+ * - keys go out highest priority first, aged so that low priority cannot starve (see
+ *   {@link WorkqueueOptions.priorityAgingMs}); with `priorityQueue: false`, in FIFO order;
  * - `addAfter` requests for one key coalesce and the earliest time wins; one timer is armed, for
  *   the earliest waiting key;
  * - `addRateLimited` delays by the rate limiter (`forget` on success resets the key's backoff).
@@ -76,15 +118,20 @@ export class Workqueue {
   private readonly rateLimiter: RateLimiter;
   private readonly metrics: WorkqueueMetrics | undefined;
 
-  private readonly queue = new RingBuffer<string>(1024);
+  private readonly prioritized: boolean;
+  private readonly queue: PriorityLevels;
   /**
    * Keys that need processing (queued, or in flight and added again), each with when it became
    * dirty — the start of its queue-duration metric; 0 without metrics. Keeping the time here saves
    * the metrics a map of their own on the hot path.
    */
   private readonly dirty = new Map<string, number>();
+  /** The priority of each dirty key whose priority is not the default (most keys have none here). */
+  private readonly priorities = new Map<string, number>();
   /** Keys a worker holds, between `get` and `done`. */
   private readonly processing = new Set<string>();
+  /** The priority each key a worker holds was handed out at, when not the default. */
+  private readonly inFlightPriorities = new Map<string, number>();
   /** Workers blocked in `get()`; non-empty only while the FIFO is empty. Aborted ones stay as tombstones. */
   private readonly waiters = new RingBuffer<Waiter>();
   private liveWaiters = 0;
@@ -100,6 +147,10 @@ export class Workqueue {
     this.name = options.name;
     this.clock = options.clock ?? realClock;
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter({ clock: this.clock });
+    this.prioritized = options.priorityQueue ?? true;
+    const agingMs = options.priorityAgingMs ?? DEFAULT_PRIORITY_AGING_MS;
+    if (!(agingMs >= 0)) throw new InvalidOptionError('priorityAgingMs', 'must be >= 0 (Infinity: no aging)');
+    this.queue = new PriorityLevels(this.clock, agingMs);
     if (options.registry) {
       if (!options.name) throw new InvalidOptionError('name', 'is required when a metrics registry is given');
       const dirty = this.dirty;
@@ -107,18 +158,33 @@ export class Workqueue {
         options.registry,
         { name: options.name, controller: options.controller ?? options.name },
         this.clock,
-        {
-          get depth() {
-            return dirty.size;
-          },
-        },
+        { depthByPriority: () => depthByPriority(dirty, this.priorities) },
       );
     }
   }
 
   /** Keys waiting for a worker (client-go's `Len`). */
   get length(): number {
-    return this.queue.length;
+    return this.queue.size;
+  }
+
+  /** Keys waiting for a worker, per priority (only priorities with waiting keys). */
+  lengthByPriority(): ReadonlyMap<number, number> {
+    return this.queue.countByPriority();
+  }
+
+  /** Whether keys go out by priority (the `priorityQueue` option). */
+  get isPriorityQueue(): boolean {
+    return this.prioritized;
+  }
+
+  /**
+   * The priority a worker's key was handed out at (what to requeue it with), or undefined when no
+   * worker holds `key`. Always {@link DEFAULT_PRIORITY} when `priorityQueue` is false.
+   */
+  priorityOf(key: string): number | undefined {
+    if (!this.processing.has(key)) return undefined;
+    return this.inFlightPriorities.get(key) ?? DEFAULT_PRIORITY;
   }
 
   /** Keys currently held by workers. */
@@ -156,39 +222,35 @@ export class Workqueue {
     return this.stopping;
   }
 
-  /** Marks `key` as needing processing. A no-op once shutdown has begun. */
-  add(key: string): void {
-    if (this.stopping || this.dirty.has(key)) return;
-    if (this.metrics) {
-      this.dirty.set(key, this.clock.monotonicNow());
-      this.metrics.added();
-    } else {
-      this.dirty.set(key, 0);
-    }
-    // In flight: `done` queues it again, so its worker's successor never overlaps it.
-    if (this.processing.has(key)) return;
-    this.enqueue(key);
+  /**
+   * Marks `key` as needing processing, at `options.priority` (a key already dirty keeps the higher
+   * of its priorities). A no-op once shutdown has begun.
+   */
+  add(key: string, options?: AddOptions): void {
+    this.addAt(key, this.priorityFrom(options));
   }
 
   /**
    * Adds `key` after `delayMs` (at once if `delayMs <= 0`). Repeated requests for a waiting key keep
-   * the earliest time. Counts as a retry in `workqueue_retries_total`, as client-go does.
+   * the earliest time and the highest priority. Counts as a retry in `workqueue_retries_total`, as
+   * client-go does.
    */
-  addAfter(key: string, delayMs: number): void {
+  addAfter(key: string, delayMs: number, options?: AddOptions): void {
     if (this.stopping) return;
+    const priority = this.priorityFrom(options);
     this.metrics?.retried();
     if (!(delayMs > 0)) {
-      this.add(key);
+      this.addAt(key, priority);
       return;
     }
-    this.waiting.schedule(key, this.clock.monotonicNow() + delayMs);
+    this.waiting.schedule(key, this.clock.monotonicNow() + delayMs, priority);
     this.armTimer();
   }
 
   /** Adds `key` when the rate limiter allows (per-key backoff under an overall bucket by default). */
-  addRateLimited(key: string): void {
+  addRateLimited(key: string, options?: AddOptions): void {
     if (this.stopping) return;
-    this.addAfter(key, this.rateLimiter.when(key));
+    this.addAfter(key, this.rateLimiter.when(key), options);
   }
 
   /** Resets the rate limiter's record of `key` (call after it was processed successfully). */
@@ -237,12 +299,13 @@ export class Workqueue {
   /** Ends processing of `key`. If it was added meanwhile, it is queued again now. */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
+    if (this.inFlightPriorities.size !== 0) this.inFlightPriorities.delete(key);
     this.metrics?.finished(key);
     if (this.stopping) {
       if (this.processing.size === 0) for (const listener of this.drainListeners) listener();
       return;
     }
-    if (this.dirty.has(key)) this.enqueue(key);
+    if (this.dirty.has(key)) this.enqueue(key, this.prioritized ? this.clock.monotonicNow() : 0);
   }
 
   /**
@@ -281,6 +344,7 @@ export class Workqueue {
     this.queue.clear();
     // Dirty keys in flight are not run again: their worker finishes, and that is all.
     this.dirty.clear();
+    this.priorities.clear();
     for (let w = this.waiters.shift(); w; w = this.waiters.shift()) this.settle(w, SHUT_DOWN);
   }
 
@@ -288,20 +352,62 @@ export class Workqueue {
     return { drained: false, inFlight: [...this.processing] };
   }
 
+  private priorityFrom(options: AddOptions | undefined): number {
+    const priority = options?.priority;
+    if (priority === undefined) return DEFAULT_PRIORITY;
+    if (!Number.isSafeInteger(priority)) throw new InvalidArgumentError(`priority must be an integer, got ${priority}`);
+    return this.prioritized ? priority : DEFAULT_PRIORITY;
+  }
+
+  private addAt(key: string, priority: number): void {
+    if (this.stopping) return;
+    if (this.dirty.has(key)) {
+      if (priority !== DEFAULT_PRIORITY || this.priorities.size !== 0) this.raise(key, priority);
+      return;
+    }
+    const nowMs = this.metrics || this.prioritized ? this.clock.monotonicNow() : 0;
+    this.dirty.set(key, this.metrics ? nowMs : 0);
+    if (priority !== DEFAULT_PRIORITY) this.priorities.set(key, priority);
+    this.metrics?.added();
+    // In flight: `done` queues it again, so its worker's successor never overlaps it.
+    if (this.processing.has(key)) return;
+    this.enqueue(key, nowMs);
+  }
+
+  /** A dirty key added again: it keeps the higher priority, and moves up if it is queued. */
+  private raise(key: string, priority: number): void {
+    const current = this.priorities.get(key) ?? DEFAULT_PRIORITY;
+    if (!(priority > current)) return;
+    if (priority === DEFAULT_PRIORITY) this.priorities.delete(key);
+    else this.priorities.set(key, priority);
+    if (!this.processing.has(key)) this.queue.raise(key, current, priority, this.clock.monotonicNow());
+  }
+
   /** Gives a dirty, not-in-flight key to a waiting worker, or queues it. */
-  private enqueue(key: string): void {
+  private enqueue(key: string, nowMs: number): void {
     while (this.liveWaiters > 0) {
       const waiter = this.waiters.shift()!;
       if (waiter.settled) continue; // aborted while waiting
       this.settle(waiter, this.handOut(key));
       return;
     }
-    this.queue.push(key);
+    this.queue.push(key, this.priorities.size === 0 ? DEFAULT_PRIORITY : this.priorityOfDirty(key), nowMs);
+  }
+
+  private priorityOfDirty(key: string): number {
+    return this.priorities.get(key) ?? DEFAULT_PRIORITY;
   }
 
   private handOut(key: string): GetResult {
     if (this.metrics) this.metrics.started(key, this.dirty.get(key)!);
     this.dirty.delete(key);
+    if (this.priorities.size !== 0) {
+      const priority = this.priorities.get(key);
+      if (priority !== undefined) {
+        this.priorities.delete(key);
+        this.inFlightPriorities.set(key, priority);
+      }
+    }
     this.processing.add(key);
     return { shutdown: false, key };
   }
@@ -329,8 +435,20 @@ export class Workqueue {
     this.timer = undefined;
     this.timerDueAtMs = Infinity;
     const now = this.clock.monotonicNow();
-    for (let entry = this.waiting.popDue(now); entry; entry = this.waiting.popDue(now)) this.add(entry.key);
+    for (let entry = this.waiting.popDue(now); entry; entry = this.waiting.popDue(now))
+      this.addAt(entry.key, entry.priority);
     // A timer that fired a little early (or a capped long delay) simply re-arms.
     this.armTimer();
   }
+}
+
+/** Dirty keys (queued, or in flight and added again) per priority: the `workqueue_depth` series. */
+function depthByPriority(
+  dirty: ReadonlyMap<string, number>,
+  priorities: ReadonlyMap<string, number>,
+): Map<number, number> {
+  const depth = new Map<number, number>();
+  for (const priority of priorities.values()) depth.set(priority, (depth.get(priority) ?? 0) + 1);
+  depth.set(DEFAULT_PRIORITY, dirty.size - priorities.size);
+  return depth;
 }
