@@ -1,8 +1,12 @@
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilent, Logger as PinoLogger } from 'pino';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { DEFAULT_REDACT_KEYS, createRedactor } from './redact.js';
+
+// `require`, not `import`: the first CJS module that ESM imports makes Node 20 instantiate its CJS
+// export lexer, ~5 MiB resident for the life of the process (docs/footprint.md).
+const { pino }: typeof import('pino') = createRequire(import.meta.url)('pino');
 
 /** @defaultValue 'info' */
 export const DEFAULT_LOG_LEVEL: LevelWithSilent = 'info';
