@@ -64,7 +64,13 @@ try {
   // from the same settled cluster and only differ in how the operator is run.
   const compiled = { name: 'compiled JS (node dist/main.js)', cwd: app, args: ['dist/main.js'] };
   const variants: { name: string; cwd: string; args: string[]; env?: Record<string, string> }[] = [
-    { ...compiled, name: 'warm-up (creates the owned objects; not a figure)' },
+    // BENCH_WARMUP_FLAGS='--max-semi-space-size=2' runs the warm-up with flags: its CPU time (creating
+    // 4,000 objects, 2,000 reconciles) is the heavier measure of what a GC flag costs.
+    {
+      ...compiled,
+      name: `warm-up (creates the owned objects; RSS not a figure)${process.env.BENCH_WARMUP_FLAGS ? ` with ${process.env.BENCH_WARMUP_FLAGS}` : ''}`,
+      args: [...(process.env.BENCH_WARMUP_FLAGS ?? '').split(' ').filter(Boolean), ...compiled.args],
+    },
     compiled,
     // BENCH_NO_TSX=1 leaves out the run from source (flag comparisons need only the compiled one).
     ...(process.env.BENCH_NO_TSX === '1'
