@@ -4,8 +4,8 @@
  * interceptor: ~7 MiB of resident memory the operator never uses (scripts/packaging/import-cost.bench.ts,
  * docs/footprint.md). undici's package.json has no `exports` map, so its files are importable; the
  * classes are the very ones the index exports (undici-parts.test.ts holds that to the pinned
- * version). `require`, not `import`: loading stays synchronous and on first use, and Node does not
- * run its CJS export lexer over the files.
+ * version). `require`, not `import`: loading stays synchronous and on first use, and skips Node's
+ * ESM-to-CommonJS translation.
  */
 import { createRequire } from 'node:module';
 import type { Dispatcher, Pool as UndiciPool, Agent as UndiciAgent, ProxyAgent as UndiciProxyAgent } from 'undici';

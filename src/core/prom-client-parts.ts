@@ -5,7 +5,7 @@
  * Node 20 and 9 MiB on Node 24 (scripts/packaging/import-cost.bench.ts, docs/footprint.md). The
  * classes are the very ones the index exports (prom-client-parts.test.ts holds that to the
  * installed version), so a `Registry` from 'prom-client' works with the runtime's metrics and back.
- * `require`, not `import`: Node does not run its CJS export lexer over these files.
+ * `require`, not `import`: it skips Node's ESM-to-CommonJS translation.
  */
 import { createRequire } from 'node:module';
 import type {

@@ -7,8 +7,7 @@
 import { createRequire } from 'node:module';
 
 // yaml is required when manifests are first written, not imported: an operator imports this entry
-// for its kinds and never writes YAML, and the module with Node's CJS export lexer costs ~8 MiB
-// resident on Node 20 (docs/footprint.md).
+// for its kinds and never writes YAML, and the module costs ~3 MiB resident (docs/footprint.md).
 const require = createRequire(import.meta.url);
 function yamlStringify(): typeof import('yaml').stringify {
   const yaml: typeof import('yaml') = require('yaml');

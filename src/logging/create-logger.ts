@@ -4,8 +4,8 @@ import type { Logger as PinoLogger, pino } from 'pino';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { DEFAULT_REDACT_KEYS, createRedactor } from './redact.js';
 
-// `require`, not `import`: the first CJS module that ESM imports makes Node 20 instantiate its CJS
-// export lexer, ~5 MiB resident for the life of the process (docs/footprint.md).
+// `require`, not `import`, as the runtime's other CommonJS dependencies: in a bare Node 20 the first
+// large CJS file that ESM imports costs ~4.6 MiB once, which `require` does not (docs/footprint.md).
 const createPino: typeof pino = createRequire(import.meta.url)('pino').pino;
 
 /** @defaultValue 'info' */
