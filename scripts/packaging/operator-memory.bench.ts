@@ -5,15 +5,18 @@
  *
  *   OPERATOR_RUNTIME_ASSETS=... node --import tsx scripts/packaging/operator-memory.bench.ts [databases=1000] [samples=5]
  *   (Node 24: the same with the node from scripts/install-node24.sh)
+ *   BENCH_EXTRA='--max-semi-space-size=2|--max-semi-space-size=2;MALLOC_ARENA_MAX=2' adds compiled runs with
+ *   those flags / variables; BENCH_NO_TSX=1 leaves out the run from source.
  *
  * Idle means: every Database's status.observedGeneration equals its generation, the workqueue is
  * empty and no reconcile ran for 5 s. RSS is read from /proc/<pid>/status (VmRSS) once a second,
- * `samples` times; the median is printed beside min and max.
+ * `samples` times; the median is printed beside min and max, and the process's CPU time from spawn
+ * to idle beside it (the cost of a memory-saving flag). The load average is printed first.
  */
 import { spawn } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
@@ -25,6 +28,12 @@ const run = promisify(execFile);
 const count = Number(process.argv[2] ?? 1000);
 const samples = Number(process.argv[3] ?? 5);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** utime + stime of a process from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms). */
+async function processCpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 const dir = await mkdtemp(join(tmpdir(), 'operator-memory-'));
 const app = join(dir, 'app');
@@ -55,13 +64,24 @@ try {
   // from the same settled cluster and only differ in how the operator is run.
   const compiled = { name: 'compiled JS (node dist/main.js)', cwd: app, args: ['dist/main.js'] };
   const variants: { name: string; cwd: string; args: string[]; env?: Record<string, string> }[] = [
-    { ...compiled, name: 'warm-up (creates the owned objects; not a figure)' },
-    compiled,
+    // BENCH_WARMUP_FLAGS='--max-semi-space-size=2' runs the warm-up with flags: its CPU time (creating
+    // 4,000 objects, 2,000 reconciles) is the heavier measure of what a GC flag costs.
     {
-      name: 'tsx from source',
-      cwd: REPO,
-      args: ['--conditions=operator-runtime-source', '--import', 'tsx', 'examples/database-operator/src/main.ts'],
+      ...compiled,
+      name: `warm-up (creates the owned objects; RSS not a figure)${process.env.BENCH_WARMUP_FLAGS ? ` with ${process.env.BENCH_WARMUP_FLAGS}` : ''}`,
+      args: [...(process.env.BENCH_WARMUP_FLAGS ?? '').split(' ').filter(Boolean), ...compiled.args],
     },
+    compiled,
+    // BENCH_NO_TSX=1 leaves out the run from source (flag comparisons need only the compiled one).
+    ...(process.env.BENCH_NO_TSX === '1'
+      ? []
+      : [
+          {
+            name: 'tsx from source',
+            cwd: REPO,
+            args: ['--conditions=operator-runtime-source', '--import', 'tsx', 'examples/database-operator/src/main.ts'],
+          },
+        ]),
   ];
   // Extra compiled runs with other V8 flags / environment, e.g. BENCH_EXTRA='--max-semi-space-size=1;MALLOC_ARENA_MAX=2'
   for (const extra of (process.env.BENCH_EXTRA ?? '').split('|').filter(Boolean)) {
@@ -72,7 +92,11 @@ try {
     );
     variants.push({ name: `compiled JS with ${extra}`, cwd: app, args: [...flags, 'dist/main.js'], env: vars });
   }
-  console.log(`node ${process.versions.node}, ${count} Databases`);
+  console.log(
+    `node ${process.versions.node}, ${count} Databases, load ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  );
   for (const variant of variants) {
     const port = await freePort();
     const started = performance.now();
@@ -127,6 +151,9 @@ try {
       },
       { timeoutMs: 600_000, intervalMs: 5000 },
     );
+    // CPU the process spent from spawn to idle (start-up, initial lists, every reconcile): what a
+    // V8 flag that trades memory for garbage-collection work costs.
+    const cpuMs = await processCpuMs(child.pid!);
     const rss: number[] = [];
     for (let i = 0; i < samples; i++) {
       const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
@@ -137,7 +164,7 @@ try {
     const text = await metrics();
     const mib = (name: string) => (sum(text, name) / 2 ** 20).toFixed(1);
     console.log(
-      `${variant.name}: ready ${Math.round(readyMs)} ms after spawn; idle RSS median ${rss[rss.length >> 1]!.toFixed(1)} MiB (min ${rss[0]!.toFixed(1)}, max ${rss.at(-1)!.toFixed(1)}); heap used ${mib('nodejs_heap_size_used_bytes')} MiB of ${mib('nodejs_heap_size_total_bytes')} MiB; reconciles ${last}`,
+      `${variant.name}: ready ${Math.round(readyMs)} ms after spawn; idle RSS median ${rss[rss.length >> 1]!.toFixed(1)} MiB (min ${rss[0]!.toFixed(1)}, max ${rss.at(-1)!.toFixed(1)}); heap used ${mib('nodejs_heap_size_used_bytes')} MiB of ${mib('nodejs_heap_size_total_bytes')} MiB; reconciles ${last}; CPU until idle ${(cpuMs / 1000).toFixed(1)} s (user+system)`,
     );
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));

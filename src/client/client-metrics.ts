@@ -4,7 +4,8 @@
  * `rest_client_request_duration_seconds{method,host}` on the registry the caller passes, never the
  * global one, so two clients (or managers) in one process keep separate series.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { Counter, Histogram } from '../core/prom-client-parts.js';
 
 export interface RequestSample {
   readonly method: string;

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { OperatorRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
@@ -111,12 +111,23 @@ export interface ResolveKubeconfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
+const require = createRequire(import.meta.url);
+
+/**
+ * yaml, loaded the first time a kubeconfig is parsed: an operator in a pod reads its service
+ * account and never parses YAML, and the module costs ~3 MiB resident (docs/footprint.md).
+ */
+function parseYaml(text: string): unknown {
+  const yaml: typeof import('yaml') = require('yaml');
+  // logLevel 'error': warnings (an unknown tag, say) would go to process warnings quoting the source.
+  return yaml.parse(text, { logLevel: 'error' });
+}
+
 /** Parses kubeconfig YAML. File paths inside are made absolute against `baseDir` (the file's folder). */
 export function parseKubeconfig(text: string, baseDir = process.cwd()): Kubeconfig {
   let doc: unknown;
   try {
-    // logLevel 'error': warnings (an unknown tag, say) would go to process warnings quoting the source.
-    doc = parseYaml(text, { logLevel: 'error' });
+    doc = parseYaml(text);
   } catch (err) {
     // The YAML error quotes the source, which may hold a token: keep only its kind.
     throw new KubeconfigError(`kubeconfig is not valid YAML (${(err as Error).name})`);

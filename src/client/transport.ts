@@ -5,7 +5,7 @@
  * (see retry-policy.ts), metrics, and maps error answers to `ApiError`. Request headers (and so
  * credentials) never reach a log line or an error.
  */
-import { Pool, ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createHash } from 'node:crypto';
 import { inspect } from 'node:util';
@@ -24,6 +24,7 @@ import type { ClientMetrics } from './client-metrics.js';
 import type { ClientCertificate, Credential } from './credentials.js';
 import type { ClusterConfig } from './kubeconfig.js';
 import { TokenBucketRateLimiter } from './rate-limiter.js';
+import { dispatcherRequest, Pool, proxyAgentClass } from './undici-parts.js';
 import { IDEMPOTENT_METHODS, isRetryableNetworkError, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
 
 export interface TransportOptions {
@@ -254,7 +255,7 @@ export class Transport {
       const start = this.clock.monotonicNow();
       let res: Dispatcher.ResponseData;
       try {
-        res = await pool.request({
+        res = await dispatcherRequest(pool, {
           origin: this.server.origin,
           path: this.prefix + req.path,
           method: req.method as 'GET',
@@ -304,7 +305,7 @@ export class Transport {
     let resHeaders: IncomingHttpHeaders;
     let text: string;
     try {
-      const res = await pool.request({
+      const res = await dispatcherRequest(pool, {
         origin: this.server.origin,
         path: this.prefix + req.path,
         method: req.method as 'GET',
@@ -379,7 +380,7 @@ export class Transport {
     const proxy = this.config.proxyUrl;
     const make = (connections: number | null): Dispatcher =>
       proxy
-        ? new ProxyAgent({ ...common, uri: proxy, requestTls: connect, connections })
+        ? new (proxyAgentClass())({ ...common, uri: proxy, requestTls: connect, connections })
         : new Pool(this.server.origin, { ...common, connect, connections });
     const next: Dispatchers = {
       certKey,

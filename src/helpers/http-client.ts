@@ -9,8 +9,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Registry } from 'prom-client';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { IDEMPOTENT_METHODS, parseRetryAfter } from '../client/retry-policy.js';
+import { Agent, requestUrl } from '../client/undici-parts.js';
 import { sleep } from '../core/abort.js';
 import { ExponentialBackoff } from '../core/backoff.js';
 import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../core/backoff-options.js';
@@ -337,7 +338,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       controller.abort(new Error('attempt timed out'));
     });
     try {
-      const res = await request(url, {
+      const res = await requestUrl(url, {
         method: method as Dispatcher.HttpMethod,
         headers,
         body: opts.body,

@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter } from '../core/prom-client-parts.js';
 import type { CounterConfiguration, Registry } from 'prom-client';
 import { getOrCreate } from './get-or-create-metric.js';
 import type { MetricConfig } from './get-or-create-metric.js';

@@ -1,4 +1,6 @@
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { Registry as RegistryClass } from '../core/prom-client-parts.js';
+import { collectDefaultMetrics } from './default-metrics.js';
 
 export interface MetricsRegistryOptions {
   /**
@@ -16,8 +18,8 @@ export interface MetricsRegistryOptions {
  * manager owns one of these, so two managers in one process export independent series.
  */
 export function createMetricsRegistry(options: MetricsRegistryOptions = {}): Registry {
-  const registry = new Registry();
+  const registry = new RegistryClass();
   if (options.defaultLabels) registry.setDefaultLabels({ ...options.defaultLabels });
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics) collectDefaultMetrics(registry);
   return registry;
 }

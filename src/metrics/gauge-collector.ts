@@ -1,4 +1,4 @@
-import { Gauge } from 'prom-client';
+import { Gauge } from '../core/prom-client-parts.js';
 import type { GaugeConfiguration, Registry } from 'prom-client';
 import { getOrCreate } from './get-or-create-metric.js';
 import type { MetricConfig } from './get-or-create-metric.js';

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from '../core/prom-client-parts.js';
 import type { CounterConfiguration, GaugeConfiguration, HistogramConfiguration, Registry } from 'prom-client';
 import { MetricConflictError } from './metric-conflict-error.js';
 

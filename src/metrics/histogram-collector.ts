@@ -1,4 +1,4 @@
-import { Histogram } from 'prom-client';
+import { Histogram } from '../core/prom-client-parts.js';
 import type { HistogramConfiguration, LabelValues, Registry } from 'prom-client';
 import { MetricConflictError } from './metric-conflict-error.js';
 import { getOrCreate } from './get-or-create-metric.js';
