@@ -16,13 +16,11 @@ import { createInterface } from 'node:readline';
 import { Session } from 'node:inspector/promises';
 import { Agent, request } from 'undici';
 import { KubeClient } from '../src/client/kube-client.js';
-import { createLogger } from '../src/logging/create-logger.js';
-import { Manager } from '../src/manager/manager.js';
+import { runWidgetRound, WIDGET } from './e2e/widget-controller.js';
 
 const objects = Number(process.argv[2] ?? 2000);
 const workers = Number(process.argv[3] ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
 const token = 'bench-token';
 /**
  * `plain` or `controller`: run only that side in the measured rounds, after the same warm-up. For
@@ -135,31 +133,17 @@ let reconcilesRun = 0;
 /** CPU µs from the manager's start to the first reconcile (list, watch, sync). */
 let startupCpuUs = 0;
 async function controller(round: number): Promise<void> {
-  const manager = new Manager({ client, metricsPort: 0, healthPort: 0, logger: createLogger({ level: 'silent' }) });
-  let reconciled = 0;
-  let allDone!: () => void;
-  const finished = new Promise<void>((r) => (allDone = r));
-  manager
-    .controller('bench')
-    .for(WIDGET)
-    .withOptions({ maxConcurrentReconciles: workers })
-    .complete(async (req, { signal }) => {
-      if (reconcilesRun++ === 0) startupCpuUs = cpuSince(startCpu);
-      const w = await manager.cache.get<{ metadata: { generation: number } }>(WIDGET, req, { signal });
-      await client.patchStatus(
-        WIDGET,
-        req.name,
-        { status: { message: `reconciled ${round}`, observedGeneration: w.metadata.generation } },
-        { namespace: req.namespace, type: 'merge', signal },
-      );
-      if (++reconciled === objects) allDone();
-    });
-  const stop = new AbortController();
   const startCpu = process.cpuUsage();
-  const running = manager.start(stop.signal);
-  await finished;
-  stop.abort();
-  await running;
+  await runWidgetRound({
+    client,
+    objects,
+    workers,
+    round,
+    onReconcile: (started) => {
+      reconcilesRun = started;
+      if (started === 1) startupCpuUs = cpuSince(startCpu);
+    },
+  });
 }
 
 /** The client alone, no controller: `KubeClient.patchStatus` in the same 8-way loop as `plain`. */
@@ -179,7 +163,6 @@ try {
   for (let round = 1; round <= rounds; round++) {
     const p = only !== 'controller' ? await measured(() => profiled(`plain-${round}`, () => plain(round))) : none;
     const k = !only ? await measured(() => profiled(`client-${round}`, () => clientOnly(round))) : none;
-    reconcilesRun = 0;
     const c = only !== 'plain' ? await measured(() => profiled(`controller-${round}`, () => controller(round))) : none;
     sides.plain.push(p.cpuUs / objects);
     sides.client.push(k.cpuUs / objects);

@@ -45,15 +45,13 @@
 import { Agent, request } from 'undici';
 import { KubeClient } from '../src/client/kube-client.js';
 import type { Kubeconfig } from '../src/client/kubeconfig.js';
-import { createLogger } from '../src/logging/create-logger.js';
-import { Manager } from '../src/manager/manager.js';
+import { runWidgetRound } from './e2e/widget-controller.js';
 import { readManifests } from '../src/testing/manifests.js';
 import { TestEnv } from '../src/testing/test-env.js';
 import { writeBenchJson } from './report/bench-output.js';
 
 const objects = Number(process.argv[2] ?? 2000);
 const workers = Number(process.argv[3] ?? 8);
-const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
 
 const env = await TestEnv.start({
   crds: await readManifests(new URL('../examples/quickstart/widget-crd.yaml', import.meta.url)),
@@ -124,33 +122,16 @@ try {
 
   // The controller: the initial list enqueues every widget; each reconcile reads the cache and writes status.
   async function controller(round: number): Promise<{ rate: number; startupSeconds: number }> {
-    const manager = new Manager({ client, metricsPort: 0, healthPort: 0, logger: createLogger({ level: 'silent' }) });
-    let reconciled = 0;
     let firstReconcileAt = 0;
-    let allDone!: () => void;
-    const finished = new Promise<void>((r) => (allDone = r));
-    manager
-      .controller('bench')
-      .for(WIDGET)
-      .withOptions({ maxConcurrentReconciles: workers })
-      .complete(async (req, { signal }) => {
-        firstReconcileAt ||= performance.now();
-        const w = await manager.cache.get<{ metadata: { generation: number } }>(WIDGET, req, { signal });
-        await client.patchStatus(
-          WIDGET,
-          req.name,
-          { status: { message: `reconciled ${round}`, observedGeneration: w.metadata.generation } },
-          { namespace: req.namespace, type: 'merge', signal },
-        );
-        if (++reconciled === objects) allDone();
-      });
-    const stop = new AbortController();
     const t0 = performance.now();
-    const running = manager.start(stop.signal);
-    await finished;
-    const seconds = (performance.now() - t0) / 1000;
-    stop.abort();
-    await running;
+    const doneAt = await runWidgetRound({
+      client,
+      objects,
+      workers,
+      round,
+      onReconcile: () => (firstReconcileAt ||= performance.now()),
+    });
+    const seconds = (doneAt - t0) / 1000;
     return { rate: objects / seconds, startupSeconds: (firstReconcileAt - t0) / 1000 };
   }
 
