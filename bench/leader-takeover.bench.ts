@@ -157,7 +157,8 @@ async function waitSettled(leader: Replica): Promise<void> {
   await eventually(
     "the leader's workqueue empty",
     async () => {
-      const empty = metricSum(await leader.metrics(), 'workqueue_depth', { name: CONTROLLER }) === 0;
+      const text = await leader.metrics().catch(() => undefined);
+      const empty = text !== undefined && metricSum(text, 'workqueue_depth', { name: CONTROLLER }) === 0;
       const settled = empty && emptyBefore;
       emptyBefore = empty;
       return settled ? true : undefined;
@@ -222,7 +223,10 @@ async function takeover(leader: Replica, standby: Replica): Promise<TakeoverResu
   await eventually(
     `${standby.name} reconciled ${count} times`,
     async () =>
-      metricSum(await standby.metrics(), 'controller_runtime_reconcile_total', key) >= count ? true : undefined,
+      // A scrape of the busy new leader may fail (a reset connection): poll again.
+      metricSum(await standby.metrics().catch(() => ''), 'controller_runtime_reconcile_total', key) >= count
+        ? true
+        : undefined,
     { timeoutMs: LEASE_DURATION_MS + 1_800_000, intervalMs: 200 },
   );
   const queueAdds = metricSum(await standby.metrics(), 'workqueue_adds_total', { name: CONTROLLER });
@@ -291,7 +295,7 @@ try {
   }
   const med = (f: (r: TakeoverResult) => number): number => median(results.map(f));
   console.log(
-    `median over ${runs} runs: kill → Lease acquired ${med((r) => r.killToAcquireMs)} ms; acquired → 1st reconcile ${med((r) => r.acquireToFirstMs)} ms; acquired → ${count}th reconcile ${med((r) => r.acquireToLastMs)} ms; ${med((r) => r.reconcilesPerSecond).toFixed(0)} reconciles/s; load ${load()}`,
+    `median over ${runs} runs: kill → Lease acquired ${med((r) => r.killToAcquireMs)} ms; acquired → workers started ${med((r) => r.acquireToWorkersStartedMs)} ms; acquired → 1st reconcile ${med((r) => r.acquireToFirstMs)} ms; acquired → ${count}th reconcile ${med((r) => r.acquireToLastMs)} ms; ${med((r) => r.reconcilesPerSecond).toFixed(0)} reconciles/s; load ${load()}`,
   );
   writeBenchJson({
     bench: 'leader-takeover',
