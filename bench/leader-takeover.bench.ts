@@ -39,9 +39,10 @@ import { writeBenchJson } from './report/bench-output.js';
 const count = Number(process.argv[2] ?? 10_000);
 const runs = Number(process.argv[3] ?? 3);
 if (!(count >= 1) || !(runs >= 1)) throw new Error('usage: leader-takeover.bench.ts [databases>=1] [runs>=1]');
-const LEASE_DURATION_MS = 4_000;
-const RENEW_DEADLINE_MS = 3_000;
-const RETRY_PERIOD_MS = 1_000;
+// BENCH_LEASE_DURATION_MS / BENCH_RENEW_DEADLINE_MS / BENCH_RETRY_PERIOD_MS override the short timings.
+const LEASE_DURATION_MS = Number(process.env.BENCH_LEASE_DURATION_MS || 4_000);
+const RENEW_DEADLINE_MS = Number(process.env.BENCH_RENEW_DEADLINE_MS || 3_000);
+const RETRY_PERIOD_MS = Number(process.env.BENCH_RETRY_PERIOD_MS || 1_000);
 const NAMESPACE = 'default';
 const LEASE_NAME = 'database-operator';
 const CONTROLLER = 'database';
@@ -81,6 +82,8 @@ interface Replica {
   readonly port: number;
   readonly child: ChildProcess;
   readonly logPath: string;
+  /** Settles when the process exited and its output is in the log file. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   metrics(): Promise<string>;
 }
 const replicas = new Set<Replica>();
@@ -112,17 +115,29 @@ async function startReplica(): Promise<Replica> {
     ['--conditions=operator-runtime-source', '--import', 'tsx', 'examples/database-operator/src/main.ts'],
     { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => {
+      log.end(() => resolve({ code, signal }));
+    }),
+  );
   const replica: Replica = {
     name,
     port,
     child,
     logPath,
+    exited,
     metrics: async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
   };
   replicas.add(replica);
-  child.once('exit', () => replicas.delete(replica));
+  replica.child.once('exit', () => replicas.delete(replica));
+  void exited.then(async ({ code, signal }) => {
+    if (signal === 'SIGKILL') return; // the bench's kill -9
+    const tail = (await readFile(logPath, 'utf8')).split('\n').filter((l) => !l.includes('"level":"debug"'));
+    console.error(`${name} exited by itself: code ${code}, signal ${signal}; its last non-debug lines:`);
+    console.error(tail.slice(-15).join('\n'));
+  });
   await eventually(
     `${name} ready (caches synced)`,
     async () =>
@@ -133,9 +148,8 @@ async function startReplica(): Promise<Replica> {
 }
 
 async function kill(replica: Replica, signal: NodeJS.Signals): Promise<void> {
-  const exited = new Promise((r) => replica.child.once('exit', r));
-  replica.child.kill(signal);
-  await exited;
+  if (replica.child.exitCode === null && replica.child.signalCode === null) replica.child.kill(signal);
+  await replica.exited;
 }
 
 /** Every Database reconciled and the leader's queue empty twice in a row, a second apart. */
@@ -222,11 +236,15 @@ async function takeover(leader: Replica, standby: Replica): Promise<TakeoverResu
   await kill(leader, 'SIGKILL');
   await eventually(
     `${standby.name} reconciled ${count} times`,
-    async () =>
+    async () => {
+      if (standby.child.exitCode !== null || standby.child.signalCode !== null) {
+        throw new Error(`${standby.name} exited while taking over`);
+      }
       // A scrape of the busy new leader may fail (a reset connection): poll again.
-      metricSum(await standby.metrics().catch(() => ''), 'controller_runtime_reconcile_total', key) >= count
+      return metricSum(await standby.metrics().catch(() => ''), 'controller_runtime_reconcile_total', key) >= count
         ? true
-        : undefined,
+        : undefined;
+    },
     { timeoutMs: LEASE_DURATION_MS + 1_800_000, intervalMs: 200 },
   );
   const queueAdds = metricSum(await standby.metrics(), 'workqueue_adds_total', { name: CONTROLLER });
@@ -308,6 +326,7 @@ try {
   ok = true;
 } finally {
   for (const r of [...replicas]) await kill(r, 'SIGKILL');
+  await sleep(1_000); // a replica that exited by itself has its log tail printed
   await client.close();
   await env.stop();
   // The replicas' logs stay when a run failed.
