@@ -248,18 +248,26 @@ async function takeover(leader: Replica, standby: Replica): Promise<TakeoverResu
     { timeoutMs: LEASE_DURATION_MS + 1_800_000, intervalMs: 200 },
   );
   const queueAdds = metricSum(await standby.metrics(), 'workqueue_adds_total', { name: CONTROLLER });
-  await sleep(500); // the last log lines reach the file
   const { holder, acquireMs } = await leaseHolder();
   if (holder !== standby.name || acquireMs === undefined) {
     throw new Error(`the Lease is held by ${holder ?? 'nobody'}, not ${standby.name}`);
   }
-  const log = await readLog(standby);
+  // The log lags the counter (10,000 reconciles write ~50,000 debug lines through a pipe): wait for it.
+  const isDone = (l: LogLine): boolean => l.controller === CONTROLLER && RECONCILE_DONE.has(l.msg ?? '');
+  const log = await eventually(
+    `${standby.name}'s log to show ${count} reconciles`,
+    async () => {
+      const lines = await readLog(standby);
+      return lines.filter(isDone).length >= count ? lines : undefined;
+    },
+    { timeoutMs: 300_000, intervalMs: 1_000 },
+  );
   const at = (msg: string, controller?: string): number => {
     const line = log.find((l) => l.msg === msg && (controller === undefined || l.controller === controller));
     if (line?.time === undefined) throw new Error(`${standby.name} logged no "${msg}"`);
     return Date.parse(line.time);
   };
-  const done = log.filter((l) => l.controller === CONTROLLER && RECONCILE_DONE.has(l.msg ?? ''));
+  const done = log.filter(isDone);
   const first = done[0]?.time === undefined ? undefined : Date.parse(done[0].time);
   const lastLine = done[count - 1];
   const last = lastLine?.time === undefined ? undefined : Date.parse(lastLine.time);
