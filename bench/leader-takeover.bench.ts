@@ -33,9 +33,11 @@
  *   queue adds 10,466–10,472.
  *     BENCH_LEASE_DURATION_MS=15000 BENCH_RENEW_DEADLINE_MS=10000 BENCH_RETRY_PERIOD_MS=2000 \
  *       OPERATOR_RUNTIME_ASSETS=... node --import tsx bench/leader-takeover.bench.ts 10000 2
- *   With the short timings two 10,000-Database runs failed: the new leader's process went away
- *   (connection refused / reset on /metrics) right after its takeover, its log cut off; not
- *   explained yet (a missed renew deadline under load is one guess).
+ *   With the short timings two 10,000-Database runs (of an earlier version of this bench) failed
+ *   right after the takeover: once a scrape of the new leader's /metrics was reset (ECONNRESET, then
+ *   unhandled), once its counter showed 10,000 reconciles and the next scrape was refused
+ *   (ECONNREFUSED: the process had gone). Its exit code was not recorded then (now it is printed);
+ *   not explained (a missed 3 s renew deadline under load is one guess).
  * Beside bench/leader-failover.bench.ts (kill → the standby's leader-only work starts, default
  * 15 s lease): the takeover adds only the "acquired → workers started → N-th reconcile" part.
  *
