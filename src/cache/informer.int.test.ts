@@ -204,6 +204,10 @@ async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns:
   const faults: string[] = [];
   try {
     await factory.waitForSync(stop.signal, 30_000);
+    // How each informer made its first sync, before any fault: the mode of a later relist depends on
+    // where the last fault fell (a watch-list cut before its bookmark is followed by one list+watch
+    // sync, as in client-go: watcher-step.ts), so only this one is fixed by the server's version.
+    const firstSyncModes = Object.fromEntries(Object.values(informers).map((i) => [i.name, i.health().listMode]));
     driving = drive(admin, ns, drivers.signal, stats, other);
     const schedule = ['cut', 'compact', 'restart', 'cut', 'compact', 'cut'];
     for (let round = 0; round < ROUNDS; round++) {
@@ -256,7 +260,7 @@ async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns:
       }
     }
     // The faults did what they are for: compaction made ConfigMaps relist (1.20, no watch cache for
-    // them), the restart made the custom resources relist — on 1.36 by watch-list, first sync included.
+    // them), the restart made the custom resources relist. On 1.36 the first sync was by watch-list.
     const otherLists = informers[other.kind]!.health().lists;
     assert.ok(
       otherLists >= 2,
@@ -268,7 +272,7 @@ async function propertyTest(t: TestContext, env: TestEnv, admin: KubeClient, ns:
     );
     if (other !== CM)
       for (const i of Object.values(informers))
-        assert.equal(i.health().listMode, 'watch-list', `${i.name}: the 1.36 server syncs by watch-list`);
+        assert.equal(firstSyncModes[i.name], 'watch-list', `${i.name}: the 1.36 server syncs by watch-list`);
 
     // Still live, and nothing stale replayed after convergence: a new write arrives and the rest holds.
     await admin.create({ ...other, metadata: { name: 'marker', namespace: ns } });
