@@ -185,6 +185,7 @@ class DirectoryRun {
         } catch (err) {
           this.logger.error({ error: (err as Error)?.name ?? typeof err }, 'scanning the kubeconfig folder failed');
         }
+        this.logger.debug({ clusters: this.engaged.size }, 'kubeconfig folder scanned');
       }
     } finally {
       this.scanning = undefined;
