@@ -19,6 +19,10 @@
  * `..data` symlink onto it: the file symlinks (`a.yaml → ..data/a.yaml`) never change, but the
  * rename is an event on the folder, and the rescan reads through the links either way.
  *
+ * Relative file paths inside a kubeconfig (`certificate-authority: ca.crt`) resolve against the
+ * folder, so sibling keys of a mounted Secret work; exec plugins and local files are allowed (the
+ * folder is the operator's own configuration, unlike a Secret anyone with write access may change).
+ *
  * A file that cannot be used (not YAML, no such context, a missing referenced file) is logged with
  * its name and the kind of problem (never its content), skipped, and tried again when its content
  * changes; a cluster already engaged from an earlier good version stays engaged on that version. A
