@@ -1,0 +1,193 @@
+/**
+ * What the kubeconfig-based providers share: turning kubeconfig bytes into a checked kubeconfig, a
+ * revision (a hash, never the bytes) and a `MemberCluster` whose `connect` builds a `KubeClient`.
+ * Every error here names the cluster and what is wrong, never a credential: kubeconfig errors name
+ * fields and files (client/kubeconfig.ts), and anything else is reduced to its class name.
+ */
+import { createHash } from 'node:crypto';
+import { KubeClient, type KubeClientOptions } from '../../client/kube-client.js';
+import {
+  KubeconfigError,
+  asKubeconfig,
+  parseKubeconfig,
+  resolveKubeconfig,
+  type Kubeconfig,
+  type KubeconfigUser,
+} from '../../client/kubeconfig.js';
+import type { Client } from '../../client/contracts.js';
+import type { Clock } from '../../core/clock.js';
+import { AbortedError, OperatorRuntimeError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { MemberCluster } from '../cluster-provider.js';
+
+/** A member's kubeconfig cannot be used. The message names the cluster and the problem, never a credential. */
+export class ClusterKubeconfigError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_CLUSTER_KUBECONFIG';
+  readonly cluster: string;
+  /** The kubeconfig field at fault (`users[0].user.token`), when one is. */
+  readonly field: string | undefined;
+  constructor(cluster: string, problem: string, options?: { cause?: unknown; field?: string }) {
+    super('ERR_CLUSTER_KUBECONFIG', `cluster "${cluster}": ${problem}`, options);
+    this.cluster = cluster;
+    this.field = options?.field;
+  }
+}
+
+/** The revision of kubeconfig bytes: `sha256:<hex>` (stable across resyncs, never the content). */
+export function kubeconfigRevision(bytes: Uint8Array | string): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+export interface CheckKubeconfigOptions {
+  /** Folder relative file paths inside the kubeconfig resolve against. @defaultValue the working directory */
+  readonly baseDir?: string;
+  /** Context to use instead of `current-context`. */
+  readonly context?: string;
+  /**
+   * Let the kubeconfig run exec plugins and read local files (`tokenFile`, `certificate-authority`,
+   * `client-certificate`, `client-key`). Off for kubeconfigs from Secrets: whoever may write such a
+   * Secret could otherwise run commands in the operator's pod, or send the operator's own service
+   * account token (`tokenFile: /var/run/secrets/…`) to a server of their choosing.
+   * @defaultValue true
+   */
+  readonly allowExecAndFiles?: boolean;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+/**
+ * Parses kubeconfig bytes (or checks a kubeconfig object) for cluster `cluster` and resolves its
+ * context once, so a kubeconfig that could never connect (no such context, a missing CA file, two
+ * authentication methods) is refused here rather than at each `connect`. Throws
+ * {@link ClusterKubeconfigError}.
+ */
+export async function checkKubeconfig(
+  cluster: string,
+  source: Uint8Array | string | Kubeconfig | object,
+  options: CheckKubeconfigOptions = {},
+): Promise<Kubeconfig> {
+  let kubeconfig: Kubeconfig;
+  try {
+    kubeconfig =
+      typeof source === 'string' || source instanceof Uint8Array
+        ? parseKubeconfig(typeof source === 'string' ? source : Buffer.from(source).toString('utf8'), options.baseDir)
+        : asKubeconfig(source);
+  } catch (err) {
+    throw clusterKubeconfigError(cluster, err);
+  }
+  if (options.allowExecAndFiles === false) refuseExecAndFiles(cluster, kubeconfig, options.context);
+  const config = await resolve(cluster, kubeconfig, options);
+  // Resolving builds a credential; an exec plugin's would hold nothing yet, but release it all the same.
+  config.credential.close?.();
+  return kubeconfig;
+}
+
+export interface KubeconfigMemberOptions {
+  readonly name: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly revision: string;
+  /** A kubeconfig as {@link checkKubeconfig} returned it. */
+  readonly kubeconfig: Kubeconfig;
+  readonly context?: string;
+  /**
+   * Options of the member's `KubeClient`. A `registry` here would be shared by every member (and
+   * prom-client refuses a metric registered twice): give per-cluster `metrics` instead.
+   */
+  readonly clientOptions?: KubeClientOptions;
+}
+
+/** A member cluster whose `connect` resolves the kubeconfig (reading referenced files afresh) into a `KubeClient`. */
+export function kubeconfigMember(options: KubeconfigMemberOptions): MemberCluster {
+  const { name, revision, kubeconfig, context, clientOptions = {} } = options;
+  return {
+    name,
+    revision,
+    ...(options.labels ? { labels: options.labels } : {}),
+    async connect(signal: AbortSignal): Promise<Client> {
+      if (signal.aborted) throw new AbortedError(`connecting to cluster "${name}" was aborted`);
+      const config = await resolve(name, kubeconfig, {
+        ...(context !== undefined ? { context } : {}),
+        ...(clientOptions.clock ? { clock: clientOptions.clock } : {}),
+        ...(clientOptions.logger ? { logger: clientOptions.logger } : {}),
+      });
+      if (signal.aborted) {
+        config.credential.close?.();
+        throw new AbortedError(`connecting to cluster "${name}" was aborted`);
+      }
+      try {
+        return new KubeClient(config, clientOptions);
+      } catch (err) {
+        config.credential.close?.();
+        throw clusterKubeconfigError(name, err);
+      }
+    },
+  };
+}
+
+async function resolve(
+  cluster: string,
+  kubeconfig: Kubeconfig,
+  options: { readonly context?: string; readonly clock?: Clock; readonly logger?: Logger },
+): ReturnType<typeof resolveKubeconfig> {
+  try {
+    return await resolveKubeconfig(kubeconfig, {
+      ...(options.context !== undefined ? { context: options.context } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  } catch (err) {
+    throw clusterKubeconfigError(cluster, err);
+  }
+}
+
+/**
+ * The {@link ClusterKubeconfigError} for a failure with `cluster`'s kubeconfig. Our errors' messages are written never to carry a credential (they name fields and files); any
+ * other error (a parser's, a library's) may quote its input, so only its class name is kept, and
+ * it is not kept as a cause either.
+ */
+export function clusterKubeconfigError(cluster: string, err: unknown): ClusterKubeconfigError {
+  if (err instanceof ClusterKubeconfigError) return err;
+  if (err instanceof OperatorRuntimeError)
+    return new ClusterKubeconfigError(cluster, err.message, {
+      cause: err,
+      ...(err instanceof KubeconfigError && err.field ? { field: err.field } : {}),
+    });
+  const kind = err instanceof Error ? err.name : typeof err;
+  return new ClusterKubeconfigError(cluster, `kubeconfig cannot be used (${kind})`);
+}
+
+const FILE_FIELDS_OF_USER = ['tokenFile', 'client-certificate', 'client-key'] as const;
+
+function refuseExecAndFiles(cluster: string, kc: Kubeconfig, contextOverride: string | undefined): void {
+  const contextName = contextOverride ?? kc['current-context'];
+  const context = kc.contexts?.find((c) => c.name === contextName)?.context;
+  // An unknown context is resolve's to report.
+  if (!context) return;
+  const clusterIndex = kc.clusters?.findIndex((c) => c.name === context.cluster) ?? -1;
+  const clusterEntry = clusterIndex >= 0 ? kc.clusters![clusterIndex]!.cluster : undefined;
+  if (clusterEntry?.['certificate-authority'] && !clusterEntry['certificate-authority-data']) {
+    const field = `clusters[${clusterIndex}].cluster.certificate-authority`;
+    throw new ClusterKubeconfigError(cluster, `kubeconfig ${field} names a local file, which is not allowed here`, {
+      field,
+    });
+  }
+  const userIndex = context.user ? (kc.users?.findIndex((u) => u.name === context.user) ?? -1) : -1;
+  const user: KubeconfigUser | undefined = userIndex >= 0 ? kc.users![userIndex]!.user : undefined;
+  if (!user) return;
+  const at = `users[${userIndex}].user`;
+  if (user.exec)
+    throw new ClusterKubeconfigError(cluster, `kubeconfig ${at}.exec runs a command, which is not allowed here`, {
+      field: `${at}.exec`,
+    });
+  for (const key of FILE_FIELDS_OF_USER) {
+    const inline = key === 'tokenFile' ? undefined : user[`${key}-data`];
+    if (user[key] && !inline)
+      throw new ClusterKubeconfigError(
+        cluster,
+        `kubeconfig ${at}.${key} names a local file, which is not allowed here`,
+        {
+          field: `${at}.${key}`,
+        },
+      );
+  }
+}
