@@ -57,7 +57,8 @@ export interface WorkqueueOptions {
    * The aging rule, so low priority cannot starve: a key that has waited this long is overdue, and
    * the oldest overdue key of a lower priority than the next one goes first instead — never twice
    * in a row, so overdue keys get at least every second hand-out and a higher-priority key waits
-   * behind at most one of them at a time. `Infinity`: strict priority.
+   * behind at most one of them at a time. With a `fairnessKey`, the aged hand-out goes to the
+   * next group in turn at that priority, not to its oldest key. `Infinity`: strict priority.
    * @defaultValue {@link DEFAULT_PRIORITY_AGING_MS}
    */
   readonly priorityAgingMs?: number;
@@ -70,8 +71,8 @@ export interface WorkqueueOptions {
    * turn order picks the group within it (see {@link WorkqueueOptions.priorityAgingMs}). Dedup,
    * in-flight re-adds, delays, rate limits and shutdown are the same for every group; a group
    * whose keys are all handed out leaves nothing behind. Called each time a key is queued (and
-   * when a queued key moves up a priority): it must be cheap and give a key the same group every
-   * time. Without it, one FIFO per priority as before.
+   * when a queued key moves up a priority): it must be cheap, never throw, and give a key the same
+   * group every time. Without it, one FIFO per priority, exactly as before.
    * @defaultValue undefined (no groups)
    */
   readonly fairnessKey?: (key: string) => string;
