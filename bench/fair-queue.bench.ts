@@ -12,8 +12,11 @@
  *    last key done. Without fairness B waits for all of A's relist; with it, B's keys alternate
  *    with A's.
  * 2. Throughput: `add` of 100,000 keys then one worker's get → done until empty, with no
- *    fairnessKey and with one spread over 1, 10 and 1,000 groups; keys per second (wall) and per
- *    CPU-second of this process, median of `rounds` after one warm-up.
+ *    fairnessKey and with one spread over 1, 10 and 1,000 groups, all at one priority and with
+ *    every other key at LOW_PRIORITY (two levels: the aging check on every get); keys per second
+ *    (wall) and per CPU-second of this process, median of `rounds` after one warm-up. Both queue
+ *    shapes run in one process here, as in an operator with fleet and plain controllers, so the
+ *    "no fairnessKey" rows are not the monomorphic figure of bench/workqueue.bench.ts.
  */
 import { cpus, loadavg } from 'node:os';
 import { FakeClock } from '../src/core/fake-clock.js';
@@ -80,12 +83,16 @@ function cpuSeconds(): number {
   return (user + system) / 1e6;
 }
 
-async function throughput(groups: number | undefined): Promise<{ perSecond: number; perCpuSecond: number }> {
+async function throughput(
+  groups: number | undefined,
+  mixed: boolean,
+): Promise<{ perSecond: number; perCpuSecond: number }> {
   const keys = Array.from({ length: THROUGHPUT_KEYS }, (_, i) => `cluster-${i % (groups ?? 1)}/ns-${i % 100}/obj-${i}`);
   const q = new Workqueue(groups === undefined ? {} : { fairnessKey: byCluster });
   const c0 = cpuSeconds();
   const t0 = performance.now();
-  for (const key of keys) q.add(key);
+  if (mixed) for (let i = 0; i < keys.length; i++) q.add(keys[i]!, i % 2 ? LOW : undefined);
+  else for (const key of keys) q.add(key);
   for (let n = 0; n < keys.length; n++) {
     const next = await q.get();
     if (!next.shutdown) q.done(next.key);
@@ -128,16 +135,17 @@ async function main(): Promise<void> {
   }
 
   console.log(`\n2. throughput: add ${k(THROUGHPUT_KEYS)} keys, then one worker get → done; median of ${ROUNDS}`);
-  console.log(pad(['queue', 'groups', 'keys/s', 'keys/CPU-s']));
+  console.log(pad(['queue', 'groups', 'priorities', 'keys/s', 'keys/CPU-s']));
   const rates: Record<string, unknown>[] = [];
-  for (const groups of [undefined, 1, 10, 1_000]) {
-    await throughput(groups); // warm-up
+  for (const [groups, mixed] of [undefined, 1, 10, 1_000].flatMap((g) => [[g, false] as const, [g, true] as const])) {
+    await throughput(groups, mixed); // warm-up
     const rounds = [];
-    for (let r = 0; r < ROUNDS; r++) rounds.push(await throughput(groups));
+    for (let r = 0; r < ROUNDS; r++) rounds.push(await throughput(groups, mixed));
     const perSecond = median(rounds.map((f) => f.perSecond));
     const perCpuSecond = median(rounds.map((f) => f.perCpuSecond));
     rates.push({
       groups: groups ?? null,
+      priorities: mixed ? 2 : 1,
       perSecond: rounds.map((f) => f.perSecond),
       perCpuSecond: rounds.map((f) => f.perCpuSecond),
     });
@@ -145,6 +153,7 @@ async function main(): Promise<void> {
       pad([
         groups === undefined ? 'no fairnessKey' : 'fairnessKey',
         groups === undefined ? '-' : String(groups),
+        mixed ? '0 and -100' : '0',
         k(perSecond),
         k(perCpuSecond),
       ]),

@@ -50,3 +50,22 @@ test('the oldest queued time is the oldest head of any group, skipping keys that
   assert.equal(level.shift(), 'a/2', "a's turn still comes first; its stale entry is skipped");
   assert.equal(level.headQueuedAtMs(), 7);
 });
+
+test('the oldest queued time follows the turns: after the oldest group is served, the next oldest head is reported', () => {
+  const level = new FairLevel(0, byCluster);
+  level.push('a/1', 1);
+  level.push('b/1', 2);
+  level.push('a/2', 3);
+  level.push('b/2', 4);
+  const seen: [string, number][] = [];
+  while (level.live > 0) {
+    const oldest = level.headQueuedAtMs();
+    seen.push([level.shift(), oldest]);
+  }
+  assert.deepEqual(seen, [
+    ['a/1', 1],
+    ['b/1', 2],
+    ['a/2', 3],
+    ['b/2', 4],
+  ]);
+});

@@ -15,6 +15,8 @@ export class FairLevel implements QueueLevel {
   private readonly groups = new Map<string, FifoLevel>();
   /** The same groups, each once, in turn order: the head goes next. */
   private readonly turns = new RingBuffer<{ readonly name: string; readonly fifo: FifoLevel }>();
+  /** The group whose head is the level's oldest key; undefined: not known (scan again). */
+  private oldest: FifoLevel | undefined;
 
   constructor(
     readonly priority: number,
@@ -38,6 +40,7 @@ export class FairLevel implements QueueLevel {
     const fifo = this.groups.get(name)!;
     fifo.markMovedUp(key);
     this.live--;
+    if (fifo === this.oldest) this.oldest = undefined;
     if (fifo.live === 0) {
       // Rare (a group's last key here moved up): O(groups), so an emptied group never lingers.
       this.groups.delete(name);
@@ -45,17 +48,29 @@ export class FairLevel implements QueueLevel {
     }
   }
 
-  /** The oldest head of any group: O(groups), and only asked when the aging rule looks. */
+  /**
+   * The oldest head of any group. A scan of the groups, remembered until a key leaves the group
+   * that had it — keys enter at the current time, so no push can make another group the oldest —
+   * so the aging check on every hand-out costs one scan per round of turns, not one per hand-out.
+   */
   headQueuedAtMs(): number {
-    let oldest = Infinity;
-    for (const fifo of this.groups.values()) oldest = Math.min(oldest, fifo.headQueuedAtMs());
-    return oldest;
+    if (this.oldest !== undefined) return this.oldest.headQueuedAtMs();
+    let oldestAtMs = Infinity;
+    for (const fifo of this.groups.values()) {
+      const queuedAtMs = fifo.headQueuedAtMs();
+      if (queuedAtMs < oldestAtMs) {
+        oldestAtMs = queuedAtMs;
+        this.oldest = fifo;
+      }
+    }
+    return oldestAtMs;
   }
 
   shift(): string {
     const turn = this.turns.shift()!;
     const key = turn.fifo.shift();
     this.live--;
+    if (turn.fifo === this.oldest) this.oldest = undefined;
     if (turn.fifo.live === 0) this.groups.delete(turn.name);
     else this.turns.push(turn);
     return key;
