@@ -1,99 +1,10 @@
 import type { Clock } from '../core/clock.js';
+import { FairLevel } from './fair-level.js';
+import { FifoLevel, type QueueLevel } from './fifo-level.js';
 
 /**
- * One priority's keys, first in first out, each with when it was queued: two parallel ring buffers
- * (keys, and times in a Float64Array) so the hot path allocates nothing per key.
- */
-class Level {
-  private keys: (string | undefined)[];
-  private times: Float64Array;
-  private head = 0;
-  private length = 0;
-  private mask: number;
-  /** Keys this level holds as queued (its other entries are stale). */
-  live = 0;
-  /**
-   * Keys that moved up to a higher level while queued here, with how many stale entries each left
-   * here. A key's stale entries always come before its live one (it can only be queued here again
-   * after it left), so popping skips the first that many entries of it.
-   */
-  private movedUp: Map<string, number> | undefined;
-
-  constructor(readonly priority: number) {
-    this.keys = new Array<string | undefined>(16);
-    this.times = new Float64Array(16);
-    this.mask = 15;
-  }
-
-  push(key: string, queuedAtMs: number): void {
-    if (this.length === this.keys.length) this.grow();
-    const i = (this.head + this.length) & this.mask;
-    this.keys[i] = key;
-    this.times[i] = queuedAtMs;
-    this.length++;
-    this.live++;
-  }
-
-  /** The key `key` queued here moved up: its entry stays, as stale. */
-  markMovedUp(key: string): void {
-    this.movedUp ??= new Map();
-    this.movedUp.set(key, (this.movedUp.get(key) ?? 0) + 1);
-    this.live--;
-  }
-
-  /** When the first live key was queued (drops stale entries before it). The level has a live key. */
-  headQueuedAtMs(): number {
-    this.dropStale();
-    return this.times[this.head]!;
-  }
-
-  /** Removes and returns the first live key. The level has a live key. */
-  shift(): string {
-    this.dropStale();
-    const key = this.take();
-    this.live--;
-    return key;
-  }
-
-  private dropStale(): void {
-    const movedUp = this.movedUp;
-    if (movedUp === undefined || movedUp.size === 0) return;
-    for (;;) {
-      const key = this.keys[this.head]!;
-      const stale = movedUp.get(key);
-      if (stale === undefined) return;
-      if (stale === 1) movedUp.delete(key);
-      else movedUp.set(key, stale - 1);
-      this.take();
-    }
-  }
-
-  private take(): string {
-    const key = this.keys[this.head]!;
-    this.keys[this.head] = undefined; // let the key be collected
-    this.head = (this.head + 1) & this.mask;
-    this.length--;
-    return key;
-  }
-
-  private grow(): void {
-    const size = this.keys.length * 2;
-    const keys = new Array<string | undefined>(size);
-    const times = new Float64Array(size);
-    for (let i = 0; i < this.length; i++) {
-      const from = (this.head + i) & this.mask;
-      keys[i] = this.keys[from];
-      times[i] = this.times[from]!;
-    }
-    this.keys = keys;
-    this.times = times;
-    this.head = 0;
-    this.mask = size - 1;
-  }
-}
-
-/**
- * The queued keys by priority: the highest priority first, first in first out within a priority.
+ * The queued keys by priority: the highest priority first, first in first out within a priority
+ * (or, with a fairness key, groups taking turns within a priority: see {@link FairLevel}).
  * One FIFO per priority in use (a handful in practice), so queueing and taking a key are O(1) plus
  * a scan of the levels; a key that moves up leaves a stale entry behind instead of being cut out
  * of the middle of a FIFO, and its old level skips it. Which key is queued at which priority is the
@@ -105,17 +16,27 @@ class Level {
  * after an overdue key jumps the line, the next one goes by priority again. So while
  * higher-priority keys keep coming, overdue lower-priority keys still get every second hand-out,
  * and a higher-priority key waits behind at most one overdue key per hand-out it gets.
+ *
+ * With a fairness key, aging picks the level and fairness picks the group: a level is overdue when
+ * its oldest key (of any group) is, and the key that jumps the line is the next in that level's
+ * turn order, not the oldest one — otherwise a 10,000-key relist queued first would win every
+ * aged hand-out and starve the other groups at that level all over again.
  * @internal
  */
 export class PriorityLevels {
   /** Highest priority first; every level here has live keys. */
-  private readonly levels: Level[] = [];
+  private readonly levels: QueueLevel[] = [];
   private count = 0;
   private lastJumped = false;
 
+  /**
+   * @param fairnessKey - when given, each level is a {@link FairLevel} (groups take turns) instead
+   *   of a plain FIFO.
+   */
   constructor(
     private readonly clock: Clock,
     private readonly agingMs: number,
+    private readonly fairnessKey?: (key: string) => string,
   ) {}
 
   /** Keys queued. */
@@ -166,20 +87,28 @@ export class PriorityLevels {
     return new Map(this.levels.map((l) => [l.priority, l.live]));
   }
 
+  /** Keys of fairness group `name` queued, at any priority (0 without a fairness key). */
+  countOfGroup(name: string): number {
+    let count = 0;
+    for (const level of this.levels) if (level instanceof FairLevel) count += level.liveOf(name);
+    return count;
+  }
+
   clear(): void {
     this.levels.length = 0;
     this.count = 0;
     this.lastJumped = false;
   }
 
-  private oldestOverdueBelowTop(): Level | undefined {
+  private oldestOverdueBelowTop(): QueueLevel | undefined {
     if (!Number.isFinite(this.agingMs)) return undefined;
     const dueBy = this.clock.monotonicNow() - this.agingMs;
-    let oldest: Level | undefined;
+    let oldest: QueueLevel | undefined;
     let oldestAtMs = Infinity;
     for (let i = 1; i < this.levels.length; i++) {
       const level = this.levels[i]!;
-      // A level's first live key is its oldest: keys enter at the back, at the current time.
+      // A FIFO level's first live key is its oldest (keys enter at the back, at the current time);
+      // a fair level looks at each group's first.
       const queuedAtMs = level.headQueuedAtMs();
       if (queuedAtMs <= dueBy && queuedAtMs < oldestAtMs) {
         oldest = level;
@@ -190,17 +119,17 @@ export class PriorityLevels {
   }
 
   /** An empty level goes, with any stale entries. */
-  private drop(level: Level): void {
+  private drop(level: QueueLevel): void {
     this.levels.splice(this.levels.indexOf(level), 1);
   }
 
-  private levelFor(priority: number): Level {
+  private levelFor(priority: number): QueueLevel {
     const levels = this.levels;
     let i = 0;
     while (i < levels.length && levels[i]!.priority > priority) i++;
     const found = levels[i];
     if (found?.priority === priority) return found;
-    const level = new Level(priority);
+    const level = this.fairnessKey ? new FairLevel(priority, this.fairnessKey) : new FifoLevel(priority);
     levels.splice(i, 0, level);
     return level;
   }

@@ -57,10 +57,25 @@ export interface WorkqueueOptions {
    * The aging rule, so low priority cannot starve: a key that has waited this long is overdue, and
    * the oldest overdue key of a lower priority than the next one goes first instead — never twice
    * in a row, so overdue keys get at least every second hand-out and a higher-priority key waits
-   * behind at most one of them at a time. `Infinity`: strict priority.
+   * behind at most one of them at a time. With a `fairnessKey`, the aged hand-out goes to the
+   * next group in turn at that priority, not to its oldest key. `Infinity`: strict priority.
    * @defaultValue {@link DEFAULT_PRIORITY_AGING_MS}
    */
   readonly priorityAgingMs?: number;
+  /**
+   * Fairness across groups of keys: keys with the same fairness key form a group (in a fleet
+   * controller, a member cluster: `key => key.slice(0, key.indexOf('/'))`). Within a priority,
+   * groups with queued keys take turns — each hand-out goes to the group after the one that went
+   * last, first in first out inside a group — so a group with 10,000 keys queued does not starve
+   * a group with ten. Priority still wins across levels; the aging rule picks the level and the
+   * turn order picks the group within it (see {@link WorkqueueOptions.priorityAgingMs}). Dedup,
+   * in-flight re-adds, delays, rate limits and shutdown are the same for every group; a group
+   * whose keys are all handed out leaves nothing behind. Called each time a key is queued (and
+   * when a queued key moves up a priority): it must be cheap, never throw, and give a key the same
+   * group every time. Without it, one FIFO per priority, exactly as before.
+   * @defaultValue undefined (no groups)
+   */
+  readonly fairnessKey?: (key: string) => string;
 }
 
 /**
@@ -105,7 +120,8 @@ const MAX_TIMER_MS = 2_147_483_647;
  *   key in flight marks it dirty and it is queued once more when its worker calls `done` — so two
  *   workers never hold one key;
  * - keys go out highest priority first, aged so that low priority cannot starve (see
- *   {@link WorkqueueOptions.priorityAgingMs}); with `priorityQueue: false`, in FIFO order;
+ *   {@link WorkqueueOptions.priorityAgingMs}); with `priorityQueue: false`, in FIFO order; with a
+ *   `fairnessKey`, groups of keys take turns within a priority;
  * - `addAfter` requests for one key coalesce and the earliest time wins; one timer is armed, for
  *   the earliest waiting key;
  * - `addRateLimited` delays by the rate limiter (`forget` on success resets the key's backoff).
@@ -150,7 +166,10 @@ export class Workqueue {
     this.prioritized = options.priorityQueue ?? true;
     const agingMs = options.priorityAgingMs ?? DEFAULT_PRIORITY_AGING_MS;
     if (!(agingMs >= 0)) throw new InvalidOptionError('priorityAgingMs', 'must be >= 0 (Infinity: no aging)');
-    this.queue = new PriorityLevels(this.clock, agingMs);
+    const fairnessKey = options.fairnessKey;
+    if (fairnessKey !== undefined && typeof fairnessKey !== 'function')
+      throw new InvalidOptionError('fairnessKey', 'must be a function from a key to its group');
+    this.queue = new PriorityLevels(this.clock, agingMs, fairnessKey);
     if (options.registry) {
       if (!options.name) throw new InvalidOptionError('name', 'is required when a metrics registry is given');
       const dirty = this.dirty;
@@ -171,6 +190,14 @@ export class Workqueue {
   /** Keys waiting for a worker, per priority (only priorities with waiting keys). */
   lengthByPriority(): ReadonlyMap<number, number> {
     return this.queue.countByPriority();
+  }
+
+  /**
+   * Keys of fairness group `group` waiting for a worker, at any priority: O(priorities in use).
+   * 0 for a group with none queued, and always 0 without the `fairnessKey` option.
+   */
+  lengthOfGroup(group: string): number {
+    return this.queue.countOfGroup(group);
   }
 
   /** Whether keys go out by priority (the `priorityQueue` option). */
