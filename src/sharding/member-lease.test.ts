@@ -7,6 +7,7 @@ import { FakeClient } from '../testing/fake-client/fake-client.js';
 import { LEASE_TYPE, holderOf, type Lease } from '../leader-election/lease-record.js';
 import { MemberLease } from './member-lease.js';
 import { RingMembership } from './ring-membership.js';
+import { seededRandom } from '../core/seeded-random.js';
 import { MEMBER_LABEL, RING_LABEL, resolveShardingOptions } from './sharding-options.js';
 
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
@@ -107,4 +108,44 @@ test('fencing order: a member that cannot renew stops its work before any observ
   stop.abort();
   observerStop.abort();
   await observing;
+});
+
+test('a seeded random source gives a member the same id on every run; without one every resolution is a new incarnation', () => {
+  const options = { ring: 'db', namespace: 'ops', identity: 'replica-1', mode: 'label' as const, ...TIMINGS };
+  const seeded = (seed: number): string => resolveShardingOptions(options, seededRandom(seed)).memberId;
+  assert.equal(seeded(7), seeded(7));
+  assert.notEqual(seeded(7), seeded(8));
+  assert.notEqual(resolveShardingOptions(options).memberId, resolveShardingOptions(options).memberId);
+});
+
+test('the membership elector draws its retry jitter from the random source it is given', async () => {
+  const clock = new FakeClock();
+  const client = new FakeClient({ clock });
+  // Every read of the Lease fails, so the elector keeps retrying after a jittered wait.
+  client.intercept((req) => (req.verb === 'get' ? new ApiError({ status: 503, message: 'unavailable' }) : undefined));
+  let draws = 0;
+  const random = seededRandom(1);
+  const member = new MemberLease({
+    client,
+    sharding: resolveShardingOptions({
+      ring: 'db',
+      namespace: 'ops',
+      identity: 'replica-1',
+      mode: 'label',
+      ...TIMINGS,
+    }),
+    clock,
+    logger: silentLogger,
+    random: () => {
+      draws++;
+      return random();
+    },
+  });
+  const stop = new AbortController();
+  const run = member.run(stop.signal, () => undefined);
+  await clock.advance(3 * TIMINGS.retryPeriodMs);
+  stop.abort();
+  await clock.advance(TIMINGS.leaseDurationMs);
+  await run;
+  assert.ok(draws >= 2, `jitter drawn ${draws} times from the given source`);
 });

@@ -24,6 +24,8 @@ export interface MemberLeaseOptions {
   readonly logger: Logger;
   /** For the elector's `leader_election_master_status{name="<ring>-<memberId>"}`. */
   readonly registry?: Registry;
+  /** Random source in [0, 1) for the elector's jitter (tests). @defaultValue Math.random */
+  readonly random?: () => number;
 }
 
 export class MemberLease {
@@ -45,7 +47,7 @@ export class MemberLease {
       retryPeriodMs: s.retryPeriodMs,
       clock: options.clock,
       logger: options.logger,
-      ...omitUndefined({ registry: options.registry }),
+      ...omitUndefined({ registry: options.registry, random: options.random }),
     });
   }
 

@@ -24,6 +24,8 @@ export interface RingMembershipOptions {
   readonly leaseDurationMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Random source in [0, 1) for the Lease watch's timeout and backoff (tests). @defaultValue Math.random */
+  readonly random?: () => number;
   /** Called when the live set changes, with the new set (sorted) and who joined and left. */
   readonly onChange?: (change: MembershipChange) => void;
 }
@@ -72,6 +74,7 @@ export class RingMembership {
       clock: options.clock,
       logger: options.logger,
       name: `ring ${options.ring} leases`,
+      ...(options.random ? { random: options.random } : {}),
     });
     this.informer.addEventHandler(
       {

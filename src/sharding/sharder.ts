@@ -120,6 +120,8 @@ export interface SharderOptions {
    * select), the others object by object. Awaited at start.
    */
   readonly mode: (signal: AbortSignal) => Promise<ResolvedShardingMode>;
+  /** Random source in [0, 1) for its watches' timeouts and backoff (tests). @defaultValue Math.random */
+  readonly random?: () => number;
 }
 
 interface KindLoop {
@@ -177,6 +179,7 @@ export class Sharder {
       leaseDurationMs: sharding.leaseDurationMs,
       clock,
       logger: this.log,
+      ...omitUndefined({ random: this.options.random }),
       onChange: () => {
         this.options.metrics.rebalances.inc({ ring: sharding.ring });
         for (const loop of loops)
@@ -218,6 +221,7 @@ export class Sharder {
           {
             clock: this.options.clock,
             logger: this.log,
+            ...omitUndefined({ random: this.options.random }),
             name: `sharder ${type.apiVersion} ${type.kind}${'namespace' in scope ? ` ns=${scope.namespace}` : ''}`,
           },
         ),

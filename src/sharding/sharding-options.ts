@@ -121,9 +121,10 @@ const MAX_RING_LENGTH = 63 - 17;
  * Applies defaults and checks the options, throwing `InvalidOptionError` naming the bad one. The member
  * id hashes the identity with a random incarnation: objects labelled for a member that released its
  * Lease are handed on at once, which is safe only if no later process (a restarted pod with the same
- * name) can take that label for its own.
+ * name) can take that label for its own. `random` (tests) draws the incarnation instead of a UUID, so
+ * a seeded simulation replays with the same member ids.
  */
-export function resolveShardingOptions(options: ShardingOptions): ResolvedSharding {
+export function resolveShardingOptions(options: ShardingOptions, random?: () => number): ResolvedSharding {
   if (typeof options.ring !== 'string' || !DNS_LABEL.test(options.ring) || options.ring.length > MAX_RING_LENGTH) {
     throw new InvalidOptionError(
       'sharding.ring',
@@ -172,12 +173,22 @@ export function resolveShardingOptions(options: ShardingOptions): ResolvedShardi
     ring: options.ring,
     namespace: options.namespace,
     identity,
-    memberId: memberIdOf(`${identity}#${randomUUID()}`),
+    memberId: memberIdOf(`${identity}#${random ? incarnationFrom(random) : randomUUID()}`),
     leaseDurationMs,
     renewDeadlineMs,
     retryPeriodMs,
     mode,
   };
+}
+
+/** 128 bits from `random` as hex: an incarnation for a seeded run. */
+function incarnationFrom(random: () => number): string {
+  let hex = '';
+  for (let i = 0; i < 4; i++)
+    hex += Math.floor(random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
+  return hex;
 }
 
 /** What a sharded manager tells about its ring membership (`manager.sharding`). */

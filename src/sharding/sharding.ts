@@ -64,6 +64,12 @@ export interface ShardingDependencies {
   readonly registry: Registry;
   /** The manager's cached namespaces; the sharder and the range informers watch only these. */
   readonly namespaces?: readonly string[];
+  /**
+   * Random source in [0, 1) for the member id's incarnation, the membership elector's jitter and the
+   * sharder's watches (tests: a seeded source replays a run). @defaultValue Math.random (and a UUID
+   * for the incarnation)
+   */
+  readonly random?: () => number;
 }
 
 export class Sharding implements ShardingHost, ShardMembership {
@@ -84,7 +90,7 @@ export class Sharding implements ShardingHost, ShardMembership {
     options: ShardingOptions,
     private readonly deps: ShardingDependencies,
   ) {
-    this.options = resolveShardingOptions(options);
+    this.options = resolveShardingOptions(options, deps.random);
     if (this.options.mode !== 'auto') this.resolvedMode = this.options.mode;
     this.leaseClient = options.leaseClient ?? deps.client;
     this.log = deps.logger.child({ component: 'sharding', ring: this.options.ring, member: this.options.memberId });
@@ -100,6 +106,7 @@ export class Sharding implements ShardingHost, ShardMembership {
       clock: deps.clock,
       logger: deps.logger,
       registry: deps.registry,
+      ...omitUndefined({ random: deps.random }),
     });
   }
 
@@ -225,6 +232,7 @@ export class Sharding implements ShardingHost, ShardMembership {
         leaseDurationMs: this.options.leaseDurationMs,
         clock: this.deps.clock,
         logger: this.log,
+        ...omitUndefined({ random: this.deps.random }),
         onChange: (change) => {
           for (const c of caches) c.setLiveMembers(change.live);
         },
@@ -246,6 +254,7 @@ export class Sharding implements ShardingHost, ShardMembership {
       registry: this.deps.registry,
       metrics: this.metrics,
       mode: (signal) => this.resolveMode(signal),
+      ...omitUndefined({ random: this.deps.random }),
       events: new EventRecorder({
         client: this.deps.client,
         component: `sharder-${this.options.ring}`,
