@@ -2,7 +2,7 @@
  * The fleet runtime (multicluster-runtime's multi-cluster manager, as one part of our manager):
  * it hears the provider's engage/disengage, keeps one `ClusterEngagement` per member cluster, and
  * puts every running fleet controller's handlers on each member's informers. The manager runs it
- * as one member of its every-replica group (member caches run on every replica, as the host's
+ * as one member of its every-replica group (`start(signal)`, a Runnable) (member caches run on every replica, as the host's
  * caches do); fleet controllers are ordinary leader-only runnables that register here when they
  * start.
  */
@@ -15,7 +15,6 @@ import type { Clock } from '../core/clock.js';
 import { AlreadyStartedError, InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { omitUndefined } from '../core/omit-undefined.js';
-import type { Runnable } from '../manager/runnable.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
 import { ClusterEngagement, type EngagementContext, type FleetClusterHealth } from './cluster-engagement.js';
 import { validateClusterName, type ClusterEvents, type MemberCluster } from './cluster-provider.js';
@@ -50,7 +49,7 @@ export interface FleetHost {
   readonly labelSelectorsByKind?: readonly KindLabelSelector[];
 }
 
-export class Fleet implements ClusterEvents, FleetView, Runnable {
+export class Fleet implements ClusterEvents, FleetView {
   readonly metrics: FleetMetrics;
   private readonly log: Logger;
   private readonly context: EngagementContext;

@@ -37,7 +37,7 @@ import { Sharding } from '../sharding/sharding.js';
 import { shardAwareClient } from '../sharding/shard-aware-client.js';
 import type { ShardingOptions, ShardMembership } from '../sharding/sharding-options.js';
 import { Fleet, type FleetView } from '../fleet/fleet.js';
-import { FleetControllerBuilder, type FleetControllerHost } from '../fleet/fleet-controller-builder.js';
+import { FleetControllerBuilder, type FleetControllerHost } from './fleet-controller-builder.js';
 import type { FleetOptions } from '../fleet/fleet-options.js';
 
 export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };

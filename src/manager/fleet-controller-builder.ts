@@ -24,15 +24,15 @@ import {
 import type { ReconcileContext } from '../controller/reconciler.js';
 import type { Result } from '../controller/result.js';
 import { isTerminalError } from '../controller/terminal-error.js';
-import { ControllerDeclaration, type ControllerWatchOptions } from '../manager/controller-declaration.js';
-import type { ControllerDescription, ControllerSource } from '../manager/controller-description.js';
-import { controllerPermissions } from '../manager/controller-permissions.js';
-import type { Runnable, RunnableOptions } from '../manager/runnable.js';
+import { ControllerDeclaration, type ControllerWatchOptions } from './controller-declaration.js';
+import type { ControllerDescription, ControllerSource } from './controller-description.js';
+import { controllerPermissions } from './controller-permissions.js';
+import type { Runnable, RunnableOptions } from './runnable.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
-import type { ClusterEngagement } from './cluster-engagement.js';
-import type { Fleet, FleetAttachment } from './fleet.js';
-import type { FleetReconcileContext, FleetReconcileFunction, FleetReconciler } from './fleet-reconciler.js';
-import { parseFleetKey, type FleetRequest } from './fleet-request.js';
+import type { ClusterEngagement } from '../fleet/cluster-engagement.js';
+import type { Fleet, FleetAttachment } from '../fleet/fleet.js';
+import type { FleetReconcileContext, FleetReconcileFunction, FleetReconciler } from '../fleet/fleet-reconciler.js';
+import { parseFleetKey, type FleetRequest } from '../fleet/fleet-request.js';
 
 /** What a fleet controller needs of the manager that runs it. */
 export interface FleetControllerHost {
