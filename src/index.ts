@@ -67,6 +67,30 @@ export * as predicates from './controller/predicates.js';
 // Running: the manager, its builder, leader election, signals, logging, metrics.
 export { Manager, ControllerBuilder, runUntilSignal } from './manager/index.js';
 export type { ManagerOptions, RunUntilSignalOptions, Runnable } from './manager/index.js';
+// Fleets: member clusters from a provider, fleet controllers reconciling `{ cluster, namespace, name }`.
+export {
+  FleetControllerBuilder,
+  InvalidClusterNameError,
+  validateClusterName,
+  fleetKey,
+  clusterOfKey,
+  parseFleetKey,
+  DEFAULT_CLUSTER_SYNC_TIMEOUT_MS,
+} from './manager/index.js';
+export type {
+  FleetOptions,
+  ClusterProvider,
+  ClusterEvents,
+  MemberCluster,
+  ClusterView,
+  FleetView,
+  FleetClusterHealth,
+  ClusterState,
+  FleetRequest,
+  FleetReconciler,
+  FleetReconcileContext,
+  FleetReconcileFunction,
+} from './manager/index.js';
 export { LeaderElector, LeadershipLostError } from './leader-election/index.js';
 export type { LeaderElectorOptions } from './leader-election/index.js';
 export { createLogger } from './logging/index.js';

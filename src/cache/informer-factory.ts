@@ -18,7 +18,14 @@ import type { ListerWatcher } from './lister-watcher.js';
 export type ListerWatcherFactory = (spec: InformerSpec) => ListerWatcher<KubeObject>;
 
 /** Options applied to every informer of the factory (name and indexers are per informer). */
-export type InformerFactoryOptions = Omit<SharedInformerOptions<KubeObject>, 'name' | 'indexers'>;
+export interface InformerFactoryOptions extends Omit<SharedInformerOptions<KubeObject>, 'name' | 'indexers'> {
+  /**
+   * Put before every informer's name (its logs, its `informer` metric label): a member cluster's
+   * factory names its informers `east/v1/ConfigMap`, so two clusters' series never meet.
+   * @defaultValue none
+   */
+  readonly namePrefix?: string;
+}
 
 export interface InformerForOptions<T> {
   /** Added to the (possibly existing) informer; a name already taken by another function throws `IndexError`. */
@@ -30,13 +37,18 @@ export class InformerFactory {
   private readonly runs: Promise<void>[] = [];
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly informerOptions: Omit<InformerFactoryOptions, 'namePrefix'>;
+  private readonly namePrefix: string;
   private signal: AbortSignal | undefined;
   private syncWaiters = new Set<() => void>();
 
   constructor(
     private readonly createListerWatcher: ListerWatcherFactory,
-    private readonly options: InformerFactoryOptions = {},
+    options: InformerFactoryOptions = {},
   ) {
+    const { namePrefix, ...informerOptions } = options;
+    this.informerOptions = informerOptions;
+    this.namePrefix = namePrefix ?? '';
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? silentLogger;
   }
@@ -56,8 +68,8 @@ export class InformerFactory {
     if (!informer) {
       const normalized = normalizeInformerSpec(spec);
       informer = new SharedInformer<KubeObject>(this.createListerWatcher(normalized), {
-        ...this.options,
-        name: informerName(normalized),
+        ...this.informerOptions,
+        name: this.namePrefix + informerName(normalized),
       });
       this.informers.set(key, informer);
       if (this.started) this.run(informer, this.signal!);

@@ -9,7 +9,7 @@ import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { DEFAULT_PRIORITY, Workqueue, type AddOptions } from '../workqueue/workqueue.js';
 import { DeferredChildLogger } from './deferred-child-logger.js';
 import { ControllerMetrics, type ReconcileOutcomeLabel } from './controller-metrics.js';
-import type { Reconciler } from './reconciler.js';
+import type { ReconcileRequest, Reconciler } from './reconciler.js';
 import type { Result } from './result.js';
 import { isTerminalError } from './terminal-error.js';
 
@@ -47,7 +47,27 @@ export interface ControllerOptions {
    * @defaultValue true
    */
   readonly priorityQueue?: boolean;
+  /**
+   * How a queue key becomes the request handed to the reconciler and the fields bound on its log
+   * lines (before `reconcileID`): a fleet controller's keys name their cluster too.
+   * @defaultValue {@link objectRequestCodec} (`namespace/name` keys)
+   */
+  readonly requests?: RequestCodec;
 }
+
+/** Turns a queue key into a request, and names the request on log lines. */
+export interface RequestCodec {
+  /** Throws for a key that does not name a request (a bug in whoever enqueued it). */
+  parse(key: string): ReconcileRequest;
+  /** Bound on every line of the reconcile, in this order, before `reconcileID`. */
+  logFields(request: ReconcileRequest): Readonly<Record<string, string>>;
+}
+
+/** Keys `namespace/name` (or `name`): the codec of every plain controller. */
+export const objectRequestCodec: RequestCodec = {
+  parse: parseObjectKey,
+  logFields: (request) => ({ namespace: request.namespace ?? '', name: request.name }),
+};
 
 /** One finished reconcile, as given to a {@link ReconcileObserver}. */
 export interface ReconcileRecord {
@@ -95,6 +115,7 @@ export class Controller {
   private readonly log: Logger;
   private readonly metrics: ControllerMetrics | undefined;
   private readonly observer: ReconcileObserver | undefined;
+  private readonly requests: RequestCodec;
   /**
    * The signals of the reconciles in flight, aborted to cancel them (drain ran out of time, or
    * fencing). A set rather than one parent signal each reconcile links to: adding and removing an
@@ -128,6 +149,7 @@ export class Controller {
     });
     this.metrics = options.registry ? new ControllerMetrics(options.registry, this.name, this.workers) : undefined;
     this.observer = options.observer;
+    this.requests = options.requests ?? objectRequestCodec;
   }
 
   /** Number of workers (`maxConcurrentReconciles`). */
@@ -196,13 +218,9 @@ export class Controller {
   }
 
   private async reconcileKey(key: string): Promise<void> {
-    const request = parseObjectKey(key);
+    const request = this.requests.parse(key);
     const reconcileID = randomUUID();
-    const log = new DeferredChildLogger(this.log, {
-      namespace: request.namespace ?? '',
-      name: request.name,
-      reconcileID,
-    });
+    const log = new DeferredChildLogger(this.log, { ...this.requests.logFields(request), reconcileID });
     const abort = new AbortController();
     this.inFlight.add(abort);
     const timer =

@@ -10,7 +10,8 @@ export {
   DEFAULT_GRACEFUL_SHUTDOWN_MS,
   DEFAULT_RECONCILE_TIMEOUT_MS,
 } from './controller.js';
-export type { ControllerOptions, ReconcileObserver, ReconcileRecord } from './controller.js';
+export { objectRequestCodec } from './controller.js';
+export type { ControllerOptions, ReconcileObserver, ReconcileRecord, RequestCodec } from './controller.js';
 export type {
   Reconciler,
   ReconcileRequest,

@@ -36,6 +36,9 @@ import type { PermissionRequirement } from '../rbac/permission.js';
 import { Sharding } from '../sharding/sharding.js';
 import { shardAwareClient } from '../sharding/shard-aware-client.js';
 import type { ShardingOptions, ShardMembership } from '../sharding/sharding-options.js';
+import { Fleet, type FleetView } from '../fleet/fleet.js';
+import { FleetControllerBuilder, type FleetControllerHost } from './fleet-controller-builder.js';
+import type { FleetOptions } from '../fleet/fleet-options.js';
 
 export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };
 /** @defaultValue 30,000 ms */
@@ -109,6 +112,12 @@ export interface ManagerOptions {
    * too. @defaultValue not sharded
    */
   readonly sharding?: ShardingOptions;
+  /**
+   * Member clusters besides this one (the host, where the manager's own client, caches and leader
+   * election live): a provider engages them at run time, each with its own caches, and
+   * `fleetController()` reconciles their objects (docs/fleet.md). @defaultValue no fleet
+   */
+  readonly fleet?: FleetOptions;
 }
 
 /** Which group a runnable added to the manager joins: sharded ones run while this replica holds its ring membership. */
@@ -157,6 +166,8 @@ export class Manager {
 
   /** The ring membership and sharder (`sharding` option); `sharding` shows what users may read of it. */
   private readonly ring: Sharding | undefined;
+  private readonly fleetRuntime: Fleet | undefined;
+  private readonly memberRequirements: PermissionRequirement[] = [];
   private readonly entries: Entry[] = [];
   private readonly requirements: PermissionRequirement[] = [];
   private readonly healthChecks = new Map<string, HealthCheck>();
@@ -230,6 +241,17 @@ export class Manager {
     // Sharded: reads of a sharded primary kind go to the API server, never to an unfiltered informer.
     this.client = this.ring ? shardAwareClient(cached, this.apiClient, this.ring) : cached;
     this.host = this.controllerHost();
+    this.fleetRuntime = options.fleet
+      ? new Fleet(options.fleet, {
+          clock: this.clock,
+          logger: this.logger,
+          registry: this.registry,
+          ...omitUndefined({
+            ownWritesWaitMs: options.ownWritesWaitMs,
+            labelSelectorsByKind: options.labelSelectorsByKind,
+          }),
+        })
+      : undefined;
     // The console's server options (port, host) ride along unused: ConsoleState reads only its own.
     this.console = options.console
       ? new ConsoleState({
@@ -266,6 +288,21 @@ export class Manager {
     const election = options.leaderElection?.requiredPermissions?.();
     if (election) this.requirePermissions(...election);
     if (this.ring) this.add(this.ring.sharder(), { name: 'sharder', needLeaderElection: true });
+    const fleet = this.fleetRuntime;
+    if (fleet) {
+      this.requirePermissions(...fleet.providerPermissions());
+      // Member caches run on every replica, as the host's do: a new leader finds them synced.
+      this.add(fleet, { name: 'fleet', needLeaderElection: false });
+      if (fleet.readiness === 'all-clusters') this.readyChecks.set('fleet', () => fleet.allReady());
+    }
+  }
+
+  /**
+   * The member clusters (`fleet` option): each connected one's view (client, cache, labels) and
+   * every engaged one's health. Undefined without the option.
+   */
+  get fleet(): FleetView | undefined {
+    return this.fleetRuntime;
   }
 
   /**
@@ -281,6 +318,36 @@ export class Manager {
   permissions(): readonly PermissionRequirement[] {
     // Sharding's are read now: its primary kinds are known once the controllers are built.
     return [...this.requirements, ...(this.ring?.requiredPermissions() ?? [])];
+  }
+
+  /**
+   * What fleet controllers need RBAC to allow in every member cluster (kept apart from
+   * `permissions()`, which is the host cluster's): `rbacManifests` of it is what a member's
+   * ServiceAccount (the one its kubeconfig authenticates as) must be bound to.
+   */
+  memberPermissions(): readonly PermissionRequirement[] {
+    return [...this.memberRequirements];
+  }
+
+  /**
+   * Starts building a fleet controller: the same declarations as `controller()`, reconciling the
+   * `for` kind's objects in every member cluster, one queue for all of them (keys
+   * `cluster/namespace/name`). Needs the `fleet` option.
+   */
+  fleetController(name: string): FleetControllerBuilder {
+    const fleet = this.fleetRuntime;
+    if (!fleet) throw new InvalidOptionError('fleet', `fleet controller ${name} needs the manager's fleet option`);
+    const host: FleetControllerHost = {
+      clock: this.clock,
+      logger: this.logger,
+      registry: this.registry,
+      gracefulShutdownMs: this.gracefulShutdownMs,
+      fleet,
+      trackController: (n) => this.console?.trackController(n),
+      add: (runnable, options) => this.add(runnable, options),
+      requireMemberPermissions: (...requirements) => this.memberRequirements.push(...requirements),
+    };
+    return new FleetControllerBuilder(host, name);
   }
 
   /** Starts building a controller whose runnable is added to this manager by `complete()`. */
