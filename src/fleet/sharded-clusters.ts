@@ -13,7 +13,7 @@
  * until the fleet says its reconciles have ended, and only then releases the Lease.
  */
 import type { Registry } from 'prom-client';
-import { isAlreadyExists } from '../client/api-error.js';
+import { ignoreNotFound, isAlreadyExists, isConflict } from '../client/api-error.js';
 import type { Client } from '../client/contracts.js';
 import { linkedAbortController, sleep, whenAborted } from '../core/abort.js';
 import type { Clock } from '../core/clock.js';
@@ -22,7 +22,13 @@ import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { LeaderElector, type LeaderWork } from '../leader-election/leader-elector.js';
-import { LEASE_TYPE, leaseDurationSeconds, type Lease } from '../leader-election/lease-record.js';
+import {
+  LEASE_TYPE,
+  holderOf,
+  leaseDurationSeconds,
+  releasedLease,
+  type Lease,
+} from '../leader-election/lease-record.js';
 import { getOrCreateGauge } from '../metrics/get-or-create-metric.js';
 import { MemberLease } from '../sharding/member-lease.js';
 import { ownerOf } from '../sharding/rendezvous.js';
@@ -116,6 +122,9 @@ class ShardedClusters {
   /** Within our membership term, after the ring synced. */
   private active = false;
   private memberSignal: AbortSignal | undefined;
+  private ring: RingMembership | undefined;
+  /** Members seen leaving the ring (crashed or released): whose cluster Leases may be reclaimed. */
+  private readonly departed = new Set<string>();
   private readonly owned: { inc(): void; dec(): void };
 
   constructor(
@@ -177,10 +186,13 @@ class ShardedClusters {
       logger: this.log,
       ...omitUndefined({ random: this.options.random }),
       onChange: (change) => {
+        for (const m of change.left) this.departed.add(m);
+        for (const m of change.joined) this.departed.delete(m);
         this.live = change.live;
         this.reconcile();
       },
     });
+    this.ring = ring;
     const watching = ring.start(memberSignal);
     try {
       await ring.waitForSync(memberSignal);
@@ -196,6 +208,7 @@ class ShardedClusters {
       this.active = false;
       this.memberSignal = undefined;
       this.reconcile();
+      this.ring = undefined;
       await Promise.all([...this.slots.values()].map((slot) => slot.done));
       await Promise.all([...this.stopping.values()]);
       await watching;
@@ -250,6 +263,7 @@ class ShardedClusters {
     const leaseName = clusterLeaseName(s.ring, name);
     const log = this.log.child({ cluster: name, lease: leaseName });
     if (!(await this.ensureLease(name, leaseName, signal, log))) return;
+    await this.reclaimFromDeparted(leaseName, signal, log);
     const elector = new LeaderElector({
       client: this.options.client,
       name: leaseName,
@@ -291,6 +305,32 @@ class ShardedClusters {
       await drained.catch((err: unknown) => log.warn({ err }, 'waiting for the cluster to disengage failed'));
       this.owned.dec();
       log.info({ reason: String((leaderSignal.reason as Error | undefined)?.message ?? '') }, 'cluster disengaged');
+    }
+  }
+
+  /**
+   * A fresh elector waits a whole leaseDuration from its first look before taking a Lease, which
+   * after a crash would come on top of the leaseDuration the ring took to declare the member dead.
+   * But a member's cluster work runs within its membership term, fenced by that Lease: once its
+   * membership Lease is confirmed expired (a quorum read, as the sharder confirms before moving
+   * keys), its clusters are disengaged. So a cluster Lease whose holder is such a departed member
+   * (and no live member has its identity) is released for the elector to take at once.
+   */
+  private async reclaimFromDeparted(leaseName: string, signal: AbortSignal, log: Logger): Promise<void> {
+    const ring = this.ring;
+    if (!ring) return;
+    const namespace = this.options.sharding.namespace;
+    try {
+      const lease = await ignoreNotFound(this.options.client.get<Lease>(LEASE_TYPE, leaseName, { namespace, signal }));
+      const holder = holderOf(lease);
+      if (!lease || holder === '' || this.live.some((m) => ring.identityOf(m) === holder)) return;
+      const member = [...this.departed].find((m) => ring.identityOf(m) === holder);
+      if (member === undefined || !(await ring.confirmExpired(member, signal)).expired) return;
+      await this.options.client.update(releasedLease(lease, this.clock.now()), { signal });
+      log.info({ holder, departedMember: member }, 'cluster lease held by a departed ring member: released it');
+    } catch (err) {
+      // A conflict is the holder or another replica writing: the elector sorts it out from here.
+      if (!signal.aborted && !isConflict(err)) log.warn({ err }, 'could not reclaim the cluster lease');
     }
   }
 
