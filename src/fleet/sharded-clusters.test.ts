@@ -1,8 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../client/api-error.js';
-import type { Client } from '../client/contracts.js';
-import { sleep } from '../core/abort.js';
 import { FakeClock } from '../core/fake-clock.js';
 import { silentLogger } from '../core/logger.js';
 import { seededRandom } from '../core/seeded-random.js';
@@ -12,8 +9,8 @@ import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { resolveShardingOptions } from '../sharding/sharding-options.js';
 import { overlappingIntervals, type ReconcileInterval } from '../sharding/testing/reconcile-intervals.js';
 import { FakeClient } from '../testing/fake-client/fake-client.js';
-import type { ClusterEvents } from './cluster-provider.js';
 import { staticClusters } from './providers/static-clusters.js';
+import { cuttableClient, fakeFleet } from './sharded-clusters.test-support.js';
 import { CLUSTER_LABEL, CLUSTER_RING_LABEL, clusterLeaseName, shardedClusters } from './sharded-clusters.js';
 
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
@@ -40,36 +37,6 @@ interface Replica {
   kill(): void;
 }
 
-/** `api` as one replica sees it: once cut, every request fails and watches hang until their caller gives up. */
-function cuttable(api: FakeClient): { client: Client; cut(): void } {
-  let cut = false;
-  const fail = (): ApiError => new ApiError({ status: 503, message: 'replica killed' });
-  const client = new Proxy(api, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (prop === 'watch')
-        return (...args: unknown[]) => {
-          if (!cut) return method.apply(target, args);
-          const signal = (args[1] as { signal?: AbortSignal } | undefined)?.signal;
-          return {
-            [Symbol.asyncIterator]: () => ({
-              next: () =>
-                new Promise<IteratorResult<never>>((_resolve, reject) => {
-                  if (signal?.aborted) reject(fail());
-                  else signal?.addEventListener('abort', () => reject(fail()), { once: true });
-                }),
-              return: () => Promise.resolve({ done: true as const, value: undefined }),
-            }),
-          };
-        };
-      return (...args: unknown[]) => (cut ? Promise.reject(fail()) : method.apply(target, args));
-    },
-  });
-  return { client: client as Client, cut: () => (cut = true) };
-}
-
 function bed(): Bed {
   const clock = new FakeClock();
   const api = new FakeClient({ clock });
@@ -79,31 +46,8 @@ function bed(): Bed {
   const start = (name: string): Replica => {
     const random = seededRandom(seed++);
     const sharding = resolveShardingOptions({ ring: 'fleet', namespace: 'ops', identity: name, ...TIMINGS }, random);
-    const net = cuttable(api);
-    const open = new Map<string, ReconcileInterval>();
-    let dead = false;
-    // The fleet side: an engagement is an interval that ends once the in-flight reconcile drained.
-    const events: ClusterEvents & { disengage(name: string): Promise<void> } = {
-      engage: (cluster) => {
-        if (dead || open.has(cluster.name)) return;
-        const interval: ReconcileInterval = {
-          key: cluster.name,
-          replica: name,
-          startMs: clock.monotonicNow(),
-          endMs: Infinity,
-        };
-        open.set(cluster.name, interval);
-        intervals.push(interval);
-      },
-      disengage: async (cluster) => {
-        const interval = open.get(cluster);
-        if (!interval) return;
-        await sleep(clock, DRAIN_MS);
-        if (dead) return;
-        interval.endMs = clock.monotonicNow();
-        open.delete(cluster);
-      },
-    };
+    const net = cuttableClient(api);
+    const fleet = fakeFleet(name, intervals, clock, DRAIN_MS);
     const inner = staticClusters(CLUSTERS.map((c) => ({ name: c, client: api })));
     const provider = shardedClusters(inner, {
       client: net.client,
@@ -114,18 +58,16 @@ function bed(): Bed {
       random,
     });
     const stop = new AbortController();
-    const done = provider.start(stop.signal, events).catch(() => undefined);
+    const done = provider.start(stop.signal, fleet.events).catch(() => undefined);
     return {
       name,
       memberId: sharding.memberId,
       stop,
       done,
-      engaged: () => [...open.keys()].sort(),
+      engaged: () => fleet.engaged(),
       kill: () => {
-        dead = true;
         net.cut();
-        for (const interval of open.values()) interval.endMs = clock.monotonicNow();
-        open.clear();
+        fleet.die();
       },
     };
   };
