@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { whenAborted } from '../core/abort.js';
 import { FakeClock } from '../core/fake-clock.js';
 import { silentLogger } from '../core/logger.js';
 import { seededRandom } from '../core/seeded-random.js';
@@ -9,6 +10,7 @@ import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { resolveShardingOptions } from '../sharding/sharding-options.js';
 import { overlappingIntervals, type ReconcileInterval } from '../sharding/testing/reconcile-intervals.js';
 import { FakeClient } from '../testing/fake-client/fake-client.js';
+import type { ClusterProvider } from './cluster-provider.js';
 import { staticClusters } from './providers/static-clusters.js';
 import { cuttableClient, fakeFleet } from './sharded-clusters.test-support.js';
 import { CLUSTER_LABEL, CLUSTER_RING_LABEL, clusterLeaseName, shardedClusters } from './sharded-clusters.js';
@@ -35,6 +37,8 @@ interface Replica {
   engaged(): string[];
   /** kill -9: every request fails from now on (no renew, no release), its engagements end now. */
   kill(): void;
+  /** Cut from the API server but alive: it must fence itself (its engagements end only by disengage). */
+  partition(): void;
 }
 
 function bed(): Bed {
@@ -69,6 +73,7 @@ function bed(): Bed {
         net.cut();
         fleet.die();
       },
+      partition: () => net.cut(),
     };
   };
   return { clock, api, intervals, start };
@@ -140,6 +145,30 @@ test('kill -9 of one replica: the survivor engages all six within leaseDuration 
   await shutdown(b, [survivor, victim]);
 });
 
+test('a replica cut from the API server disengages its clusters (drained) before the survivor can engage them', async (t) => {
+  const b = bed();
+  const a = b.start('replica-a');
+  const c = b.start('replica-b');
+  assert.notEqual(
+    await until(b.clock, () => divided([a, c]) && a.engaged().length > 0 && c.engaged().length > 0, 20_000),
+    Infinity,
+  );
+  await b.clock.advance(2_000);
+  const cutAt = b.clock.monotonicNow();
+  a.partition();
+  const fencedMs = await until(b.clock, () => a.engaged().length === 0, 10_000);
+  const takenMs = await until(b.clock, () => c.engaged().length === CLUSTERS.length, 10_000);
+  t.diagnostic(
+    `partition: fenced ${fencedMs} ms after the cut, survivor holds all six ${fencedMs + takenMs} ms after it`,
+  );
+  assert.ok(fencedMs < TIMINGS.leaseDurationMs, `fenced after ${fencedMs} ms`);
+  assert.ok(
+    b.clock.monotonicNow() - cutAt <= TIMINGS.leaseDurationMs + TIMINGS.retryPeriodMs * JITTER_FACTOR + DRAIN_MS,
+  );
+  assert.deepEqual(overlappingIntervals(b.intervals), []);
+  await shutdown(b, [a, c]);
+});
+
 test('a third replica joins: clusters move to it with no instant where two replicas have one engaged', async () => {
   const b = bed();
   const replicas = [b.start('replica-a'), b.start('replica-b')];
@@ -178,6 +207,44 @@ test('a replica shutting down cleanly hands its clusters over faster than leaseD
   assert.deepEqual(a.engaged(), []);
   assert.deepEqual(overlappingIntervals(b.intervals), []);
   await shutdown(b, [a, c]);
+});
+
+test('a cluster the inner provider drops is disengaged, drained, and only then its Lease released', async () => {
+  const clock = new FakeClock();
+  const api = new FakeClient({ clock });
+  const intervals: ReconcileInterval[] = [];
+  const random = seededRandom(11);
+  const sharding = resolveShardingOptions({ ring: 'fleet', namespace: 'ops', identity: 'solo', ...TIMINGS }, random);
+  const fleet = fakeFleet('solo', intervals, clock, DRAIN_MS);
+  let drop: ((name: string) => void) | undefined;
+  const inner: ClusterProvider = {
+    description: 'two clusters',
+    start: async (signal, events) => {
+      for (const name of ['alpha', 'bravo'])
+        events.engage({ name, revision: '1', connect: () => Promise.resolve(api) });
+      drop = (name) => events.disengage(name);
+      await whenAborted(signal);
+    },
+  };
+  const stop = new AbortController();
+  const done = shardedClusters(inner, { client: api, sharding, clock, logger: silentLogger, random }).start(
+    stop.signal,
+    fleet.events,
+  );
+  assert.notEqual(await until(clock, () => fleet.engaged().length === 2, 10_000), Infinity);
+  const leaseOf = async (): Promise<string> =>
+    holderOf(await api.get<Lease>(LEASE_TYPE, clusterLeaseName('fleet', 'alpha'), { namespace: 'ops' }));
+  drop?.('alpha');
+  await clock.advance(DRAIN_MS / 2);
+  assert.deepEqual(fleet.engaged(), ['alpha', 'bravo'], 'still draining');
+  assert.equal(await leaseOf(), 'solo', 'held while draining');
+  assert.notEqual(await until(clock, () => fleet.engaged().length === 1, 1_000), Infinity);
+  await clock.advance(50);
+  assert.equal(await leaseOf(), '', 'released once drained');
+  stop.abort();
+  let finished = false;
+  void done.then(() => (finished = true));
+  assert.notEqual(await until(clock, () => finished, 10_000), Infinity);
 });
 
 test('requiredPermissions: Leases in the sharding namespace, plus what the inner provider needs', () => {
