@@ -49,7 +49,7 @@ export function clusterLeaseName(ring: string, cluster: string): string {
   return `${ring}-cluster-${cluster}`;
 }
 
-/** How this replica's membership term is held: `(s, w) => sharding.runMember(s, w)`, or a `MemberLease`'s `run`. */
+/** Runs work within this replica's ring membership term: a `MemberLease`'s `run`, or the manager's term. */
 export type MembershipRunner = (signal: AbortSignal, work: LeaderWork) => Promise<void>;
 
 export interface ShardedClustersOptions {
@@ -58,9 +58,9 @@ export interface ShardedClustersOptions {
   /** The ring (namespace, member id, identity and the Lease timings of every cluster Lease). */
   readonly sharding: ResolvedSharding;
   /**
-   * Holds this replica's membership in the ring; the clusters are held only within it. Pass the
-   * manager's (`sharding.runMember`) so the replica has one membership Lease.
-   * @defaultValue a `MemberLease` of its own
+   * Runs `work` within this replica's membership term (its signal aborting when the term ends). With
+   * the manager's `sharding`, it must be the manager's own term (a work added to it), never a second
+   * holder of the same membership Lease. @defaultValue a `MemberLease` of its own, from `sharding`
    */
   readonly membership?: MembershipRunner;
   /**
