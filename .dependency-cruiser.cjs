@@ -26,6 +26,7 @@ const LAYERS = {
   console: ['core', 'logging', 'cache', 'controller'],
   webhook: ['core', 'client', 'cache', 'metrics', 'logging'],
   sharding: ['core', 'client', 'cache', 'controller', 'leader-election', 'metrics'],
+  fleet: ['core', 'client', 'metrics', 'cache', 'controller', 'rbac', 'leader-election', 'sharding'],
   manager: [
     'core',
     'metrics',
@@ -41,6 +42,7 @@ const LAYERS = {
     'console',
     'webhook',
     'sharding',
+    'fleet',
   ],
   testing: ['core', 'client', 'cache', 'controller', 'logging', 'webhook', 'manager'],
   codegen: ['core', 'client', 'crd', 'rbac', 'webhook', 'sharding', 'manager'],

@@ -52,6 +52,11 @@ export interface ControllerOptions {
    * lines (before `reconcileID`): a fleet controller's keys name their cluster too.
    * @defaultValue {@link objectRequestCodec} (`namespace/name` keys)
    */
+  /**
+   * Groups keys for fairness (`WorkqueueOptions.fairnessKey`): within a priority, groups take turns.
+   * A fleet controller groups by member cluster. @defaultValue none: one FIFO per priority
+   */
+  readonly fairnessKey?: (key: string) => string;
   readonly requests?: RequestCodec;
 }
 
@@ -145,6 +150,7 @@ export class Controller {
         rateLimiter: options.rateLimiter,
         registry: options.registry,
         priorityQueue: options.priorityQueue,
+        fairnessKey: options.fairnessKey,
       }),
     });
     this.metrics = options.registry ? new ControllerMetrics(options.registry, this.name, this.workers) : undefined;

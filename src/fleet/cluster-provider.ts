@@ -33,8 +33,12 @@ export interface MemberCluster {
 export interface ClusterEvents {
   /** A cluster joined, or changed (another `revision` or other `labels`). */
   engage(cluster: MemberCluster): void;
-  /** A cluster left: its reconciles end and its caches are released. Unknown names are ignored. */
-  disengage(name: string): void;
+  /**
+   * A cluster left: its reconciles end and its caches are released. Unknown names are ignored.
+   * May return a promise that resolves once the cluster's in-flight reconciles have ended (the
+   * fleet's does: `shardedClusters` releases a cluster's Lease only then).
+   */
+  disengage(name: string): void | Promise<void>;
 }
 
 /** A source of member clusters. */

@@ -465,7 +465,7 @@ test('a cluster engaged before the fleet starts is engaged at start; the last en
   assert.deepEqual(fleet.health(), []);
 });
 
-test('options and permissions: sharded is refused for now, fleet controllers need the fleet option, member RBAC is kept apart from the host’s', () => {
+test('options and permissions: sharded needs the manager\'s sharding, fleet controllers need the fleet option, member RBAC is kept apart from the host’s', () => {
   assert.throws(
     () =>
       new Manager({
@@ -474,7 +474,7 @@ test('options and permissions: sharded is refused for now, fleet controllers nee
         healthPort: 0,
         fleet: { provider: new TestProvider(), sharded: true },
       }),
-    /fleet\.sharded: not supported yet/,
+    /fleet\.sharded: dividing clusters among replicas needs the manager's sharding option/,
   );
   const plain = new Manager({ client: quietClient(), metricsPort: 0, healthPort: 0 });
   assert.throws(() => plain.fleetController('x'), /needs the manager's fleet option/);

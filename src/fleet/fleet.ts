@@ -68,8 +68,6 @@ export class Fleet implements ClusterEvents, FleetView {
     host: FleetHost,
   ) {
     if (!options.provider) throw new InvalidOptionError('fleet.provider', 'a fleet needs a cluster provider');
-    // Sharding divides clusters among replicas through the ring; it plugs in here, at engage.
-    if (options.sharded) throw new InvalidOptionError('fleet.sharded', 'not supported yet');
     const timeout = options.clusterSyncTimeoutMs ?? DEFAULT_CLUSTER_SYNC_TIMEOUT_MS;
     if (!(Number.isFinite(timeout) && timeout > 0))
       throw new InvalidOptionError('fleet.clusterSyncTimeoutMs', 'must be a number > 0');
@@ -91,6 +89,11 @@ export class Fleet implements ClusterEvents, FleetView {
         for (const controller of this.running) this.attachOne(controller, engagement);
       },
     };
+  }
+
+  /** Whether replicas divide the clusters (`sharded`): fleet controllers then run on every replica. */
+  get sharded(): boolean {
+    return this.options.sharded ?? false;
   }
 
   get readiness(): 'host' | 'all-clusters' {
@@ -133,10 +136,11 @@ export class Fleet implements ClusterEvents, FleetView {
     });
   }
 
-  disengage(name: string): void {
+  /** Resolves once the cluster's in-flight reconciles have ended and its caches stopped (sharding releases its Lease then). */
+  disengage(name: string): Promise<void> {
     this.pending.delete(name);
     const current = this.engagements.get(name);
-    if (current) void this.retire(current, 'the provider disengaged it');
+    return current ? this.retire(current, 'the provider disengaged it') : this.whenLeft(name);
   }
 
   /** Resolves once the named cluster's last engagement has fully stopped (for tests and the fleet's own sequencing). */

@@ -39,6 +39,8 @@ import type { ShardingOptions, ShardMembership } from '../sharding/sharding-opti
 import { Fleet, type FleetView } from '../fleet/fleet.js';
 import { FleetControllerBuilder, type FleetControllerHost } from './fleet-controller-builder.js';
 import type { FleetOptions } from '../fleet/fleet-options.js';
+import { shardedClusters } from '../fleet/sharded-clusters.js';
+import { MemberTermBridge } from './member-term-bridge.js';
 
 export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };
 /** @defaultValue 30,000 ms */
@@ -242,7 +244,7 @@ export class Manager {
     this.client = this.ring ? shardAwareClient(cached, this.apiClient, this.ring) : cached;
     this.host = this.controllerHost();
     this.fleetRuntime = options.fleet
-      ? new Fleet(options.fleet, {
+      ? new Fleet(this.fleetOptions(options.fleet), {
           clock: this.clock,
           logger: this.logger,
           registry: this.registry,
@@ -401,6 +403,30 @@ export class Manager {
   /** A kind's scope if the mapper already knows it (no I/O): the cache asks synchronously. */
   private scopeOf(type: ResourceType): boolean | undefined {
     return this.restMapper.cached(type)?.namespaced;
+  }
+
+  /**
+   * With `fleet.sharded`, the provider is wrapped so this replica engages only the clusters whose
+   * Lease it holds, inside the manager's own member term (one membership Lease per replica).
+   */
+  private fleetOptions(fleet: FleetOptions): FleetOptions {
+    if (!fleet.sharded) return fleet;
+    const ring = this.ring;
+    if (!ring)
+      throw new InvalidOptionError('fleet.sharded', "dividing clusters among replicas needs the manager's sharding option");
+    const bridge = new MemberTermBridge();
+    this.add(bridge.runnable, { name: 'fleet-membership', sharded: true });
+    return {
+      ...fleet,
+      provider: shardedClusters(fleet.provider, {
+        client: this.apiClient,
+        sharding: ring.options,
+        membership: bridge.run,
+        clock: this.clock,
+        logger: this.logger,
+        registry: this.registry,
+      }),
+    };
   }
 
   private controllerHost(): ControllerHost {

@@ -49,7 +49,7 @@ async function setup(
   const events: Event[] = [];
   const sink: ClusterEvents = {
     engage: (cluster) => events.push({ type: 'engage', cluster }),
-    disengage: (name) => events.push({ type: 'disengage', name }),
+    disengage: (name) => void events.push({ type: 'disengage', name }),
   };
   const provider = kubeconfigDirectory({
     path: dir,

@@ -43,7 +43,7 @@ describe('kubeconfigSecrets on a real API server', () => {
     const stop = new AbortController();
     const run = provider.start(stop.signal, {
       engage: (c) => engaged.push(c),
-      disengage: (n) => disengaged.push(n),
+      disengage: (n) => void disengaged.push(n),
     });
     try {
       const kubeconfig = toYaml(env.kubeconfig);

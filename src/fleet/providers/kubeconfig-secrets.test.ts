@@ -61,7 +61,7 @@ async function setup(objects: object[] = [], options: Partial<KubeconfigSecretsO
   const events: Event[] = [];
   const sink: ClusterEvents = {
     engage: (cluster) => events.push({ type: 'engage', cluster }),
-    disengage: (name) => events.push({ type: 'disengage', name }),
+    disengage: (name) => void events.push({ type: 'disengage', name }),
   };
   const provider = kubeconfigSecrets({ client, namespace: NS, clock, logger: log, ...options });
   const stop = new AbortController();

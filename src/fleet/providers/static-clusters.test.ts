@@ -14,7 +14,7 @@ function recorder(): { events: ClusterEvents; engaged: MemberCluster[]; disengag
   const engaged: MemberCluster[] = [];
   const disengaged: string[] = [];
   return {
-    events: { engage: (c) => engaged.push(c), disengage: (n) => disengaged.push(n) },
+    events: { engage: (c) => engaged.push(c), disengage: (n) => void disengaged.push(n) },
     engaged,
     disengaged,
   };
