@@ -46,3 +46,19 @@ export {
 export type { EventuallyOptions } from './eventually.js';
 export { webhookServingCertificate } from './webhook-certificate.js';
 export type { WebhookServingCertificate, WebhookServingCertificateOptions } from './webhook-certificate.js';
+export { TestFleet } from './fleet/test-fleet.js';
+export type { TestFleetOptions, TestFleetStartup } from './fleet/test-fleet.js';
+export { TestFleetMember } from './fleet/test-fleet-member.js';
+export type { MemberMemory } from './fleet/test-fleet-member.js';
+export { TestFleetError } from './fleet/test-fleet-error.js';
+export { MemberLinkError, DEFAULT_CUT_OFF_MODE } from './fleet/member-link.js';
+export type { CutOffMode } from './fleet/member-link.js';
+export {
+  memberSecretManifest,
+  FLEET_MEMBER_LABEL,
+  DEFAULT_MEMBER_SECRET_KEY,
+  MEMBER_CLUSTER_NAME_ANNOTATION,
+} from './fleet/member-secret.js';
+export type { MemberSecretOptions, MemberSecretManifest } from './fleet/member-secret.js';
+export { auditFleet, fleetAuditMark, formatFleetAuditReport } from './fleet/fleet-audit.js';
+export type { FleetAuditOptions, FleetAuditReport, FleetAuditMark } from './fleet/fleet-audit.js';
