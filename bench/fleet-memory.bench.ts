@@ -10,6 +10,7 @@
  *
  * Exits 1 when the heap after the leave is not within 10% of the heap before the join.
  */
+import { freePort } from '../src/testing/free-port.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { KubeClient } from '../src/client/kube-client.js';
 import type { KubeObject } from '../src/core/object-key.js';
@@ -47,7 +48,7 @@ const reconciledAt: number[] = [];
 const manager = new Manager({
   client: host,
   metricsPort: 0,
-  healthPort: 0,
+  healthPort: await freePort(),
   fleet: { provider: kubeconfigSecrets({ client: host, namespace: secrets }) },
 });
 manager
@@ -77,7 +78,10 @@ try {
   const leave = async (): Promise<void> => {
     const t0 = Date.now();
     await host.delete({ apiVersion: 'v1', kind: 'Secret' }, secretName, { namespace: secrets });
-    await eventually('left', () => manager.fleet!.cluster('member') === undefined, { timeoutMs: 60_000, intervalMs: 5 });
+    await eventually('left', () => manager.fleet!.cluster('member') === undefined, {
+      timeoutMs: 60_000,
+      intervalMs: 5,
+    });
     leaveMs.push(Date.now() - t0);
   };
   // Warm-up join and leave: code paths loaded, lazy singletons made, before the first figure.
@@ -91,7 +95,8 @@ try {
     await member.create({ ...WIDGET, metadata: { name: `w-${i}`, namespace: NAMESPACE }, spec: { size: i } });
   await eventually(
     `${OBJECTS} cached`,
-    async () => (await manager.fleet!.cluster('member')!.client.list(WIDGET, { namespace: NAMESPACE })).items.length === OBJECTS,
+    async () =>
+      (await manager.fleet!.cluster('member')!.client.list(WIDGET, { namespace: NAMESPACE })).items.length === OBJECTS,
     { timeoutMs: 120_000 },
   );
   const engagedFull = await heapUsed();
@@ -115,7 +120,9 @@ try {
     ].join('\n'),
   );
   if (Math.abs(backRatio - 1) > 0.1) {
-    console.error(`fleet-memory: heap after the leave is not within 10% of before (${mib(after)} vs ${mib(before)} MiB)`);
+    console.error(
+      `fleet-memory: heap after the leave is not within 10% of before (${mib(after)} vs ${mib(before)} MiB)`,
+    );
     exitCode = 1;
   }
 } finally {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, Manager } from 'operator-runtime';
 import { kubeconfigSecrets } from 'operator-runtime/fleet';
-import { TestFleet, readManifests } from 'operator-runtime/testing';
+import { TestFleet, freePort, readManifests } from 'operator-runtime/testing';
 import { recordChaosResult } from './support/chaos-results.js';
 import { percentile } from './support/fleet-widget-workload.js';
 import { WIDGET, type Widget } from './support/toy-widget-operator.js';
@@ -44,7 +44,7 @@ describe('chaos: fairness across member clusters', () => {
     const manager = new Manager({
       client: host,
       metricsPort: 0,
-      healthPort: 0,
+      healthPort: await freePort(),
       fleet: { provider: kubeconfigSecrets({ client: host, namespace: secrets }) },
     });
     manager
@@ -52,7 +52,12 @@ describe('chaos: fairness across member clusters', () => {
       .for<Widget>(WIDGET)
       .complete(async (request, ctx) => {
         const w = await ctx.get();
-        reconciles.push({ cluster: request.cluster, name: request.name, generation: w?.metadata.generation ?? 0, atMs: Date.now() });
+        reconciles.push({
+          cluster: request.cluster,
+          name: request.name,
+          generation: w?.metadata.generation ?? 0,
+          atMs: Date.now(),
+        });
         await new Promise((r) => setTimeout(r, WORK_MS));
       });
     const stop = new AbortController();
@@ -62,16 +67,27 @@ describe('chaos: fairness across member clusters', () => {
       await waitFor(() => reconciles.some((r) => r.cluster === 'big'), 60_000);
       const smallAt = Date.now();
       await fleet.registerMembers({ namespace: secrets, members: ['small'] });
-      await waitFor(() => new Set(reconciles.filter((r) => r.cluster === 'small').map((r) => r.name)).size === SMALL_OBJECTS, 60_000);
+      await waitFor(
+        () => new Set(reconciles.filter((r) => r.cluster === 'small').map((r) => r.name)).size === SMALL_OBJECTS,
+        60_000,
+      );
       const smallSyncedMs = Date.now() - smallAt;
       const bigDoneAtSmallSync = new Set(reconciles.filter((r) => r.cluster === 'big').map((r) => r.name)).size;
       // Edits of the small member while the big backlog drains.
       const editLatencies: number[] = [];
       for (let i = 0; i < SMALL_OBJECTS; i++) {
         const sentAt = Date.now();
-        const written = await small.patch<Widget>(WIDGET, `w-${i}`, { spec: { size: 100 + i } }, { type: 'merge', namespace: NAMESPACE });
+        const written = await small.patch<Widget>(
+          WIDGET,
+          `w-${i}`,
+          { spec: { size: 100 + i } },
+          { type: 'merge', namespace: NAMESPACE },
+        );
         await waitFor(
-          () => reconciles.some((r) => r.cluster === 'small' && r.name === `w-${i}` && r.generation >= written.metadata.generation),
+          () =>
+            reconciles.some(
+              (r) => r.cluster === 'small' && r.name === `w-${i}` && r.generation >= written.metadata.generation,
+            ),
           60_000,
         );
         editLatencies.push(Date.now() - sentAt);
@@ -84,7 +100,10 @@ describe('chaos: fairness across member clusters', () => {
         'big member keys done after the small edits': bigDone,
       };
       console.log(JSON.stringify(notes, null, 2));
-      const passed = smallSyncedMs <= FAIRNESS_BOUND_MS && percentile(editLatencies, 99) <= FAIRNESS_BOUND_MS && bigDone < BIG_OBJECTS;
+      const passed =
+        smallSyncedMs <= FAIRNESS_BOUND_MS &&
+        percentile(editLatencies, 99) <= FAIRNESS_BOUND_MS &&
+        bigDone < BIG_OBJECTS;
       await recordChaosResult({
         scenario: 'fleet: fairness while a member relists',
         faults: [`member with ${BIG_OBJECTS} objects listed into the queue`],
@@ -115,9 +134,9 @@ async function createMany(client: KubeClient, count: number): Promise<void> {
   const names = Array.from({ length: count }, (_, i) => `w-${i}`);
   for (let i = 0; i < names.length; i += 50) {
     await Promise.all(
-      names.slice(i, i + 50).map((name) =>
-        client.create({ ...WIDGET, metadata: { name, namespace: NAMESPACE }, spec: { size: 1 } }),
-      ),
+      names
+        .slice(i, i + 50)
+        .map((name) => client.create({ ...WIDGET, metadata: { name, namespace: NAMESPACE }, spec: { size: 1 } })),
     );
   }
 }

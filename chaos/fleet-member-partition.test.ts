@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, Manager } from 'operator-runtime';
 import { kubeconfigSecrets } from 'operator-runtime/fleet';
-import { TestFleet, auditFleet, fleetAuditMark, readManifests, formatFleetAuditReport } from 'operator-runtime/testing';
+import { TestFleet, freePort, auditFleet, fleetAuditMark, readManifests, formatFleetAuditReport } from 'operator-runtime/testing';
 import { recordChaosResult } from './support/chaos-results.js';
 import { statusCurrent, waitForConvergence } from './support/convergence.js';
 import { FleetWidgetRecords, churnMember, fleetWidgetReconciler, percentile } from './support/fleet-widget-workload.js';
@@ -52,7 +52,7 @@ describe('chaos: one member of a fleet cut off', () => {
     const manager = new Manager({
       client: host,
       metricsPort: 0,
-      healthPort: 0,
+      healthPort: await freePort(),
       fleet: { provider: kubeconfigSecrets({ client: host, namespace: secrets }) },
     });
     manager

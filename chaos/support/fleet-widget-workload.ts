@@ -56,7 +56,10 @@ export function fleetWidgetReconciler(records: FleetWidgetRecords, namespace: st
     records.reconciles++;
     const w = await ctx.get();
     if (!w || w.status?.observedGeneration === w.metadata.generation) return;
-    const next: Widget = { ...w, status: { observedGeneration: w.metadata.generation, message: `size ${w.spec.size}` } };
+    const next: Widget = {
+      ...w,
+      status: { observedGeneration: w.metadata.generation, message: `size ${w.spec.size}` },
+    };
     try {
       const written = await ctx.cluster.apiClient.update(next, { subresource: 'status', signal: ctx.signal });
       records.statusWritten(
@@ -96,11 +99,16 @@ export async function churnMember(options: {
     const name = names[i % names.length]!;
     try {
       const sentAt = Date.now();
-      const written = await client.patch<Widget>(WIDGET, name, { spec: { size: (i % 10) + 1 } }, {
-        type: 'merge',
-        namespace,
-        signal,
-      });
+      const written = await client.patch<Widget>(
+        WIDGET,
+        name,
+        { spec: { size: (i % 10) + 1 } },
+        {
+          type: 'merge',
+          namespace,
+          signal,
+        },
+      );
       records.specWritten(options.cluster, name, written.metadata.generation, sentAt);
       ok++;
     } catch {

@@ -5,6 +5,7 @@
  * the member each request names. Members join when their Secret appears, leave when it is deleted,
  * and one member cut off leaves the other converging and /readyz green.
  */
+import { freePort } from '../testing/free-port.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -53,7 +54,7 @@ describe('a fleet of real API servers', () => {
     manager = new Manager({
       client: host,
       metricsPort: 0,
-      healthPort: 0,
+      healthPort: await freePort(),
       fleet: { provider: kubeconfigSecrets({ client: host, namespace: secretsNamespace }) },
     });
     manager
@@ -106,7 +107,13 @@ describe('a fleet of real API servers', () => {
 
     await fleet.registerMembers({ namespace: secretsNamespace, members: ['west'] });
     await eventually('west/w-1 status written in west', () => observed('west', 'w-1'), { timeoutMs: JOIN_BOUND_MS });
-    assert.deepEqual(manager.fleet!.clusters().map((c) => c.name).sort(), ['east', 'west']);
+    assert.deepEqual(
+      manager
+        .fleet!.clusters()
+        .map((c) => c.name)
+        .sort(),
+      ['east', 'west'],
+    );
   });
 
   test('one member cut off: the other converges, /readyz stays green (readiness: host)', async () => {
@@ -114,7 +121,9 @@ describe('a fleet of real API servers', () => {
     try {
       await createWidget('east', 'w-2');
       await createWidget('west', 'w-2'); // straight to west's API server: the operator cannot see it yet
-      await eventually('east/w-2 converged while west is cut off', () => observed('east', 'w-2'), { timeoutMs: 10_000 });
+      await eventually('east/w-2 converged while west is cut off', () => observed('east', 'w-2'), {
+        timeoutMs: 10_000,
+      });
       assert.ok((await fetch(`http://127.0.0.1:${manager.healthPort}/readyz`)).ok, '/readyz depends on the host only');
     } finally {
       fleet.member('west').heal();

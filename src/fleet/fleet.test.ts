@@ -204,7 +204,7 @@ test('log lines of a fleet reconcile carry cluster, namespace and name; metrics 
     assert.match(text, /fleet_cluster_synced\{cluster="east"\} 1/);
     assert.match(text, /fleet_clusters\{state="ready"\} 2/);
     assert.match(text, /cache_synced\{informer="east\/v1 ConfigMap"\} 1/);
-    provider.events!.disengage('east');
+    void provider.events!.disengage('east');
     await (manager.fleet as Fleet).whenLeft('east');
     assert.deepEqual(await seriesOf(registry, 'east'), []);
     assert.ok((await seriesOf(registry, 'west')).length > 0, 'west keeps its series');
@@ -241,7 +241,7 @@ test('a disengaged cluster is never reconciled again: its in-flight reconcile is
     const clientRef = new WeakRef(view.client);
     assert.equal(view.informersFor(CM)[0]!.health().name, 'east/v1 ConfigMap');
     view = undefined;
-    provider.events!.disengage('east');
+    void provider.events!.disengage('east');
     await (manager.fleet as Fleet).whenLeft('east');
     assert.equal(inFlight!.aborted, true);
     assert.equal((inFlight!.reason as { code?: string }).code, 'ERR_CLUSTER_DISENGAGED');
@@ -451,7 +451,7 @@ test('a cluster engaged before the fleet starts is engaged at start; the last en
   fleet.engage(member('east', new FakeClient(), '1'));
   fleet.engage(member('east', new FakeClient(), '2'));
   fleet.engage(member('west', new FakeClient()));
-  fleet.disengage('west');
+  void fleet.disengage('west');
   assert.deepEqual(fleet.health(), []);
   const stop = new AbortController();
   const done = fleet.start(stop.signal);
@@ -465,7 +465,7 @@ test('a cluster engaged before the fleet starts is engaged at start; the last en
   assert.deepEqual(fleet.health(), []);
 });
 
-test('options and permissions: sharded needs the manager\'s sharding, fleet controllers need the fleet option, member RBAC is kept apart from the host’s', () => {
+test("options and permissions: sharded needs the manager's sharding, fleet controllers need the fleet option, member RBAC is kept apart from the host’s", () => {
   assert.throws(
     () =>
       new Manager({

@@ -222,7 +222,7 @@ test('a cluster the inner provider drops is disengaged, drained, and only then i
     start: async (signal, events) => {
       for (const name of ['alpha', 'bravo'])
         events.engage({ name, revision: '1', connect: () => Promise.resolve(api) });
-      drop = (name) => events.disengage(name);
+      drop = (name) => void events.disengage(name);
       await whenAborted(signal);
     },
   };

@@ -413,7 +413,10 @@ export class Manager {
     if (!fleet.sharded) return fleet;
     const ring = this.ring;
     if (!ring)
-      throw new InvalidOptionError('fleet.sharded', "dividing clusters among replicas needs the manager's sharding option");
+      throw new InvalidOptionError(
+        'fleet.sharded',
+        "dividing clusters among replicas needs the manager's sharding option",
+      );
     const bridge = new MemberTermBridge();
     this.add(bridge.runnable, { name: 'fleet-membership', sharded: true });
     return {

@@ -55,7 +55,7 @@ for (let round = 0; round < ROUNDS; round++) {
   for (let c = 0; c < N; c++) fleet.engage({ name: `m${c}`, revision: String(round), connect: async () => fakes[c]! });
   while (fleet.health().length < N || fleet.health().some((h) => h.state !== 'ready')) await tick();
   const engaged = heap();
-  for (let c = 0; c < N; c++) fleet.disengage(`m${c}`);
+  for (let c = 0; c < N; c++) void fleet.disengage(`m${c}`);
   for (let c = 0; c < N; c++) await fleet.whenLeft(`m${c}`);
   await tick();
   for (const f of fakes) f.clearRequests();

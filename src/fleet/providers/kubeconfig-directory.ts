@@ -219,7 +219,7 @@ class DirectoryRun {
       if (present.has(cluster) || this.signal.aborted) continue;
       this.engaged.delete(cluster);
       this.logger.info({ cluster }, 'kubeconfig file gone: cluster disengaged');
-      this.events.disengage(cluster);
+      void this.events.disengage(cluster);
     }
     for (const cluster of [...this.broken.keys()]) if (!present.has(cluster)) this.broken.delete(cluster);
   }

@@ -221,7 +221,7 @@ class SecretsRun {
       if (wanted.has(cluster)) continue;
       this.engaged.delete(cluster);
       this.logger.info({ cluster, revision: engaged.revision }, 'member Secret gone: cluster disengaged');
-      this.events.disengage(cluster);
+      void this.events.disengage(cluster);
     }
     for (const [cluster, want] of wanted) {
       const labelsKey = JSON.stringify(Object.entries(want.labels).sort(([a], [b]) => compare(a, b)));

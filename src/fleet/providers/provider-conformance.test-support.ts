@@ -29,7 +29,11 @@ export function providerConformance(name: string, make: () => Promise<Conformanc
   const record = (): { events: ClusterEvents; engaged: MemberCluster[]; disengaged: string[] } => {
     const engaged: MemberCluster[] = [];
     const disengaged: string[] = [];
-    return { events: { engage: (c) => engaged.push(c), disengage: (n) => void disengaged.push(n) }, engaged, disengaged };
+    return {
+      events: { engage: (c) => engaged.push(c), disengage: (n) => void disengaged.push(n) },
+      engaged,
+      disengaged,
+    };
   };
 
   test(`${name}: an already aborted signal engages nothing and start resolves`, async () => {
