@@ -2,7 +2,7 @@
  * operator-runtime: what writing an operator needs — the client and its contracts, typed kinds,
  * the manager and controller builder, results and errors, leader election, logging, and the helpers
  * a reconciler calls. Everything else has its own entry point (`operator-runtime/client`, `/cache`,
- * `/workqueue`, `/controller`, `/manager`, `/leader-election`, `/sharding`, `/helpers`, `/metrics`,
+ * `/workqueue`, `/controller`, `/manager`, `/leader-election`, `/sharding`, `/fleet`, `/helpers`, `/metrics`,
  * `/webhook`, `/rbac`, `/crd`, `/testing`, `/testing/conformance`, `/testing/chaos`, `/codegen`):
  * package.json `exports`, which scripts/entry-points.test.ts holds this list to; the names each one
  * exports are in api/ (scripts/api-report.ts).
@@ -67,30 +67,6 @@ export * as predicates from './controller/predicates.js';
 // Running: the manager, its builder, leader election, signals, logging, metrics.
 export { Manager, ControllerBuilder, runUntilSignal } from './manager/index.js';
 export type { ManagerOptions, RunUntilSignalOptions, Runnable } from './manager/index.js';
-// Fleets: member clusters from a provider, fleet controllers reconciling `{ cluster, namespace, name }`.
-export {
-  FleetControllerBuilder,
-  InvalidClusterNameError,
-  validateClusterName,
-  fleetKey,
-  clusterOfKey,
-  parseFleetKey,
-  DEFAULT_CLUSTER_SYNC_TIMEOUT_MS,
-} from './manager/index.js';
-export type {
-  FleetOptions,
-  ClusterProvider,
-  ClusterEvents,
-  MemberCluster,
-  ClusterView,
-  FleetView,
-  FleetClusterHealth,
-  ClusterState,
-  FleetRequest,
-  FleetReconciler,
-  FleetReconcileContext,
-  FleetReconcileFunction,
-} from './manager/index.js';
 export { LeaderElector, LeadershipLostError } from './leader-election/index.js';
 export type { LeaderElectorOptions } from './leader-election/index.js';
 export { createLogger } from './logging/index.js';

@@ -36,7 +36,7 @@ const replay = (seed: number): string =>
   `replay: SIM_SEED=${seed} NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test ${FILE}`;
 
 const SEEDS = seedsFromEnv();
-/** The first seed's run, kept for the replay test. */
+/** The run of the first SIM_SEEDS entry, kept for the replay test. */
 let firstRun: { seed: number; result: SimulationResult } | undefined;
 
 test('partitions, joins, clean stops and a second sharder: no key is ever reconciled by two members at once', async (t) => {
