@@ -9,7 +9,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, Manager } from 'operator-runtime';
 import { kubeconfigSecrets } from 'operator-runtime/fleet';
-import { TestFleet, freePort, auditFleet, fleetAuditMark, readManifests, formatFleetAuditReport } from 'operator-runtime/testing';
+import {
+  TestFleet,
+  freePort,
+  auditFleet,
+  fleetAuditMark,
+  readManifests,
+  formatFleetAuditReport,
+} from 'operator-runtime/testing';
 import { recordChaosResult } from './support/chaos-results.js';
 import { statusCurrent, waitForConvergence } from './support/convergence.js';
 import { FleetWidgetRecords, churnMember, fleetWidgetReconciler, percentile } from './support/fleet-widget-workload.js';
