@@ -35,9 +35,16 @@ test('the drift check would catch a changed constraint, naming the line', async 
 });
 
 test('the committed CRD keeps the constraints the hand-written one had', () => {
-  const crd = parseAllDocuments(readFileSync(EXAMPLE_CRD_PATH, 'utf8'))[0]!.toJS() as {
-    spec: { versions: { schema: { openAPIV3Schema: Schema } }[] };
-  };
+  // By name: documents are in resource-name order, and databasefleets sorts before databases.
+  const crd = parseAllDocuments(readFileSync(EXAMPLE_CRD_PATH, 'utf8'))
+    .map(
+      (d) =>
+        d.toJS() as {
+          metadata: { name: string };
+          spec: { versions: { schema: { openAPIV3Schema: Schema } }[] };
+        },
+    )
+    .find((d) => d.metadata.name === 'databases.example.com')!;
   const spec = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
   const status = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.status!;
   assert.deepEqual(spec.required, ['engine', 'version', 'replicas', 'storage']);

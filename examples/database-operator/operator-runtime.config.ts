@@ -6,6 +6,7 @@
  */
 import { DEFAULT_WEBHOOK_CERT_DIR, defineConfig } from 'operator-runtime/codegen';
 import { DATABASE } from './src/database.js';
+import { DATABASE_FLEET } from './src/database-fleet.js';
 import { OPERATOR_NAME, OPERATOR_NAMESPACE, manifestManager } from './src/manifest-manager.js';
 
 export default defineConfig({
@@ -13,7 +14,7 @@ export default defineConfig({
   namespace: OPERATOR_NAMESPACE,
   // The released version (package.json), never :latest; pin the digest (@sha256:…) once published.
   image: 'example.com/database-operator:0.1.0',
-  kinds: [DATABASE],
+  kinds: [DATABASE, DATABASE_FLEET],
   // As deployed: leader election in its namespace, secure metrics; built on a client that never connects.
   manager: manifestManager,
   outDir: 'config',
@@ -36,7 +37,8 @@ export default defineConfig({
     crds: [
       "Database: the reference operator's custom resource (databases.example.com/v1, storage; v1alpha1",
       'converted by its webhook), from its schemas in examples/database-operator/src/database-schema.ts',
-      'and database-v1alpha1-schema.ts.',
+      'and database-v1alpha1-schema.ts. DatabaseFleet (databasefleets.example.com/v1): one version across the',
+      'Databases of the member clusters it selects, for an operator run with a fleet; from database-fleet-schema.ts.',
     ],
     rbac: [
       "The Database operator's roles: exactly what its controllers, event recorder, leader election",

@@ -19,8 +19,9 @@ import {
   setControllerReference,
   type Client,
   type ConditionInput,
-  type EventRecorder,
+  type EventType,
   type Kind,
+  type KubeObject,
   type Logger,
   type ObjectReconcileContext,
   type ObjectReconciler,
@@ -58,10 +59,15 @@ export const CONTROLLER_NAME = 'database';
 /** How often a running backup is polled (the worker is free in between). @defaultValue 1000 */
 export const DEFAULT_BACKUP_POLL_MS = 1000;
 
+/** Where the reconciler's Events go: the manager's `EventRecorder` (or, over a fleet, the member's). */
+export interface DatabaseEventSink {
+  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+}
+
 export interface DatabaseReconcilerOptions {
   /** The manager's client: reads (owned objects) from its cache, writes to the API server. */
   readonly client: Client;
-  readonly recorder: EventRecorder;
+  readonly recorder: DatabaseEventSink;
   readonly backups: BackupClient;
   /** Used when a Database does not name its own backup endpoint. */
   readonly defaultBackupEndpoint: string;

@@ -1,7 +1,7 @@
 /**
  * Assembles the Database operator on a manager: the controller with its owned kinds, the event
- * recorder, the backup client, and (optionally) leader election. `main.ts` runs it as a process;
- * tests build it in-process.
+ * recorder, the backup client, (optionally) leader election, and with a fleet of member clusters
+ * the DatabaseFleet controller. `main.ts` runs it as a process; tests build it in-process.
  */
 import { EventRecorder, LeaderElector, Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
 import type { Controller, ReconcileObserver } from 'operator-runtime/controller';
@@ -11,6 +11,9 @@ import type { Registry } from 'prom-client';
 import { BackupClient } from './backup-client.js';
 import { allowedOrigins } from './backup-endpoints.js';
 import { DATABASE } from './database.js';
+import { DATABASE_FLEET } from './database-fleet.js';
+import { FleetDatabaseReconciler } from './database-fleet-member-reconciler.js';
+import { DatabaseFleetReconciler, FLEET_CONTROLLER_NAME, type FleetView } from './database-fleet-reconciler.js';
 import { CONTROLLER_NAME, DatabaseReconciler } from './database-reconciler.js';
 import { CONFIG_MAP, MANAGED_BY_SELECTOR, SECRET, SERVICE, STATEFUL_SET } from './resources.js';
 import { registerDatabaseWebhooks } from './webhooks.js';
@@ -39,6 +42,8 @@ export interface DatabaseOperatorOptions {
   readonly maxConcurrentReconciles?: number;
   readonly backupPollMs?: number;
   readonly gracefulShutdownMs?: number;
+  /** The manager's clock (tests pass a FakeClock). @defaultValue the real clock */
+  readonly clock?: ManagerOptions['clock'];
   /**
    * Serves the Database's admission and conversion webhooks (webhooks.ts) with these options (the
    * manager's `webhook`); the cluster side comes from `webhookManifests(manager, …)`. Off when omitted.
@@ -51,12 +56,33 @@ export interface DatabaseOperatorOptions {
   readonly sharding?: ManagerOptions['sharding'];
   /** Told about every finished reconcile (the controller's `observer`: tracing, or tests that check overlap). */
   readonly observer?: ReconcileObserver;
+  /** Member clusters besides the one `client` talks to: adds the DatabaseFleet controller. Off when omitted. */
+  readonly fleet?: DatabaseOperatorFleetOptions;
+}
+
+/**
+ * The operator over a fleet (issue 26). MERGE(issue 26): once the Manager takes a `fleet` option,
+ * this gains that option's `FleetOptions` (passed to `new Manager({ fleet })`), `view` becomes
+ * `manager.fleet`, and `memberReconciler` is completed on `manager.fleetController(CONTROLLER_NAME)`
+ * (see createDatabaseOperator). Until then the member clusters are handed in as a view.
+ */
+export interface DatabaseOperatorFleetOptions {
+  /** The engaged member clusters the DatabaseFleet controller reads and upgrades. */
+  readonly view: FleetView;
+  /** @defaultValue DEFAULT_ROLLOUT_POLL_MS */
+  readonly rolloutPollMs?: number;
+  /** @defaultValue DEFAULT_CONSISTENCY_CHECK_MS */
+  readonly consistencyCheckMs?: number;
 }
 
 export interface DatabaseOperator {
   readonly manager: Manager;
   readonly elector: LeaderElector | undefined;
   readonly controller: Controller;
+  /** The DatabaseFleet controller in the host cluster; only with `fleet`. */
+  readonly fleetController: Controller | undefined;
+  /** The Database reconciler for every member's Databases (`.complete()`d on the manager's fleet controller); only with `fleet`. */
+  readonly memberReconciler: FleetDatabaseReconciler | undefined;
   close(): Promise<void>;
 }
 
@@ -93,6 +119,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     secureMetrics: options.secureMetrics,
     console: options.consolePort !== undefined ? { port: options.consolePort } : undefined,
     gracefulShutdownMs: options.gracefulShutdownMs,
+    clock: options.clock,
     webhook: options.webhook,
     sharding: options.sharding,
   });
@@ -136,5 +163,44 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
       observer: options.observer,
     })
     .complete(reconciler);
-  return { manager, elector, controller, close: () => backups.close() };
+
+  const fleet = options.fleet;
+  const fleetController = fleet
+    ? manager
+        .controller(FLEET_CONTROLLER_NAME)
+        .for(DATABASE_FLEET)
+        // Its status only: member Databases are written with each member's own client and RBAC.
+        .writes(DATABASE_FLEET, ['patch'], { subresource: 'status' })
+        .withOptions({ maxConcurrentReconciles: 2, reconcileTimeoutMs: 60_000, observer: options.observer })
+        .complete(
+          new DatabaseFleetReconciler({
+            client: manager.client,
+            fleet: fleet.view,
+            recorder,
+            rolloutPollMs: fleet.rolloutPollMs,
+            consistencyCheckMs: fleet.consistencyCheckMs,
+            clock: manager.clock,
+          }),
+        )
+    : undefined;
+  // The same Database reconciler, bound per member to its client and an Event recorder writing there.
+  const memberReconciler = fleet
+    ? new FleetDatabaseReconciler({
+        backups,
+        defaultBackupEndpoint: options.backupEndpoint,
+        allowedBackupEndpoints: endpointPolicy.allowedEndpoints,
+        registry,
+        backupPollMs: options.backupPollMs,
+        recorderFor: (cluster) =>
+          new EventRecorder({
+            client: cluster.client,
+            component: 'database-operator',
+            logger: logger.child({ cluster: cluster.name }),
+          }),
+      })
+    : undefined;
+  // MERGE(issue 26): with the manager's fleet, run it over every member as the host controller runs:
+  //   manager.fleetController(CONTROLLER_NAME).for(DATABASE).owns(SECRET).owns(CONFIG_MAP).owns(SERVICE)
+  //     .owns(STATEFUL_SET).writes(…the same as above…).withOptions({…}).complete(memberReconciler)
+  return { manager, elector, controller, fleetController, memberReconciler, close: () => backups.close() };
 }
