@@ -42,7 +42,9 @@ export class FleetWidgetRecords {
     let unobserved = 0;
     for (const s of this.specs) {
       if (s.cluster !== cluster || s.atMs < fromMs || s.atMs >= toMs) continue;
-      const hit = (this.statuses.get(`${cluster}/${s.name}`) ?? []).find((w) => w.generation >= s.generation);
+      const hit = (this.statuses.get(`${cluster}/${s.name}`) ?? []).find(
+        (w) => w.generation >= s.generation && w.atMs >= s.atMs,
+      );
       if (hit) ms.push(hit.atMs - s.atMs);
       else unobserved++;
     }
@@ -82,7 +84,10 @@ export function fleetWidgetReconciler(records: FleetWidgetRecords, namespace: st
   };
 }
 
-/** A user changing one member's specs every `periodMs`, round robin, recording each generation written. */
+/**
+ * A user changing one member's specs every `periodMs`, round robin, recording each generation
+ * written. Every write changes the size (each round a new one), so every write bumps the generation.
+ */
 export async function churnMember(options: {
   readonly cluster: string;
   readonly client: Client;
@@ -102,7 +107,7 @@ export async function churnMember(options: {
       const written = await client.patch<Widget>(
         WIDGET,
         name,
-        { spec: { size: (i % 10) + 1 } },
+        { spec: { size: Math.floor(i / names.length) + 2 } },
         {
           type: 'merge',
           namespace,

@@ -102,7 +102,12 @@ export class SpecChurn {
         const name = this.options.names[i % this.options.names.length]!;
         this.apiWrites++;
         try {
-          await client.patch(WIDGET, name, { spec: { size: (i % 10) + 1 } }, { type: 'merge', namespace, signal });
+          await client.patch(
+            WIDGET,
+            name,
+            { spec: { size: (Math.floor(i / this.options.names.length) % 10) + 1 } },
+            { type: 'merge', namespace, signal },
+          );
           this.okWrites++;
           const now = Date.now();
           this.longestGapMs = Math.max(this.longestGapMs, now - lastOk);

@@ -5,6 +5,7 @@
  */
 import { EventRecorder, LeaderElector, Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
 import type { Controller, ReconcileObserver } from 'operator-runtime/controller';
+import type { FleetOptions } from 'operator-runtime/fleet';
 import type { SecureMetricsOptions } from 'operator-runtime/manager';
 import type { WebhookServerOptions } from 'operator-runtime/webhook';
 import type { Registry } from 'prom-client';
@@ -61,14 +62,18 @@ export interface DatabaseOperatorOptions {
 }
 
 /**
- * The operator over a fleet (issue 26). MERGE(issue 26): once the Manager takes a `fleet` option,
- * this gains that option's `FleetOptions` (passed to `new Manager({ fleet })`), `view` becomes
- * `manager.fleet`, and `memberReconciler` is completed on `manager.fleetController(CONTROLLER_NAME)`
- * (see createDatabaseOperator). Until then the member clusters are handed in as a view.
+ * The operator over a fleet (issue 26): with `members`, the manager engages those member clusters,
+ * a fleet controller reconciles every member's Databases (the same reconciler, bound per member),
+ * and the DatabaseFleet controller rolls versions out across them.
  */
 export interface DatabaseOperatorFleetOptions {
-  /** The engaged member clusters the DatabaseFleet controller reads and upgrades. */
-  readonly view: FleetView;
+  /** The manager's `fleet` option: where member clusters come from (docs/fleet.md). */
+  readonly members?: FleetOptions;
+  /**
+   * The member clusters the DatabaseFleet controller reads and upgrades, when not the manager's own
+   * fleet (tests hand in fake members). @defaultValue `manager.fleet`, with `members`
+   */
+  readonly view?: FleetView;
   /** @defaultValue DEFAULT_ROLLOUT_POLL_MS */
   readonly rolloutPollMs?: number;
   /** @defaultValue DEFAULT_CONSISTENCY_CHECK_MS */
@@ -122,6 +127,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     clock: options.clock,
     webhook: options.webhook,
     sharding: options.sharding,
+    fleet: options.fleet?.members,
   });
   const endpointPolicy = {
     defaultEndpoint: options.backupEndpoint,
@@ -165,24 +171,28 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     .complete(reconciler);
 
   const fleet = options.fleet;
-  const fleetController = fleet
-    ? manager
-        .controller(FLEET_CONTROLLER_NAME)
-        .for(DATABASE_FLEET)
-        // Its status only: member Databases are written with each member's own client and RBAC.
-        .writes(DATABASE_FLEET, ['patch'], { subresource: 'status' })
-        .withOptions({ maxConcurrentReconciles: 2, reconcileTimeoutMs: 60_000, observer: options.observer })
-        .complete(
-          new DatabaseFleetReconciler({
-            client: manager.client,
-            fleet: fleet.view,
-            recorder,
-            rolloutPollMs: fleet.rolloutPollMs,
-            consistencyCheckMs: fleet.consistencyCheckMs,
-            clock: manager.clock,
-          }),
-        )
-    : undefined;
+  const view: FleetView | undefined = fleet?.view ?? manager.fleet;
+  if (fleet && !view)
+    throw new Error("the fleet option needs members (the manager's fleet) or a view of member clusters");
+  const fleetController =
+    fleet && view
+      ? manager
+          .controller(FLEET_CONTROLLER_NAME)
+          .for(DATABASE_FLEET)
+          // Its status only: member Databases are written with each member's own client and RBAC.
+          .writes(DATABASE_FLEET, ['patch'], { subresource: 'status' })
+          .withOptions({ maxConcurrentReconciles: 2, reconcileTimeoutMs: 60_000, observer: options.observer })
+          .complete(
+            new DatabaseFleetReconciler({
+              client: manager.client,
+              fleet: view,
+              recorder,
+              rolloutPollMs: fleet.rolloutPollMs,
+              consistencyCheckMs: fleet.consistencyCheckMs,
+              clock: manager.clock,
+            }),
+          )
+      : undefined;
   // The same Database reconciler, bound per member to its client and an Event recorder writing there.
   const memberReconciler = fleet
     ? new FleetDatabaseReconciler({
@@ -199,8 +209,23 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
           }),
       })
     : undefined;
-  // MERGE(issue 26): with the manager's fleet, run it over every member as the host controller runs:
-  //   manager.fleetController(CONTROLLER_NAME).for(DATABASE).owns(SECRET).owns(CONFIG_MAP).owns(SERVICE)
-  //     .owns(STATEFUL_SET).writes(…the same as above…).withOptions({…}).complete(memberReconciler)
+  // Every member's Databases, reconciled as the host controller reconciles the host's.
+  if (memberReconciler && fleet?.members) {
+    manager
+      .fleetController(CONTROLLER_NAME)
+      .for(DATABASE)
+      .owns(SECRET)
+      .owns(CONFIG_MAP)
+      .owns(SERVICE)
+      .owns(STATEFUL_SET)
+      .writes(DATABASE, ['patch'])
+      .writes(DATABASE, ['patch'], { subresource: 'status' })
+      .writes(SECRET, ['create'])
+      .writes(CONFIG_MAP, ['create', 'patch'])
+      .writes(SERVICE, ['create', 'patch'])
+      .writes(STATEFUL_SET, ['create', 'patch'])
+      .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4, reconcileTimeoutMs: 60_000 })
+      .complete(memberReconciler);
+  }
   return { manager, elector, controller, fleetController, memberReconciler, close: () => backups.close() };
 }
