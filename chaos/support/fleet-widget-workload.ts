@@ -86,7 +86,8 @@ export function fleetWidgetReconciler(records: FleetWidgetRecords, namespace: st
 
 /**
  * A user changing one member's specs every `periodMs`, round robin, recording each generation
- * written. Every write changes the size (each round a new one), so every write bumps the generation.
+ * written. Every write changes the size (2…10, the CRD's range, a new one each round), so every
+ * write bumps the generation.
  */
 export async function churnMember(options: {
   readonly cluster: string;
@@ -107,7 +108,7 @@ export async function churnMember(options: {
       const written = await client.patch<Widget>(
         WIDGET,
         name,
-        { spec: { size: Math.floor(i / names.length) + 2 } },
+        { spec: { size: (Math.floor(i / names.length) % 9) + 2 } },
         {
           type: 'merge',
           namespace,
