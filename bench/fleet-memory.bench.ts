@@ -92,7 +92,11 @@ try {
   await eventually('synced', () => manager.fleet!.cluster('member')?.synced === true);
   const engagedEmpty = await heapUsed();
   for (let i = 1; i < OBJECTS; i++)
-    await member.create({ ...WIDGET, metadata: { name: `w-${i}`, namespace: NAMESPACE }, spec: { size: i } });
+    await member.create({
+      ...WIDGET,
+      metadata: { name: `w-${i}`, namespace: NAMESPACE },
+      spec: { size: (i % 10) + 1 },
+    });
   await eventually(
     `${OBJECTS} cached`,
     async () =>

@@ -80,7 +80,7 @@ describe('chaos: fairness across member clusters', () => {
         const written = await small.patch<Widget>(
           WIDGET,
           `w-${i}`,
-          { spec: { size: 100 + i } },
+          { spec: { size: 2 + (i % 9) } },
           { type: 'merge', namespace: NAMESPACE },
         );
         await waitFor(
