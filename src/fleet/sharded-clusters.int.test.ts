@@ -18,7 +18,7 @@ import { overlappingIntervals, type ReconcileInterval } from '../sharding/testin
 import { eventually } from '../testing/eventually.js';
 import { TestEnv } from '../testing/test-env.js';
 import { staticClusters } from './providers/static-clusters.js';
-import { cuttableClient, fakeFleet, type FakeFleet } from './sharded-clusters.test-support.js';
+import { cuttableClient, fakeFleet, type FakeFleet } from './testing/sharded-clusters-harness.js';
 import { clusterLeaseName, shardedClusters } from './sharded-clusters.js';
 
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };

@@ -12,7 +12,7 @@ import { overlappingIntervals, type ReconcileInterval } from '../sharding/testin
 import { FakeClient } from '../testing/fake-client/fake-client.js';
 import type { ClusterProvider } from './cluster-provider.js';
 import { staticClusters } from './providers/static-clusters.js';
-import { cuttableClient, fakeFleet } from './sharded-clusters.test-support.js';
+import { cuttableClient, fakeFleet } from './testing/sharded-clusters-harness.js';
 import { CLUSTER_LABEL, CLUSTER_RING_LABEL, clusterLeaseName, shardedClusters } from './sharded-clusters.js';
 
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };

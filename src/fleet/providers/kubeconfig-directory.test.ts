@@ -11,7 +11,7 @@ import path from 'node:path';
 import { FakeClock } from '../../core/fake-clock.js';
 import { recordingLogger } from '../../logging/recording-logger.js';
 import type { ClusterEvents, MemberCluster } from '../cluster-provider.js';
-import { TOKEN, tokenKubeconfig } from './kubeconfig-fixtures.test-support.js';
+import { TOKEN, tokenKubeconfig } from '../testing/kubeconfig-fixtures.js';
 import { kubeconfigRevision } from './kubeconfig-member.js';
 import { kubeconfigDirectory, type KubeconfigDirectoryOptions } from './kubeconfig-directory.js';
 

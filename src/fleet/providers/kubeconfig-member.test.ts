@@ -10,7 +10,7 @@ import {
   kubeconfigMember,
   kubeconfigRevision,
 } from './kubeconfig-member.js';
-import { TOKEN, tokenKubeconfig } from './kubeconfig-fixtures.test-support.js';
+import { TOKEN, tokenKubeconfig } from '../testing/kubeconfig-fixtures.js';
 
 function assertNoToken(what: string, text: string): void {
   assert.ok(!text.includes(TOKEN), `${what} contains the token: ${text}`);

@@ -7,7 +7,7 @@ import { FakeClock, flushMicrotasks } from '../../core/fake-clock.js';
 import { recordingLogger } from '../../logging/recording-logger.js';
 import { FakeClient } from '../../testing/fake-client/fake-client.js';
 import type { ClusterEvents, MemberCluster } from '../cluster-provider.js';
-import { TOKEN, tokenKubeconfig } from './kubeconfig-fixtures.test-support.js';
+import { TOKEN, tokenKubeconfig } from '../testing/kubeconfig-fixtures.js';
 import { kubeconfigRevision } from './kubeconfig-member.js';
 import {
   CLUSTER_NAME_ANNOTATION,

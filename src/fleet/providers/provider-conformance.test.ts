@@ -5,10 +5,10 @@ import { parse as parseYaml } from 'yaml';
 import { FakeClock, flushMicrotasks } from '../../core/fake-clock.js';
 import { FakeClient } from '../../testing/fake-client/fake-client.js';
 import type { MemberCluster } from '../cluster-provider.js';
-import { tokenKubeconfig } from './kubeconfig-fixtures.test-support.js';
+import { tokenKubeconfig } from '../testing/kubeconfig-fixtures.js';
 import { kubeconfigDirectory } from './kubeconfig-directory.js';
 import { kubeconfigSecrets } from './kubeconfig-secrets.js';
-import { providerConformance } from './provider-conformance.test-support.js';
+import { providerConformance } from '../testing/provider-conformance.js';
 import { staticClusters } from './static-clusters.js';
 
 const KC = tokenKubeconfig('https://10.0.0.1:6443');

@@ -7,7 +7,7 @@ import { inspect } from 'node:util';
 import { KubeClient } from '../../client/kube-client.js';
 import { FakeClient } from '../../testing/fake-client/fake-client.js';
 import type { ClusterEvents, ClusterProvider, MemberCluster } from '../cluster-provider.js';
-import { TOKEN, tokenKubeconfig } from './kubeconfig-fixtures.test-support.js';
+import { TOKEN, tokenKubeconfig } from '../testing/kubeconfig-fixtures.js';
 import { staticClusters } from './static-clusters.js';
 
 function recorder(): { events: ClusterEvents; engaged: MemberCluster[]; disengaged: string[] } {

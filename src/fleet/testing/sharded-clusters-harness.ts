@@ -2,12 +2,12 @@
  * Test support for shardedClusters: a replica's view of the API server that a test can cut (kill -9
  * in process), and the fleet side as engagement intervals, shared by the unit and integration tests.
  */
-import { ApiError } from '../client/api-error.js';
-import type { Client } from '../client/contracts.js';
-import { sleep } from '../core/abort.js';
-import type { Clock } from '../core/clock.js';
-import type { ReconcileInterval } from '../sharding/testing/reconcile-intervals.js';
-import type { ClusterEvents } from './cluster-provider.js';
+import { ApiError } from '../../client/api-error.js';
+import type { Client } from '../../client/contracts.js';
+import { sleep } from '../../core/abort.js';
+import type { Clock } from '../../core/clock.js';
+import type { ReconcileInterval } from '../../sharding/testing/reconcile-intervals.js';
+import type { ClusterEvents } from '../cluster-provider.js';
 
 /**
  * `api` as one replica sees it: once cut, every request fails and every watch hangs until its caller

@@ -13,7 +13,7 @@ import {
   type ClusterProvider,
   type MemberCluster,
 } from '../cluster-provider.js';
-import { TOKEN } from './kubeconfig-fixtures.test-support.js';
+import { TOKEN } from './kubeconfig-fixtures.js';
 
 export interface ConformanceSubject {
   /** A provider whose source holds the clusters `member-a` and `member-b` (kubeconfigs with {@link TOKEN}). */
