@@ -74,6 +74,8 @@ export interface RunRecord {
   readonly finalObjects: readonly KubeObject[];
   /** Writes and reconciles in the quiet window at the end, per `kind namespace/name` key. */
   readonly quietWindow: { readonly writes: number; readonly reconcilesByKey: ReadonlyMap<string, number> };
+  /** Fake time at which each scenario step was applied (index = step). */
+  readonly stepTimesMs: readonly number[];
   /** Objects the scenario deleted (`apiVersion kind namespace/name`). */
   readonly deletedByScenario: readonly string[];
   /** One line per call and reconcile: two replays of one seed give equal traces. */
