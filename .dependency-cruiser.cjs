@@ -44,7 +44,7 @@ const LAYERS = {
     'sharding',
     'fleet',
   ],
-  testing: ['core', 'client', 'cache', 'controller', 'logging', 'webhook', 'manager', 'fleet'],
+  testing: ['core', 'client', 'cache', 'helpers', 'controller', 'logging', 'webhook', 'manager', 'fleet'],
   codegen: ['core', 'client', 'crd', 'rbac', 'webhook', 'sharding', 'manager'],
   cli: ['core', 'client', 'crd', 'rbac', 'manager', 'codegen', 'testing'],
 };
