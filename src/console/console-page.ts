@@ -124,6 +124,10 @@ function render(s) {
   fill('informers-body', s.informers.map((i) => el('tr', null, cell(i.name), cell(i.state), cell(i.synced ? 'yes' : 'no', String(i.synced)), cell(i.objects, 'num'),
     cell(fmtBytes(i.estimatedBytesPerObject), 'num'), cell(fmtBytes(i.estimatedBytes), 'num'), cell(ago(i.lastEventAtMs, now)), cell(i.relists, 'num'), cell(i.restarts, 'num'), cell(i.stalls, 'num'), cell(i.pendingKeys, 'num'),
     cell(i.lastError ? i.lastError.message + ' (' + ago(i.lastError.atMs, now) + ')' : '', 'msg'))), 12, 'no informers');
+  byId('clusters').hidden = s.clusters.length === 0;
+  fill('clusters-body', s.clusters.map((c) => el('tr', null, cell(c.name), cell(c.state, c.state === 'unhealthy' ? 'error' : c.state === 'ready' ? 'success' : ''),
+    cell(c.synced ? 'yes' : 'no', String(c.synced)), cell(c.connectFailures, 'num' + (c.connectFailures ? ' error' : '')), cell(c.informers, 'num'), cell(c.objects, 'num'),
+    cell(fmtBytes(c.estimatedBytes), 'num'))), 7, 'no member clusters');
   fill('events-body', s.events.map((e) => el('tr', null, cell(clock(e.atMs)), cell(e.type, e.type), cell(e.reason + (e.count > 1 ? ' ×' + e.count : '')),
     cell(e.involvedObject.kind + ' ' + (e.involvedObject.namespace ? e.involvedObject.namespace + '/' : '') + e.involvedObject.name), cell(e.message, 'msg'))), 5, 'no events recorded');
 }
@@ -163,6 +167,8 @@ export const CONSOLE_HTML = `<!doctype html>
 <section id="backoff"><h2>Keys in backoff</h2>${table('backoff-body', ['controller', 'key', '#retries', 'next retry', 'at'])}</section>
 <section id="informers"><h2>Informers</h2>${table('informers-body', ['informer', 'state', 'synced', '#objects', '#~bytes/object', '#~cache heap', 'last event', '#relists', '#restarts', '#stalls', '#pending', 'last error'])}
 <div class="legend">~ estimated from a sample of each cache under a V8 cost model (docs/capacity.md); cache heap = objects × bytes/object</div></section>
+<section id="clusters" hidden><h2>Member clusters</h2>${table('clusters-body', ['cluster', 'state', 'synced', '#connect failures', '#informers', '#objects', '#~cache heap'])}
+<div class="legend">a fleet's member clusters (docs/fleet.md); their informers are listed below as &lt;cluster&gt;/&lt;kind&gt;</div></section>
 <section id="events"><h2>Events recorded</h2>${table('events-body', ['time', 'type', 'reason', 'object', 'message'])}</section>
 <section id="recent-reconciles"><h2>Recent reconciles</h2><div id="recent"></div></section>
 </main>

@@ -175,6 +175,66 @@ describe('ConsoleState', () => {
     assert.ok(!s.informers[0]!.lastError!.message.includes('abc.def'));
   });
 
+  test("a fleet's member clusters are listed by name with their caches, and their informers join the host's", () => {
+    const informer = (name: string, objects: number, estimatedBytesPerObject: number | undefined): InformerHealth => ({
+      name,
+      state: 'watching',
+      synced: true,
+      objects,
+      estimatedBytesPerObject,
+      resourceVersion: '1',
+      lastEventAtMs: undefined,
+      lastSyncAtMs: undefined,
+      restarts: 0,
+      stalls: 0,
+      lists: 1,
+      consecutiveFailures: 0,
+      events: 0,
+      listMode: 'list',
+      lastError: undefined,
+      handlers: [],
+    });
+    const state = new ConsoleState({
+      informers: () => [informer('example.com/v1/DatabaseFleet', 1, 2000)],
+      clusters: () => [
+        { name: 'west', state: 'unhealthy', synced: false, connectFailures: 3, informers: [] },
+        {
+          name: 'east',
+          state: 'ready',
+          synced: true,
+          connectFailures: 0,
+          informers: [informer('east/example.com/v1/Database', 10, 1000), informer('east/v1/Secret', 0, undefined)],
+        },
+      ],
+    });
+    const s = state.snapshot();
+    assert.deepEqual(s.clusters, [
+      {
+        name: 'east',
+        state: 'ready',
+        synced: true,
+        connectFailures: 0,
+        informers: 2,
+        objects: 10,
+        estimatedBytes: 10_000,
+      },
+      {
+        name: 'west',
+        state: 'unhealthy',
+        synced: false,
+        connectFailures: 3,
+        informers: 0,
+        objects: 0,
+        estimatedBytes: undefined,
+      },
+    ]);
+    assert.deepEqual(
+      s.informers.map((i) => i.name),
+      ['example.com/v1/DatabaseFleet', 'east/example.com/v1/Database', 'east/v1/Secret'],
+    );
+    assert.deepEqual(new ConsoleState().snapshot().clusters, [], 'no fleet: no clusters');
+  });
+
   test('rejects nonsense limits and a controller tracked twice', () => {
     assert.throws(() => new ConsoleState({ recentReconciles: 0 }), { code: 'ERR_INVALID_OPTION' });
     const state = new ConsoleState();

@@ -1,8 +1,8 @@
 /**
  * console: the operator console's data. One `ConsoleState` per manager gathers what a person
  * debugging an operator wants to look at — controllers (queue, workers, rate, latency, recent
- * reconciles, failing keys, backoff), informer health, leadership and recorded Events — into one
- * JSON snapshot, in bounded memory. Credentials are redacted when recorded, not when shown.
+ * reconciles, failing keys, backoff), informer health, member clusters of a fleet, leadership and
+ * recorded Events — into one JSON snapshot, in bounded memory. Credentials are redacted when recorded, not when shown.
  */
 import type { InformerHealth } from '../cache/informer.js';
 import type { RecordedEvent } from '../controller/event-recorder.js';
@@ -29,10 +29,24 @@ export interface LeaderView {
   readonly identity?: string;
 }
 
+/**
+ * What the console reads of one member cluster of a fleet (the fleet's `health()` entries fit). The
+ * console module sits below the fleet, so it names only the fields it shows: never a kubeconfig.
+ */
+export interface ClusterHealthView {
+  readonly name: string;
+  readonly state: string;
+  readonly synced: boolean;
+  readonly connectFailures: number;
+  readonly informers: readonly InformerHealth[];
+}
+
 export interface ConsoleStateOptions extends ReconcileWindowOptions {
   readonly clock?: Clock;
   /** Informer health, read at each snapshot (the manager's `informers.health()`). */
   readonly informers?: () => readonly InformerHealth[];
+  /** Member clusters of a fleet, read at each snapshot (the manager's `fleet.health()`); their informers join `informers`. */
+  readonly clusters?: () => readonly ClusterHealthView[];
   readonly leaderElection?: LeaderView;
   /** @defaultValue {@link DEFAULT_RECENT_RECONCILES} */
   readonly recentReconciles?: number;
@@ -64,6 +78,19 @@ export interface InformerSnapshot {
   readonly pendingKeys: number;
 }
 
+/** One member cluster of a fleet, as the console shows it. */
+export interface ClusterSnapshot {
+  readonly name: string;
+  /** The fleet's state for it: `connecting`, `syncing`, `ready` or `unhealthy`. */
+  readonly state: string;
+  readonly synced: boolean;
+  readonly connectFailures: number;
+  readonly informers: number;
+  readonly objects: number;
+  /** Sum of its informers' estimated cache heap; undefined while every cache is empty. */
+  readonly estimatedBytes: number | undefined;
+}
+
 /** A recorded event; repeats in a row of the same one are folded into `count` (as the recorder does). */
 export interface EventSnapshot extends RecordedEvent {
   readonly count: number;
@@ -78,7 +105,10 @@ export interface ConsoleSnapshot {
     readonly holder: string | undefined;
   };
   readonly controllers: readonly ControllerSnapshot[];
+  /** The host's informers, then every member cluster's (named `<cluster>/<kind>`). */
   readonly informers: readonly InformerSnapshot[];
+  /** Member clusters of a fleet, by name; empty without one. */
+  readonly clusters: readonly ClusterSnapshot[];
   readonly events: readonly EventSnapshot[];
 }
 
@@ -134,6 +164,10 @@ export class ConsoleState {
 
   snapshot(): ConsoleSnapshot {
     const leader = this.options.leaderElection;
+    const clusters = [...(this.options.clusters?.() ?? [])].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    const memberInformers = clusters.flatMap((c) => c.informers.map(informerSnapshot));
     return {
       generatedAtMs: this.clock.now(),
       leader: {
@@ -143,7 +177,8 @@ export class ConsoleState {
         holder: leader?.getLeader?.(),
       },
       controllers: [...this.controllers.values()].map((c) => c.snapshot()),
-      informers: (this.options.informers?.() ?? []).map(informerSnapshot),
+      informers: [...(this.options.informers?.() ?? []).map(informerSnapshot), ...memberInformers],
+      clusters: clusters.map(clusterSnapshot),
       events: this.events.newestFirst(),
     };
   }
@@ -165,5 +200,19 @@ function informerSnapshot(h: InformerHealth): InformerSnapshot {
     consecutiveFailures: h.consecutiveFailures,
     lastError: h.lastError ? { message: redactMessage(h.lastError.message), atMs: h.lastError.atMs } : undefined,
     pendingKeys: h.handlers.reduce((n, x) => n + x.pendingKeys, 0),
+  };
+}
+
+function clusterSnapshot(c: ClusterHealthView): ClusterSnapshot {
+  const informers = c.informers.map(informerSnapshot);
+  const sized = informers.filter((i) => i.estimatedBytes !== undefined);
+  return {
+    name: c.name,
+    state: c.state,
+    synced: c.synced,
+    connectFailures: c.connectFailures,
+    informers: informers.length,
+    objects: informers.reduce((n, i) => n + i.objects, 0),
+    estimatedBytes: sized.length === 0 ? undefined : sized.reduce((n, i) => n + (i.estimatedBytes ?? 0), 0),
   };
 }

@@ -10,6 +10,8 @@ export type {
   ConsoleStateOptions,
   ConsoleSnapshot,
   InformerSnapshot,
+  ClusterSnapshot,
+  ClusterHealthView,
   EventSnapshot,
   LeaderView,
 } from './console-state.js';

@@ -55,6 +55,7 @@ describe('a fleet of real API servers', () => {
       client: host,
       metricsPort: 0,
       healthPort: await freePort(),
+      console: { port: 0 },
       fleet: { provider: kubeconfigSecrets({ client: host, namespace: secretsNamespace }) },
     });
     manager
@@ -114,6 +115,27 @@ describe('a fleet of real API servers', () => {
         .sort(),
       ['east', 'west'],
     );
+    // The console lists both members and their informers, and shows no credential of theirs.
+    const state = await eventually('the console shows both members synced', async () => {
+      const body = await (await fetch(`${manager.consoleUrl!}api/state`)).text();
+      const s = JSON.parse(body) as {
+        clusters: { name: string; synced: boolean; objects: number }[];
+        informers: { name: string }[];
+      };
+      return s.clusters.length === 2 && s.clusters.every((c) => c.synced) ? { s, body } : undefined;
+    });
+    assert.deepEqual(
+      state.s.clusters.map((c) => [c.name, c.objects]),
+      [
+        ['east', 1],
+        ['west', 1],
+      ],
+    );
+    assert.ok(state.s.informers.some((i) => i.name.startsWith('east/')));
+    for (const member of fleet.members)
+      for (const { user } of member.kubeconfig.users)
+        if (typeof user.token === 'string')
+          assert.ok(!state.body.includes(user.token), `no token of ${member.name} in the console`);
   });
 
   test('one member cut off: the other converges, /readyz stays green (readiness: host)', async () => {

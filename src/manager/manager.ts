@@ -260,6 +260,7 @@ export class Manager {
           ...options.console,
           clock: this.clock,
           informers: () => this.informers.health(),
+          clusters: () => this.fleetRuntime?.health() ?? [],
           ...omitUndefined({ leaderElection: options.leaderElection }),
         })
       : undefined;
