@@ -1,9 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { KubeClient } from '../../client/kube-client.js';
 import { resolveModernBinaries } from '../binaries.js';
@@ -57,10 +58,6 @@ function refused(port: number): Promise<boolean> {
     });
     s.once('error', () => resolve(true));
   });
-}
-
-async function envDirs(): Promise<string[]> {
-  return (await readdir(tmpdir())).filter((e) => e.startsWith('operator-runtime-env-'));
 }
 
 async function report(label: string, fleet: TestFleet): Promise<void> {
@@ -267,20 +264,27 @@ describe('TestFleet: a host and three 1.20 members, each behind its own proxy an
 describe('TestFleet.start failing halfway', () => {
   test('a member that cannot start stops the host and the other members: no child process, no temp dir left', async () => {
     const childrenBefore = await childPids();
-    const dirsBefore = await envDirs();
+    // A private TMPDIR (os.tmpdir() reads it on every call): test files running beside this one
+    // make temp dirs of their own in the shared one, and those are not this start's leftovers.
+    const sharedTmp = process.env.TMPDIR;
+    const privateTmp = await mkdtemp(join(tmpdir(), 'test-fleet-halfway-'));
+    process.env.TMPDIR = privateTmp;
     const bad = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'bad' } };
-    await assert.rejects(TestFleet.start({ members: 1, memberCrds: [bad] }), (err: Error) => {
-      assert.equal((err as { code?: string }).code, 'ERR_TEST_FLEET');
-      assert.match(err.message, /member member-1: installing CRD bad failed/);
-      return true;
-    });
+    try {
+      await assert.rejects(TestFleet.start({ members: 1, memberCrds: [bad] }), (err: Error) => {
+        assert.equal((err as { code?: string }).code, 'ERR_TEST_FLEET');
+        assert.match(err.message, /member member-1: installing CRD bad failed/);
+        return true;
+      });
+    } finally {
+      if (sharedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = sharedTmp;
+    }
     const left = (await childPids()).filter((p) => !childrenBefore.includes(p));
     const names = await Promise.all(left.map((p) => readFile(`/proc/${p}/cmdline`, 'utf8').catch(() => '?')));
     assert.deepEqual(left, [], names.map((n) => n.split('\0').slice(0, 2).join(' ')).join('; '));
-    assert.deepEqual(
-      (await envDirs()).filter((d) => !dirsBefore.includes(d)),
-      [],
-    );
+    assert.deepEqual(await readdir(privateTmp), [], 'no temp dir left by the failed start');
+    await rm(privateTmp, { recursive: true, force: true });
   });
 });
 
