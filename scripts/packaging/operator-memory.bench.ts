@@ -7,6 +7,11 @@
  *   (Node 24: the same with the node from scripts/install-node24.sh)
  *   BENCH_EXTRA='--max-semi-space-size=2|--max-semi-space-size=2;MALLOC_ARENA_MAX=2' adds compiled runs with
  *   those flags / variables; BENCH_NO_TSX=1 leaves out the run from source.
+ *   BENCH_LAYOUTS='before=/tmp/old-layout' adds compiled runs from other folders laid out by
+ *   scripts/layout-runtime.sh (e.g. from an older commit), measured right after the warm-up and
+ *   before this tree's run, so a before/after pair shares one cluster, one load and one run;
+ *   BENCH_ROUNDS=N repeats that pair N times, interleaved (idle RSS spreads by several MiB between
+ *   identical runs); BENCH_FLAGS='--max-semi-space-size=2' runs those with flags, as the image does.
  *
  * Idle means: every Database's status.observedGeneration equals its generation, the workqueue is
  * empty and no reconcile ran for 5 s. RSS is read from /proc/<pid>/status (VmRSS) once a second,
@@ -71,7 +76,20 @@ try {
       name: `warm-up (creates the owned objects; RSS not a figure)${process.env.BENCH_WARMUP_FLAGS ? ` with ${process.env.BENCH_WARMUP_FLAGS}` : ''}`,
       args: [...(process.env.BENCH_WARMUP_FLAGS ?? '').split(' ').filter(Boolean), ...compiled.args],
     },
-    compiled,
+    ...Array.from({ length: Number(process.env.BENCH_ROUNDS ?? 1) }, (_, round) => {
+      const flags = (process.env.BENCH_FLAGS ?? '').split(' ').filter(Boolean);
+      const suffix = `${flags.length > 0 ? ` with ${flags.join(' ')}` : ''}${round > 0 ? `, round ${round + 1}` : ''}`;
+      return [
+        ...(process.env.BENCH_LAYOUTS ?? '')
+          .split('|')
+          .filter(Boolean)
+          .map((layout) => {
+            const [name, cwd] = layout.split('=') as [string, string];
+            return { name: `${name}: compiled JS from ${cwd}${suffix}`, cwd, args: [...flags, 'dist/main.js'] };
+          }),
+        { ...compiled, name: `${compiled.name}${suffix}`, args: [...flags, ...compiled.args] },
+      ];
+    }).flat(),
     // BENCH_NO_TSX=1 leaves out the run from source (flag comparisons need only the compiled one).
     ...(process.env.BENCH_NO_TSX === '1'
       ? []
