@@ -12,6 +12,8 @@
  *   before this tree's run, so a before/after pair shares one cluster, one load and one run;
  *   BENCH_ROUNDS=N repeats that pair N times, interleaved (idle RSS spreads by several MiB between
  *   identical runs); BENCH_FLAGS='--max-semi-space-size=2' runs those with flags, as the image does.
+ *   BENCH_HEAP_SNAPSHOT=1 also takes a heap snapshot of each measured run once idle (after its RSS
+ *   readings; a snapshot collects garbage first) and prints what the live heap holds.
  *
  * Idle means: every Database's status.observedGeneration equals its generation, the workqueue is
  * empty and no reconcile ran for 5 s. RSS is read from /proc/<pid>/status (VmRSS) once a second,
@@ -20,7 +22,7 @@
  */
 import { spawn } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,6 +30,7 @@ import { stringify } from 'yaml';
 import { KubeClient, type Kubeconfig } from '../../src/index.js';
 import { TestEnv, eventually, freePort, readManifests } from '../../src/testing/index.js';
 import { REPO, userEnv, withDist } from './dist.js';
+import { formatHeapSummary, summarizeHeapSnapshot, type HeapSummary } from './heap-snapshot-summary.js';
 
 const run = promisify(execFile);
 const count = Number(process.argv[2] ?? 1000);
@@ -38,6 +41,57 @@ async function processCpuMs(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * The process's resident memory by what backs it (/proc/<pid>/smaps): the node binary's pages,
+ * other files (shared libraries, ICU data), malloc's main heap (`[heap]`), and anonymous mappings,
+ * which hold V8's heap (the per-space figures above), thread arenas and stacks.
+ */
+async function rssByMapping(pid: number): Promise<string> {
+  const totals = new Map<string, number>();
+  let current = 'anonymous';
+  for (const line of (await readFile(`/proc/${pid}/smaps`, 'utf8')).split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) {
+      const path = header[1] ?? '';
+      current =
+        path === ''
+          ? 'anonymous'
+          : path.startsWith('[')
+            ? path
+            : path === process.execPath || path.endsWith('/bin/node')
+              ? 'node binary'
+              : 'other files';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) totals.set(current, (totals.get(current) ?? 0) + Number(rss[1]) / 1024);
+  }
+  return [...totals]
+    .filter(([, mib]) => mib >= 0.5)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, mib]) => `${name} ${mib.toFixed(1)}`)
+    .join(', ');
+}
+
+/** Signals the process to write a heap snapshot into `cwd`, waits until it is complete, summarizes and deletes it. */
+async function heapSnapshot(pid: number, cwd: string): Promise<HeapSummary> {
+  const mine = (f: string) => f.endsWith('.heapsnapshot') && f.includes(`.${pid}.`);
+  process.kill(pid, 'SIGUSR2');
+  let last = -1;
+  for (;;) {
+    await sleep(1000);
+    const file = (await readdir(cwd)).find(mine);
+    if (!file) continue;
+    const size = (await stat(join(cwd, file))).size;
+    if (size > 0 && size === last) {
+      const summary = summarizeHeapSnapshot(await readFile(join(cwd, file), 'utf8'));
+      await rm(join(cwd, file));
+      return summary;
+    }
+    last = size;
+  }
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'operator-memory-'));
@@ -118,7 +172,8 @@ try {
   for (const variant of variants) {
     const port = await freePort();
     const started = performance.now();
-    const child = spawn(process.execPath, variant.args, {
+    const snapshot = process.env.BENCH_HEAP_SNAPSHOT === '1' && !variant.name.startsWith('warm-up');
+    const child = spawn(process.execPath, [...(snapshot ? ['--heapsnapshot-signal=SIGUSR2'] : []), ...variant.args], {
       cwd: variant.cwd,
       env: userEnv({
         ...variant.env,
@@ -184,6 +239,17 @@ try {
     console.log(
       `${variant.name}: ready ${Math.round(readyMs)} ms after spawn; idle RSS median ${rss[rss.length >> 1]!.toFixed(1)} MiB (min ${rss[0]!.toFixed(1)}, max ${rss.at(-1)!.toFixed(1)}); heap used ${mib('nodejs_heap_size_used_bytes')} MiB of ${mib('nodejs_heap_size_total_bytes')} MiB; reconciles ${last}; CPU until idle ${(cpuMs / 1000).toFixed(1)} s (user+system)`,
     );
+    // Where the heap's pages are (prom-client's per-space gauges): the young generation (new_space)
+    // is sized by V8 for throughput and dominates the idle RSS beyond the imports and the cache.
+    const spaces = text
+      .split('\n')
+      .filter((l) => l.startsWith('nodejs_heap_space_size_total_bytes{'))
+      .map((l) => ({ space: /space="([^"]+)"/.exec(l)?.[1] ?? '?', bytes: Number(l.slice(l.lastIndexOf(' ') + 1)) }))
+      .filter((x) => x.bytes >= 2 ** 19)
+      .map((x) => `${x.space} ${(x.bytes / 2 ** 20).toFixed(1)}`);
+    console.log(`  heap spaces (MiB committed): ${spaces.join(', ')}`);
+    console.log(`  RSS by mapping (MiB): ${await rssByMapping(child.pid!)}`);
+    if (snapshot) console.log(`  ${formatHeapSummary(await heapSnapshot(child.pid!, variant.cwd), 12)}`);
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   }
