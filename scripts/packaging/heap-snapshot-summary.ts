@@ -40,8 +40,11 @@ export function summarizeHeapSnapshot(text: string): HeapSummary {
     const name =
       type === 'object' || type === 'native'
         ? (snap.strings[snap.nodes[i + nameAt]!] ?? '?')
-        : type === 'concatenated string' || type === 'sliced string'
-          ? '(string)'
+        : type === 'string' || type === 'concatenated string' || type === 'sliced string'
+          ? // Long strings are mostly the source text V8 keeps of every loaded module.
+            size >= 8192
+            ? '(string ≥ 8 KiB)'
+            : '(string)'
           : `(${type})`;
     const g = groups.get(name) ?? { bytes: 0, count: 0 };
     g.bytes += size;

@@ -46,16 +46,18 @@ async function processCpuMs(pid: number): Promise<number> {
 /**
  * The process's resident memory by what backs it (/proc/<pid>/smaps): the node binary's pages,
  * other files (shared libraries, ICU data), malloc's main heap (`[heap]`), and anonymous mappings,
- * which hold V8's heap (the per-space figures above), thread arenas and stacks.
+ * which hold V8's heap (the per-space figures above), thread arenas and stacks. File pages that
+ * are clean (code, read-only data) are shared with every process running the same binary and
+ * can be dropped by the kernel under pressure; the `clean` figure says how many of them are.
  */
 async function rssByMapping(pid: number): Promise<string> {
-  const totals = new Map<string, number>();
-  let current = 'anonymous';
+  const totals = new Map<string, { rss: number; clean: number }>();
+  let current = { rss: 0, clean: 0 };
   for (const line of (await readFile(`/proc/${pid}/smaps`, 'utf8')).split('\n')) {
     const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
     if (header) {
       const path = header[1] ?? '';
-      current =
+      const name =
         path === ''
           ? 'anonymous'
           : path.startsWith('[')
@@ -63,15 +65,17 @@ async function rssByMapping(pid: number): Promise<string> {
             : path === process.execPath || path.endsWith('/bin/node')
               ? 'node binary'
               : 'other files';
+      current = totals.get(name) ?? { rss: 0, clean: 0 };
+      totals.set(name, current);
       continue;
     }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) totals.set(current, (totals.get(current) ?? 0) + Number(rss[1]) / 1024);
+    const field = /^(Rss|Private_Clean|Shared_Clean):\s+(\d+) kB/.exec(line);
+    if (field) current[field[1] === 'Rss' ? 'rss' : 'clean'] += Number(field[2]) / 1024;
   }
   return [...totals]
-    .filter(([, mib]) => mib >= 0.5)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, mib]) => `${name} ${mib.toFixed(1)}`)
+    .filter(([, t]) => t.rss >= 0.5)
+    .sort((a, b) => b[1].rss - a[1].rss)
+    .map(([name, t]) => `${name} ${t.rss.toFixed(1)}${t.clean >= 0.5 ? ` (clean ${t.clean.toFixed(1)})` : ''}`)
     .join(', ');
 }
 
