@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 export const TYPEBOX_SEAM = 'crd/typebox.js';
 
 async function typeboxLicence(): Promise<string> {
-  // TypeBox's `exports` has no ./package.json; its root is two folders above build/index.mjs.
+  // TypeBox's exports map has no entry for its manifest; its root is two folders above build/index.mjs.
   const root = resolve(dirname(createRequire(import.meta.url).resolve('typebox')), '..');
   const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
   const licence = (await readFile(join(root, 'license'), 'utf8')).trim().replaceAll('*/', '* /');
