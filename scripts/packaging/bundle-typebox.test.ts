@@ -6,13 +6,15 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { access, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import ts from 'typescript';
 import * as typebox from 'typebox';
-import { bundleTypebox } from './bundle-typebox.js';
+import { TYPEBOX_SEAM, bundleTypebox } from './bundle-typebox.js';
 import { REPO } from './dist.js';
 
 const SEAM = 'src/crd/typebox.ts';
@@ -100,4 +102,29 @@ test('the import check sees a value import and lets a type import through', () =
   assert.deepEqual(typeboxValueImports('d.ts', "import type { TSchema } from 'typebox';"), []);
   assert.deepEqual(typeboxValueImports('e.ts', "import { type TSchema } from 'typebox';"), ['e.ts:1']);
   assert.deepEqual(typeboxValueImports('f.ts', "export type { Static } from 'typebox';"), []);
+});
+
+test('the build bundles its compiled seam in place and drops tsc’s map of it', async () => {
+  // What scripts/build.sh does after tsc: the compiled seam is the two-line re-export tsc emits.
+  const out = join(dir, 'build-out');
+  const seam = join(out, TYPEBOX_SEAM);
+  await mkdir(join(seam, '..'), { recursive: true });
+  await writeFile(seam, "export { IsSchema, Type } from 'typebox';\n//# sourceMappingURL=typebox.js.map\n");
+  await writeFile(`${seam}.map`, '{}');
+  await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', join(REPO, 'scripts/packaging/bundle-typebox.ts'), out],
+    {
+      cwd: REPO,
+    },
+  );
+  const text = await readFile(seam, 'utf8');
+  assert.match(text, /bundled by operator-runtime/);
+  assert.doesNotMatch(text, /from\s*["']typebox["']|sourceMappingURL/);
+  await assert.rejects(access(`${seam}.map`));
+  const build = await readFile(join(REPO, 'scripts/build.sh'), 'utf8');
+  assert.match(
+    build,
+    /tsc -p tsconfig\.build\.json --outDir "\$out"\nnode --import tsx scripts\/packaging\/bundle-typebox\.ts "\$out"|tsc -p tsconfig\.build\.json --outDir "\$out"\n#[^\n]*\nnode --import tsx scripts\/packaging\/bundle-typebox\.ts "\$out"/,
+  );
 });

@@ -19,9 +19,11 @@ import { fileURLToPath } from 'node:url';
 /** Where the seam lands in a build, relative to the output folder. */
 export const TYPEBOX_SEAM = 'crd/typebox.js';
 
+/** TypeBox's folder as this script resolves it (its exports map has no entry for its manifest). */
+const typeboxRoot = (): string => resolve(dirname(createRequire(import.meta.url).resolve('typebox')), '..');
+
 async function typeboxLicence(): Promise<string> {
-  // TypeBox's exports map has no entry for its manifest; its root is two folders above build/index.mjs.
-  const root = resolve(dirname(createRequire(import.meta.url).resolve('typebox')), '..');
+  const root = typeboxRoot();
   const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
   const licence = (await readFile(join(root, 'license'), 'utf8')).trim().replaceAll('*/', '* /');
   return `/*!\n * TypeBox ${version}, bundled by operator-runtime's build (scripts/packaging/bundle-typebox.ts).\n *\n${licence
@@ -44,6 +46,8 @@ export async function bundleTypebox(entry: string, outfile: string): Promise<voi
     platform: 'node',
     target: 'node20',
     banner: { js: await typeboxLicence() },
+    // The TypeBox this script resolves, wherever the build folder is.
+    nodePaths: [resolve(typeboxRoot(), '..')],
     metafile: true,
     logLevel: 'warning',
   });
