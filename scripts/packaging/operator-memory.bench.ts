@@ -237,11 +237,15 @@ try {
       rss.push(Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024);
       await sleep(1000);
     }
+    // V8's memory reducer shrinks the heap some seconds into an idle period (Node 20): say when the
+    // readings reached their low, so a longer `samples` shows the settled figure and its delay.
+    const low = Math.min(...rss);
+    const settledAfterS = rss.findIndex((r) => r <= low + 1);
     rss.sort((a, b) => a - b);
     const text = await metrics();
     const mib = (name: string) => (sum(text, name) / 2 ** 20).toFixed(1);
     console.log(
-      `${variant.name}: ready ${Math.round(readyMs)} ms after spawn; idle RSS median ${rss[rss.length >> 1]!.toFixed(1)} MiB (min ${rss[0]!.toFixed(1)}, max ${rss.at(-1)!.toFixed(1)}); heap used ${mib('nodejs_heap_size_used_bytes')} MiB of ${mib('nodejs_heap_size_total_bytes')} MiB; reconciles ${last}; CPU until idle ${(cpuMs / 1000).toFixed(1)} s (user+system)`,
+      `${variant.name}: ready ${Math.round(readyMs)} ms after spawn; idle RSS median ${rss[rss.length >> 1]!.toFixed(1)} MiB (min ${rss[0]!.toFixed(1)}, max ${rss.at(-1)!.toFixed(1)}, within 1 MiB of min from reading ${settledAfterS + 1}); heap used ${mib('nodejs_heap_size_used_bytes')} MiB of ${mib('nodejs_heap_size_total_bytes')} MiB; reconciles ${last}; CPU until idle ${(cpuMs / 1000).toFixed(1)} s (user+system)`,
     );
     // Where the heap's pages are (prom-client's per-space gauges): the young generation (new_space)
     // is sized by V8 for throughput and dominates the idle RSS beyond the imports and the cache.
