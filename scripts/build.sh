@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 out="$(mktemp -d .dist-build.XXXXXX)"
 trap 'rm -rf "$out"' EXIT
 node_modules/.bin/tsc -p tsconfig.build.json --outDir "$out"
+# TypeBox as one file instead of its ~370 modules (docs/footprint.md).
+node --import tsx scripts/packaging/bundle-typebox.ts "$out"
 mkdir -p .tmp
 old="$(mktemp -d .tmp/build-old.XXXXXX)"
 [ -d dist ] && mv dist "$old/dist"

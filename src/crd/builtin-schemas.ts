@@ -5,7 +5,8 @@
  * definitions (the version is BUILTIN_SCHEMAS_KUBERNETES_VERSION) to structural CRD schemas and
  * vendors them in builtin-schemas.generated.ts; here the references between them are inlined.
  */
-import { Type, type TSchemaOptions, type TUnsafe } from 'typebox';
+import type { TSchemaOptions, TUnsafe } from 'typebox';
+import { Type } from './typebox.js';
 import type { JobSpec, JobTemplateSpec } from 'kubernetes-types/batch/v1.js';
 import type {
   Container,

@@ -3,7 +3,7 @@
  * (apiextensions validation), run when the kind is defined so a typo fails at startup, or in the
  * unit tests, with the field named, instead of at `kubectl apply` time.
  */
-import { IsSchema } from 'typebox';
+import { IsSchema } from './typebox.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { CustomKindDefinition, CustomKindVersionDefinition, PrinterColumn } from './custom-kind-definition.js';
 import { UnsupportedSchemaError } from './errors.js';

@@ -43,6 +43,8 @@ export { validateAgainstSchema } from './validate-object.js';
 export type { SchemaViolation } from './validate-object.js';
 export { UnsupportedSchemaError, NonStructuralSchemaError } from './errors.js';
 // The schema builder, re-exported so a project builds its schemas with the same TypeBox its
-// operator-runtime was built against (one copy, one set of static types).
-export { Type } from 'typebox';
+// operator-runtime was built against (one set of static types). Built, it is the runtime's own
+// one-file bundle of TypeBox (src/crd/typebox.ts): importing `typebox` itself as well loads
+// TypeBox's ~370 modules a second time.
+export { Type } from './typebox.js';
 export type { Static, TSchema } from 'typebox';

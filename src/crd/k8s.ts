@@ -4,25 +4,25 @@
  * return a schema whose static type is what the API server stores (`k8s.intOrString()` is
  * `number | string`).
  */
-import {
-  Type,
-  type TArray,
-  type TInteger,
-  type TLiteral,
-  type TNull,
-  type TObject,
-  type TOptional,
-  type TSchema,
-  type TSchemaOptions,
-  type TString,
-  type TUnion,
-  type TUnsafe,
+import type {
+  TArray,
+  TInteger,
+  TLiteral,
+  TNull,
+  TObject,
+  TOptional,
+  TSchema,
+  TSchemaOptions,
+  TString,
+  TUnion,
+  TUnsafe,
 } from 'typebox';
 import type { Container, ObjectReference, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { JobTemplateSpec } from 'kubernetes-types/batch/v1.js';
 import type { ObjectMeta } from '../core/object-key.js';
 import { builtinSchema } from './builtin-schemas.js';
 import type { ValidationRule } from './schema-props.js';
+import { Type } from './typebox.js';
 
 /** A value the server keeps as it is: any JSON. */
 export type AnyValue = unknown;

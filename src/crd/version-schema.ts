@@ -3,7 +3,8 @@
  * `status` optional. The CRD's `openAPIV3Schema` and run-time validation both start from it, so
  * they cannot disagree.
  */
-import { Type, type TObject, type TProperties } from 'typebox';
+import type { TObject, TProperties } from 'typebox';
+import { Type } from './typebox.js';
 import type { CustomKindVersionDefinition } from './custom-kind-definition.js';
 import { k8s } from './k8s.js';
 

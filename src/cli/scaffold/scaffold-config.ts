@@ -4,7 +4,7 @@
  * the new project has any dependency installed; scripts/scaffold.int.test.ts proves the two agree
  * (`npm run generate` in the scaffold rewrites that folder byte for byte).
  */
-import { Type } from 'typebox';
+import { Type } from '../../crd/typebox.js';
 import { kinds } from '../../client/kinds.js';
 import type { OperatorProjectConfig } from '../../codegen/config.js';
 import { defineCustomKind } from '../../crd/custom-kind.js';
