@@ -89,6 +89,8 @@ export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly maxFailures?: number;
   /** The test file, for the replay command. @defaultValue `<your test file>` */
   readonly replayFile?: string;
+  /** The test's name, for the replay command's `--test-name-pattern`. @defaultValue every test of the file */
+  readonly replayTestName?: string;
 }
 
 /** @defaultValue 20 */
@@ -162,9 +164,14 @@ export function simulationSeeds(defaults: readonly number[] | number): readonly 
   });
 }
 
-/** The command that replays `seed` of the test in `file`. */
-export function replayCommand(seed: number, file = '<your test file>'): string {
-  return `SIM_SEED=${seed} NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test ${file}`;
+/** The command that replays `seed` of the test in `file` (only the tests named `testName`, when given). */
+export function replayCommand(seed: number, file = '<your test file>', testName?: string): string {
+  const only = testName ? ` --test-name-pattern=${JSON.stringify(escapeRegExp(testName))}` : '';
+  return `SIM_SEED=${seed} NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test${only} ${file}`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 export async function simulate(options: SimulationOptions): Promise<SimulationReport> {
@@ -182,7 +189,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       faults: [],
       shrunk: [],
       findings: faultFree.findings,
-      replay: replayCommand(seed, options.replayFile),
+      replay: replayCommand(seed, options.replayFile, options.replayTestName),
     });
     return report([seed], 0, failures, faultFreeCalls);
   }
@@ -243,7 +250,7 @@ async function shrunkFailure(
     if (last.record.faults.length !== shrunk.length)
       last = await runSimulation(options, { seed, faults: shrunk }, faultFree);
   }
-  return { seed, faults: run.record.faults, shrunk, findings: last.findings, replay: replayCommand(seed, options.replayFile) };
+  return { seed, faults: run.record.faults, shrunk, findings: last.findings, replay: replayCommand(seed, options.replayFile, options.replayTestName) };
 }
 
 function report(seedsRun: number[], clean: number, failures: SeedFailure[], faultFreeCalls: number): SimulationReport {
@@ -391,7 +398,9 @@ async function execute(
     note(`${now()} #${incarnation} starts${staleLag ? ` (lists ${staleLag} revisions behind)` : ''}`);
     const logger = new SpanLogger({
       controllerStarted: () => {
-        if (!cluster.isDead(incarnation)) working.add(incarnation);
+        if (cluster.isDead(incarnation)) return;
+        working.add(incarnation);
+        cluster.atWork(incarnation);
       },
       started: (controller, key, reconcileID) => {
         if (cluster.isDead(incarnation)) return;
@@ -420,7 +429,15 @@ async function execute(
           if (!abort.signal.aborted) exited(incarnation, 'the manager stopped by itself');
         },
         (err: unknown) => {
-          if (!abort.signal.aborted && !cluster.isDead(incarnation)) exited(incarnation, String(err));
+          if (abort.signal.aborted || cluster.isDead(incarnation)) return;
+          // A leader that lost its Lease stops, by design (fencing); a replaced one is not restarted.
+          if ((err as { code?: unknown } | undefined)?.code === 'ERR_LEADERSHIP_LOST') {
+            note(`${now()} #${incarnation} lost leadership and stops`);
+            cluster.kill(incarnation);
+            if (!cluster.isReplacedLeader(incarnation)) scheduleStart(SUPERVISOR_RESTART_MS);
+            return;
+          }
+          exited(incarnation, String(err));
         },
       )
       .finally(() => (p.ended = true));

@@ -46,8 +46,8 @@ import { EventQueue } from '../fake-client/watch-stream.js';
 import { describeFault, type Fault, type LeaderChangeFault } from './fault.js';
 import type { CallRecord, WriteRecord } from './simulation-records.js';
 
-/** How long a process restarted after a stale-restart fault sees its watches lag before they reach the present. */
-export const STALE_RESTART_CATCH_UP_MS = 500;
+/** How long a process restarted after a stale-restart fault works from its stale view once its controllers run. */
+export const STALE_RESTART_CATCH_UP_MS = 1_000;
 
 const LEASE_GROUP = 'coordination.k8s.io';
 
@@ -150,11 +150,8 @@ export class SimulatedCluster {
   clientFor(incarnation: number, staleLag?: number): Client {
     if (staleLag !== undefined && staleLag > 0) {
       this.staleLists.set(incarnation, { lag: staleLag, served: new Set() });
-      this.openWindow({
-        kind: 'stale-cache',
-        untilMs: this.clock.monotonicNow() + STALE_RESTART_CATCH_UP_MS,
-        incarnation,
-      });
+      // Held until the process is at work (`atWork`), then for STALE_RESTART_CATCH_UP_MS more.
+      this.windows.push({ kind: 'stale-cache', untilMs: Number.POSITIVE_INFINITY, incarnation });
     }
     return new SimulatedClient(this, incarnation, this.store);
   }
@@ -180,9 +177,27 @@ export class SimulatedCluster {
     }
   }
 
+  /**
+   * The process's controllers started (it won the election, or needs none): a stale-restarted
+   * process's watches reach the present {@link STALE_RESTART_CATCH_UP_MS} from now. Until then it
+   * works from the past — what a restart against a lagging API server looks like to the operator,
+   * however long its leader election took.
+   */
+  atWork(incarnation: number): void {
+    const held = this.windows.find((w) => w.incarnation === incarnation && w.untilMs === Number.POSITIVE_INFINITY);
+    if (!held) return;
+    this.windows = this.windows.filter((w) => w !== held);
+    this.openWindow({ kind: 'stale-cache', untilMs: this.clock.monotonicNow() + STALE_RESTART_CATCH_UP_MS, incarnation });
+  }
+
   /** The process keeps running, but its Lease writes fail (a partitioned leader). */
   failLeaseWrites(incarnation: number): void {
     this.leaseFailing.add(incarnation);
+  }
+
+  /** Whether the process is an old leader cut off by a leader change. */
+  isReplacedLeader(incarnation: number): boolean {
+    return this.leaseFailing.has(incarnation);
   }
 
   /** No fault fires from now on; windows already open run out. */

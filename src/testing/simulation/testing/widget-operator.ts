@@ -242,6 +242,22 @@ class WidgetReconciler {
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
+    // Nothing collects a Record: create one only for a Widget that lives now, holding our finalizer
+    // (a direct read). The simulation found the first version of this operator acting on a stale
+    // cache here: restarted against a lagging view, it created a Record for a Widget already deleted.
+    let live: Widget | undefined;
+    try {
+      live = await this.direct.get(WIDGET, w.metadata.name, { namespace: w.metadata.namespace });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (
+      !live ||
+      live.metadata.uid !== w.metadata.uid ||
+      live.metadata.deletionTimestamp !== undefined ||
+      !(live.metadata.finalizers ?? []).includes(FINALIZER)
+    )
+      return;
     try {
       await this.direct.create({
         apiVersion: RECORD.apiVersion,
