@@ -10,14 +10,29 @@ test('a seed names one schedule: distinct calls in range, ordered, the same ever
     assert.deepEqual(drawFaults(seededRandom(seed), 100, { faultsPerRun: 5 }), a);
     assert.equal(a.length, 5);
     assert.equal(new Set(a.map((f) => f.at)).size, 5, 'distinct calls');
-    assert.ok(a.every((f, i) => f.at >= 0 && f.at < 100 && (i === 0 || a[i - 1]!.at < f.at)), 'in range, ordered');
+    assert.ok(
+      a.every((f, i) => f.at >= 0 && f.at < 100 && (i === 0 || a[i - 1]!.at < f.at)),
+      'in range, ordered',
+    );
   }
   assert.notDeepEqual(drawFaults(seededRandom(1), 100), drawFaults(seededRandom(2), 100));
 });
 
 test('weights: a kind weighted 0 never fires; faults land near the given writes most of the time', () => {
   const onlyCrashes = Array.from({ length: 30 }, (_, s) =>
-    drawFaults(seededRandom(s), 200, { weights: { crash: 1, 'stale-restart': 0, error: 0, timeout: 0, 'stale-cache': 0, coalesce: 0, 'drop-events': 0, 'watch-expiry': 0, 'leader-change': 0 } }),
+    drawFaults(seededRandom(s), 200, {
+      weights: {
+        crash: 1,
+        'stale-restart': 0,
+        error: 0,
+        timeout: 0,
+        'stale-cache': 0,
+        coalesce: 0,
+        'drop-events': 0,
+        'watch-expiry': 0,
+        'leader-change': 0,
+      },
+    }),
   ).flat();
   assert.ok(onlyCrashes.length > 0 && onlyCrashes.every((f) => f.kind === 'crash'));
   const writes = [{ at: 40, nextAt: 45 }];

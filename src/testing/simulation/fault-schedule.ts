@@ -56,7 +56,8 @@ export function drawFaults(
   const weights = { ...DEFAULT_FAULT_WEIGHTS, ...mix.weights };
   const kinds = FAULT_KINDS.filter((k) => (weights[k] ?? 0) > 0);
   const count = mix.faultsPerRun ?? DEFAULT_FAULTS_PER_RUN;
-  if (!(count >= 0) || !Number.isInteger(count)) throw new InvalidOptionError('faultsPerRun', 'must be an integer >= 0');
+  if (!(count >= 0) || !Number.isInteger(count))
+    throw new InvalidOptionError('faultsPerRun', 'must be an integer >= 0');
   if (kinds.length === 0 || count === 0 || horizon < 1) return [];
   const total = kinds.reduce((sum, k) => sum + weights[k]!, 0);
   const pick = (): FaultKind => {
@@ -120,7 +121,7 @@ export async function shrinkFaults(
 ): Promise<{ faults: Fault[]; runs: number }> {
   let current = [...faults];
   let runs = 0;
-  for (let progress = true; progress && runs < maxRuns; ) {
+  for (let progress = true; progress && runs < maxRuns;) {
     progress = false;
     for (let i = 0; i < current.length && runs < maxRuns; i++) {
       const without = current.filter((_, j) => j !== i);

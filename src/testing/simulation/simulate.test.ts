@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { kinds } from '../../client/kinds.js';
+import { requeueAfter } from '../../core/result.js';
+import { Manager } from '../../manager/manager.js';
 import { describeFault } from './fault.js';
 import {
+  LIVELOCK_RECONCILES,
   SimulationError,
   replayCommand,
   replaySeed,
@@ -28,8 +32,14 @@ test('a replayed seed gives the identical trace: every call and outcome, fault, 
   const again = await replaySeed(options, 13);
   assert.ok(first.record.faults.length > 0);
   assert.ok(first.record.trace.length > 100, 'the trace records the run');
-  assert.ok(first.record.trace.some((l) => l.includes(' fault ')), 'a fault fired');
-  assert.ok(first.record.trace.some((l) => l.includes('#1 starts')), 'the operator restarted');
+  assert.ok(
+    first.record.trace.some((l) => l.includes(' fault ')),
+    'a fault fired',
+  );
+  assert.ok(
+    first.record.trace.some((l) => l.includes('#1 starts')),
+    'the operator restarted',
+  );
   assert.deepEqual(again.record.trace, first.record.trace, replayCommand(13, FILE));
   assert.deepEqual(again.record.calls, first.record.calls);
   assert.deepEqual(again.record.writes, first.record.writes);
@@ -51,8 +61,14 @@ test('a crash between two writes: the process is rebuilt from the same set-up ag
   );
   assert.equal(run.record.calls[at]!.outcome, 'crashed');
   assert.ok(run.record.trace.some((l) => l.endsWith('#0 dies')));
-  assert.ok(run.record.calls.some((c) => c.incarnation === 1), 'a new process made calls');
-  assert.ok(run.record.reconciles.some((s) => s.incarnation === 1 && s.endSeq !== undefined), 'and reconciled');
+  assert.ok(
+    run.record.calls.some((c) => c.incarnation === 1),
+    'a new process made calls',
+  );
+  assert.ok(
+    run.record.reconciles.some((s) => s.incarnation === 1 && s.endSeq !== undefined),
+    'and reconciled',
+  );
   const diedAtMs = run.record.calls[at]!.atMs;
   assert.ok(
     !run.record.reconciles.some((s) => s.incarnation === 0 && s.startedAtMs > diedAtMs),
@@ -129,4 +145,28 @@ test('runs cannot overlap (each seeds Math.random while it lasts), and Math.rand
   await assert.rejects(runSimulation(options, { seed: 0, faults: [] }), SimulationError);
   await first;
   assert.equal(Math.random, original);
+});
+
+test('a requeue with no delay (reconciles that never let fake time move) is stopped and reported, not hung', async () => {
+  const report = await simulate({
+    setup: ({ client, clock, logger, registry }) => {
+      const manager = new Manager({ client, clock, logger, registry, metricsPort: 0, healthPort: 0 });
+      manager
+        .controller('hot')
+        .for(kinds.ConfigMap)
+        .complete(async (_request, ctx) => {
+          await ctx.get(); // a cached read: no API call, no fake time
+          return requeueAfter(0);
+        });
+      return manager;
+    },
+    scenario: [{ type: 'create', object: { ...kinds.ConfigMap, metadata: { name: 'a', namespace: 'default' } } }],
+    primaryKinds: [kinds.ConfigMap],
+    converged: () => true,
+    seeds: 1,
+  });
+  const finding = report.failures[0]?.findings[0];
+  assert.equal(finding?.oracle, 'quiescence');
+  assert.equal(finding.key, 'hot default/a');
+  assert.match(finding.message, new RegExp(`more than ${LIVELOCK_RECONCILES} reconciles started at one instant`));
 });

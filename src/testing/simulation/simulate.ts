@@ -106,6 +106,8 @@ export const GC_INTERVAL_MS = 500;
 /** Settled: the newest process's controllers run, no write but Leases' and Events' and no reconcile for this long, no restart pending, no watch window open. */
 export const SETTLED_AFTER_MS = 3_000;
 const SETTLE_TICK_MS = 250;
+/** Reconciles at one instant of fake time beyond which a process counts as livelocked. */
+export const LIVELOCK_RECONCILES = 5_000;
 const START_MS = Date.UTC(2026, 0, 1);
 /** The seed the fault-free reference run is reported under. */
 const FAULT_FREE_SEED = 0;
@@ -250,7 +252,13 @@ async function shrunkFailure(
     if (last.record.faults.length !== shrunk.length)
       last = await runSimulation(options, { seed, faults: shrunk }, faultFree);
   }
-  return { seed, faults: run.record.faults, shrunk, findings: last.findings, replay: replayCommand(seed, options.replayFile, options.replayTestName) };
+  return {
+    seed,
+    faults: run.record.faults,
+    shrunk,
+    findings: last.findings,
+    replay: replayCommand(seed, options.replayFile, options.replayTestName),
+  };
 }
 
 function report(seedsRun: number[], clean: number, failures: SeedFailure[], faultFreeCalls: number): SimulationReport {
@@ -279,7 +287,8 @@ function report(seedsRun: number[], clean: number, failures: SeedFailure[], faul
 
 function seedList(seeds: readonly number[] | number): number[] {
   if (typeof seeds !== 'number') return [...seeds];
-  if (!(seeds >= 0) || !Number.isInteger(seeds)) throw new InvalidOptionError('seeds', 'must be an integer >= 0 or a list');
+  if (!(seeds >= 0) || !Number.isInteger(seeds))
+    throw new InvalidOptionError('seeds', 'must be an integer >= 0 or a list');
   return Array.from({ length: seeds }, (_, i) => i + 1);
 }
 
@@ -341,6 +350,7 @@ async function execute(
   let step = -1;
   const processes = new Map<number, Process>();
   let nextIncarnation = 0;
+  let instant = { ms: -1, reconciles: 0 };
   /** Processes whose controllers started (leaders). */
   const working = new Set<number>();
   let pendingStarts = 0;
@@ -365,7 +375,7 @@ async function execute(
     died: (incarnation, fault) => {
       // Deferred to a timer: the abort must not run inside the call that fired the fault.
       clock.setTimer(0, () => stop(incarnation, 'crashed'));
-      scheduleStart(fault.kind === 'leader-change' ? 0 : fault.restartAfterMs, fault.kind === 'stale-restart' ? fault.lagRevisions : undefined);
+      scheduleStart(fault.restartAfterMs, fault.kind === 'stale-restart' ? fault.lagRevisions : undefined);
     },
     leaderChange: (incarnation, fault) => {
       if (!cluster.usesLeases(incarnation)) {
@@ -404,6 +414,11 @@ async function execute(
       },
       started: (controller, key, reconcileID) => {
         if (cluster.isDead(incarnation)) return;
+        if (now() !== instant.ms) instant = { ms: now(), reconciles: 0 };
+        if (++instant.reconciles > LIVELOCK_RECONCILES) {
+          livelock(incarnation, controller, key);
+          return;
+        }
         open.set(reconcileID, spans.length);
         spans.push({ controller, key, incarnation, startSeq: seq++, startedAtMs: now(), step });
         note(`${now()} #${incarnation} reconcile ${controller} ${key} starts`);
@@ -441,6 +456,21 @@ async function execute(
         },
       )
       .finally(() => (p.ended = true));
+  };
+  /**
+   * Reconciles without end at one instant of fake time (a requeue with no delay and no API call):
+   * the clock would never move again. The process is stopped for good and that is a finding.
+   */
+  const livelock = (incarnation: number, controller: string, key: string): void => {
+    note(`${now()} #${incarnation} livelock: stopped`);
+    operatorErrors.push({
+      oracle: 'quiescence',
+      key: `${controller} ${key}`,
+      ...evidenceAttributor(partial())(now()),
+      message: `more than ${LIVELOCK_RECONCILES} reconciles started at one instant of fake time (the last of ${controller} ${key}): a requeue with no delay that never ends; the process was stopped`,
+    });
+    cluster.kill(incarnation);
+    stop(incarnation, 'livelock');
   };
   /** The process exited on its own: a supervisor restarts it; once faults stopped, that is a finding. */
   const exited = (incarnation: number, why: string): void => {

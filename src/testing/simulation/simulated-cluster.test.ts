@@ -8,7 +8,12 @@ import type { KubeObject } from '../../core/object-key.js';
 import { seededRandom } from '../../core/seeded-random.js';
 import { FakeClient } from '../fake-client/fake-client.js';
 import type { Fault } from './fault.js';
-import { ProcessDeadError, SimulatedCluster, SimulatedTimeoutError, STALE_RESTART_CATCH_UP_MS } from './simulated-cluster.js';
+import {
+  ProcessDeadError,
+  SimulatedCluster,
+  SimulatedTimeoutError,
+  STALE_RESTART_CATCH_UP_MS,
+} from './simulated-cluster.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 

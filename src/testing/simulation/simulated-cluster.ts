@@ -43,7 +43,7 @@ import type { FakeClock } from '../../core/fake-clock.js';
 import type { KubeObject } from '../../core/object-key.js';
 import type { FakeClient } from '../fake-client/fake-client.js';
 import { EventQueue } from '../fake-client/watch-stream.js';
-import { describeFault, type Fault, type LeaderChangeFault } from './fault.js';
+import { describeFault, type CrashFault, type Fault, type LeaderChangeFault, type StaleRestartFault } from './fault.js';
 import type { CallRecord, WriteRecord } from './simulation-records.js';
 
 /** How long a process restarted after a stale-restart fault works from its stale view once its controllers run. */
@@ -69,8 +69,8 @@ export class SimulatedTimeoutError extends OperatorRuntimeError {
 
 /** What the driver must do when a fault ends or forks a process. */
 export interface SimulatedClusterHooks {
-  /** `incarnation` died at a crash or stale-restart fault (a leader change without leader election, too). */
-  died(incarnation: number, fault: Fault): void;
+  /** `incarnation` died at a crash or stale-restart fault. */
+  died(incarnation: number, fault: CrashFault | StaleRestartFault): void;
   /** A leader change: start a new process now; `incarnation` dies after `fault.overlapMs`. */
   leaderChange(incarnation: number, fault: LeaderChangeFault): void;
 }
@@ -187,7 +187,11 @@ export class SimulatedCluster {
     const held = this.windows.find((w) => w.incarnation === incarnation && w.untilMs === Number.POSITIVE_INFINITY);
     if (!held) return;
     this.windows = this.windows.filter((w) => w !== held);
-    this.openWindow({ kind: 'stale-cache', untilMs: this.clock.monotonicNow() + STALE_RESTART_CATCH_UP_MS, incarnation });
+    this.openWindow({
+      kind: 'stale-cache',
+      untilMs: this.clock.monotonicNow() + STALE_RESTART_CATCH_UP_MS,
+      incarnation,
+    });
   }
 
   /** The process keeps running, but its Lease writes fail (a partitioned leader). */
@@ -315,8 +319,12 @@ export class SimulatedCluster {
       dropped: false,
     };
     const pump = async (): Promise<void> => {
-      await this.call(incarnation, 'watch', { apiVersion: type.apiVersion, kind: type.kind, ...ns(opts) }, opts.signal, () =>
-        Promise.resolve(),
+      await this.call(
+        incarnation,
+        'watch',
+        { apiVersion: type.apiVersion, kind: type.kind, ...ns(opts) },
+        opts.signal,
+        () => Promise.resolve(),
       );
       this.watches.add(w);
       for await (const event of this.store.watch<KubeObject>(type as Kind<KubeObject>, {
@@ -380,9 +388,7 @@ export class SimulatedCluster {
       const now = this.clock.monotonicNow();
       this.windows = this.windows.filter((x) => x.untilMs > now);
       for (const w of [...this.watches]) {
-        const stillActive = this.windows.some(
-          (x) => x.incarnation === undefined || x.incarnation === w.incarnation,
-        );
+        const stillActive = this.windows.some((x) => x.incarnation === undefined || x.incarnation === w.incarnation);
         if (!stillActive) this.release(w);
       }
     });
@@ -432,11 +438,7 @@ export class SimulatedCluster {
     for (const o of objects) {
       const rv = Number(o?.metadata?.resourceVersion);
       if (!o?.metadata?.name || !Number.isFinite(rv)) continue;
-      this.noteSeen(
-        incarnation,
-        identity({ apiVersion: target.apiVersion, kind: target.kind, ...o.metadata }),
-        rv,
-      );
+      this.noteSeen(incarnation, identity({ apiVersion: target.apiVersion, kind: target.kind, ...o.metadata }), rv);
     }
   }
 }
@@ -455,14 +457,18 @@ class SimulatedClient implements Client {
     this.mapper = store.mapper;
   }
 
-  private run<R>(verb: Verb, target: Target, signal: AbortSignal | undefined, perform: () => Promise<R>, write?: WriteInfo) {
+  private run<R>(
+    verb: Verb,
+    target: Target,
+    signal: AbortSignal | undefined,
+    perform: () => Promise<R>,
+    write?: WriteInfo,
+  ) {
     return this.cluster.call(this.incarnation, verb, target, signal, perform, write);
   }
 
   get<T = KubeObject>(type: Kind<T>, name: string, opts: GetOptions = {}): Promise<T> {
-    return this.run('get', { ...typeOf(type), ...ns(opts), name }, opts.signal, () =>
-      this.store.get(type, name, opts),
-    );
+    return this.run('get', { ...typeOf(type), ...ns(opts), name }, opts.signal, () => this.store.get(type, name, opts));
   }
 
   listPage<T = KubeObject>(type: Kind<T>, opts: ListPageOptions = {}): Promise<ListPage<T>> {
@@ -520,10 +526,16 @@ class SimulatedClient implements Client {
   }
 
   delete<T = KubeObject>(type: Kind<T>, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {
-    return this.run('delete', { ...typeOf(type), ...ns(opts), name }, opts.signal, () => this.store.delete(type, name, opts), {
-      verb: 'delete',
-      ...precondition(opts.preconditions?.resourceVersion),
-    });
+    return this.run(
+      'delete',
+      { ...typeOf(type), ...ns(opts), name },
+      opts.signal,
+      () => this.store.delete(type, name, opts),
+      {
+        verb: 'delete',
+        ...precondition(opts.preconditions?.resourceVersion),
+      },
+    );
   }
 
   updateStatus<T extends ObjectLike>(obj: T, opts: Omit<UpdateOptions, 'subresource'> = {}): Promise<T> {
@@ -576,7 +588,13 @@ function isLease(target: Target): boolean {
   return target.kind === 'Lease' && target.apiVersion.startsWith(`${LEASE_GROUP}/`);
 }
 
-function identity(o: { apiVersion?: string; kind?: string; namespace?: string; name?: string; metadata?: object }): string {
+function identity(o: {
+  apiVersion?: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  metadata?: object;
+}): string {
   const m = (o.metadata ?? o) as { namespace?: string; name?: string };
   const group = (o.apiVersion ?? '').includes('/') ? (o.apiVersion ?? '').split('/')[0] : '';
   return `${group}/${o.kind ?? ''} ${m.namespace ?? ''}/${m.name ?? ''}`;

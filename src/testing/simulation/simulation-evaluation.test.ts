@@ -25,10 +25,22 @@ const CLEAN_SEEDS = 100;
 /** Each bug class, and the oracle that must report it (the first finding's need not be it). */
 const BUGS: readonly { bug: WidgetBug; what: string; oracle: OracleName }[] = [
   { bug: 'stale-spec-write', what: 'acts on a stale read (writes its cached spec back)', oracle: 'end-state' },
-  { bug: 'unchecked-create', what: 'non-idempotent create (decides from its own marker, fails on AlreadyExists)', oracle: 'convergence' },
+  {
+    bug: 'unchecked-create',
+    what: 'non-idempotent create (decides from its own marker, fails on AlreadyExists)',
+    oracle: 'convergence',
+  },
   { bug: 'early-finalizer', what: 'finalizer removed before the cleanup finished', oracle: 'invariant' },
-  { bug: 'status-without-version', what: 'status written from a cached old object without resourceVersion', oracle: 'lost-update' },
-  { bug: 'no-owner-reference', what: 'missing owner reference: a drifted or deleted child is never seen', oracle: 'invariant' },
+  {
+    bug: 'status-without-version',
+    what: 'status written from a cached old object without resourceVersion',
+    oracle: 'lost-update',
+  },
+  {
+    bug: 'no-owner-reference',
+    what: 'missing owner reference: a drifted or deleted child is never seen',
+    oracle: 'invariant',
+  },
   { bug: 'requeue-forever', what: 'a requeue that never ends', oracle: 'quiescence' },
 ];
 
@@ -63,7 +75,9 @@ test(`the correct widget operator passes ${CLEAN_SEEDS} seeds with no finding`, 
     replayFile: FILE,
     replayTestName: 'the correct widget operator',
   });
-  t.diagnostic(`${report.clean}/${report.seedsRun.length} seeds clean; ${report.faultFreeCalls} calls in the fault-free run`);
+  t.diagnostic(
+    `${report.clean}/${report.seedsRun.length} seeds clean; ${report.faultFreeCalls} calls in the fault-free run`,
+  );
   assert.deepEqual(report.failures, [], report.format());
   assert.equal(report.clean, report.seedsRun.length);
 });

@@ -227,7 +227,12 @@ class WidgetReconciler {
       return;
     }
     if (current.data?.value !== w.spec.value)
-      await this.client.patch(kinds.ConfigMap, childName, { data: { value: w.spec.value } }, { type: 'merge', namespace });
+      await this.client.patch(
+        kinds.ConfigMap,
+        childName,
+        { data: { value: w.spec.value } },
+        { type: 'merge', namespace },
+      );
   }
 
   private recordName(w: Widget): string {
@@ -330,12 +335,17 @@ export function widgetInvariants(objects: readonly KubeObject[]): string[] {
     const cm = configMaps.find((c) => c.metadata?.name === `${w.metadata.name}-config`);
     if (!cm) problems.push(`Widget ${w.metadata.name} has no ConfigMap`);
     else if (cm.data?.value !== w.spec.value)
-      problems.push(`ConfigMap ${cm.metadata?.name} holds ${JSON.stringify(cm.data?.value)}, Widget ${w.metadata.name} says ${JSON.stringify(w.spec.value)}`);
+      problems.push(
+        `ConfigMap ${cm.metadata?.name} holds ${JSON.stringify(cm.data?.value)}, Widget ${w.metadata.name} says ${JSON.stringify(w.spec.value)}`,
+      );
     if (!records.some((r) => r.metadata?.name === `default.${w.metadata.name}`))
       problems.push(`Widget ${w.metadata.name} has no Record`);
   }
   for (const cm of configMaps)
-    if (!live.has((cm.metadata?.name ?? '').replace(/-config$/, '')) && cm.metadata?.labels?.['app.kubernetes.io/managed-by'])
+    if (
+      !live.has((cm.metadata?.name ?? '').replace(/-config$/, '')) &&
+      cm.metadata?.labels?.['app.kubernetes.io/managed-by']
+    )
       problems.push(`ConfigMap ${cm.metadata?.name} outlived its Widget`);
   const widgetNames = new Set(widgets.map((w) => w.metadata.name));
   for (const r of records)
