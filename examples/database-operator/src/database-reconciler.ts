@@ -18,6 +18,7 @@ import {
   setCondition,
   setControllerReference,
   type Client,
+  type Clock,
   type ConditionInput,
   type EventType,
   type Kind,
@@ -75,6 +76,12 @@ export interface DatabaseReconcilerOptions {
   readonly allowedBackupEndpoints?: readonly string[];
   readonly registry?: Registry;
   readonly backupPollMs?: number;
+  /**
+   * The manager's clock, for the waits between conflict retries: on a fake clock (tests, the
+   * simulation) a real-time wait would stall the reconcile while fake time runs on.
+   * @defaultValue the real clock
+   */
+  readonly clock?: Clock;
 }
 
 interface Ctx {
@@ -115,6 +122,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
       name: FINALIZER,
       signal,
       cleanup: (obj) => this.backupBeforeDelete(obj, signal, log),
+      ...(this.options.clock ? { retry: { clock: this.options.clock } } : {}),
     });
     if (step.kind === 'stop') return step.result;
     db = step.object;
@@ -202,7 +210,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
           },
           { signal, fieldManager: FIELD_MANAGER },
         ),
-      { signal },
+      { signal, clock: this.options.clock },
     );
     if (result.operation !== 'unchanged')
       ctx.log.info(
@@ -373,7 +381,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
         });
         return object;
       },
-      { signal },
+      { signal, clock: this.options.clock },
     );
   }
 
