@@ -20,8 +20,14 @@ interface StepTiming {
   readonly afterMs?: number;
 }
 
+/**
+ * An object to create: a typed one (`Widget`), or a literal with any fields besides type and
+ * metadata (spec, data…), which `KubeObject` alone would refuse as excess properties.
+ */
+export type ScenarioObject = KubeObject | (KubeObject & { readonly [field: string]: unknown });
+
 export type ScenarioStep =
-  | (StepTiming & { readonly type: 'create'; readonly object: KubeObject })
+  | (StepTiming & { readonly type: 'create'; readonly object: ScenarioObject })
   /** A merge patch of the main resource (spec, labels, a child's data drifting). */
   | (StepTiming & { readonly type: 'patch'; readonly target: ObjectTarget; readonly patch: object })
   | (StepTiming & { readonly type: 'delete'; readonly target: ObjectTarget });
