@@ -504,9 +504,14 @@ async function execute(
   });
 
   let gcTimer = true;
+  let collectedAt = '';
   const gc = (): void => {
     if (!gcTimer) return;
-    store.collectGarbage();
+    // Nothing changed since the last pass: nothing to collect (a pass clones every object).
+    if (store.resourceVersion !== collectedAt) {
+      store.collectGarbage();
+      collectedAt = store.resourceVersion;
+    }
     clock.setTimer(GC_INTERVAL_MS, gc);
   };
   clock.setTimer(GC_INTERVAL_MS, gc);
