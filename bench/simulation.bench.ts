@@ -6,20 +6,19 @@
  * without shrinking, and prints seeds per second, the wall time (process start-up included), clean
  * seeds and the machine's load.
  *
- *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx bench/simulation.bench.ts [seeds=1000] [processes=2] [operator=database|widget]
+ *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx bench/simulation.bench.ts [seeds=1000] [processes=2]
  *
- * `widget` runs the small operator of the evaluation (src/testing/simulation/testing/widget-operator.ts,
- * 12 steps) instead. Each process runs the fault-free reference run once as well.
+ * Each process runs the fault-free reference run once as well.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { simulate, type SimulationOptions } from '../src/testing/simulation/index.js';
+import { simulate } from 'operator-runtime/testing';
+import { databaseSimulation } from '../examples/database-operator/testing/database-simulation.js';
 
 interface Slice {
   readonly from: number;
   readonly to: number;
-  readonly operator: string;
 }
 
 interface SliceResult {
@@ -29,19 +28,10 @@ interface SliceResult {
   readonly ms: number;
 }
 
-async function optionsFor(operator: string): Promise<SimulationOptions> {
-  if (operator === 'widget') {
-    const { widgetSimulation } = await import('../src/testing/simulation/testing/widget-operator.js');
-    return widgetSimulation();
-  }
-  const { databaseSimulation } = await import('../examples/database-operator/testing/database-simulation.js');
-  return databaseSimulation();
-}
-
-async function runSlice({ from, to, operator }: Slice): Promise<SliceResult> {
+async function runSlice({ from, to }: Slice): Promise<SliceResult> {
   const started = performance.now();
   const report = await simulate({
-    ...(await optionsFor(operator)),
+    ...databaseSimulation(),
     seeds: Array.from({ length: to - from + 1 }, (_, i) => from + i),
     shrink: false,
     maxFailures: Number.POSITIVE_INFINITY,
@@ -55,18 +45,17 @@ async function runSlice({ from, to, operator }: Slice): Promise<SliceResult> {
 }
 
 if (process.argv[2] === '--slice') {
-  const [from, to, operator] = process.argv.slice(3);
-  console.log(JSON.stringify(await runSlice({ from: Number(from), to: Number(to), operator: operator! })));
+  const [from, to] = process.argv.slice(3);
+  console.log(JSON.stringify(await runSlice({ from: Number(from), to: Number(to) })));
 } else {
   const seeds = Number(process.argv[2] ?? 1000);
   const processes = Number(process.argv[3] ?? 2);
-  const operator = process.argv[4] ?? 'database';
   const per = Math.ceil(seeds / processes);
   const load = loadavg().map((l) => l.toFixed(2));
   const started = performance.now();
   const results = await Promise.all(
     Array.from({ length: processes }, (_, i) => {
-      const args = ['--slice', String(i * per + 1), String(Math.min(seeds, (i + 1) * per)), operator];
+      const args = ['--slice', String(i * per + 1), String(Math.min(seeds, (i + 1) * per))];
       return new Promise<SliceResult>((resolve, reject) => {
         execFile(
           process.execPath,
@@ -83,7 +72,6 @@ if (process.argv[2] === '--slice') {
   const failed = results.flatMap((r) => r.failedSeeds);
   console.log(
     JSON.stringify({
-      operator,
       seeds: total,
       processes,
       cpus: availableParallelism(),

@@ -367,11 +367,16 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     let first = true;
     return retryOnConflict(
       async () => {
-        if (!first)
+        if (!first) {
           current = await this.options.client.get(DATABASE, db.metadata.name, {
             namespace: db.metadata.namespace,
             signal,
           });
+          // The spec changed since this reconcile read it: its status is for an older generation
+          // and would overwrite a newer one (the simulation found this: a restart against a stale
+          // cache wrote observedGeneration 1 over 2). The change's own reconcile writes status.
+          if (current.metadata.generation !== db.metadata.generation) return current;
+        }
         first = false;
         let nextConditions = current.status?.conditions ?? [];
         for (const c of conditions)
