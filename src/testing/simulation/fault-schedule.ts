@@ -5,17 +5,17 @@
  * (delta debugging's last, finest pass): what is left is a schedule none of whose faults can go.
  */
 import { InvalidOptionError } from '../../core/errors.js';
-import { FAULT_KINDS, type Fault, type FaultKind } from './fault.js';
+import { FAULT_KINDS, type Fault, type SimulationFaultKind } from './fault.js';
 
 export interface FaultMix {
   /** Relative weight of each fault kind; a kind absent or 0 never fires. @defaultValue {@link DEFAULT_FAULT_WEIGHTS} */
-  readonly weights?: Partial<Readonly<Record<FaultKind, number>>>;
+  readonly weights?: Partial<Readonly<Record<SimulationFaultKind, number>>>;
   /** Faults drawn per run. @defaultValue {@link DEFAULT_FAULTS_PER_RUN} */
   readonly faultsPerRun?: number;
 }
 
 /** Crashes and stale restarts most (most operator bugs Sieve found were intermediate and stale states), then errors. */
-export const DEFAULT_FAULT_WEIGHTS: Readonly<Record<FaultKind, number>> = {
+export const DEFAULT_FAULT_WEIGHTS: Readonly<Record<SimulationFaultKind, number>> = {
   crash: 3,
   'stale-restart': 3,
   error: 3,
@@ -60,7 +60,7 @@ export function drawFaults(
     throw new InvalidOptionError('faultsPerRun', 'must be an integer >= 0');
   if (kinds.length === 0 || count === 0 || horizon < 1) return [];
   const total = kinds.reduce((sum, k) => sum + weights[k]!, 0);
-  const pick = (): FaultKind => {
+  const pick = (): SimulationFaultKind => {
     let x = random() * total;
     for (const k of kinds) {
       x -= weights[k]!;

@@ -28,7 +28,7 @@ export type { Scenario, ScenarioStep, ScenarioObject, ObjectTarget } from './sce
 export { describeFault, FAULT_KINDS } from './fault.js';
 export type {
   Fault,
-  FaultKind,
+  SimulationFaultKind,
   CrashFault,
   StaleRestartFault,
   ErrorFault,

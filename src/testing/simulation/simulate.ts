@@ -22,7 +22,7 @@
  * one at a time per process.
  *
  * `simulate()` runs the fault-free run of the scenario once (the end-state oracle's reference; if it
- * fails the oracles itself, that is the report), then each seed; a failing seed's schedule is
+ * fails the oracles itself, that is the report), then each seed; the schedule of a failing seed is
  * shrunk and reported with the command that replays it.
  */
 import { Registry } from 'prom-client';
@@ -134,7 +134,7 @@ export interface SimulationRun {
 
 export interface SeedFailure {
   readonly seed: number;
-  /** The seed's schedule; empty when the fault-free run itself failed. */
+  /** The schedule drawn for the seed; empty when the fault-free run itself failed. */
   readonly faults: readonly Fault[];
   /** The fewest of them that still fail. */
   readonly shrunk: readonly Fault[];
@@ -222,7 +222,7 @@ export function scheduleFor(options: Pick<SimulationOptions, 'faults'>, seed: nu
 }
 
 /**
- * Replays one seed as `simulate()` runs it (fault-free reference run, the seed's schedule) without
+ * Replays one seed as `simulate()` runs it (fault-free reference run, the schedule of the seed) without
  * shrinking: for asserting determinism, or looking at one run's record.
  */
 export async function replaySeed(options: SimulationOptions, seed: number): Promise<SimulationRun> {
@@ -271,7 +271,7 @@ function report(seedsRun: number[], clean: number, failures: SeedFailure[], faul
       failures
         .map((f) =>
           [
-            `seed ${f.seed} failed — replay: ${f.replay}`,
+            `seed #${f.seed} failed — replay: ${f.replay}`,
             f.faults.length === 0
               ? '  faults: none (the fault-free run fails)'
               : `  faults (shrunk from ${f.faults.length} to ${f.shrunk.length}): ${f.shrunk.map(describeFault).join(', ') || 'none'}`,
