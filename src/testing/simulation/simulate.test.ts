@@ -109,7 +109,7 @@ test('simulate(): a failing seed is shrunk to the faults it needs and printed wi
     `SIM_SEED=13 NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test ${FILE}`,
   );
   const text = report.format();
-  assert.match(text, /seed #13 failed — replay: SIM_SEED=13 /);
+  assert.match(text, /seed=13 failed — replay: SIM_SEED=13 /);
   assert.match(text, /faults \(shrunk from 3 to 1\): crash@\d+/);
   assert.match(text, /\[convergence\] Widget default\/w1 \(step 11\) after crash@\d+/);
 });

@@ -271,7 +271,7 @@ function report(seedsRun: number[], clean: number, failures: SeedFailure[], faul
       failures
         .map((f) =>
           [
-            `seed #${f.seed} failed — replay: ${f.replay}`,
+            `seed=${f.seed} failed — replay: ${f.replay}`,
             f.faults.length === 0
               ? '  faults: none (the fault-free run fails)'
               : `  faults (shrunk from ${f.faults.length} to ${f.shrunk.length}): ${f.shrunk.map(describeFault).join(', ') || 'none'}`,

@@ -55,7 +55,7 @@ for (const { bug, what, oracle } of BUGS) {
     });
     const failure = report.failures[0];
     assert.ok(failure, `${bug} was not caught in ${report.seedsRun.length} seeds`);
-    t.diagnostic(`${bug}: caught at seed #${failure.seed} (${report.seedsRun.length} seed(s) run)`);
+    t.diagnostic(`${bug}: caught at seed=${failure.seed} (${report.seedsRun.length} seed(s) run)`);
     for (const line of report.format().split('\n')) t.diagnostic(line);
     assert.ok(
       failure.findings.some((f) => f.oracle === oracle),
