@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kinds } from '../../client/kinds.js';
 import { requeueAfter } from '../../core/result.js';
+import { recordingLogger } from '../../logging/recording-logger.js';
 import { Manager } from '../../manager/manager.js';
 import { describeFault } from './fault.js';
 import {
@@ -169,4 +170,15 @@ test('a requeue with no delay (reconciles that never let fake time move) is stop
   assert.equal(finding?.oracle, 'quiescence');
   assert.equal(finding.key, 'hot default/a');
   assert.match(finding.message, new RegExp(`more than ${LIVELOCK_RECONCILES} reconciles started at one instant`));
+});
+
+test('the logger option gets every process its lines, bound to the incarnation', async () => {
+  const options = widgetSimulation();
+  const faultFree = await runSimulation(options, { seed: 0, faults: [] });
+  const logger = recordingLogger();
+  const at = afterFirstChildCreate(faultFree.record);
+  await runSimulation({ ...options, logger }, { seed: 1, faults: [{ kind: 'crash', at, restartAfterMs: 100 }] });
+  const started = logger.entries.filter((e) => e.msg === 'reconcile started');
+  assert.ok(started.some((e) => e.bindings.incarnation === 0 && e.bindings.controller === 'widget'));
+  assert.ok(started.some((e) => e.bindings.incarnation === 1));
 });

@@ -83,6 +83,11 @@ export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly settleMs?: number;
   /** @defaultValue {@link DEFAULT_QUIET_WINDOW_MS} */
   readonly quietWindowMs?: number;
+  /**
+   * Also gets every log line of every operator process, bound to `incarnation` (e.g. a pino logger
+   * while replaying one seed). @defaultValue none: the lines only feed the reconcile spans
+   */
+  readonly logger?: Logger;
   /** Shrink failing schedules. @defaultValue true */
   readonly shrink?: boolean;
   /** Stop after this many failing seeds. @defaultValue 1 */
@@ -406,31 +411,34 @@ async function execute(
     const incarnation = nextIncarnation++;
     const client = cluster.clientFor(incarnation, staleLag);
     note(`${now()} #${incarnation} starts${staleLag ? ` (lists ${staleLag} revisions behind)` : ''}`);
-    const logger = new SpanLogger({
-      controllerStarted: () => {
-        if (cluster.isDead(incarnation)) return;
-        working.add(incarnation);
-        cluster.atWork(incarnation);
+    const logger = new SpanLogger(
+      {
+        controllerStarted: () => {
+          if (cluster.isDead(incarnation)) return;
+          working.add(incarnation);
+          cluster.atWork(incarnation);
+        },
+        started: (controller, key, reconcileID) => {
+          if (cluster.isDead(incarnation)) return;
+          if (now() !== instant.ms) instant = { ms: now(), reconciles: 0 };
+          if (++instant.reconciles > LIVELOCK_RECONCILES) {
+            livelock(incarnation, controller, key);
+            return;
+          }
+          open.set(reconcileID, spans.length);
+          spans.push({ controller, key, incarnation, startSeq: seq++, startedAtMs: now(), step });
+          note(`${now()} #${incarnation} reconcile ${controller} ${key} starts`);
+        },
+        ended: (reconcileID, outcome) => {
+          const i = open.get(reconcileID);
+          if (i === undefined || cluster.isDead(incarnation)) return;
+          open.delete(reconcileID);
+          spans[i] = { ...spans[i]!, endSeq: seq++, endedAtMs: now(), outcome };
+          note(`${now()} #${incarnation} reconcile ${spans[i]!.controller} ${spans[i]!.key} ends ${outcome}`);
+        },
       },
-      started: (controller, key, reconcileID) => {
-        if (cluster.isDead(incarnation)) return;
-        if (now() !== instant.ms) instant = { ms: now(), reconciles: 0 };
-        if (++instant.reconciles > LIVELOCK_RECONCILES) {
-          livelock(incarnation, controller, key);
-          return;
-        }
-        open.set(reconcileID, spans.length);
-        spans.push({ controller, key, incarnation, startSeq: seq++, startedAtMs: now(), step });
-        note(`${now()} #${incarnation} reconcile ${controller} ${key} starts`);
-      },
-      ended: (reconcileID, outcome) => {
-        const i = open.get(reconcileID);
-        if (i === undefined || cluster.isDead(incarnation)) return;
-        open.delete(reconcileID);
-        spans[i] = { ...spans[i]!, endSeq: seq++, endedAtMs: now(), outcome };
-        note(`${now()} #${incarnation} reconcile ${spans[i]!.controller} ${spans[i]!.key} ends ${outcome}`);
-      },
-    });
+      options.logger?.child({ incarnation }),
+    );
     const abort = new AbortController();
     const p: Process = { incarnation, abort, done: Promise.resolve(), ended: false };
     processes.set(incarnation, p);

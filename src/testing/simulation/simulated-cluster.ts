@@ -170,6 +170,8 @@ export class SimulatedCluster {
     if (this.dead.has(incarnation)) return;
     this.dead.add(incarnation);
     this.trace(`${this.clock.monotonicNow()} #${incarnation} dies`);
+    // A stale restart's catch-up window of a process that died before it got to work.
+    this.windows = this.windows.filter((w) => w.incarnation !== incarnation);
     for (const w of [...this.watches]) {
       if (w.incarnation !== incarnation) continue;
       this.watches.delete(w);

@@ -4,7 +4,7 @@
  * bound to `controller`, `namespace`, `name` and `reconcileID`) into ReconcileSpans. That is the one
  * seam every controller of an unchanged manager set-up passes through: the set-up must give the
  * manager the logger it is handed. Lines of a process the simulation has killed are ignored (a dead
- * process writes nothing), and nothing else is kept.
+ * process writes nothing); every line also goes to the `forward` logger, when one is given.
  */
 import type { Logger } from '../../core/logger.js';
 
@@ -29,30 +29,37 @@ export interface SpanSink {
 export class SpanLogger implements Logger {
   private readonly sink: SpanSink;
   private readonly bindings: Readonly<Record<string, unknown>>;
+  private readonly forward: Logger | undefined;
 
-  constructor(sink: SpanSink, bindings: Readonly<Record<string, unknown>> = {}) {
+  /** `forward`: a logger that also gets every line (the simulation's `logger` option, for looking at one seed). */
+  constructor(sink: SpanSink, forward?: Logger, bindings: Readonly<Record<string, unknown>> = {}) {
     this.sink = sink;
+    this.forward = forward;
     this.bindings = bindings;
   }
 
-  debug(_obj: Record<string, unknown>, msg?: string): void {
+  debug(obj: Record<string, unknown>, msg?: string): void {
+    this.forward?.debug(obj, msg);
     this.line(msg);
   }
 
-  info(_obj: Record<string, unknown>, msg?: string): void {
+  info(obj: Record<string, unknown>, msg?: string): void {
+    this.forward?.info(obj, msg);
     this.line(msg);
   }
 
-  warn(_obj: Record<string, unknown>, msg?: string): void {
+  warn(obj: Record<string, unknown>, msg?: string): void {
+    this.forward?.warn(obj, msg);
     this.line(msg);
   }
 
-  error(_obj: Record<string, unknown>, msg?: string): void {
+  error(obj: Record<string, unknown>, msg?: string): void {
+    this.forward?.error(obj, msg);
     this.line(msg);
   }
 
   child(bindings: Record<string, unknown>): Logger {
-    return new SpanLogger(this.sink, { ...this.bindings, ...bindings });
+    return new SpanLogger(this.sink, this.forward?.child(bindings), { ...this.bindings, ...bindings });
   }
 
   private line(msg: string | undefined): void {
