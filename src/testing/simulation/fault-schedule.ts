@@ -103,7 +103,8 @@ export function drawFaults(
         faults.push({ kind, at });
         break;
       case 'leader-change':
-        faults.push({ kind, at, overlapMs: ms(200, 2_800) });
+        // Up to 10 s: a partitioned old leader may run on well past the new one's election.
+        faults.push({ kind, at, overlapMs: ms(200, 9_800) });
         break;
     }
   }

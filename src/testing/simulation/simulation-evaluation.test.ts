@@ -8,22 +8,28 @@
  * Seeds to catch, as of this writing (the runs are deterministic, so these only move when the
  * operator, the runtime or the simulation changes): stale-spec-write 14, unchecked-create 13,
  * early-finalizer 14, status-without-version 25, no-owner-reference 1 and requeue-forever 1 (these
- * two fail the fault-free run). The correct operator: 1,000 seeds clean (about 40 s); 100 here.
+ * two fail the fault-free run), ignores-fencing 111 (one leader change, shrunk). The correct
+ * operator: 1,000 seeds clean (about 20 s); 100 here.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulate, simulationSeeds } from './simulate.js';
 import type { OracleName } from './simulation-records.js';
-import { widgetSimulation, type WidgetBug } from './testing/widget-operator.js';
+import { SLOW_EXTERNAL_MS, widgetSimulation, type WidgetBug } from './testing/widget-operator.js';
 
 const FILE = 'src/testing/simulation/simulation-evaluation.test.ts';
 /** Seeds within which every planted bug must be caught. */
 const CATCH_WITHIN_SEEDS = 40;
 /** Seeds the correct operator must pass with no finding. */
 const CLEAN_SEEDS = 100;
+/** Seeds the correct operator with a slow external call must pass (the fencing bug's counterpart). */
+const SLOW_CLEAN_SEEDS = 50;
 
-/** Each bug class, and the oracle that must report it (the first finding's need not be it). */
-const BUGS: readonly { bug: WidgetBug; what: string; oracle: OracleName }[] = [
+/**
+ * Each bug class, and the oracle that must report it (the first finding's need not be it). Leader
+ * changes are 1 fault in 19 of the default mix, so the fencing bug gets more seeds.
+ */
+const BUGS: readonly { bug: WidgetBug; what: string; oracle: OracleName; within?: number }[] = [
   { bug: 'stale-spec-write', what: 'acts on a stale read (writes its cached spec back)', oracle: 'end-state' },
   {
     bug: 'unchecked-create',
@@ -42,14 +48,20 @@ const BUGS: readonly { bug: WidgetBug; what: string; oracle: OracleName }[] = [
     oracle: 'invariant',
   },
   { bug: 'requeue-forever', what: 'a requeue that never ends', oracle: 'quiescence' },
+  {
+    bug: 'ignores-fencing',
+    what: 'a slow call without the reconcile signal: an old leader reconciles on',
+    oracle: 'concurrent-reconcile',
+    within: 150,
+  },
 ];
 
-for (const { bug, what, oracle } of BUGS) {
-  const name = `${bug}: ${what} — caught within ${CATCH_WITHIN_SEEDS} seeds`;
+for (const { bug, what, oracle, within = CATCH_WITHIN_SEEDS } of BUGS) {
+  const name = `${bug}: ${what} — caught within ${within} seeds`;
   test(name, async (t) => {
     const report = await simulate({
       ...widgetSimulation(bug),
-      seeds: simulationSeeds(CATCH_WITHIN_SEEDS),
+      seeds: simulationSeeds(within),
       replayFile: FILE,
       replayTestName: bug,
     });
@@ -80,4 +92,15 @@ test(`the correct widget operator passes ${CLEAN_SEEDS} seeds with no finding`, 
   );
   assert.deepEqual(report.failures, [], report.format());
   assert.equal(report.clean, report.seedsRun.length);
+});
+
+test(`the correct widget operator with the same slow external call, passing the signal, passes ${SLOW_CLEAN_SEEDS} seeds`, async (t) => {
+  const report = await simulate({
+    ...widgetSimulation(undefined, { slowExternalMs: SLOW_EXTERNAL_MS }),
+    seeds: simulationSeeds(SLOW_CLEAN_SEEDS),
+    replayFile: FILE,
+    replayTestName: 'the same slow external call',
+  });
+  t.diagnostic(`${report.clean}/${report.seedsRun.length} seeds clean`);
+  assert.deepEqual(report.failures, [], report.format());
 });

@@ -17,12 +17,17 @@
  * - `no-owner-reference`: creates the child without an owner reference, so a drift or deletion of
  *   the child never reaches the Widget's reconcile (and nothing collects it).
  * - `requeue-forever`: asks to be requeued after every reconcile, with nothing pending.
+ * - `ignores-fencing`: calls a slow external system (2 s) without the reconcile's signal, so a
+ *   leader that lost its Lease goes on reconciling after the new leader started (the correct
+ *   operator with the same slow call passing the signal is `widgetSimulation(undefined, { slowExternalMs })`).
  */
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { isAlreadyExists, isNotFound } from '../../../client/api-error.js';
 import type { Client } from '../../../client/contracts.js';
 import { kind } from '../../../client/kind.js';
 import { kinds } from '../../../client/kinds.js';
+import { sleep } from '../../../core/abort.js';
+import type { Clock } from '../../../core/clock.js';
 import { requeueAfter, type Result } from '../../../core/result.js';
 import type { KubeObject } from '../../../core/object-key.js';
 import { patchStatus } from '../../../helpers/status.js';
@@ -81,7 +86,8 @@ export type WidgetBug =
   | 'early-finalizer'
   | 'status-without-version'
   | 'no-owner-reference'
-  | 'requeue-forever';
+  | 'requeue-forever'
+  | 'ignores-fencing';
 
 export const WIDGET_BUGS: readonly WidgetBug[] = [
   'stale-spec-write',
@@ -90,10 +96,20 @@ export const WIDGET_BUGS: readonly WidgetBug[] = [
   'status-without-version',
   'no-owner-reference',
   'requeue-forever',
+  'ignores-fencing',
 ];
 
+/** The slow external call of the `ignores-fencing` variant. */
+export const SLOW_EXTERNAL_MS = 2_000;
+
+export interface WidgetOperatorOptions {
+  /** Each reconcile first waits this long on the external system (with the reconcile's signal, unless the bug says otherwise). @defaultValue 0 (SLOW_EXTERNAL_MS for ignores-fencing) */
+  readonly slowExternalMs?: number;
+}
+
 /** The operator's manager set-up, as a user writes it (with one bug, or none). */
-export function widgetOperator(bug?: WidgetBug): OperatorSetup {
+export function widgetOperator(bug?: WidgetBug, options: WidgetOperatorOptions = {}): OperatorSetup {
+  const slowExternalMs = options.slowExternalMs ?? (bug === 'ignores-fencing' ? SLOW_EXTERNAL_MS : 0);
   return ({ client, clock, logger, registry, incarnation }) => {
     const elector = new LeaderElector({
       client,
@@ -116,12 +132,12 @@ export function widgetOperator(bug?: WidgetBug): OperatorSetup {
       metricsPort: 0,
       healthPort: 0,
     });
-    const reconciler = new WidgetReconciler(manager.client, manager.apiClient, bug);
+    const reconciler = new WidgetReconciler(manager.client, manager.apiClient, bug, clock, slowExternalMs);
     manager
       .controller('widget')
       .for(WIDGET)
       .owns(kinds.ConfigMap)
-      .complete((request, ctx) => reconciler.reconcile(ctx.get()));
+      .complete((request, ctx) => reconciler.reconcile(ctx.get(), ctx.signal));
     return manager;
   };
 }
@@ -131,11 +147,17 @@ class WidgetReconciler {
     private readonly client: Client,
     private readonly direct: Client,
     private readonly bug: WidgetBug | undefined,
+    private readonly clock: Clock,
+    private readonly slowExternalMs: number,
   ) {}
 
-  async reconcile(read: Promise<Widget | undefined>): Promise<Result | void> {
+  async reconcile(read: Promise<Widget | undefined>, signal: AbortSignal): Promise<Result | void> {
     let w = await read;
     if (!w) return;
+    // The external system answers slowly. Honouring the signal is fencing: a leader that lost its
+    // Lease stops at once. The planted bug waits it out.
+    if (this.slowExternalMs > 0)
+      await sleep(this.clock, this.slowExternalMs, this.bug === 'ignores-fencing' ? undefined : signal);
     const { name, namespace } = w.metadata;
     if (w.metadata.deletionTimestamp !== undefined) {
       if (!(w.metadata.finalizers ?? []).includes(FINALIZER)) return;
@@ -355,9 +377,9 @@ export function widgetInvariants(objects: readonly KubeObject[]): string[] {
 }
 
 /** The simulation of the widget operator (with `bug`, or the correct one). */
-export function widgetSimulation(bug?: WidgetBug): SimulationOptions {
+export function widgetSimulation(bug?: WidgetBug, options: WidgetOperatorOptions = {}): SimulationOptions {
   return {
-    setup: widgetOperator(bug),
+    setup: widgetOperator(bug, options),
     scenario: WIDGET_SCENARIO,
     primaryKinds: [WIDGET],
     ownedKinds: [kinds.ConfigMap, RECORD],
