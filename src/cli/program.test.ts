@@ -193,6 +193,7 @@ describe('operator-runtime CLI', () => {
       'package.json',
       'src/main.ts',
       'src/operator.int.test.ts',
+      'src/operator.simulation.test.ts',
       'src/operator.ts',
       'src/pizza-order-reconciler.ts',
       'src/pizza-order.ts',

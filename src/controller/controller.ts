@@ -238,6 +238,9 @@ export class Controller {
     const started = this.clock.monotonicNow();
     const startedAtMs = this.observer ? this.clock.now() : 0;
     this.metrics?.reconcileStarted();
+    // The start of a reconcile, for whoever follows spans through the log (the simulation's
+    // concurrent-reconcile oracle); a debug line, dropped without cost at pino's usual level.
+    log.debug({}, 'reconcile started');
     let outcome: ReconcileOutcomeLabel = 'success';
     let flags: { terminal?: boolean; panic?: boolean } = {};
     let thrown: unknown;

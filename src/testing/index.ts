@@ -62,3 +62,4 @@ export {
 export type { MemberSecretOptions, MemberSecretManifest } from './fleet/member-secret.js';
 export { auditFleet, fleetAuditMark, formatFleetAuditReport } from './fleet/fleet-audit.js';
 export type { FleetAuditOptions, FleetAuditReport, FleetAuditMark } from './fleet/fleet-audit.js';
+export * from './simulation/index.js';

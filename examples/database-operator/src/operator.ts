@@ -147,6 +147,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     allowedBackupEndpoints: endpointPolicy.allowedEndpoints,
     registry,
     backupPollMs: options.backupPollMs,
+    clock: manager.clock,
   });
   const controller = manager
     .controller(CONTROLLER_NAME)
@@ -201,6 +202,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
         allowedBackupEndpoints: endpointPolicy.allowedEndpoints,
         registry,
         backupPollMs: options.backupPollMs,
+        clock: manager.clock,
         recorderFor: (cluster) =>
           new EventRecorder({
             client: cluster.client,

@@ -110,6 +110,7 @@ records the ConfigMap in the ${n.kind}'s status.
 | \`src/${n.file}-reconciler.ts\` | the controller: \`.for(${n.constant})\`, reads with \`ctx.get()\`, declares its writes |
 | \`src/operator.ts\`, \`src/main.ts\` | the Manager, and the process that runs it |
 | \`src/operator.int.test.ts\` | an integration test against a real API server (TestEnv) |
+| \`src/operator.simulation.test.ts\` | the operator under seeded crashes, stale caches, lost events and API errors, on the fake client and clock (\`simulate()\`; \`SIM_SEED=<n>\` replays a failing seed) |
 | \`operator-runtime.config.ts\` | what \`npm run generate\` reads |
 | \`config/\` | the generated Kustomize base: CRD, RBAC, Namespace, ServiceAccount, Deployment, metrics Service, NetworkPolicy |
 | \`Dockerfile\` | the image: compiled JS, production dependencies, uid 65532, read-only |

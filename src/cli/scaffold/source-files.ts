@@ -1,7 +1,8 @@
 /**
  * The TypeScript sources of a scaffolded operator: its custom kind (a TypeBox schema through
  * `defineCustomKind`), a reconciler on `.for(kind)` reading with `ctx.get()`, the operator's
- * assembly, its process entry, `operator-runtime.config.ts`, and a TestEnv integration test.
+ * assembly, its process entry, `operator-runtime.config.ts`, a TestEnv integration test and a
+ * simulation test (`simulate()` on the fake client and clock).
  * `scaffold-config.ts` builds the same kind and declarations in-process so `init` can write the
  * generated manifests before anything is installed; scripts/scaffold.int.test.ts checks the two
  * agree (`npm run generate` in the scaffold changes nothing).
@@ -90,7 +91,7 @@ export function operatorSource(n: ScaffoldNames): string {
  * The operator: a Manager with the ${n.kind} controller registered. main.ts runs it; the tests and
  * operator-runtime.config.ts build it too.
  */
-import { Manager, type Client, type Logger } from 'operator-runtime';
+import { Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
 import type { Registry } from 'prom-client';
 import { register${n.kind}Controller } from './${n.file}-reconciler.js';
 
@@ -98,6 +99,8 @@ export interface OperatorOptions {
   readonly client: Client;
   readonly registry?: Registry;
   readonly logger?: Logger;
+  /** The simulation's fake clock in operator.simulation.test.ts. @defaultValue the real clock */
+  readonly clock?: ManagerOptions['clock'];
   /** 0 picks a free port. @defaultValue 8080 */
   readonly metricsPort?: number;
   /** 0 picks a free port. @defaultValue 8081 */
@@ -238,6 +241,44 @@ test('a changed message reaches the ConfigMap', async () => {
 `;
 }
 
+export function simulationTestSource(n: ScaffoldNames): string {
+  return `/**
+ * The operator under simulate() (operator-runtime's docs/simulation.md): createOperator, unchanged,
+ * on the fake client and clock, through creates, changes and deletes, under seeded crashes,
+ * restarts against stale caches, lost events, API errors and leader changes — in seconds, no
+ * cluster needed. A failure prints its seed, the fewest faults that still fail and the command that
+ * replays it (SIM_SEED=<n>).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { kinds } from 'operator-runtime';
+import { customResourceDefinition } from 'operator-runtime/crd';
+import { simulate, simulationSeeds } from 'operator-runtime/testing';
+import { ${n.constant} } from './${n.file}.js';
+import { createOperator } from './operator.js';
+
+test('the operator converges, and ends as without faults, under seeded faults', async () => {
+  const report = await simulate({
+    setup: (options) => createOperator({ ...options, metricsPort: 0, healthPort: 0 }),
+    scenario: [
+      { type: 'create', object: { ...${n.constant}, metadata: { name: 'first', namespace: 'default' }, spec: { message: 'hello' } } },
+      { type: 'create', object: { ...${n.constant}, metadata: { name: 'second', namespace: 'default' }, spec: { message: 'hi' } } },
+      { type: 'patch', target: { ...${n.constant}, namespace: 'default', name: 'first' }, patch: { spec: { message: 'hello again' } } },
+      { type: 'delete', target: { ...${n.constant}, namespace: 'default', name: 'second' } },
+      // Someone edits the owned ConfigMap: the operator must put the message back.
+      { type: 'patch', target: { ...kinds.ConfigMap, namespace: 'default', name: 'first-message' }, patch: { data: { message: 'edited' } } },
+    ],
+    primaryKinds: [${n.constant}],
+    ownedKinds: [kinds.ConfigMap],
+    cluster: { crds: [customResourceDefinition(${n.constant})] },
+    seeds: simulationSeeds(100),
+    replayFile: 'src/operator.simulation.test.ts',
+  });
+  assert.deepEqual(report.failures, [], report.format());
+});
+`;
+}
+
 export function sourceFiles(n: ScaffoldNames): FileToWrite[] {
   return [
     { path: `src/${n.file}.ts`, content: kindSource(n) },
@@ -245,6 +286,7 @@ export function sourceFiles(n: ScaffoldNames): FileToWrite[] {
     { path: 'src/operator.ts', content: operatorSource(n) },
     { path: 'src/main.ts', content: mainSource(n) },
     { path: 'src/operator.int.test.ts', content: integrationTestSource(n) },
+    { path: 'src/operator.simulation.test.ts', content: simulationTestSource(n) },
     { path: 'operator-runtime.config.ts', content: configSource(n) },
   ];
 }

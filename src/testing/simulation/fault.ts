@@ -87,9 +87,9 @@ export type Fault =
   | WatchExpiryFault
   | LeaderChangeFault;
 
-export type FaultKind = Fault['kind'];
+export type SimulationFaultKind = Fault['kind'];
 
-export const FAULT_KINDS: readonly FaultKind[] = [
+export const FAULT_KINDS: readonly SimulationFaultKind[] = [
   'crash',
   'stale-restart',
   'error',

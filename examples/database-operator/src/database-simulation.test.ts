@@ -1,0 +1,32 @@
+/**
+ * The reference operator under simulate() (issue 28): `createDatabaseOperator` unchanged, against
+ * the fake client on the fake clock, under seeded fault schedules, through the 20-step scenario of
+ * testing/database-simulation.ts (which says why deleted Databases have backup disabled).
+ * `SIM_SEED=<n>` replays one seed; `SIM_SEEDS=1-1000` runs more (bench/simulation.bench.ts: 1,000
+ * clean when written).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { replaySeed, simulate, simulationSeeds } from 'operator-runtime/testing';
+import { databaseSimulation } from '../testing/database-simulation.js';
+
+const FILE = 'examples/database-operator/src/database-simulation.test.ts';
+const CLEAN_SEEDS = 30;
+
+test(`the reference Database operator passes ${CLEAN_SEEDS} seeds with no finding`, async (t) => {
+  const report = await simulate({ ...databaseSimulation(), seeds: simulationSeeds(CLEAN_SEEDS), replayFile: FILE });
+  t.diagnostic(
+    `${report.clean}/${report.seedsRun.length} seeds clean; ${report.faultFreeCalls} calls in the fault-free run`,
+  );
+  for (const line of report.format().split('\n')) t.diagnostic(line);
+  assert.deepEqual(report.failures, [], report.format());
+});
+
+test('a replayed seed of the reference operator gives the identical trace', async () => {
+  const options = databaseSimulation();
+  const first = await replaySeed(options, 880);
+  const again = await replaySeed(options, 880);
+  assert.ok(first.record.trace.some((l) => l.includes(' fault ')));
+  assert.deepEqual(again.record.trace, first.record.trace);
+  assert.deepEqual(again.findings, first.findings);
+});

@@ -1,0 +1,48 @@
+/**
+ * Simulation testing (issue 28; docs/simulation.md): the user's own operator against the fake
+ * client on the fake clock, under seeded fault schedules, judged by oracles; failing seeds shrunk
+ * and replayed.
+ */
+export {
+  simulate,
+  replaySeed,
+  runSimulation,
+  scheduleFor,
+  simulationSeeds,
+  replayCommand,
+  SimulationError,
+  DEFAULT_SEEDS,
+  DEFAULT_STEP_GAP_MS,
+  DEFAULT_SETTLE_MS,
+  DEFAULT_QUIET_WINDOW_MS,
+} from './simulate.js';
+export type {
+  SimulationOptions,
+  SimulationReport,
+  SimulationRun,
+  SeedFailure,
+  OperatorSetup,
+  OperatorSetupOptions,
+} from './simulate.js';
+export type { Scenario, ScenarioStep, ScenarioObject, ObjectTarget } from './scenario.js';
+export { describeFault, FAULT_KINDS } from './fault.js';
+export type {
+  Fault,
+  SimulationFaultKind,
+  CrashFault,
+  StaleRestartFault,
+  ErrorFault,
+  TimeoutFault,
+  StaleCacheFault,
+  CoalesceFault,
+  DropEventsFault,
+  WatchExpiryFault,
+  LeaderChangeFault,
+} from './fault.js';
+export { DEFAULT_FAULT_WEIGHTS, DEFAULT_FAULTS_PER_RUN, WRITE_BIAS } from './fault-schedule.js';
+export type { FaultMix } from './fault-schedule.js';
+export { DEFAULT_MAX_QUIET_RECONCILES_PER_KEY } from './oracles.js';
+export type { OracleOptions } from './oracles.js';
+export { DEFAULT_END_STATE_IGNORED_KINDS, normalizeObject } from './normalize-object.js';
+export type { Finding, OracleName, RunRecord, CallRecord, WriteRecord, ReconcileSpan } from './simulation-records.js';
+export { ProcessDeadError, SimulatedTimeoutError, STALE_RESTART_CATCH_UP_MS } from './simulated-cluster.js';
