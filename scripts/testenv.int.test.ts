@@ -146,7 +146,7 @@ describe(
       const tested = await sh('npm', ['test'], { cwd: project, env });
       const initToGreenMs = performance.now() - started;
       assert.equal(tested.code, 0, tested.out.slice(-8000));
-      assert.match(tested.out, /# pass 2\n# fail 0/, tested.out.slice(-8000));
+      assert.match(tested.out, /# pass 3\n# fail 0/, tested.out.slice(-8000));
       const dirOf = join(home, '.cache/operator-runtime/envtest/k8s', storeFolderName(VERSION, currentPlatform()));
       assert.ok(tested.out.includes(`control plane v${VERSION} from download: ${dirOf}`), tested.out.slice(0, 4000));
       assert.equal(index.requests.filter((r) => r.endsWith('.tar.gz')).length - downloadsBefore, 1, 'downloaded once');
