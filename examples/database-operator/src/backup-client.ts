@@ -19,7 +19,17 @@ export interface BackupClientOptions {
   readonly dispatcher?: HttpClientOptions['dispatcher'];
 }
 
-export class BackupClient {
+/**
+ * What the reconciler needs of the backup service. `BackupClient` speaks its HTTP API; a test or a
+ * simulation hands `createDatabaseOperator` another (testing/simulated-backup-service.ts).
+ */
+export interface BackupService {
+  /** Starts the backup of this Database, or returns the one already started (idempotent per uid). */
+  backup(endpoint: string, db: Database, signal: AbortSignal): Promise<BackupState>;
+  close(): Promise<void>;
+}
+
+export class BackupClient implements BackupService {
   private readonly http: HttpClient;
 
   constructor(options: BackupClientOptions = {}) {

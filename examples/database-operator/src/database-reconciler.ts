@@ -30,7 +30,7 @@ import {
 } from 'operator-runtime';
 import { runActions, type Action } from 'operator-runtime/helpers';
 import type { Registry } from 'prom-client';
-import type { BackupClient } from './backup-client.js';
+import type { BackupService } from './backup-client.js';
 import { describeBackupFailure, resolveBackupEndpoint, type BackupEndpointPolicy } from './backup-endpoints.js';
 import {
   DATABASE,
@@ -71,7 +71,7 @@ export interface DatabaseReconcilerOptions {
   /** The manager's client: reads (owned objects) from its cache, writes to the API server. */
   readonly client: Client;
   readonly recorder: DatabaseEventSink;
-  readonly backups: BackupClient;
+  readonly backups: BackupService;
   /** Used when a Database does not name its own backup endpoint. */
   readonly defaultBackupEndpoint: string;
   /** Endpoints a Database may name instead (by origin); any other is refused without a request. @defaultValue none */

@@ -1,7 +1,7 @@
 /**
  * The reference operator under simulate() (issue 28): `createDatabaseOperator` unchanged, against
  * the fake client on the fake clock, under seeded fault schedules, through the 20-step scenario of
- * testing/database-simulation.ts (which says why deleted Databases have backup disabled).
+ * testing/database-simulation.ts, with the simulated backup service (testing/simulated-backup-service.ts).
  * `SIM_SEED=<n>` replays one seed; `SIM_SEEDS=1-1000` runs more (bench/simulation.bench.ts: 1,000
  * clean when written).
  */
@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { replaySeed, simulate, simulationSeeds } from 'operator-runtime/testing';
 import { databaseSimulation } from '../testing/database-simulation.js';
+import type { BackupService } from './backup-client.js';
 
 const FILE = 'examples/database-operator/src/database-simulation.test.ts';
 const CLEAN_SEEDS = 30;
@@ -29,4 +30,31 @@ test('a replayed seed of the reference operator gives the identical trace', asyn
   assert.ok(first.record.trace.some((l) => l.includes(' fault ')));
   assert.deepEqual(again.record.trace, first.record.trace);
   assert.deepEqual(again.findings, first.findings);
+});
+
+test('Databases deleted with backup on are gone only after their backup completed, and the invariant says so when not', async () => {
+  const options = databaseSimulation();
+  const clean = await replaySeed(options, 1);
+  const records = clean.record.finalObjects
+    .filter((o) => o.kind === 'BackupRecord')
+    .map((o) => [o.metadata?.name, (o as { data?: Record<string, string> }).data?.state]);
+  assert.deepEqual(records.sort(), [
+    ['analytics', 'completed'],
+    ['search', 'completed'],
+  ]);
+  assert.deepEqual(clean.findings, []);
+
+  // A backup service that says "completed" without keeping anything: the finalizer goes, no record stays.
+  const claimsOnly: BackupService = { backup: async () => ({ id: 'b', state: 'completed' }), close: async () => {} };
+  const lying = await replaySeed(
+    { ...options, setup: (setup) => databaseSimulation({ backups: () => claimsOnly }).setup(setup) },
+    1,
+  );
+  assert.deepEqual(
+    lying.findings.filter((f) => f.oracle === 'invariant').map((f) => f.message),
+    [
+      'Database default/analytics held data and is gone without a completed backup (record: none)',
+      'Database default/search held data and is gone without a completed backup (record: none)',
+    ],
+  );
 });

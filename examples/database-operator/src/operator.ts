@@ -9,7 +9,7 @@ import type { FleetOptions } from 'operator-runtime/fleet';
 import type { SecureMetricsOptions } from 'operator-runtime/manager';
 import type { WebhookServerOptions } from 'operator-runtime/webhook';
 import type { Registry } from 'prom-client';
-import { BackupClient } from './backup-client.js';
+import { BackupClient, type BackupService } from './backup-client.js';
 import { allowedOrigins } from './backup-endpoints.js';
 import { DATABASE } from './database.js';
 import { DATABASE_FLEET } from './database-fleet.js';
@@ -25,6 +25,11 @@ export interface DatabaseOperatorOptions {
   readonly logger: Logger;
   /** The operator's backup service; used when a Database names none. */
   readonly backupEndpoint: string;
+  /**
+   * The backup service's client. Given, it is the caller's to close; the operator's `close()` closes
+   * only the one it built. @defaultValue a `BackupClient` (HTTP, undici)
+   */
+  readonly backups?: BackupService;
   /** Other backup endpoints a Database may name (compared by origin); any other is refused without a request. @defaultValue none */
   readonly allowedBackupEndpoints?: readonly string[];
   /** Lease namespace; no leader election without it. */
@@ -135,7 +140,10 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
   };
   if (options.webhook) registerDatabaseWebhooks(manager.webhooks, endpointPolicy);
   // Only allowed endpoints are ever called, so their hosts bound the metrics' `host` label.
-  const backups = new BackupClient({ registry, metricHosts: allowedOrigins(endpointPolicy).map((u) => u.host) });
+  const backups: BackupService =
+    options.backups ?? new BackupClient({ registry, metricHosts: allowedOrigins(endpointPolicy).map((u) => u.host) });
+  // A backup service the caller handed in is the caller's to close.
+  const closeBackups = options.backups ? () => Promise.resolve() : () => backups.close();
   const recorder: EventRecorder = manager.eventRecorder('database-operator');
   const reconciler = new DatabaseReconciler({
     // Reads from the cache, writes to the API server: a no-op reconcile costs no request at all.
@@ -229,5 +237,5 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
       .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4, reconcileTimeoutMs: 60_000 })
       .complete(memberReconciler);
   }
-  return { manager, elector, controller, fleetController, memberReconciler, close: () => backups.close() };
+  return { manager, elector, controller, fleetController, memberReconciler, close: closeBackups };
 }

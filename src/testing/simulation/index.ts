@@ -15,6 +15,7 @@ export {
   DEFAULT_STEP_GAP_MS,
   DEFAULT_SETTLE_MS,
   DEFAULT_QUIET_WINDOW_MS,
+  DEFAULT_MAX_FAILURES,
 } from './simulate.js';
 export type {
   SimulationOptions,

@@ -90,7 +90,7 @@ export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly logger?: Logger;
   /** Shrink failing schedules. @defaultValue true */
   readonly shrink?: boolean;
-  /** Stop after this many failing seeds. @defaultValue 1 */
+  /** Stop after this many failing seeds. @defaultValue {@link DEFAULT_MAX_FAILURES} */
   readonly maxFailures?: number;
   /** The test file, for the replay command. @defaultValue `<your test file>` */
   readonly replayFile?: string;
@@ -106,6 +106,8 @@ export const DEFAULT_STEP_GAP_MS = 1_000;
 export const DEFAULT_SETTLE_MS = 60_000;
 /** Long enough for a requeue-every-second loop to show well above the quiescence bound. @defaultValue 10,000 ms */
 export const DEFAULT_QUIET_WINDOW_MS = 10_000;
+/** The first failing seed is shrunk and reported; more seeds would only repeat it. @defaultValue 1 */
+export const DEFAULT_MAX_FAILURES = 1;
 export const SUPERVISOR_RESTART_MS = 1_000;
 export const GC_INTERVAL_MS = 500;
 /** Settled: the newest process's controllers run, no write but Leases' and Events' and no reconcile for this long, no restart pending, no watch window open. */
@@ -187,7 +189,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const failures: SeedFailure[] = [];
   const seedsRun: number[] = [];
   let clean = 0;
-  const maxFailures = options.maxFailures ?? 1;
+  const maxFailures = options.maxFailures ?? DEFAULT_MAX_FAILURES;
   const faultFreeCalls = faultFree.record.calls.length;
   if (faultFree.findings.length > 0) {
     const seed = seeds[0] ?? FAULT_FREE_SEED;

@@ -101,15 +101,18 @@ export const WIDGET_BUGS: readonly WidgetBug[] = [
 
 /** The slow external call of the `ignores-fencing` variant. */
 export const SLOW_EXTERNAL_MS = 2_000;
+/** The correct operator's external call takes no time. @defaultValue 0 */
+export const DEFAULT_SLOW_EXTERNAL_MS = 0;
 
 export interface WidgetOperatorOptions {
-  /** Each reconcile first waits this long on the external system (with the reconcile's signal, unless the bug says otherwise). @defaultValue 0 (SLOW_EXTERNAL_MS for ignores-fencing) */
+  /** Each reconcile first waits this long on the external system (with the reconcile's signal, unless the bug says otherwise). @defaultValue {@link DEFAULT_SLOW_EXTERNAL_MS} ({@link SLOW_EXTERNAL_MS} for ignores-fencing) */
   readonly slowExternalMs?: number;
 }
 
 /** The operator's manager set-up, as a user writes it (with one bug, or none). */
 export function widgetOperator(bug?: WidgetBug, options: WidgetOperatorOptions = {}): OperatorSetup {
-  const slowExternalMs = options.slowExternalMs ?? (bug === 'ignores-fencing' ? SLOW_EXTERNAL_MS : 0);
+  const slowExternalMs =
+    options.slowExternalMs ?? (bug === 'ignores-fencing' ? SLOW_EXTERNAL_MS : DEFAULT_SLOW_EXTERNAL_MS);
   return ({ client, clock, logger, registry, incarnation }) => {
     const elector = new LeaderElector({
       client,
