@@ -112,14 +112,20 @@ test('labels given to the provider are every cluster’s labels', async (t) => {
 
 test('a file added engages, changed engages again with the new revision, removed disengages (periodic rescan)', async (t) => {
   const d = await setup(t, {}, { rescanPeriodMs: RESCAN_MS });
+  // fs.watch may start a scan of its own beside the periodic one: the first scan to finish after a
+  // change can be one that read the folder before it, so wait for the event the change must cause.
+  const eventCount = (n: number) => until(`${n} cluster events`, () => d.events.length >= n);
   await writeFile(path.join(d.dir, 'member-a.yaml'), KC_A);
   await d.rescan();
+  await eventCount(1);
   assert.deepEqual(d.summary(), [`engage member-a ${rev(KC_A)}`]);
   await writeFile(path.join(d.dir, 'member-a.yaml'), KC_B);
   await d.rescan();
+  await eventCount(2);
   assert.deepEqual(d.summary().slice(1), [`engage member-a ${rev(KC_B)}`]);
   await unlink(path.join(d.dir, 'member-a.yaml'));
   await d.rescan();
+  await eventCount(3);
   assert.deepEqual(d.summary().slice(2), ['disengage member-a']);
 });
 
