@@ -129,7 +129,7 @@ function render(s) {
     cell(c.synced ? 'yes' : 'no', String(c.synced)), cell(c.connectFailures, 'num' + (c.connectFailures ? ' error' : '')), cell(c.informers, 'num'), cell(c.objects, 'num'),
     cell(fmtBytes(c.estimatedBytes), 'num'))), 7, 'no member clusters');
   fill('events-body', s.events.map((e) => el('tr', null, cell(clock(e.atMs)), cell(e.type, e.type), cell(e.reason + (e.count > 1 ? ' ×' + e.count : '')),
-    cell(e.involvedObject.kind + ' ' + (e.involvedObject.namespace ? e.involvedObject.namespace + '/' : '') + e.involvedObject.name), cell(e.message, 'msg'))), 5, 'no events recorded');
+    cell((e.cluster ? e.cluster + ': ' : '') + e.involvedObject.kind + ' ' + (e.involvedObject.namespace ? e.involvedObject.namespace + '/' : '') + e.involvedObject.name), cell(e.message, 'msg'))), 5, 'no events recorded');
 }
 async function poll() {
   const status = byId('status');

@@ -235,6 +235,27 @@ describe('ConsoleState', () => {
     assert.deepEqual(new ConsoleState().snapshot().clusters, [], 'no fleet: no clusters');
   });
 
+  test('the same Event in two member clusters is two rows, each with its cluster', () => {
+    const state = new ConsoleState();
+    const event = {
+      atMs: 1,
+      type: 'Normal' as const,
+      reason: 'Upgraded',
+      message: 'to 16',
+      involvedObject: { kind: 'Database', namespace: 'ns', name: 'db' },
+    };
+    state.recordEvent({ ...event, cluster: 'east' });
+    state.recordEvent({ ...event, cluster: 'west' });
+    state.recordEvent({ ...event, cluster: 'west' });
+    assert.deepEqual(
+      state.snapshot().events.map((e) => [e.cluster, e.count]),
+      [
+        ['west', 2],
+        ['east', 1],
+      ],
+    );
+  });
+
   test('rejects nonsense limits and a controller tracked twice', () => {
     assert.throws(() => new ConsoleState({ recentReconciles: 0 }), { code: 'ERR_INVALID_OPTION' });
     const state = new ConsoleState();

@@ -154,7 +154,8 @@ export class ConsoleState {
       last.message === message &&
       last.involvedObject.kind === o.kind &&
       last.involvedObject.namespace === o.namespace &&
-      last.involvedObject.name === o.name
+      last.involvedObject.name === o.name &&
+      last.cluster === event.cluster
     ) {
       this.events.replaceNewest({ ...last, atMs: event.atMs, count: last.count + 1 });
       return;

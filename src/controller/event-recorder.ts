@@ -32,6 +32,8 @@ export interface EventRecorderOptions {
   readonly logger?: Logger;
   /** Told about each event accepted for writing (the operator console's feed); must not throw. */
   readonly onRecorded?: (event: RecordedEvent) => void;
+  /** The fleet member cluster the Events are written to, carried into `onRecorded`. @defaultValue the host (none) */
+  readonly cluster?: string;
 }
 
 /** An event as accepted by the recorder (before it is written). */
@@ -41,6 +43,8 @@ export interface RecordedEvent {
   readonly reason: string;
   readonly message: string;
   readonly involvedObject: { readonly kind: string; readonly namespace: string | undefined; readonly name: string };
+  /** The fleet member cluster the Event is written to; absent for the host. */
+  readonly cluster?: string;
 }
 
 interface Aggregate {
@@ -79,6 +83,7 @@ export class EventRecorder {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly onRecorded: ((event: RecordedEvent) => void) | undefined;
+  private readonly cluster: string | undefined;
   private readonly aggregates = new Map<string, Aggregate>();
   private readonly buckets = new Map<string, Bucket>();
   private readonly queue: PendingEvent[] = [];
@@ -101,6 +106,7 @@ export class EventRecorder {
     this.clock = options.clock ?? realClock;
     this.log = (options.logger ?? silentLogger).child({ component: 'event-recorder' });
     this.onRecorded = options.onRecorded;
+    this.cluster = options.cluster;
   }
 
   /** Records an event about `obj` (which needs apiVersion, kind and metadata.name). Never throws. */
@@ -144,6 +150,7 @@ export class EventRecorder {
       reason,
       message,
       involvedObject: { kind: obj.kind, namespace: meta.namespace, name: meta.name },
+      ...omitUndefined({ cluster: this.cluster }),
     });
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
   }

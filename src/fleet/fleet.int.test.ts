@@ -9,6 +9,7 @@ import { freePort } from '../testing/free-port.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
+import { kinds } from '../client/kinds.js';
 import { KubeClient } from '../client/kube-client.js';
 import type { KubeObject } from '../core/object-key.js';
 import { Manager } from '../manager/manager.js';
@@ -20,6 +21,7 @@ import type { FleetReconcileContext } from './fleet-reconciler.js';
 import type { FleetRequest } from './fleet-request.js';
 
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };
+const EVENT = kinds.Event;
 const NAMESPACE = 'default';
 /** What the test allows from a Secret's creation to the member's first reconcile (measured: see the log line). */
 const JOIN_BOUND_MS = 15_000;
@@ -58,6 +60,7 @@ describe('a fleet of real API servers', () => {
       console: { port: 0 },
       fleet: { provider: kubeconfigSecrets({ client: host, namespace: secretsNamespace }) },
     });
+    const events = manager.memberEventRecorder('widget-fleet');
     manager
       .fleetController('widget-status')
       .for<Widget>(WIDGET)
@@ -69,6 +72,7 @@ describe('a fleet of real API servers', () => {
           { ...w, status: { observedGeneration: w.metadata.generation } },
           { subresource: 'status', signal: ctx.signal },
         );
+        events.in(ctx.cluster).event(w, 'Normal', 'Observed', `generation ${w.metadata.generation}`);
       });
     running = manager.start(stop.signal);
     await eventually('manager ready', async () => (await fetch(`http://127.0.0.1:${manager.healthPort}/readyz`)).ok);
@@ -132,6 +136,21 @@ describe('a fleet of real API servers', () => {
       ],
     );
     assert.ok(state.s.informers.some((i) => i.name.startsWith('east/')));
+    // Events go to the member the Widget lives in, and the console names the cluster.
+    await eventually('the Event about east/w-1 is in east', async () =>
+      (await direct.get('east')!.list(EVENT, { namespace: NAMESPACE })).items.some(
+        (e) => e.involvedObject?.name === 'w-1' && e.reason === 'Observed',
+      ),
+    );
+    const consoleEvents = (
+      JSON.parse(await (await fetch(`${manager.consoleUrl!}api/state`)).text()) as {
+        events: { cluster?: string; reason: string }[];
+      }
+    ).events;
+    assert.deepEqual([...new Set(consoleEvents.filter((e) => e.reason === 'Observed').map((e) => e.cluster))].sort(), [
+      'east',
+      'west',
+    ]);
     for (const member of fleet.members)
       for (const { user } of member.kubeconfig.users)
         if (typeof user.token === 'string')

@@ -28,3 +28,5 @@ export type { FleetView } from './fleet.js';
 export type { FleetClusterHealth } from './cluster-engagement.js';
 export type { ClusterState } from './fleet-metrics.js';
 export { ClusterDisengagedError } from './cluster-engagement.js';
+export { MemberEventRecorder } from './member-event-recorder.js';
+export type { MemberEventRecorderOptions } from './member-event-recorder.js';

@@ -37,6 +37,7 @@ import { Sharding } from '../sharding/sharding.js';
 import { shardAwareClient } from '../sharding/shard-aware-client.js';
 import type { ShardingOptions, ShardMembership } from '../sharding/sharding-options.js';
 import { Fleet, type FleetView } from '../fleet/fleet.js';
+import { MemberEventRecorder } from '../fleet/member-event-recorder.js';
 import { FleetControllerBuilder, type FleetControllerHost } from './fleet-controller-builder.js';
 import type { FleetOptions } from '../fleet/fleet-options.js';
 import { shardedClusters } from '../fleet/sharded-clusters.js';
@@ -370,6 +371,29 @@ export class Manager {
     const onRecorded = consoleState && ((e: RecordedEvent): void => consoleState.recordEvent(e));
     return new EventRecorder({
       client: this.apiClient,
+      component,
+      clock: this.clock,
+      logger: this.logger,
+      ...omitUndefined({ onRecorded }),
+    });
+  }
+
+  /**
+   * Events about objects in member clusters, as `component`: `recorder.in(ctx.cluster).event(…)`
+   * writes to that member's API server, and the console lists them with the cluster's name.
+   * Declares `create`/`patch` of Events in `memberPermissions()`. Needs the `fleet` option.
+   */
+  memberEventRecorder(component: string): MemberEventRecorder {
+    if (!this.fleetRuntime)
+      throw new InvalidOptionError('fleet', `member event recorder ${component} needs the manager's fleet option`);
+    this.memberRequirements.push({
+      resource: { apiVersion: 'v1', kind: 'Event' },
+      verbs: ['create', 'patch'],
+      reason: `member event recorder ${component}`,
+    });
+    const consoleState = this.console;
+    const onRecorded = consoleState && ((e: RecordedEvent): void => consoleState.recordEvent(e));
+    return new MemberEventRecorder({
       component,
       clock: this.clock,
       logger: this.logger,
