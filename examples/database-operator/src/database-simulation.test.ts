@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { replaySeed, simulate, simulationSeeds } from 'operator-runtime/testing';
 import { databaseSimulation } from '../testing/database-simulation.js';
+import { BACKUP_RECORD, type BackupRecord } from '../testing/simulated-backup-service.js';
 import type { BackupService } from './backup-client.js';
 
 const FILE = 'examples/database-operator/src/database-simulation.test.ts';
@@ -36,8 +37,8 @@ test('Databases deleted with backup on are gone only after their backup complete
   const options = databaseSimulation();
   const clean = await replaySeed(options, 1);
   const records = clean.record.finalObjects
-    .filter((o) => o.kind === 'BackupRecord')
-    .map((o) => [o.metadata?.name, (o as { data?: Record<string, string> }).data?.state]);
+    .filter((o): o is BackupRecord => o.kind === BACKUP_RECORD.kind)
+    .map((o) => [o.metadata?.name, o.data?.state]);
   assert.deepEqual(records.sort(), [
     ['analytics', 'completed'],
     ['search', 'completed'],
