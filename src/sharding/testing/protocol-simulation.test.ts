@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InvalidOptionError } from '../../core/errors.js';
+import { replayCommand, simulationSeeds } from '../../testing/simulation/simulate.js';
 import { overlappingIntervals } from './reconcile-intervals.js';
 import { SIMULATION_KEYS, simulateShardingProtocol, type SimulationResult } from './protocol-simulation.js';
 
@@ -21,21 +21,9 @@ const FILE = 'src/sharding/testing/protocol-simulation.test.ts';
  */
 const DEFAULT_SEEDS = [1, 4, 18];
 
-function seedsFromEnv(): number[] {
-  const spec = process.env.SIM_SEED ?? process.env.SIM_SEEDS;
-  if (!spec) return DEFAULT_SEEDS;
-  return spec.split(',').flatMap((part) => {
-    const [from, to] = part.split('-').map((n) => Number(n.trim()));
-    if (!Number.isInteger(from) || (to !== undefined && !Number.isInteger(to)))
-      throw new InvalidOptionError('SIM_SEEDS', `not a seed or a range of seeds: ${JSON.stringify(part)}`);
-    return to === undefined ? [from!] : Array.from({ length: to - from! + 1 }, (_, i) => from! + i);
-  });
-}
+const replay = (seed: number): string => `replay: ${replayCommand(seed, FILE)}`;
 
-const replay = (seed: number): string =>
-  `replay: SIM_SEED=${seed} NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test ${FILE}`;
-
-const SEEDS = seedsFromEnv();
+const SEEDS = simulationSeeds(DEFAULT_SEEDS);
 /** The run of the first SIM_SEEDS entry, kept for the replay test. */
 let firstRun: { seed: number; result: SimulationResult } | undefined;
 

@@ -162,6 +162,8 @@ export interface SimulationReport {
 }
 
 /** Seeds from `SIM_SEED=7` or `SIM_SEEDS=1,5,10-20`, else `defaults` (what a replay command sets). */
+export function simulationSeeds(defaults: readonly number[]): readonly number[];
+export function simulationSeeds(defaults: readonly number[] | number): readonly number[] | number;
 export function simulationSeeds(defaults: readonly number[] | number): readonly number[] | number {
   const spec = process.env.SIM_SEED ?? process.env.SIM_SEEDS;
   if (!spec) return defaults;
