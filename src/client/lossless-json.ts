@@ -13,6 +13,7 @@
 /** Any integer outside ±(2^53 − 1) has at least this many digits. */
 const LONG_RUN = 16;
 import { OperatorRuntimeError } from '../core/errors.js';
+import { escapeRegExp } from '../core/escape-reg-exp.js';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /**
@@ -135,8 +136,4 @@ function safeBigInt(token: string): bigint | undefined {
   } catch {
     return undefined;
   }
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

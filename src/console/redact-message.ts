@@ -1,9 +1,9 @@
 import { DEFAULT_REDACT_KEYS, REDACTED } from '../logging/redact.js';
+import { escapeRegExp } from '../core/escape-reg-exp.js';
 
 /** Longest error message the console keeps (the rest is cut, after redaction). @defaultValue 500 */
 export const DEFAULT_MAX_MESSAGE_LENGTH = 500;
 
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The logger's credential keys, plus spellings that show up in free text. */
 const KEYS = [...DEFAULT_REDACT_KEYS, 'passwd', 'secret', 'api-key', 'api_key', 'apikey', 'x-api-key'];
 const KEY_VALUE = new RegExp(

@@ -11,6 +11,7 @@ import { UnsupportedSchemaError } from './errors.js';
 import { translateRe2Pattern } from './re2-pattern.js';
 import { SCHEMA_KEY_ORDER, type JSONSchemaProps, type SchemaType, type ValidationRule } from './schema-props.js';
 import { structuralValidate, unknownFields } from './structural-validate.js';
+import { escapeRegExp } from '../core/escape-reg-exp.js';
 
 type Json = Record<string, unknown>;
 
@@ -513,10 +514,6 @@ function refuseNullableEnum(out: JSONSchemaProps, path: string): void {
     'an enum that is also nullable: the API server refuses an explicit null for an enum (it checks null against the values, and no Kubernetes version accepts null in the list); ' +
       `make the field optional (Type.Optional) and leave it out instead of null${strings ? `, or use k8s.nullable(Type.String({ pattern: ${JSON.stringify(`^(${(out.enum as string[]).map(escapeRegExp).join('|')})$`)} }))` : ''}`,
   );
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function convertAnnotation(key: (typeof ANNOTATIONS)[number], node: Json, path: string): JSONSchemaProps {

@@ -45,6 +45,7 @@ import { describeStep, targetOfStep, type Scenario } from './scenario.js';
 import { SimulatedCluster, type SimulatedClusterHooks } from './simulated-cluster.js';
 import type { Finding, ReconcileSpan, RunRecord, WriteRecord } from './simulation-records.js';
 import { SpanLogger } from './span-logger.js';
+import { escapeRegExp } from '../../core/escape-reg-exp.js';
 
 /** What `setup` is given for each operator process. */
 export interface OperatorSetupOptions {
@@ -179,10 +180,6 @@ export function simulationSeeds(defaults: readonly number[] | number): readonly 
 export function replayCommand(seed: number, file = '<your test file>', testName?: string): string {
   const only = testName ? ` --test-name-pattern=${JSON.stringify(escapeRegExp(testName))}` : '';
   return `SIM_SEED=${seed} NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test${only} ${file}`;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 export async function simulate(options: SimulationOptions): Promise<SimulationReport> {
