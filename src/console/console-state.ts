@@ -165,10 +165,10 @@ export class ConsoleState {
 
   snapshot(): ConsoleSnapshot {
     const leader = this.options.leaderElection;
-    const clusters = [...(this.options.clusters?.() ?? [])].sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    );
-    const memberInformers = clusters.flatMap((c) => c.informers.map(informerSnapshot));
+    // Each member's informers are snapshotted once: for the informer list and for its cluster row.
+    const members = [...(this.options.clusters?.() ?? [])]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((cluster) => ({ cluster, informers: cluster.informers.map(informerSnapshot) }));
     return {
       generatedAtMs: this.clock.now(),
       leader: {
@@ -178,8 +178,8 @@ export class ConsoleState {
         holder: leader?.getLeader?.(),
       },
       controllers: [...this.controllers.values()].map((c) => c.snapshot()),
-      informers: [...(this.options.informers?.() ?? []).map(informerSnapshot), ...memberInformers],
-      clusters: clusters.map(clusterSnapshot),
+      informers: [...(this.options.informers?.() ?? []).map(informerSnapshot), ...members.flatMap((m) => m.informers)],
+      clusters: members.map((m) => clusterSnapshot(m.cluster, m.informers)),
       events: this.events.newestFirst(),
     };
   }
@@ -204,8 +204,7 @@ function informerSnapshot(h: InformerHealth): InformerSnapshot {
   };
 }
 
-function clusterSnapshot(c: ClusterHealthView): ClusterSnapshot {
-  const informers = c.informers.map(informerSnapshot);
+function clusterSnapshot(c: ClusterHealthView, informers: readonly InformerSnapshot[]): ClusterSnapshot {
   const sized = informers.filter((i) => i.estimatedBytes !== undefined);
   return {
     name: c.name,
