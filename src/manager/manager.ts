@@ -367,8 +367,7 @@ export class Manager {
       verbs: ['create', 'patch'],
       reason: `event recorder ${component}`,
     });
-    const consoleState = this.console;
-    const onRecorded = consoleState && ((e: RecordedEvent): void => consoleState.recordEvent(e));
+    const onRecorded = this.consoleEventFeed();
     return new EventRecorder({
       client: this.apiClient,
       component,
@@ -391,14 +390,19 @@ export class Manager {
       verbs: ['create', 'patch'],
       reason: `member event recorder ${component}`,
     });
-    const consoleState = this.console;
-    const onRecorded = consoleState && ((e: RecordedEvent): void => consoleState.recordEvent(e));
+    const onRecorded = this.consoleEventFeed();
     return new MemberEventRecorder({
       component,
       clock: this.clock,
       logger: this.logger,
       ...omitUndefined({ onRecorded }),
     });
+  }
+
+  /** Where recorders report the Events they accept: the console, when it is on. */
+  private consoleEventFeed(): ((event: RecordedEvent) => void) | undefined {
+    const consoleState = this.console;
+    return consoleState && ((e: RecordedEvent): void => consoleState.recordEvent(e));
   }
 
   /** Adds a runnable; controllers are leader-only by default, like controller-runtime's. */
