@@ -7,7 +7,7 @@
  * it is one of the states the reference operator must survive. No timer: progress is counted in
  * requests.
  */
-import { isNotFound, kind, type Client, type KubeObject } from 'operator-runtime';
+import { ignoreNotFound, kind, type Client, type KubeObject } from 'operator-runtime';
 import type { BackupService, BackupState } from '../src/backup-client.js';
 import type { Database } from '../src/database.js';
 
@@ -33,10 +33,7 @@ export class SimulatedBackupService implements BackupService {
 
   async backup(_endpoint: string, db: Database, signal: AbortSignal): Promise<BackupState> {
     const { name, namespace } = db.metadata;
-    const record = await this.client.get(BACKUP_RECORD, name, { namespace, signal }).catch((err: unknown) => {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    });
+    const record = await ignoreNotFound(this.client.get(BACKUP_RECORD, name, { namespace, signal }));
     // Named after the Database, not its uid: uids are random, and runs are compared with each other.
     const id = `backup-${name}`.slice(0, 64);
     if (!record) {
