@@ -28,6 +28,7 @@ import {
 import { removeStaleChaosRules } from './iptables.js';
 import { freePort } from './free-port.js';
 import { ManagedProcess } from './managed-process.js';
+import { isPortClash } from './port-clash.js';
 import { ClientCa, randomToken, writeServiceAccountKeyPair } from './pki.js';
 import { PodSimulator } from './pod-simulator.js';
 import { KubeClient } from '../client/kube-client.js';
@@ -151,6 +152,10 @@ export class TestEnvError extends OperatorRuntimeError {
 }
 
 const DIR_PREFIX = 'operator-runtime-env-';
+
+/** Starts tried when a component could not bind the port it was given (see {@link TestEnv.start}). */
+const PORT_CLASH_ATTEMPTS = 3;
+
 const CONTEXT = 'test-env';
 
 /** On the CRDs and namespaces a TestEnv creates in an existing cluster; its value is the env's id. */
@@ -280,6 +285,18 @@ export class TestEnv {
    * etcd 3.5, the 1.20 kube-apiserver it delegates to and the modern API server), then installs `crds`.
    */
   static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await TestEnv.startOnce(options);
+      } catch (err) {
+        // freePort() releases a port before etcd or the API server binds it, so a test file running
+        // beside this one can take it in between; a failed start cleans up, and a new one picks new ports.
+        if (attempt >= PORT_CLASH_ATTEMPTS || !isPortClash(err) || options.signal?.aborted) throw err;
+      }
+    }
+  }
+
+  private static async startOnce(options: TestEnvOptions): Promise<TestEnv> {
     const existing = existingClusterOption(options.existingCluster);
     if (existing) return TestEnv.connect(existing, options);
     const modern = options.server === 'modern';
