@@ -10,6 +10,13 @@ export {
   DEFAULT_UNHEALTHY_WATCH_FAILURES,
 } from './manager.js';
 export type { ManagerOptions } from './manager.js';
+export {
+  DEFAULT_HEAP_COMPACTION_QUIET_PERIOD_MS,
+  DEFAULT_HEAP_COMPACTION_IDLE_UTILIZATION,
+  DEFAULT_HEAP_COMPACTION_MIN_INTERVAL_MS,
+  DEFAULT_HEAP_COMPACTION_MIN_GROWTH_BYTES,
+} from './heap-compactor.js';
+export type { HeapCompactionOptions } from './heap-compactor.js';
 export { ControllerBuilder } from './controller-builder.js';
 export { ControllerDeclaration } from './controller-declaration.js';
 export type {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { whenAborted } from '../core/abort.js';
 import { Manager } from './manager.js';
+import { FakeClock } from '../core/fake-clock.js';
 import { LeadershipLostError } from '../leader-election/leadership-lost-error.js';
 import type { LeaderElection } from './runnable.js';
 import { quietClient } from './testing/quiet-client.js';
@@ -139,4 +140,16 @@ test('invalid manager options are rejected with the option named', () => {
   assert.throws(() => new Manager({ client: quietClient(), metricsPort: -1 }), /metricsPort/);
   assert.throws(() => new Manager({ client: quietClient(), gracefulShutdownMs: Number.NaN }), /gracefulShutdownMs/);
   assert.throws(() => new Manager({ client: quietClient(), ownWritesWaitMs: -1 }), /ownWritesWaitMs/);
+  assert.throws(
+    () => new Manager({ client: quietClient(), heapCompaction: { quietPeriodMs: 5 } }),
+    /heapCompaction\.quietPeriodMs/,
+  );
+});
+
+test('idle heap compaction: on by default with the real clock, off with a fake clock or `heapCompaction: false`', () => {
+  const compacts = (manager: Manager) => manager.registry.getSingleMetric('heap_compactions_total') !== undefined;
+  assert.equal(compacts(new Manager({ client: quietClient() })), true);
+  assert.equal(compacts(new Manager({ client: quietClient(), heapCompaction: false })), false);
+  assert.equal(compacts(new Manager({ client: quietClient(), clock: new FakeClock() })), false);
+  assert.equal(compacts(new Manager({ client: quietClient(), clock: new FakeClock(), heapCompaction: {} })), true);
 });

@@ -42,6 +42,7 @@ import { FleetControllerBuilder, type FleetControllerHost } from './fleet-contro
 import type { FleetOptions } from '../fleet/fleet-options.js';
 import { shardedClusters } from '../fleet/sharded-clusters.js';
 import { MemberTermBridge } from './member-term-bridge.js';
+import { HeapCompactor, type HeapCompactionOptions } from './heap-compactor.js';
 
 export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };
 /** @defaultValue 30,000 ms */
@@ -121,6 +122,13 @@ export interface ManagerOptions {
    * `fleetController()` reconciles their objects (docs/fleet.md). @defaultValue no fleet
    */
   readonly fleet?: FleetOptions;
+  /**
+   * Once the caches are synced and the process has been idle for a while after a busy phase, run
+   * one memory-reducing garbage collection, so the pages the busy phase grew are given back
+   * (docs/footprint.md: the reference operator's idle RSS on Node 24, 133 → 98 MiB). `false` turns it
+   * off. @defaultValue on with the real clock, off with a fake one (tests)
+   */
+  readonly heapCompaction?: HeapCompactionOptions | false;
 }
 
 /** Which group a runnable added to the manager joins: sharded ones run while this replica holds its ring membership. */
@@ -278,6 +286,17 @@ export class Manager {
     });
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
+    const compaction = options.heapCompaction ?? (this.clock === realClock ? {} : false);
+    if (compaction) {
+      const { clock, logger, registry } = this;
+      const compactor = new HeapCompactor(compaction, {
+        clock,
+        registry,
+        logger: logger.child({ component: 'heap' }),
+        ready: () => this.informersReady(),
+      });
+      this.add(compactor, { name: 'heap-compaction', needLeaderElection: false });
+    }
     if (options.webhook) {
       validateWebhookServerOptions(options.webhook);
       this.readyChecks.set('webhook', () => this.endpoints.webhook?.serving ?? false);
