@@ -256,6 +256,13 @@ try {
       .filter((x) => x.bytes >= 2 ** 19)
       .map((x) => `${x.space} ${(x.bytes / 2 ** 20).toFixed(1)}`);
     console.log(`  heap spaces (MiB committed): ${spaces.join(', ')}`);
+    // The manager's idle heap compaction (src/manager/heap-compactor.ts): how often it ran and how
+    // long it blocked the event loop, the CPU it costs.
+    const compactions = sum(text, 'heap_compactions_total');
+    const compactionMs = sum(text, 'heap_compaction_duration_seconds_sum') * 1000;
+    console.log(
+      `  idle heap compactions: ${compactions}${compactions > 0 ? `, ${(compactionMs / compactions).toFixed(0)} ms each` : ''}`,
+    );
     console.log(`  RSS by mapping (MiB): ${await rssByMapping(child.pid!)}`);
     if (snapshot) console.log(`  ${formatHeapSummary(await heapSnapshot(child.pid!, variant.cwd), 12)}`);
     child.kill('SIGTERM');

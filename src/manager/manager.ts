@@ -42,7 +42,8 @@ import { FleetControllerBuilder, type FleetControllerHost } from './fleet-contro
 import type { FleetOptions } from '../fleet/fleet-options.js';
 import { shardedClusters } from '../fleet/sharded-clusters.js';
 import { MemberTermBridge } from './member-term-bridge.js';
-import { HeapCompactor, type HeapCompactionOptions } from './heap-compactor.js';
+import { HeapCompactor, validateHeapCompactionOptions, type HeapCompactionOptions } from './heap-compactor.js';
+import { MEMORY_REDUCING_GC_SUPPORTED } from '../core/memory-reducing-gc.js';
 
 export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };
 /** @defaultValue 30,000 ms */
@@ -125,8 +126,9 @@ export interface ManagerOptions {
   /**
    * Once the caches are synced and the process has been idle for a while after a busy phase, run
    * one memory-reducing garbage collection, so the pages the busy phase grew are given back
-   * (docs/footprint.md: the reference operator's idle RSS on Node 24, 133 → 98 MiB). `false` turns it
-   * off. @defaultValue on with the real clock, off with a fake one (tests)
+   * (docs/footprint.md: the reference operator's idle RSS on Node 24, 132 → 107 MiB). Needs V8 12+
+   * (Node 22, 24); on Node 20 it does nothing, as V8 11's memory reducer shrinks an idle heap by
+   * itself. `false` turns it off. @defaultValue on with the real clock, off with a fake one (tests)
    */
   readonly heapCompaction?: HeapCompactionOptions | false;
 }
@@ -287,7 +289,8 @@ export class Manager {
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
     const compaction = options.heapCompaction ?? (this.clock === realClock ? {} : false);
-    if (compaction) {
+    if (compaction) validateHeapCompactionOptions(compaction);
+    if (compaction && MEMORY_REDUCING_GC_SUPPORTED) {
       const { clock, logger, registry } = this;
       const compactor = new HeapCompactor(compaction, {
         clock,
