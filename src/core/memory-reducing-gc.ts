@@ -10,9 +10,9 @@ import { setFlagsFromString } from 'node:v8';
 type V8Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'regular' | 'last-resort' }) => void;
 
 /**
- * V8 12 (Node 22) added the `flavor` option. V8 11 (Node 20) has no memory-reducing GC to ask for,
- * and needs none: its memory reducer shrinks an idle heap by itself (82 MiB for the reference
- * operator), while a forced full GC there was seen to leave the old generation committed (101 MiB).
+ * V8 12 (Node 22) added the `flavor` option. V8 11 (Node 20) has no memory-reducing GC to ask for;
+ * its memory reducer shrinks an idle heap by itself, at a time of its own, and a regular full GC
+ * was not seen to bring that time forward (docs/footprint.md).
  */
 export const MEMORY_REDUCING_GC_SUPPORTED = Number(process.versions.v8.split('.')[0]) >= 12;
 

@@ -127,8 +127,8 @@ export interface ManagerOptions {
    * Once the caches are synced and the process has been idle for a while after a busy phase, run
    * one memory-reducing garbage collection, so the pages the busy phase grew are given back
    * (docs/footprint.md: the reference operator's idle RSS on Node 24, 132 → 107 MiB). Needs V8 12+
-   * (Node 22, 24); on Node 20 it does nothing, as V8 11's memory reducer shrinks an idle heap by
-   * itself. `false` turns it off. @defaultValue on with the real clock, off with a fake one (tests)
+   * (Node 22, 24); on Node 20 it does nothing: V8 11 has no such GC, and its memory reducer shrinks
+   * an idle heap by itself, sooner or later. `false` turns it off. @defaultValue on with the real clock, off with a fake one (tests)
    */
   readonly heapCompaction?: HeapCompactionOptions | false;
 }
