@@ -7,6 +7,44 @@
  *
  *   node --import tsx bench/controller-e2e-cpu.bench.ts [objects=2000] [workers=8]
  *   CPU_PROFILE=/tmp/p ...   also writes V8 CPU profiles, /tmp/p.plain-<round>.cpuprofile and /tmp/p.controller-<round>.cpuprofile
+ *
+ * Second pass (issue 27 item 3), profile-first. µs CPU per status write, 2000 objects, 8-way: the
+ * base (7c48ecc) and this version run alternately, medians over the runs of two sittings (six
+ * runs each) at the default 3 rounds and three sittings (ten runs each) at 5 rounds, load 2.2–3.1:
+ *
+ *   side                          BENCH_ROUNDS=3 (default)      BENCH_ROUNDS=5
+ *                                  before    after             before    after
+ *   plain undici loop                 75       70                 45       49
+ *   KubeClient.patchStatus            73       65                 65       55
+ *   controller reconcile             210      178                181      144
+ *   controller / plain               2.8      2.5                4.0      2.9
+ *
+ * The plain loop is still warming up in round 2 (round by round: ~105, 80, 45, 42, 41), so with the
+ * default 3 rounds its median is that of a cold loop; 5 rounds give the steady figures. Single
+ * runs vary by ±15% and profiles by ±30% on this shared machine, so each change below was kept for
+ * a cost its profile showed, not for a wall-clock A/B of it alone (a few µs are lost in the noise):
+ *   - every response body built an Error for 'closed before its end' on its ordinary close: its
+ *     stack capture walks the async chain, ~10 µs under a reconcile (src/client/body-limit.ts);
+ *   - prom-client hashes the labels on every inc/set/observe: the controller's reconcile metrics
+ *     and the cache's per-event series (events, last event, objects, handler backlog) are now plain
+ *     numbers exported at scrape, as the workqueue's were (~5 + ~3 µs);
+ *   - cache.get rebuilt and normalized the informer spec and its JSON key on every read: the
+ *     informer a read resolves to is remembered (src/cache/informer-cache.ts, ~5 µs);
+ *   - per watch event the watcher cancelled and re-made its stall timer and added and removed an
+ *     abort listener: one IdleWatchdog and one AbortRace per watch now (~2 µs);
+ *   - the handler dispatcher awaited the undefined a synchronous handler returns (a microtask
+ *     turn and an async resume per event);
+ *   - under tsx (as the benches run) every named closure costs a defineProperty when made
+ *     (esbuild keepNames): body-limit's per-response one is gone (~3 µs; the compiled build gains
+ *     only the closure).
+ * What remains above the plain loop, from the profiles (inflated ~1.2× by the profiler): the
+ * watch event (~17 µs: JSON.parse of the ~1 KB line ~5, the stacked async iterators of the body
+ * stream, kube-client's watch generator and the watcher's loop, store upsert, dispatch, the
+ * enqueue handler); the reconcile machinery (~15 µs, of which ~4 is Node 20's AbortSignal
+ * constructor for the reconcile's signal: 2 µs alone in a loop, 0.1 µs on Node 24); the client's
+ * request path shared with KubeClient.patchStatus (transport, body read, JSON.parse of the
+ * answer); garbage collection (~10 µs against ~5 for the client alone: event objects, and stored
+ * objects replaced in the old generation).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -3,28 +3,20 @@
  * informer's name, so several informers (and several managers, each with its own registry) coexist.
  */
 import type { Counter, Gauge, Registry } from 'prom-client';
+import { registerCounterCollector } from '../metrics/counter-collector.js';
 import { registerGaugeCollector } from '../metrics/gauge-collector.js';
 import { getOrCreateCounter, getOrCreateGauge } from '../metrics/get-or-create-metric.js';
 
 export type WatcherRestartReason = 'gone' | 'stalled' | 'closed_early' | 'error';
 
 export class CacheMetrics {
-  private readonly events: Counter<'informer' | 'type'>;
   private readonly restarts: Counter<'informer' | 'reason'>;
   private readonly relists: Counter<'informer'>;
   private readonly synced: Gauge<'informer'>;
   private readonly state: Gauge<'informer' | 'state'>;
-  private readonly lastEvent: Gauge<'informer'>;
-  private readonly objects: Gauge<'informer'>;
-  private readonly pending: Gauge<'informer' | 'handler'>;
   private readonly invalid: Counter<'informer' | 'source'>;
 
   constructor(private readonly registry: Registry) {
-    this.events = getOrCreateCounter(registry, {
-      name: 'cache_watch_events_total',
-      help: 'Watch events received, by type (bookmarks included)',
-      labelNames: ['informer', 'type'],
-    });
     this.restarts = getOrCreateCounter(registry, {
       name: 'cache_watch_restarts_total',
       help: 'Lists or watches that failed and were resumed, by reason',
@@ -45,31 +37,17 @@ export class CacheMetrics {
       help: '1 for the state the watcher is in',
       labelNames: ['informer', 'state'],
     });
-    this.lastEvent = getOrCreateGauge(registry, {
-      name: 'cache_last_event_timestamp_seconds',
-      help: 'When the watcher last received anything (bookmarks included)',
-      labelNames: ['informer'],
-    });
-    this.objects = getOrCreateGauge(registry, {
-      name: 'cache_objects',
-      help: 'Objects held in the store',
-      labelNames: ['informer'],
-    });
     this.invalid = getOrCreateCounter(registry, {
       name: 'cache_invalid_objects_total',
       help: 'Objects from the API server left out of the cache because they could not be stored (not an object, no name, bad namespace, transform threw), by source (list or watch)',
       labelNames: ['informer', 'source'],
     });
-    this.pending = getOrCreateGauge(registry, {
-      name: 'cache_handler_pending_keys',
-      help: 'Keys with changes not yet delivered to a handler',
-      labelNames: ['informer', 'handler'],
-    });
   }
 
   forInformer(informer: string): InformerMetrics {
+    const perEvent = this.perEventSeries(informer);
     return {
-      event: (type) => this.events.inc({ informer, type }),
+      event: (type) => perEvent.events.set(type, (perEvent.events.get(type) ?? 0) + 1),
       restart: (reason) => this.restarts.inc({ informer, reason }),
       list: () => this.relists.inc({ informer }),
       setSynced: (synced) => this.synced.set({ informer }, synced ? 1 : 0),
@@ -77,9 +55,9 @@ export class CacheMetrics {
         if (from) this.state.set({ informer, state: from }, 0);
         this.state.set({ informer, state: to }, 1);
       },
-      setLastEventAt: (ms) => this.lastEvent.set({ informer }, ms / 1000),
-      setObjects: (n) => this.objects.set({ informer }, n),
-      setPending: (handler, n) => this.pending.set({ informer, handler }, n),
+      setLastEventAt: (ms) => (perEvent.lastEventAtMs = ms),
+      setObjects: (n) => (perEvent.objects = n),
+      setPending: (handler, n) => perEvent.pending.set(handler, n),
       invalidObject: (source) => this.invalid.inc({ informer, source }),
       collectBytesPerObject: (estimate) =>
         registerGaugeCollector(
@@ -96,6 +74,68 @@ export class CacheMetrics {
         ),
     };
   }
+
+  /**
+   * The series written on every watch event (and twice per handler call), kept in plain numbers
+   * and exported at scrape time, as the workqueue's metrics are: prom-client hashes the labels on
+   * each `inc`/`set`, five times per event. A series appears once first written, as before.
+   */
+  private perEventSeries(informer: string): PerEventSeries {
+    const series: PerEventSeries = {
+      events: new Map(),
+      lastEventAtMs: undefined,
+      objects: undefined,
+      pending: new Map(),
+    };
+    registerCounterCollector(
+      this.registry,
+      {
+        name: 'cache_watch_events_total',
+        help: 'Watch events received, by type (bookmarks included)',
+        labelNames: ['informer', 'type'],
+      },
+      (c) => {
+        for (const [type, n] of series.events) c.inc({ informer, type }, n);
+      },
+    );
+    registerGaugeCollector(
+      this.registry,
+      {
+        name: 'cache_last_event_timestamp_seconds',
+        help: 'When the watcher last received anything (bookmarks included)',
+        labelNames: ['informer'],
+      },
+      (g) => {
+        if (series.lastEventAtMs !== undefined) g.set({ informer }, series.lastEventAtMs / 1000);
+      },
+    );
+    registerGaugeCollector(
+      this.registry,
+      { name: 'cache_objects', help: 'Objects held in the store', labelNames: ['informer'] },
+      (g) => {
+        if (series.objects !== undefined) g.set({ informer }, series.objects);
+      },
+    );
+    registerGaugeCollector(
+      this.registry,
+      {
+        name: 'cache_handler_pending_keys',
+        help: 'Keys with changes not yet delivered to a handler',
+        labelNames: ['informer', 'handler'],
+      },
+      (g) => {
+        for (const [handler, n] of series.pending) g.set({ informer, handler }, n);
+      },
+    );
+    return series;
+  }
+}
+
+interface PerEventSeries {
+  readonly events: Map<string, number>;
+  lastEventAtMs: number | undefined;
+  objects: number | undefined;
+  readonly pending: Map<string, number>;
 }
 
 /** The metrics one informer writes; a no-op implementation stands in when no registry is given. */

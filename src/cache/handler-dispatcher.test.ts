@@ -40,6 +40,29 @@ test('handlers never run inside the enqueue that caused them', async () => {
   assert.deepEqual(r.log, ['add:a@1']);
 });
 
+test('a synchronous handler gets the whole backlog in one turn; a returned promise is still awaited before the next call', async () => {
+  const log: string[] = [];
+  const sync = new HandlerDispatcher<KubeObject>({ add: (x) => void log.push(`sync:${x.metadata?.name}`) });
+  for (const name of ['a', 'b', 'c']) sync.enqueue({ type: 'add', key: `ns/${name}`, object: o(name, '1') });
+  await Promise.resolve(); // the one microtask that starts the drain
+  assert.deepEqual(log, ['sync:a', 'sync:b', 'sync:c']);
+
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const async = new HandlerDispatcher<KubeObject>({
+    add: async (x) => {
+      log.push(`async:${x.metadata?.name}`);
+      if (x.metadata?.name === 'a') await gate;
+    },
+  });
+  for (const name of ['a', 'b']) async.enqueue({ type: 'add', key: `ns/${name}`, object: o(name, '1') });
+  await flushMicrotasks();
+  assert.deepEqual(log.slice(3), ['async:a'], 'b waits for a');
+  release();
+  await async.whenIdle();
+  assert.deepEqual(log.slice(3), ['async:a', 'async:b']);
+});
+
 test('a resync of a key that is already pending is not delivered twice', async () => {
   const r = recording();
   const d = new HandlerDispatcher(r.handler);

@@ -144,6 +144,44 @@ test('a multi-namespace cache runs one informer per namespace, merges lists, and
   await run;
 });
 
+test('reads remember the informer they resolve to, per kind, metadataOnly and namespace scope, and still follow a kind whose scope changes', async () => {
+  const clock = new FakeClock(0);
+  const factory = new InformerFactory(() => new FakeListerWatcher([cm('a', 'x'), cm('c', 'y')]), {
+    clock,
+    random: () => 0,
+  });
+  const lookups: InformerSpec[] = [];
+  const informerFor = factory.informerFor.bind(factory);
+  factory.informerFor = ((spec: InformerSpec) => (lookups.push(spec), informerFor(spec))) as typeof factory.informerFor;
+  let namespaced = true;
+  const cache = new InformerCache(factory, { namespaces: ['x', 'y'], isNamespaced: () => namespaced });
+  const ac = new AbortController();
+  const run = factory.start(ac.signal);
+  const read = async (ref: { namespace: string; name: string }, metadataOnly = false) => {
+    const got = cache.get({ ...CM, metadataOnly }, ref);
+    await clock.advance(0);
+    return (await got).metadata?.name;
+  };
+  assert.equal(await read({ namespace: 'x', name: 'a' }), 'a');
+  assert.equal(await read({ namespace: 'x', name: 'a' }), 'a');
+  assert.equal(await read({ namespace: 'y', name: 'c' }), 'c');
+  assert.equal(await read({ namespace: 'x', name: 'a' }, true), 'a');
+  assert.deepEqual(
+    lookups.map((sp) => [sp.namespace, sp.metadataOnly ?? false]),
+    [
+      ['x', false],
+      ['y', false],
+      ['x', true],
+    ],
+    'one factory lookup per distinct read scope',
+  );
+  namespaced = false; // the REST mapper learned the kind is cluster-scoped
+  assert.equal(await read({ namespace: 'x', name: 'a' }), 'a');
+  assert.equal(lookups.at(-1)?.namespace, undefined, 'the cluster-wide informer, not the remembered namespaced one');
+  ac.abort();
+  await run;
+});
+
 test('indexes added through the cache serve byIndex across every namespace informer', async () => {
   const s = setup(['x', 'y']);
   s.cache.addIndex(CM, 'app', (o: KubeObject) => (o.metadata?.labels?.app ? [o.metadata.labels.app] : []));

@@ -88,6 +88,8 @@ export class InformerCache {
   private readonly isNamespaced: (type: TypeRef) => boolean;
   private readonly syncTimeoutMs: number;
   private readonly labelSelectors: ReadonlyMap<string, string>;
+  /** The informer each (kind, metadataOnly, namespace scope) read resolved to; see informerForNamespace. */
+  private readonly informersByRead = new Map<string, SharedInformer<KubeObject>>();
 
   constructor(
     private readonly factory: InformerFactory,
@@ -224,10 +226,22 @@ export class InformerCache {
   }
 
   private informerForNamespace<T extends KubeObject>(type: TypeRef, namespace: string | undefined): SharedInformer<T> {
-    if (!this.namespaces || !this.isNamespaced(type)) return this.factory.informerFor<T>(this.specsFor(type)[0]!);
-    if (namespace === undefined || !this.namespaces.includes(namespace))
-      throw new NamespaceNotCachedError(namespace ?? '');
-    return this.factory.informerFor<T>({ ...this.specsFor(type)[0]!, namespace });
+    let scope: string | undefined;
+    if (this.namespaces && this.isNamespaced(type)) {
+      if (namespace === undefined || !this.namespaces.includes(namespace))
+        throw new NamespaceNotCachedError(namespace ?? '');
+      scope = namespace;
+    }
+    // Every get goes through here: the factory's lookup normalizes the spec and builds its key each
+    // time, so the informer a read resolved to is remembered (the factory never replaces one).
+    const readKey = `${type.apiVersion}\n${type.kind}\n${type.metadataOnly ? 'meta' : 'full'}\n${scope === undefined ? '*' : `ns:${scope}`}`;
+    let informer = this.informersByRead.get(readKey);
+    if (!informer) {
+      const base = this.specsFor(type)[0]!;
+      informer = this.factory.informerFor(scope === undefined ? base : { ...base, namespace: scope });
+      this.informersByRead.set(readKey, informer);
+    }
+    return informer as unknown as SharedInformer<T>;
   }
 
   private async synced(

@@ -37,7 +37,9 @@ import { AbortedError, AlreadyStartedError, InvalidOptionError } from '../core/e
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { Registry } from 'prom-client';
+import { AbortRace } from './abort-race.js';
 import { informerMetrics, type InformerMetrics } from './cache-metrics.js';
+import { IdleWatchdog } from './idle-watchdog.js';
 import { ListTimeoutError, WatchClosedEarlyError, WatchListProtocolError, WatchStalledError } from './errors.js';
 import {
   INITIAL_EVENTS_END_ANNOTATION,
@@ -438,12 +440,12 @@ export class Watcher<T extends KubeObject> {
     const idleLimitMs = timeoutSeconds * 1000 + this.stallMarginMs;
     const { controller, dispose } = linkedAbortController(signal);
     let stalled = false;
-    const armIdleTimer = () =>
-      this.clock.setTimer(idleLimitMs, () => {
-        stalled = true;
-        controller.abort(new WatchStalledError(idleLimitMs));
-      });
-    let idleTimer = armIdleTimer();
+    const idle = new IdleWatchdog(this.clock, idleLimitMs, () => {
+      stalled = true;
+      controller.abort(new WatchStalledError(idleLimitMs));
+    });
+    // Raced against the signal so a source that ignores it still cannot hold us.
+    const races = new AbortRace(controller.signal);
     const startedAt = this.clock.monotonicNow();
     let received = 0;
     let iterator: AsyncIterator<ListerWatchEvent<T>> | undefined;
@@ -462,12 +464,10 @@ export class Watcher<T extends KubeObject> {
       );
       iterator = stream[Symbol.asyncIterator]();
       for (;;) {
-        // Raced against the signal so a source that ignores it still cannot hold us.
-        const r = await raceAbort(iterator.next(), controller.signal);
+        const r = await races.race(iterator.next());
         if (r.done) break;
         received++;
-        idleTimer.cancel();
-        idleTimer = armIdleTimer();
+        idle.touch();
         this.progress(true);
         const ev = r.value;
         this.metrics.event(ev.type);
@@ -485,8 +485,9 @@ export class Watcher<T extends KubeObject> {
     } catch (err) {
       return { failedAt: here(), error: stalled && !signal.aborted ? new WatchStalledError(idleLimitMs) : err };
     } finally {
-      idleTimer.cancel();
+      idle.cancel();
       controller.abort(); // closes the stream on the source's side
+      races.dispose();
       dispose();
       // Let the source clean up, without waiting on it (it may be stuck in a read).
       try {

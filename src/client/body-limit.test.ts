@@ -241,3 +241,14 @@ test('readBodyLimited: a body in one chunk decodes as the same bytes in pieces d
   assert.equal(await read([bytes.subarray(0, 2), bytes.subarray(2, 7), bytes.subarray(7)]), whole);
   assert.equal(await read([]), '');
 });
+
+test('a body that closes before its end rejects; one that ends and then closes resolves', async () => {
+  const cut = new Readable({ read() {} });
+  const reading = readBodyLimited(cut, MIB, undefined, () => new Error('too large'));
+  cut.push('{"partial":');
+  cut.destroy();
+  await assert.rejects(reading, /response body closed before its end/);
+
+  const whole = Readable.from([Buffer.from('{"k":'), Buffer.from('"v"}')]);
+  assert.equal(await readBodyLimited(whole, MIB, undefined, () => new Error('too large')), '{"k":"v"}');
+});

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
+import { informerMetrics } from './cache-metrics.js';
+
+test('the per-event series appear once first written, with the latest values at each scrape, one series per informer', async () => {
+  const registry = new Registry();
+  const a = informerMetrics(registry, 'a');
+  const b = informerMetrics(registry, 'b');
+  const before = await registry.metrics();
+  for (const name of [
+    'cache_watch_events_total',
+    'cache_last_event_timestamp_seconds',
+    'cache_objects',
+    'cache_handler_pending_keys',
+  ])
+    assert.doesNotMatch(before, new RegExp(`^${name}\\{`, 'm'), `${name} has no series before a write`);
+
+  a.event('ADDED');
+  a.event('MODIFIED');
+  a.event('MODIFIED');
+  b.event('DELETED');
+  a.setLastEventAt(1_500);
+  a.setObjects(3);
+  a.setPending('h', 2);
+  let text = await registry.metrics();
+  assert.match(text, /^cache_watch_events_total\{informer="a",type="ADDED"\} 1$/m);
+  assert.match(text, /^cache_watch_events_total\{informer="a",type="MODIFIED"\} 2$/m);
+  assert.match(text, /^cache_watch_events_total\{informer="b",type="DELETED"\} 1$/m);
+  assert.match(text, /^cache_last_event_timestamp_seconds\{informer="a"\} 1.5$/m);
+  assert.match(text, /^cache_objects\{informer="a"\} 3$/m);
+  assert.match(text, /^cache_handler_pending_keys\{informer="a",handler="h"\} 2$/m);
+  assert.doesNotMatch(text, /^cache_objects\{informer="b"\}/m);
+
+  a.event('MODIFIED');
+  a.setObjects(2);
+  a.setPending('h', 0);
+  text = await registry.metrics();
+  assert.match(text, /^cache_watch_events_total\{informer="a",type="MODIFIED"\} 3$/m);
+  assert.match(text, /^cache_objects\{informer="a"\} 2$/m);
+  assert.match(text, /^cache_handler_pending_keys\{informer="a",handler="h"\} 0$/m);
+});
