@@ -5,6 +5,15 @@
  *
  *   node --import tsx bench/controller-e2e.bench.ts [objects=2000] [workers=8]
  *
+ * After the second pass on our CPU per reconcile (bench/controller-e2e-cpu.bench.ts: 181 -> 144 µs),
+ * three runs back to back (load 1.7-3.0): medians 86%, 88%, 87% of the plain ceiling (single rounds
+ * 84-96%); against the ceiling with a watch open 98%, 90%, 89%. Before it: 92%, 87%, 87% and 97%,
+ * 91%, 96%. Our CPU fell by a fifth and the ratio did not move beyond the spread: what is left is
+ * mostly the API server's, not ours. The ceiling with a watch open was itself 88-97% of the plain
+ * one in the same runs (770-834 against 860-872 writes/s): serving the informer's watch costs the
+ * API server on these two cores about what the goal leaves, and every informer-based controller
+ * (client-go's included) holds that watch.
+ *
  * Where the rest goes (issue 27 item 3). The ratio is set by the CPU our process spends per
  * reconcile beyond the plain loop's, since on a 2-core box it is taken from the API server and etcd
  * (and under load each µs of it also waits for a core), plus the API server's own cost of the watch
