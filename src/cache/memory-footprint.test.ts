@@ -1,6 +1,6 @@
 /**
- * Memory in CI: the cache's heap bytes per object and an idle manager's heap and RSS stay within
- * the budget in src/cache/testing/memory-thresholds.ts, and the informer's size estimate stays
+ * Memory in CI: the cache's heap bytes per object and an idle manager's heap and RSS (on Node 22+
+ * also after its idle heap compaction) stay within the budget in src/cache/testing/memory-thresholds.ts, and the informer's size estimate stays
  * close to the real figure. Measured in child processes with `--expose-gc` (heap after a full gc()
  * is deterministic; nothing here is timed). Print the current figures with
  * `node --expose-gc --import tsx src/cache/testing/memory-footprint.ts --print`.

@@ -18,11 +18,18 @@ export interface IdleFigures {
   readonly objects: number;
   readonly heapUsedBytes: number;
   readonly rssBytes: number;
+  /** RSS after the manager's idle heap compaction (collectGarbageAndShrinkHeap); V8 12+ (Node 22+) only. */
+  readonly compactedRssBytes?: number;
 }
 
 export interface FootprintFigures {
   readonly node: string;
   readonly heap: HeapFigures;
   /** Median of the idle runs, and every run. */
-  readonly idle: { readonly heapUsedBytes: number; readonly rssBytes: number; readonly runs: readonly IdleFigures[] };
+  readonly idle: {
+    readonly heapUsedBytes: number;
+    readonly rssBytes: number;
+    readonly compactedRssBytes?: number;
+    readonly runs: readonly IdleFigures[];
+  };
 }

@@ -32,12 +32,14 @@ export async function measureFootprint(node: string = process.execPath): Promise
     child<HeapFigures>(node, 'heap'),
     Promise.all(Array.from({ length: IDLE_RUNS }, () => child<IdleFigures>(node, 'idle'))),
   ]);
+  const compacted = idle.flatMap((r) => (r.compactedRssBytes === undefined ? [] : [r.compactedRssBytes]));
   return {
     node: heap.node,
     heap,
     idle: {
       heapUsedBytes: median(idle.map((r) => r.heapUsedBytes)),
       rssBytes: median(idle.map((r) => r.rssBytes)),
+      ...(compacted.length > 0 ? { compactedRssBytes: median(compacted) } : {}),
       runs: idle,
     },
   };
