@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { informerMetrics } from './cache-metrics.js';
+import { forgetInformerSeries, informerMetrics } from './cache-metrics.js';
 
 test('the per-event series appear once first written, with the latest values at each scrape, one series per informer', async () => {
   const registry = new Registry();
@@ -39,4 +39,24 @@ test('the per-event series appear once first written, with the latest values at 
   assert.match(text, /^cache_watch_events_total\{informer="a",type="MODIFIED"\} 3$/m);
   assert.match(text, /^cache_objects\{informer="a"\} 2$/m);
   assert.match(text, /^cache_handler_pending_keys\{informer="a",handler="h"\} 0$/m);
+});
+
+test('an informer started again under the same name counts on; forgetInformerSeries drops the matching informers’ series', async () => {
+  const registry = new Registry();
+  informerMetrics(registry, 'east/v1 ConfigMap').event('ADDED');
+  // A member re-engaged: new informers, same names.
+  const again = informerMetrics(registry, 'east/v1 ConfigMap');
+  again.event('ADDED');
+  again.setObjects(2);
+  informerMetrics(registry, 'west/v1 ConfigMap').setObjects(1);
+  let text = await registry.metrics();
+  assert.match(text, /^cache_watch_events_total\{informer="east\/v1 ConfigMap",type="ADDED"\} 2$/m);
+
+  forgetInformerSeries(registry, (informer) => informer.startsWith('east/'));
+  text = await registry.metrics();
+  assert.doesNotMatch(text, /informer="east\//);
+  assert.match(text, /^cache_objects\{informer="west\/v1 ConfigMap"\} 1$/m);
+  // Written again after it left (it joined again): from zero.
+  informerMetrics(registry, 'east/v1 ConfigMap').event('ADDED');
+  assert.match(await registry.metrics(), /^cache_watch_events_total\{informer="east\/v1 ConfigMap",type="ADDED"\} 1$/m);
 });

@@ -78,56 +78,85 @@ export class CacheMetrics {
   /**
    * The series written on every watch event (and twice per handler call), kept in plain numbers
    * and exported at scrape time, as the workqueue's metrics are: prom-client hashes the labels on
-   * each `inc`/`set`, five times per event. A series appears once first written, as before.
+   * each `inc`/`set`, five times per event. A series appears once first written, as before. One set
+   * per informer name and registry, shared like prom-client's labelled series were: an informer
+   * started again under the same name (a member re-engaged) counts on.
    */
   private perEventSeries(informer: string): PerEventSeries {
+    let byInformer = perEventSeriesByRegistry.get(this.registry);
+    if (!byInformer) perEventSeriesByRegistry.set(this.registry, (byInformer = new Map()));
+    const existing = byInformer.get(informer);
+    if (existing) return existing.series;
     const series: PerEventSeries = {
       events: new Map(),
       lastEventAtMs: undefined,
       objects: undefined,
       pending: new Map(),
     };
-    registerCounterCollector(
-      this.registry,
-      {
-        name: 'cache_watch_events_total',
-        help: 'Watch events received, by type (bookmarks included)',
-        labelNames: ['informer', 'type'],
-      },
-      (c) => {
-        for (const [type, n] of series.events) c.inc({ informer, type }, n);
-      },
-    );
-    registerGaugeCollector(
-      this.registry,
-      {
-        name: 'cache_last_event_timestamp_seconds',
-        help: 'When the watcher last received anything (bookmarks included)',
-        labelNames: ['informer'],
-      },
-      (g) => {
-        if (series.lastEventAtMs !== undefined) g.set({ informer }, series.lastEventAtMs / 1000);
-      },
-    );
-    registerGaugeCollector(
-      this.registry,
-      { name: 'cache_objects', help: 'Objects held in the store', labelNames: ['informer'] },
-      (g) => {
-        if (series.objects !== undefined) g.set({ informer }, series.objects);
-      },
-    );
-    registerGaugeCollector(
-      this.registry,
-      {
-        name: 'cache_handler_pending_keys',
-        help: 'Keys with changes not yet delivered to a handler',
-        labelNames: ['informer', 'handler'],
-      },
-      (g) => {
-        for (const [handler, n] of series.pending) g.set({ informer, handler }, n);
-      },
-    );
+    const detach = [
+      registerCounterCollector(
+        this.registry,
+        {
+          name: 'cache_watch_events_total',
+          help: 'Watch events received, by type (bookmarks included)',
+          labelNames: ['informer', 'type'],
+        },
+        (c) => {
+          for (const [type, n] of series.events) c.inc({ informer, type }, n);
+        },
+      ),
+      registerGaugeCollector(
+        this.registry,
+        {
+          name: 'cache_last_event_timestamp_seconds',
+          help: 'When the watcher last received anything (bookmarks included)',
+          labelNames: ['informer'],
+        },
+        (g) => {
+          if (series.lastEventAtMs !== undefined) g.set({ informer }, series.lastEventAtMs / 1000);
+        },
+      ),
+      registerGaugeCollector(
+        this.registry,
+        { name: 'cache_objects', help: 'Objects held in the store', labelNames: ['informer'] },
+        (g) => {
+          if (series.objects !== undefined) g.set({ informer }, series.objects);
+        },
+      ),
+      registerGaugeCollector(
+        this.registry,
+        {
+          name: 'cache_handler_pending_keys',
+          help: 'Keys with changes not yet delivered to a handler',
+          labelNames: ['informer', 'handler'],
+        },
+        (g) => {
+          for (const [handler, n] of series.pending) g.set({ informer, handler }, n);
+        },
+      ),
+    ];
+    byInformer.set(informer, { series, detach });
     return series;
+  }
+}
+
+/** Each registry's per-event series, by informer name (see `perEventSeries`). */
+const perEventSeriesByRegistry = new WeakMap<
+  Registry,
+  Map<string, { readonly series: PerEventSeries; readonly detach: readonly (() => void)[] }>
+>();
+
+/**
+ * Drops the per-event series of every informer `matches` names from `registry` (they vanish at the
+ * next scrape), as `metric.remove(labels)` drops the cache's other series: a member cluster that
+ * left takes its informers' series with it.
+ */
+export function forgetInformerSeries(registry: Registry, matches: (informer: string) => boolean): void {
+  const byInformer = perEventSeriesByRegistry.get(registry);
+  for (const [informer, { detach }] of byInformer ?? []) {
+    if (!matches(informer)) continue;
+    for (const d of detach) d();
+    byInformer!.delete(informer);
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
+import { OperatorRuntimeError } from './errors.js';
 
 type V8Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'regular' | 'last-resort' }) => void;
 
@@ -43,6 +44,9 @@ function v8Gc(): V8Gc {
  */
 export function collectGarbageAndShrinkHeap(): void {
   if (!MEMORY_REDUCING_GC_SUPPORTED)
-    throw new Error(`V8 ${process.versions.v8} has no memory-reducing GC to ask for (needs V8 12, Node 22)`);
+    throw new OperatorRuntimeError(
+      'ERR_UNSUPPORTED_RUNTIME',
+      `V8 ${process.versions.v8} has no memory-reducing GC to ask for (needs V8 12, Node 22)`,
+    );
   v8Gc()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }

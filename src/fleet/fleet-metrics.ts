@@ -5,6 +5,7 @@
 import type { Counter, Registry } from 'prom-client';
 import { registerGaugeCollector } from '../metrics/gauge-collector.js';
 import { getOrCreateCounter } from '../metrics/get-or-create-metric.js';
+import { forgetInformerSeries } from '../cache/cache-metrics.js';
 
 export type FleetReconcileResult = 'success' | 'requeue_after' | 'error' | 'terminal_error';
 
@@ -59,6 +60,7 @@ export class FleetMetrics {
    */
   async removeCluster(cluster: string): Promise<void> {
     const prefix = `${cluster}/`;
+    forgetInformerSeries(this.registry, (informer) => informer.startsWith(prefix));
     // Every metric the registry holds is a prom-client metric: get() and remove() are there at run time.
     for (const metric of this.registry.getMetricsAsArray() as unknown as Counter<string>[]) {
       const data = await metric.get();
