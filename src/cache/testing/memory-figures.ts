@@ -20,6 +20,8 @@ export interface IdleFigures {
   readonly rssBytes: number;
   /** RSS after the manager's idle heap compaction (collectGarbageAndShrinkHeap); V8 12+ (Node 22+) only. */
   readonly compactedRssBytes?: number;
+  /** V8's committed heap (heapTotal) right after that compaction: what it gives back, without RSS's spread. */
+  readonly compactedHeapCommittedBytes?: number;
 }
 
 export interface FootprintFigures {
@@ -30,6 +32,7 @@ export interface FootprintFigures {
     readonly heapUsedBytes: number;
     readonly rssBytes: number;
     readonly compactedRssBytes?: number;
+    readonly compactedHeapCommittedBytes?: number;
     readonly runs: readonly IdleFigures[];
   };
 }

@@ -33,6 +33,9 @@ export async function measureFootprint(node: string = process.execPath): Promise
     Promise.all(Array.from({ length: IDLE_RUNS }, () => child<IdleFigures>(node, 'idle'))),
   ]);
   const compacted = idle.flatMap((r) => (r.compactedRssBytes === undefined ? [] : [r.compactedRssBytes]));
+  const committed = idle.flatMap((r) =>
+    r.compactedHeapCommittedBytes === undefined ? [] : [r.compactedHeapCommittedBytes],
+  );
   return {
     node: heap.node,
     heap,
@@ -40,6 +43,7 @@ export async function measureFootprint(node: string = process.execPath): Promise
       heapUsedBytes: median(idle.map((r) => r.heapUsedBytes)),
       rssBytes: median(idle.map((r) => r.rssBytes)),
       ...(compacted.length > 0 ? { compactedRssBytes: median(compacted) } : {}),
+      ...(committed.length > 0 ? { compactedHeapCommittedBytes: median(committed) } : {}),
       runs: idle,
     },
   };

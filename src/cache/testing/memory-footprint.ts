@@ -124,10 +124,11 @@ async function measureIdleManager(): Promise<IdleFigures> {
   await new Promise((resolve) => setTimeout(resolve, 200));
   const heapUsedBytes = live();
   const rssBytes = process.memoryUsage().rss;
-  let compactedRssBytes: number | undefined;
+  let compacted: { compactedRssBytes: number; compactedHeapCommittedBytes: number } | undefined;
   if (MEMORY_REDUCING_GC_SUPPORTED) {
     collectGarbageAndShrinkHeap();
-    compactedRssBytes = process.memoryUsage().rss;
+    const { rss, heapTotal } = process.memoryUsage();
+    compacted = { compactedRssBytes: rss, compactedHeapCommittedBytes: heapTotal };
   }
   stop.abort();
   await running;
@@ -137,7 +138,7 @@ async function measureIdleManager(): Promise<IdleFigures> {
     objects: OBJECTS,
     heapUsedBytes,
     rssBytes,
-    ...(compactedRssBytes === undefined ? {} : { compactedRssBytes }),
+    ...compacted,
   };
 }
 
