@@ -87,6 +87,37 @@ test('does not compact again until the heap grew by minGrowthBytes over the comp
   await running;
 });
 
+test('a collection that throws is logged once and not tried again; the process goes on', async () => {
+  const clock = new FakeClock(0);
+  const logger = recordingLogger();
+  let attempts = 0;
+  const stop = new AbortController();
+  const running = new HeapCompactor(
+    { quietPeriodMs: QUIET_MS, minIntervalMs: 0, minGrowthBytes: 0 },
+    {
+      clock,
+      logger,
+      registry: new Registry(),
+      ready: () => true,
+      utilization: () => 0,
+      committedHeapBytes: () => 50 * MiB,
+      collect: () => {
+        attempts += 1;
+        throw new Error('no gc here');
+      },
+    },
+  ).start(stop.signal);
+  clock.step(QUIET_MS);
+  clock.step(5 * QUIET_MS);
+  assert.equal(attempts, 1);
+  assert.deepEqual(
+    logger.entries.map((e) => [e.level, e.msg]),
+    [['warn', 'idle heap compaction failed; not trying again']],
+  );
+  stop.abort();
+  await running;
+});
+
 test('stops checking once its signal aborts', async () => {
   const { clock, state, stop, running } = bed();
   state.ready = true;

@@ -127,7 +127,13 @@ export class HeapCompactor implements Runnable {
         before - baseline >= this.minGrowthBytes
       ) {
         const started = performance.now();
-        collect();
+        try {
+          collect();
+        } catch (err) {
+          // A runtime that refuses (no gc to take) costs the memory, never the process: stop trying.
+          logger.warn({ err }, 'idle heap compaction failed; not trying again');
+          return;
+        }
         const ms = performance.now() - started;
         baseline = committed();
         lastCompaction = now;
