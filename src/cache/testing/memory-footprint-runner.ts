@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import type { FootprintFigures, HeapFigures, IdleFigures } from './memory-figures.js';
 
 const run = promisify(execFile);
@@ -32,18 +33,21 @@ export async function measureFootprint(node: string = process.execPath): Promise
     child<HeapFigures>(node, 'heap'),
     Promise.all(Array.from({ length: IDLE_RUNS }, () => child<IdleFigures>(node, 'idle'))),
   ]);
-  const compacted = idle.flatMap((r) => (r.compactedRssBytes === undefined ? [] : [r.compactedRssBytes]));
-  const committed = idle.flatMap((r) =>
-    r.compactedHeapCommittedBytes === undefined ? [] : [r.compactedHeapCommittedBytes],
-  );
+  // Figures only some Nodes measure (the compacted ones, V8 12+): their median where measured.
+  const medianWhereMeasured = (pick: (run: IdleFigures) => number | undefined): number | undefined => {
+    const values = idle.map(pick).filter((v) => v !== undefined);
+    return values.length > 0 ? median(values) : undefined;
+  };
   return {
     node: heap.node,
     heap,
     idle: {
       heapUsedBytes: median(idle.map((r) => r.heapUsedBytes)),
       rssBytes: median(idle.map((r) => r.rssBytes)),
-      ...(compacted.length > 0 ? { compactedRssBytes: median(compacted) } : {}),
-      ...(committed.length > 0 ? { compactedHeapCommittedBytes: median(committed) } : {}),
+      ...omitUndefined({
+        compactedRssBytes: medianWhereMeasured((r) => r.compactedRssBytes),
+        compactedHeapCommittedBytes: medianWhereMeasured((r) => r.compactedHeapCommittedBytes),
+      }),
       runs: idle,
     },
   };

@@ -9,8 +9,8 @@
  *         clientListerWatcher (the informer's path from a list response to the store); also the
  *         informer's own estimate of that figure (object-size-estimate.ts), for its error.
  *   idle: heap used and RSS of an idle Manager with one controller whose cache holds the objects,
- *         after every object has been reconciled once; on V8 12+ also its RSS after the idle heap
- *         compaction the manager runs once quiet (src/manager/heap-compactor.ts).
+ *         after every object has been reconciled once; on V8 12+ also its RSS and committed heap
+ *         after the idle heap compaction the manager runs once quiet (src/manager/heap-compactor.ts).
  *
  * `heap [objects]` and `idle [objects]` print one JSON line (default 10,000 objects). To print the current figures next to the thresholds
  * (memory-thresholds.ts):

@@ -83,6 +83,14 @@ interface Figure {
   readonly unit: 'B' | 'MiB';
 }
 
+/**
+ * A MiB figure held only on the Nodes whose thresholds set its limit (the compacted ones: V8 12+).
+ * Missing where the limit is set means the compaction did not run, which counts as over.
+ */
+function limitedWhereSet(name: string, value: number | undefined, limit: number | undefined): Figure[] {
+  return limit === undefined ? [] : [{ name, value: value ?? Number.POSITIVE_INFINITY, limit, unit: 'MiB' }];
+}
+
 function figures(f: FootprintFigures): Figure[] {
   const t = thresholdsFor(f.node);
   return [
@@ -100,27 +108,12 @@ function figures(f: FootprintFigures): Figure[] {
     },
     { name: 'idle manager heap used', value: f.idle.heapUsedBytes, limit: t.idleHeapUsedBytes, unit: 'MiB' },
     { name: 'idle manager RSS', value: f.idle.rssBytes, limit: t.idleRssBytes, unit: 'MiB' },
-    ...(t.idleCompactedRssBytes === undefined
-      ? []
-      : [
-          {
-            name: 'idle manager RSS, compacted',
-            // Missing where the threshold expects it: the compaction did not run, which is a failure.
-            value: f.idle.compactedRssBytes ?? Number.POSITIVE_INFINITY,
-            limit: t.idleCompactedRssBytes,
-            unit: 'MiB' as const,
-          },
-        ]),
-    ...(t.idleCompactedHeapCommittedBytes === undefined
-      ? []
-      : [
-          {
-            name: 'idle heap committed, compacted',
-            value: f.idle.compactedHeapCommittedBytes ?? Number.POSITIVE_INFINITY,
-            limit: t.idleCompactedHeapCommittedBytes,
-            unit: 'MiB' as const,
-          },
-        ]),
+    ...limitedWhereSet('idle manager RSS, compacted', f.idle.compactedRssBytes, t.idleCompactedRssBytes),
+    ...limitedWhereSet(
+      'idle heap committed, compacted',
+      f.idle.compactedHeapCommittedBytes,
+      t.idleCompactedHeapCommittedBytes,
+    ),
   ];
 }
 
