@@ -289,9 +289,9 @@ export class Manager {
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
     const compaction = options.heapCompaction ?? (this.clock === realClock ? {} : false);
-    if (compaction) validateHeapCompactionOptions(compaction);
     if (compaction && MEMORY_REDUCING_GC_SUPPORTED) {
       const { clock, logger, registry } = this;
+      // The compactor validates its options.
       const compactor = new HeapCompactor(compaction, {
         clock,
         registry,
@@ -299,6 +299,9 @@ export class Manager {
         ready: () => this.informersReady(),
       });
       this.add(compactor, { name: 'heap-compaction', needLeaderElection: false });
+    } else if (compaction) {
+      // Not run on this V8, but bad options fail on every Node alike.
+      validateHeapCompactionOptions(compaction);
     }
     if (options.webhook) {
       validateWebhookServerOptions(options.webhook);
