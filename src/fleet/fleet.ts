@@ -200,7 +200,9 @@ export class Fleet implements ClusterEvents, FleetView {
 
   private retire(engagement: ClusterEngagement, reason: string): Promise<void> {
     if (this.engagements.get(engagement.name) === engagement) this.engagements.delete(engagement.name);
-    const done = engagement.stop(reason).then(() => this.metrics.removeCluster(engagement.name));
+    const done = engagement
+      .stop(reason)
+      .then(() => this.metrics.removeCluster(engagement.name, engagement.informerNames()));
     const settled = done.catch((err: unknown) =>
       this.log.error({ err, cluster: engagement.name }, 'disengaging member cluster failed'),
     );
