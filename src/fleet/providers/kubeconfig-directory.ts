@@ -20,8 +20,12 @@
  * rename is an event on the folder, and the rescan reads through the links either way.
  *
  * Relative file paths inside a kubeconfig (`certificate-authority: ca.crt`) resolve against the
- * folder, so sibling keys of a mounted Secret work; exec plugins and local files are allowed (the
- * folder is the operator's own configuration, unlike a Secret anyone with write access may change).
+ * folder, so sibling keys of a mounted Secret work. Unless `allowExecAndFiles`, a kubeconfig may
+ * not run exec plugins nor name a file outside the folder: the folder is often a Secret mounted
+ * into the pod, and whoever may write that Secret could otherwise run commands in the operator's
+ * pod or send its service-account token (`tokenFile: /var/run/secrets/…`) to a server of their
+ * choosing. Files inside the folder are as trusted as the kubeconfig beside them (a Secret volume's
+ * writers cannot make links out of it).
  *
  * A file that cannot be used (not YAML, no such context, a missing referenced file) is logged with
  * its name and the kind of problem (never its content), skipped, and tried again when its content
@@ -34,12 +38,12 @@ import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { KubeClientOptions } from '../../client/kube-client.js';
 import { MAX_LOCAL_FILE_BYTES, describeReadError } from '../../client/credentials.js';
-import type { Kubeconfig } from '../../client/kubeconfig.js';
+import { parseKubeconfig, type Kubeconfig } from '../../client/kubeconfig.js';
 import { realClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import { InvalidOptionError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { validateClusterName, type ClusterEvents, type ClusterProvider } from '../cluster-provider.js';
-import { checkKubeconfig, kubeconfigMember, kubeconfigRevision } from './kubeconfig-member.js';
+import { ClusterKubeconfigError, checkKubeconfig, kubeconfigMember, kubeconfigRevision } from './kubeconfig-member.js';
 
 /** @defaultValue 500 ms: a burst of file events (a Secret update touches several entries) becomes one scan. */
 export const DEFAULT_KUBECONFIG_DIRECTORY_DEBOUNCE_MS = 500;
@@ -57,6 +61,12 @@ export interface KubeconfigDirectoryOptions {
   readonly debounceMs?: number;
   /** @defaultValue {@link DEFAULT_KUBECONFIG_DIRECTORY_RESCAN_PERIOD_MS} */
   readonly rescanPeriodMs?: number;
+  /**
+   * Let a kubeconfig in the folder run exec plugins and read files outside the folder. Only for a
+   * folder nobody could write who may not also run code in the operator (not a Secret volume whose
+   * Secret others may edit). @defaultValue false
+   */
+  readonly allowExecAndFiles?: boolean;
   /** Options of every member's `KubeClient` (see `KubeconfigMemberOptions.clientOptions`). */
   readonly clientOptions?: KubeClientOptions;
   /** @defaultValue realClock */
@@ -246,6 +256,8 @@ class DirectoryRun {
     if (this.broken.get(cluster) === revision) return 'present';
     let kubeconfig: Kubeconfig;
     try {
+      // Refused before anything of it is resolved: no plugin runs and no outside file is read.
+      if (!this.options.allowExecAndFiles) refuseExecAndOutsideFiles(cluster, bytes, this.dir);
       kubeconfig = await checkKubeconfig(cluster, bytes, { baseDir: this.dir });
     } catch (err) {
       this.broken.set(cluster, revision);
@@ -321,5 +333,52 @@ async function readRegularFile(file: string): Promise<Buffer> {
     return await handle.readFile();
   } finally {
     await handle.close();
+  }
+}
+
+const FILE_FIELDS_OF_USER = ['tokenFile', 'client-certificate', 'client-key'] as const;
+
+/**
+ * Throws `ClusterKubeconfigError` when the context in use runs an exec plugin or names a file
+ * outside `dir` (paths are made absolute against `dir` by the parser, `..` included). A kubeconfig
+ * that does not parse passes: `checkKubeconfig` reports that next, with its own words.
+ */
+function refuseExecAndOutsideFiles(cluster: string, bytes: Buffer, dir: string): void {
+  let kc: Kubeconfig;
+  try {
+    kc = parseKubeconfig(bytes.toString('utf8'), dir);
+  } catch {
+    return;
+  }
+  const refuse = (field: string, what: string): never => {
+    throw new ClusterKubeconfigError(
+      cluster,
+      `kubeconfig ${field} ${what}, which is not allowed unless allowExecAndFiles`,
+      {
+        field,
+      },
+    );
+  };
+  const outside = (file: string): boolean => {
+    const rel = path.relative(dir, path.resolve(dir, file));
+    return rel === '' || rel.startsWith('..') || path.isAbsolute(rel);
+  };
+  const context = kc.contexts?.find((c) => c.name === kc['current-context'])?.context;
+  // An unknown context is checkKubeconfig's to report.
+  if (!context) return;
+  const clusterIndex = kc.clusters?.findIndex((c) => c.name === context.cluster) ?? -1;
+  const entry = clusterIndex >= 0 ? kc.clusters![clusterIndex]!.cluster : undefined;
+  // Inline data wins over a file, as when the kubeconfig is resolved: the file is then never read.
+  const ca = entry?.['certificate-authority-data'] ? undefined : entry?.['certificate-authority'];
+  if (typeof ca === 'string' && ca && outside(ca))
+    refuse(`clusters[${clusterIndex}].cluster.certificate-authority`, 'names a file outside the folder');
+  const userIndex = context.user ? (kc.users?.findIndex((u) => u.name === context.user) ?? -1) : -1;
+  const user = userIndex >= 0 ? kc.users![userIndex]!.user : undefined;
+  if (!user) return;
+  const at = `users[${userIndex}].user`;
+  if (user.exec) refuse(`${at}.exec`, 'runs a command');
+  for (const key of FILE_FIELDS_OF_USER) {
+    const file = key === 'tokenFile' || !user[`${key}-data`] ? user[key] : undefined;
+    if (typeof file === 'string' && file && outside(file)) refuse(`${at}.${key}`, 'names a file outside the folder');
   }
 }
