@@ -14,6 +14,27 @@ export type ClusterState = 'connecting' | 'syncing' | 'ready' | 'unhealthy';
 
 const CLUSTER_STATES: readonly ClusterState[] = ['connecting', 'syncing', 'ready', 'unhealthy'];
 
+/**
+ * Why a member was refused: `name_taken`, another source already holds its cluster name;
+ * `max_clusters`, the fleet holds `maxClusters` members already.
+ */
+export type RefusalReason = 'name_taken' | 'max_clusters';
+
+/**
+ * Counts a refused member on `fleet_provider_refused_total{provider,reason}`: `provider` is the
+ * provider's kind (`kubeconfig-secrets`, `kubeconfig-directory`) or `fleet` for the fleet's own
+ * cap. Both labels come from short fixed lists — never a Secret's, a file's or a cluster's name,
+ * which anyone who may create a Secret could multiply without bound; the log line and the Event name them.
+ */
+export function countRefusal(registry: Registry | undefined, provider: string, reason: RefusalReason): void {
+  if (!registry) return;
+  getOrCreateCounter(registry, {
+    name: 'fleet_provider_refused_total',
+    help: "Members refused: a cluster name another source already holds, or beyond the fleet's maxClusters",
+    labelNames: ['provider', 'reason'],
+  }).inc({ provider, reason });
+}
+
 export class FleetMetrics {
   private readonly reconciles: Counter<'controller' | 'cluster' | 'result'>;
   private readonly detach: (() => void)[] = [];
