@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rename, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Registry } from 'prom-client';
 import { FakeClock } from '../../core/fake-clock.js';
 import { recordingLogger } from '../../logging/recording-logger.js';
 import type { ClusterEvents, MemberCluster } from '../cluster-provider.js';
@@ -245,9 +246,30 @@ test('hidden files, other endings and folders are not clusters; a bad name or a 
   assert.deepEqual(d.summary(), [`engage dup ${rev(KC_B)}`]);
   assert.deepEqual(d.warnings().sort(), [
     'Upper_Case.yaml: cluster name "Upper_Case" is not a DNS label (a-z, 0-9 and \'-\', at most 63 characters)',
-    'dup.yaml: cluster "dup" is already given by dup.kubeconfig',
+    'dup.yaml: cluster "dup" is already given by dup.kubeconfig; this file is not used while that one gives it',
     'folder.yaml: cannot read the file (not a regular file)',
   ]);
+});
+
+test('a file added under the name of an engaged cluster is refused, even with an extension that comes first: logged and counted once; it takes the name once the first goes', async (t) => {
+  const registry = new Registry();
+  const d = await setup(t, { 'prod.yaml': KC_A }, { registry });
+  assert.deepEqual(d.summary(), [`engage prod ${rev(KC_A)}`]);
+  // `.kubeconfig` comes before `.yaml`: before the fix this file took "prod" over.
+  await writeFile(path.join(d.dir, 'prod.kubeconfig'), KC_B);
+  await d.rescan();
+  await d.rescan();
+  assert.deepEqual(d.summary(), [`engage prod ${rev(KC_A)}`]);
+  assert.deepEqual(d.warnings(), [
+    'prod.kubeconfig: cluster "prod" is already given by prod.yaml; this file is not used while that one gives it',
+  ]);
+  assert.match(
+    await registry.metrics(),
+    /^fleet_provider_refused_total\{provider="kubeconfig-directory",reason="name_taken"\} 1$/m,
+  );
+  await unlink(path.join(d.dir, 'prod.yaml'));
+  await d.rescan();
+  assert.deepEqual(d.summary().slice(1), [`engage prod ${rev(KC_B)}`]);
 });
 
 test('a folder missing at start is no error: its files engage once it appears', async (t) => {

@@ -9,8 +9,10 @@
  * `current-context`, names the cluster: contexts are often not DNS labels
  * (`kubernetes-admin@kubernetes`) and two files may well share one, while file names are unique in
  * a folder. Names starting with `.` are skipped, which skips Kubernetes' `..data` and
- * `..<timestamp>` entries; other files are ignored. When `a.yaml` and `a.yml` both exist, the first
- * in name order is used and the other is logged.
+ * `..<timestamp>` entries; other files are ignored. When two files name one cluster (`a.yaml` and
+ * `a.yml`), the one it is engaged from keeps it, else the first by extension (in
+ * {@link KUBECONFIG_FILE_EXTENSIONS} order) then name; the other is logged and counted
+ * (`fleet_provider_refused_total`), and takes the name once the first is gone.
  *
  * How changes are seen: `fs.watch` on the folder, debounced by `debounceMs`, plus a full rescan every
  * `rescanPeriodMs`, because fs.watch is lossy (events coalesce or drop under load, network file
@@ -36,6 +38,7 @@
 import { constants, watch, type FSWatcher } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { Registry } from 'prom-client';
 import type { KubeClientOptions } from '../../client/kube-client.js';
 import { MAX_LOCAL_FILE_BYTES, describeReadError } from '../../client/credentials.js';
 import { parseKubeconfig, type Kubeconfig } from '../../client/kubeconfig.js';
@@ -43,6 +46,7 @@ import { realClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import { InvalidOptionError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { validateClusterName, type ClusterEvents, type ClusterProvider } from '../cluster-provider.js';
+import { countRefusal } from '../fleet-metrics.js';
 import { ClusterKubeconfigError, checkKubeconfig, kubeconfigMember, kubeconfigRevision } from './kubeconfig-member.js';
 
 /** @defaultValue 500 ms: a burst of file events (a Secret update touches several entries) becomes one scan. */
@@ -69,6 +73,8 @@ export interface KubeconfigDirectoryOptions {
   readonly allowExecAndFiles?: boolean;
   /** Options of every member's `KubeClient` (see `KubeconfigMemberOptions.clientOptions`). */
   readonly clientOptions?: KubeClientOptions;
+  /** Where `fleet_provider_refused_total` is counted (the manager's `registry`). @defaultValue none: not counted */
+  readonly registry?: Registry;
   /** @defaultValue realClock */
   readonly clock?: Clock;
   /** @defaultValue silentLogger */
@@ -218,7 +224,12 @@ class DirectoryRun {
       names = [];
     }
     this.reported.delete('.');
-    const files = chooseFiles(names, (file, problem) => this.report(file, problem));
+    const files = chooseFiles(
+      names,
+      (cluster) => this.engaged.get(cluster)?.file,
+      (file, problem) => this.report(file, problem),
+      (file, cluster, holder) => this.refuse(file, cluster, holder),
+    );
     const present = new Set<string>();
     for (const [cluster, file] of files) {
       if (this.signal.aborted) return;
@@ -286,16 +297,33 @@ class DirectoryRun {
   }
 
   /** Logs a problem with a file once, until it changes. `problem` never holds file content. */
-  private report(file: string, problem: string): void {
-    if (this.reported.get(file) === problem) return;
+  private report(file: string, problem: string): boolean {
+    if (this.reported.get(file) === problem) return false;
     this.reported.set(file, problem);
     this.logger.warn({ file, error: problem }, 'kubeconfig file skipped');
+    return true;
+  }
+
+  /** `file` names the cluster `holder` gives: logged and counted once, until that changes. */
+  private refuse(file: string, cluster: string, holder: string): void {
+    const problem = `cluster "${cluster}" is already given by ${holder}; this file is not used while that one gives it`;
+    if (this.report(file, problem)) countRefusal(this.options.registry, 'kubeconfig-directory', 'name_taken');
   }
 }
 
-/** Cluster name → file, from a folder listing; names that do not qualify are reported. */
-function chooseFiles(names: readonly string[], report: (file: string, problem: string) => void): Map<string, string> {
-  const chosen = new Map<string, string>();
+/**
+ * Cluster name → file, from a folder listing; names that do not qualify are reported. A cluster
+ * engaged from a file still listed keeps that file, so a file added later under the same name
+ * (`a.kubeconfig` beside an engaged `a.yaml`) cannot take it over; among files none of which is
+ * engaged, the first by extension, then by name, wins. The others are refused.
+ */
+function chooseFiles(
+  names: readonly string[],
+  engagedFile: (cluster: string) => string | undefined,
+  report: (file: string, problem: string) => void,
+  refuse: (file: string, cluster: string, holder: string) => void,
+): Map<string, string> {
+  const claimants = new Map<string, string[]>();
   const byPriority = (f: string): number => KUBECONFIG_FILE_EXTENSIONS.findIndex((e) => f.endsWith(e));
   const candidates = names
     .filter((f) => !f.startsWith('.') && byPriority(f) >= 0)
@@ -308,12 +336,16 @@ function chooseFiles(names: readonly string[], report: (file: string, problem: s
       report(file, (err as Error).message);
       continue;
     }
-    const taken = chosen.get(cluster);
-    if (taken !== undefined) {
-      report(file, `cluster "${cluster}" is already given by ${taken}`);
-      continue;
-    }
-    chosen.set(cluster, file);
+    let files = claimants.get(cluster);
+    if (!files) claimants.set(cluster, (files = []));
+    files.push(file);
+  }
+  const chosen = new Map<string, string>();
+  for (const [cluster, files] of claimants) {
+    const engaged = engagedFile(cluster);
+    const holder = engaged !== undefined && files.includes(engaged) ? engaged : files[0]!;
+    chosen.set(cluster, holder);
+    for (const file of files) if (file !== holder) refuse(file, cluster, holder);
   }
   return chosen;
 }
