@@ -232,6 +232,57 @@ test('a member named apps leaving removes its own series only: the host\'s apps/
   }
 });
 
+test('beyond maxClusters a member is refused — logged, counted, kept waiting — and engaged, in name order, once another leaves', async () => {
+  const provider = new TestProvider(['a', 'b', 'd', 'c'].map((n) => member(n, new FakeClient())));
+  const { manager, logger, registry } = fleetManager(provider, { maxClusters: 2 });
+  const run = await running(manager);
+  try {
+    const fleet = manager.fleet as Fleet;
+    await until('two engaged', () => fleet.health().length === 2);
+    assert.deepEqual(
+      fleet.health().map((h) => h.name),
+      ['a', 'b'],
+    );
+    const refused = logger.entries.filter((e) => e.msg.startsWith('member cluster refused'));
+    assert.deepEqual(
+      refused.map((e) => [e.obj['cluster'], e.obj['maxClusters']]),
+      [
+        ['d', 2],
+        ['c', 2],
+      ],
+    );
+    assert.match(
+      await registry.metrics(),
+      /^fleet_provider_refused_total\{provider="fleet",reason="max_clusters"\} 2$/m,
+    );
+    // Engaged again while waiting (a new revision): still waiting, not reported twice.
+    provider.events!.engage(member('d', new FakeClient(), '2'));
+    assert.equal(logger.entries.filter((e) => e.msg.startsWith('member cluster refused')).length, 2);
+    await provider.events!.disengage('a');
+    assert.deepEqual(
+      fleet
+        .health()
+        .map((h) => h.name)
+        .sort(),
+      ['b', 'c'],
+    );
+    await provider.events!.disengage('c');
+    assert.deepEqual(
+      fleet
+        .health()
+        .map((h) => [h.name, h.revision])
+        .sort(),
+      [
+        ['b', '1'],
+        ['d', '2'],
+      ],
+    );
+  } finally {
+    await run.stop();
+  }
+  assert.throws(() => fleetManager(provider, { maxClusters: 0 }), { code: 'ERR_INVALID_OPTION' });
+});
+
 test('log lines of a fleet reconcile carry cluster, namespace and name; metrics carry the cluster and lose it when it leaves', async () => {
   const east = new FakeClient({ objects: [configMap('a', 'east')] });
   const west = new FakeClient({ objects: [configMap('a', 'west')] });
