@@ -349,7 +349,7 @@ test('the initial list is read in one pass once synced: each Secret is decoded o
   const s = await setup(secrets);
   await until(() => s.events.length === n);
   assert.equal(decodes, n);
-  // A relist (the same versions again) decodes nothing; one changed Secret decodes that one.
+  // A change to one Secret decodes that one only.
   await edit(s.client, 'member-0007', (x) => ({ ...x, metadata: { ...x.metadata, labels: { ...MEMBER, x: 'y' } } }));
   await s.settle();
   assert.equal(decodes, n + 1);

@@ -207,18 +207,19 @@ class SecretsRun {
   }
 
   async run(): Promise<void> {
-    const running = this.informer.start(this.signal);
+    // One pass over the whole initial list, once it is in, engaging in cluster-name order: who
+    // gets a contested name (or, with the fleet's maxClusters, a place) does not depend on the
+    // order the adds arrived in.
+    const synced = this.informer.waitForSync(this.signal).then(
+      () => {
+        this.listed = true;
+        this.schedule();
+      },
+      // Rejects only when the run stops.
+      () => {},
+    );
     try {
-      // One pass over the whole initial list, in name order, once it is in: who gets a contested
-      // name does not depend on the order the adds arrived in.
-      await this.informer.waitForSync(this.signal).then(
-        () => {
-          this.listed = true;
-          this.schedule();
-        },
-        () => {},
-      );
-      await running;
+      await Promise.all([this.informer.start(this.signal), synced]);
     } finally {
       await this.syncing;
     }
