@@ -10,12 +10,17 @@
  * - Only the selected Secrets are watched (a namespace-scoped, label-selected informer), so memory
  *   holds the member Secrets and nothing else.
  * - The cluster's name is the Secret's annotation `operator-runtime.io/cluster-name` when set, else
- *   the Secret's name; it must be a DNS label (Secret names may hold dots: annotate those). When
- *   two Secrets name one cluster, the one whose name sorts first is used and the other is logged.
+ *   the Secret's name; it must be a DNS label (Secret names may hold dots: annotate those). A
+ *   cluster engaged from a Secret keeps it while it names the cluster: another Secret naming it is
+ *   refused (a warn log, a Warning Event `ClusterNameTaken` on it, `fleet_provider_refused_total`)
+ *   and takes the name once the first is gone; among Secrets none of which is engaged yet, the
+ *   first by name wins.
  * - The cluster's labels are the Secret's labels minus the keys the selector tests (those are the
  *   same on every member and say nothing about it).
  * - The revision is the sha256 of the kubeconfig bytes: a resync, or a change to another data key or
- *   to annotations, engages nothing again; new bytes, or other labels, engage again.
+ *   to annotations, engages nothing again; new bytes, or other labels, engage again. A Secret is
+ *   decoded and hashed once per version (uid and resourceVersion), its bytes checked once per
+ *   revision; the initial list is compared in one pass once the informer has synced.
  * - A Secret whose kubeconfig is missing or cannot be used is logged (namespace, name, data key and
  *   what is wrong, never the data), skipped and tried again when the Secret changes; a cluster
  *   engaged from an earlier good version stays engaged on it. A deleted Secret disengages its cluster.
@@ -170,6 +175,7 @@ class SecretsRun {
   /** Secrets changed since the last pass. Before the first pass (the initial list) only collected. */
   private readonly changed = new Set<string>();
   private listed = false;
+  private passed = false;
   private scheduled = false;
   private syncing: Promise<void> | undefined;
 
@@ -256,6 +262,9 @@ class SecretsRun {
   }
 
   private async syncOnce(): Promise<void> {
+    // The first pass takes the whole store: adds not yet handed to the handler count as well.
+    if (!this.passed) for (const secret of this.informer.reader.list()) this.changed.add(keyOf(secret));
+    this.passed = true;
     const keys = [...this.changed].sort(compare);
     this.changed.clear();
     const affected = new Set<string>();
