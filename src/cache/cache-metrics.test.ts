@@ -52,11 +52,30 @@ test('an informer started again under the same name counts on; forgetInformerSer
   let text = await registry.metrics();
   assert.match(text, /^cache_watch_events_total\{informer="east\/v1 ConfigMap",type="ADDED"\} 2$/m);
 
-  forgetInformerSeries(registry, (informer) => informer.startsWith('east/'));
+  await forgetInformerSeries(registry, ['east/v1 ConfigMap']);
   text = await registry.metrics();
   assert.doesNotMatch(text, /informer="east\//);
   assert.match(text, /^cache_objects\{informer="west\/v1 ConfigMap"\} 1$/m);
   // Written again after it left (it joined again): from zero.
   informerMetrics(registry, 'east/v1 ConfigMap').event('ADDED');
   assert.match(await registry.metrics(), /^cache_watch_events_total\{informer="east\/v1 ConfigMap",type="ADDED"\} 1$/m);
+});
+
+test("forgetInformerSeries removes the named informers exactly, never by prefix: a member named apps keeps the host's apps/v1 Deployment series", async () => {
+  const registry = new Registry();
+  const host = informerMetrics(registry, 'apps/v1 Deployment');
+  host.list();
+  host.setSynced(true);
+  host.event('ADDED');
+  host.setObjects(1);
+  const member = informerMetrics(registry, 'apps/v1 ConfigMap');
+  member.list();
+  member.setSynced(true);
+  member.event('ADDED');
+  member.setObjects(1);
+  await forgetInformerSeries(registry, ['apps/v1 ConfigMap']);
+  const text = await registry.metrics();
+  assert.doesNotMatch(text, /informer="apps\/v1 ConfigMap"/);
+  for (const metric of ['cache_lists_total', 'cache_synced', 'cache_watch_events_total', 'cache_objects'])
+    assert.match(text, new RegExp(`^${metric}\\{informer="apps/v1 Deployment"`, 'm'), metric);
 });

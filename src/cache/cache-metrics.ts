@@ -147,16 +147,32 @@ const perEventSeriesByRegistry = new WeakMap<
 >();
 
 /**
- * Drops the per-event series of every informer `matches` names from `registry` (they vanish at the
- * next scrape), as `metric.remove(labels)` drops the cache's other series: a member cluster that
- * left takes its informers' series with it.
+ * Drops every series of the informers named in `informers` from `registry`: their per-event series
+ * (they vanish at the next scrape) and every counter or gauge series whose `informer` label is one
+ * of those names exactly, as a member cluster that left takes its informers' series with it. Exact
+ * names, never a prefix: a member named `apps` must not take the host's `apps/v1 Deployment` along.
  */
-export function forgetInformerSeries(registry: Registry, matches: (informer: string) => boolean): void {
+export async function forgetInformerSeries(registry: Registry, informers: Iterable<string>): Promise<void> {
+  const names = new Set(informers);
+  if (names.size === 0) return;
   const byInformer = perEventSeriesByRegistry.get(registry);
-  for (const [informer, { detach }] of byInformer ?? []) {
-    if (!matches(informer)) continue;
-    for (const d of detach) d();
+  for (const informer of names) {
+    const entry = byInformer?.get(informer);
+    if (!entry) continue;
+    for (const d of entry.detach) d();
     byInformer!.delete(informer);
+  }
+  // Every metric the registry holds is a prom-client metric: get() and remove() are there at run time.
+  for (const metric of registry.getMetricsAsArray() as unknown as Counter<string>[]) {
+    const data = await metric.get();
+    // Histograms and summaries carry per-bucket labels; the cache labels none of them by informer.
+    // (prom-client's typings say an enum; at run time `type` is the exposition's word.)
+    const type = data.type as unknown as string;
+    if (type !== 'counter' && type !== 'gauge') continue;
+    for (const { labels } of data.values) {
+      const informer = labels['informer'];
+      if (typeof informer === 'string' && names.has(informer)) metric.remove(labels as Record<string, string | number>);
+    }
   }
 }
 

@@ -85,6 +85,8 @@ export class ClusterEngagement implements ClusterView {
   /** Handler registrations by controller name. */
   private readonly attachments = new Map<string, HandlerRegistration[]>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The names of the informers this engagement created, kept past `stop()`: its metric series are removed by them. */
+  private createdInformers: readonly string[] = [];
 
   constructor(
     cluster: MemberCluster,
@@ -122,6 +124,11 @@ export class ClusterEngagement implements ClusterView {
 
   get synced(): boolean {
     return this.connection?.informers.hasSynced() ?? false;
+  }
+
+  /** The names of every informer this engagement created (once stopped, of those it had). */
+  informerNames(): readonly string[] {
+    return this.connection?.informers.list().map((i) => i.name) ?? this.createdInformers;
   }
 
   /** The informers of `type` in this cluster (one per kind: member caches are cluster-wide). */
@@ -205,6 +212,7 @@ export class ClusterEngagement implements ClusterView {
           this.log.warn({ err }, 'closing the member cluster client failed');
         }
       }
+      this.createdInformers = this.connection?.informers.list().map((i) => i.name) ?? [];
       // Nothing of the cluster may outlive the engagement: the fleet drops its last reference next.
       this.connection = undefined;
       this.disposeLink();

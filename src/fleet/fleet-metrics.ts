@@ -14,9 +14,35 @@ export type ClusterState = 'connecting' | 'syncing' | 'ready' | 'unhealthy';
 
 const CLUSTER_STATES: readonly ClusterState[] = ['connecting', 'syncing', 'ready', 'unhealthy'];
 
+/**
+ * Why a member was refused: `name_taken`, another source already holds its cluster name;
+ * `max_clusters`, the fleet holds `maxClusters` members already.
+ */
+export type RefusalReason = 'name_taken' | 'max_clusters';
+
+/**
+ * Counts a refused member on `fleet_provider_refused_total{provider,reason}`: `provider` is the
+ * provider's kind (`kubeconfig-secrets`, `kubeconfig-directory`) or `fleet` for the fleet's own
+ * cap. Both labels come from short fixed lists — never a Secret's, a file's or a cluster's name,
+ * which anyone who may create a Secret could multiply without bound; the log line and the Event name them.
+ */
+export function countRefusal(registry: Registry | undefined, provider: string, reason: RefusalReason): void {
+  if (!registry) return;
+  getOrCreateCounter(registry, {
+    name: 'fleet_provider_refused_total',
+    help: "Members refused: a cluster name another source already holds, or beyond the fleet's maxClusters",
+    labelNames: ['provider', 'reason'],
+  }).inc({ provider, reason });
+}
+
 export class FleetMetrics {
   private readonly reconciles: Counter<'controller' | 'cluster' | 'result'>;
   private readonly detach: (() => void)[] = [];
+  /** Per cluster, the label sets of `fleet_reconciles_total` written for it (bounded: controllers × results). */
+  private readonly reconcileSeries = new Map<
+    string,
+    Map<string, { readonly controller: string; readonly cluster: string; readonly result: string }>
+  >();
 
   constructor(
     private readonly registry: Registry,
@@ -51,30 +77,26 @@ export class FleetMetrics {
   }
 
   reconciled(controller: string, cluster: string, result: FleetReconcileResult): void {
-    this.reconciles.inc({ controller, cluster, result });
+    const labels = { controller, cluster, result };
+    // Remembered so the cluster's series can be removed by what was written (see removeCluster).
+    let written = this.reconcileSeries.get(cluster);
+    if (!written) this.reconcileSeries.set(cluster, (written = new Map()));
+    const key = `${controller}\u0000${result}`;
+    if (!written.has(key)) written.set(key, labels);
+    this.reconciles.inc(labels);
   }
 
   /**
-   * Removes every series of `cluster` from the registry: those labelled `cluster` with it, and the
-   * cache's, whose `informer` label starts with `<cluster>/`. Call once its informers stopped.
+   * Removes the series `cluster`'s engagement created: the cache's of its informers (`informers`,
+   * their exact names) and the fleet's own labelled with it, as they were written. By identity,
+   * never by prefix or label value across the registry: a member named `apps` must not remove the
+   * host's `apps/v1 Deployment` series, nor a user's own series labelled `cluster="apps"`. Call once
+   * its informers stopped.
    */
-  async removeCluster(cluster: string): Promise<void> {
-    const prefix = `${cluster}/`;
-    forgetInformerSeries(this.registry, (informer) => informer.startsWith(prefix));
-    // Every metric the registry holds is a prom-client metric: get() and remove() are there at run time.
-    for (const metric of this.registry.getMetricsAsArray() as unknown as Counter<string>[]) {
-      const data = await metric.get();
-      // Histograms and summaries carry per-bucket labels; the fleet and the cache label none of theirs by cluster.
-      // (prom-client's typings say an enum; at run time `type` is the exposition's word.)
-      const type = data.type as unknown as string;
-      if (type !== 'counter' && type !== 'gauge') continue;
-      for (const { labels } of data.values) {
-        const informer = labels['informer'];
-        if (labels['cluster'] === cluster || (typeof informer === 'string' && informer.startsWith(prefix))) {
-          metric.remove(labels as Record<string, string | number>);
-        }
-      }
-    }
+  async removeCluster(cluster: string, informers: readonly string[]): Promise<void> {
+    await forgetInformerSeries(this.registry, informers);
+    for (const labels of this.reconcileSeries.get(cluster)?.values() ?? []) this.reconciles.remove(labels);
+    this.reconcileSeries.delete(cluster);
   }
 
   /** Detaches the scrape-time gauges (the fleet stopped). */

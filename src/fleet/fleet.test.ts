@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
-import { Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
+import { informerMetrics } from '../cache/cache-metrics.js';
 import { kinds } from '../client/kinds.js';
 import type { Client } from '../client/contracts.js';
 import { whenAborted } from '../core/abort.js';
@@ -182,6 +183,104 @@ test('a cluster engaged at run time is reconciled, reading only its own objects 
   } finally {
     await run.stop();
   }
+});
+
+test('a member named apps leaving removes its own series only: the host\'s apps/v1 Deployment series and a user\'s series labelled cluster="apps" stay', async () => {
+  const apps = new FakeClient({ objects: [configMap('a', 'apps')] });
+  const provider = new TestProvider([member('apps', apps)]);
+  const { manager, registry } = fleetManager(provider);
+  // What the host's Deployment informer writes (its name is `apps/v1 Deployment`), and a user's own counter.
+  const host = informerMetrics(registry, 'apps/v1 Deployment');
+  host.list();
+  host.setSynced(true);
+  host.setState(undefined, 'watching');
+  host.event('ADDED');
+  host.setObjects(3);
+  host.setLastEventAt(1_000);
+  host.setPending('deployments', 0);
+  host.restart('gone');
+  host.invalidObject('watch');
+  const mine = new Counter({
+    name: 'my_cluster_things_total',
+    help: "a user's",
+    labelNames: ['cluster'],
+    registers: [registry],
+  });
+  mine.inc({ cluster: 'apps' });
+  const hostSeries = async () =>
+    (await registry.metrics())
+      .split('\n')
+      .filter((l) => !l.startsWith('#') && l.includes('informer="apps/v1 Deployment"'));
+  const before = await hostSeries();
+  assert.equal(before.length, 9);
+  const seen = recordConfigMaps(manager);
+  const run = await running(manager);
+  try {
+    await until('apps reconciled', () => seen.length === 1);
+    const text = await registry.metrics();
+    assert.match(text, /fleet_reconciles_total\{controller="configmaps",cluster="apps",result="success"\} 1/);
+    assert.match(text, /cache_synced\{informer="apps\/v1 ConfigMap"\} 1/);
+    void provider.events!.disengage('apps');
+    await (manager.fleet as Fleet).whenLeft('apps');
+    const after = await registry.metrics();
+    assert.deepEqual(await hostSeries(), before, "the host's series stay");
+    assert.match(after, /^my_cluster_things_total\{cluster="apps"\} 1$/m);
+    assert.doesNotMatch(after, /informer="apps\/v1 ConfigMap"/);
+    assert.doesNotMatch(after, /fleet_reconciles_total\{[^}]*cluster="apps"/);
+  } finally {
+    await run.stop();
+  }
+});
+
+test('beyond maxClusters a member is refused — logged, counted, kept waiting — and engaged, in name order, once another leaves', async () => {
+  const provider = new TestProvider(['a', 'b', 'd', 'c'].map((n) => member(n, new FakeClient())));
+  const { manager, logger, registry } = fleetManager(provider, { maxClusters: 2 });
+  const run = await running(manager);
+  try {
+    const fleet = manager.fleet as Fleet;
+    await until('two engaged', () => fleet.health().length === 2);
+    assert.deepEqual(
+      fleet.health().map((h) => h.name),
+      ['a', 'b'],
+    );
+    const refused = logger.entries.filter((e) => e.msg.startsWith('member cluster refused'));
+    assert.deepEqual(
+      refused.map((e) => [e.obj['cluster'], e.obj['maxClusters']]),
+      [
+        ['d', 2],
+        ['c', 2],
+      ],
+    );
+    assert.match(
+      await registry.metrics(),
+      /^fleet_provider_refused_total\{provider="fleet",reason="max_clusters"\} 2$/m,
+    );
+    // Engaged again while waiting (a new revision): still waiting, not reported twice.
+    provider.events!.engage(member('d', new FakeClient(), '2'));
+    assert.equal(logger.entries.filter((e) => e.msg.startsWith('member cluster refused')).length, 2);
+    await provider.events!.disengage('a');
+    assert.deepEqual(
+      fleet
+        .health()
+        .map((h) => h.name)
+        .sort(),
+      ['b', 'c'],
+    );
+    await provider.events!.disengage('c');
+    assert.deepEqual(
+      fleet
+        .health()
+        .map((h) => [h.name, h.revision])
+        .sort(),
+      [
+        ['b', '1'],
+        ['d', '2'],
+      ],
+    );
+  } finally {
+    await run.stop();
+  }
+  assert.throws(() => fleetManager(provider, { maxClusters: 0 }), { code: 'ERR_INVALID_OPTION' });
 });
 
 test('log lines of a fleet reconcile carry cluster, namespace and name; metrics carry the cluster and lose it when it leaves', async () => {

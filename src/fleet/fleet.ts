@@ -18,8 +18,8 @@ import { omitUndefined } from '../core/omit-undefined.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
 import { ClusterEngagement, type EngagementContext, type FleetClusterHealth } from './cluster-engagement.js';
 import { validateClusterName, type ClusterEvents, type MemberCluster } from './cluster-provider.js';
-import { DEFAULT_CLUSTER_SYNC_TIMEOUT_MS, type FleetOptions } from './fleet-options.js';
-import { FleetMetrics } from './fleet-metrics.js';
+import { DEFAULT_CLUSTER_SYNC_TIMEOUT_MS, DEFAULT_FLEET_MAX_CLUSTERS, type FleetOptions } from './fleet-options.js';
+import { FleetMetrics, countRefusal } from './fleet-metrics.js';
 import type { ClusterView } from './fleet-reconciler.js';
 
 /** What a fleet controller gives the fleet: how to put its handlers on one member's informers. */
@@ -56,6 +56,10 @@ export class Fleet implements ClusterEvents, FleetView {
   /** Engaged before start: engaged at start, the last engage of a name winning. */
   private readonly pending = new Map<string, MemberCluster>();
   private readonly engagements = new Map<string, ClusterEngagement>();
+  /** Members refused for `maxClusters`, by name: engaged in name order as others leave. */
+  private readonly waiting = new Map<string, MemberCluster>();
+  private readonly maxClusters: number;
+  private readonly registry: Registry;
   /** Per cluster name, the previous engagement's stop: a replacement starts only after it. */
   private readonly leaving = new Map<string, Promise<void>>();
   private readonly kinds = new Map<string, ResourceType>();
@@ -74,6 +78,11 @@ export class Fleet implements ClusterEvents, FleetView {
     const readiness = options.readiness ?? 'host';
     if (readiness !== 'host' && readiness !== 'all-clusters')
       throw new InvalidOptionError('fleet.readiness', "must be 'host' or 'all-clusters'");
+    const maxClusters = options.maxClusters ?? DEFAULT_FLEET_MAX_CLUSTERS;
+    if (!(Number.isInteger(maxClusters) && maxClusters > 0))
+      throw new InvalidOptionError('fleet.maxClusters', 'must be a whole number > 0');
+    this.maxClusters = maxClusters;
+    this.registry = host.registry;
     this.log = host.logger.child({ component: 'fleet' });
     this.metrics = new FleetMetrics(host.registry, () =>
       [...this.engagements.values()].map((e) => ({ name: e.name, state: e.state(), synced: e.synced })),
@@ -119,6 +128,10 @@ export class Fleet implements ClusterEvents, FleetView {
       return;
     }
     const current = this.engagements.get(cluster.name);
+    if (!current && (this.waiting.has(cluster.name) || this.engagements.size >= this.maxClusters)) {
+      this.refuse(cluster);
+      return;
+    }
     if (current && current.revision === cluster.revision) {
       current.labels = { ...cluster.labels };
       return;
@@ -139,8 +152,13 @@ export class Fleet implements ClusterEvents, FleetView {
   /** Resolves once the cluster's in-flight reconciles have ended and its caches stopped (sharding releases its Lease then). */
   disengage(name: string): Promise<void> {
     this.pending.delete(name);
+    if (this.waiting.delete(name))
+      this.log.info({ cluster: name }, 'waiting member cluster left before it was engaged');
     const current = this.engagements.get(name);
-    return current ? this.retire(current, 'the provider disengaged it') : this.whenLeft(name);
+    if (!current) return this.whenLeft(name);
+    const left = this.retire(current, 'the provider disengaged it');
+    this.admitWaiting();
+    return left;
   }
 
   /** Resolves once the named cluster's last engagement has fully stopped (for tests and the fleet's own sequencing). */
@@ -192,15 +210,41 @@ export class Fleet implements ClusterEvents, FleetView {
       await Promise.all([this.options.provider.start(signal, this), whenAborted(signal)]);
     } finally {
       this.stopped = true;
+      this.waiting.clear();
       for (const e of [...this.engagements.values()]) void this.retire(e, 'the manager is stopping');
       await Promise.all([...this.leaving.values()]);
       this.metrics.close();
     }
   }
 
+  /** Keeps a member beyond `maxClusters` waiting; reports it once (a new revision of it replaces it quietly). */
+  private refuse(cluster: MemberCluster): void {
+    const known = this.waiting.has(cluster.name);
+    this.waiting.set(cluster.name, cluster);
+    if (known) return;
+    countRefusal(this.registry, 'fleet', 'max_clusters');
+    this.log.warn(
+      { cluster: cluster.name, maxClusters: this.maxClusters, waiting: this.waiting.size },
+      'member cluster refused: the fleet holds maxClusters members; it is engaged once others leave',
+    );
+  }
+
+  /** Engages waiting members, in name order, while there is room. */
+  private admitWaiting(): void {
+    while (!this.stopped && this.waiting.size > 0 && this.engagements.size < this.maxClusters) {
+      const name = [...this.waiting.keys()].reduce((a, b) => (b < a ? b : a));
+      const cluster = this.waiting.get(name)!;
+      this.waiting.delete(name);
+      this.log.info({ cluster: name }, 'waiting member cluster engaged: another left');
+      this.engage(cluster);
+    }
+  }
+
   private retire(engagement: ClusterEngagement, reason: string): Promise<void> {
     if (this.engagements.get(engagement.name) === engagement) this.engagements.delete(engagement.name);
-    const done = engagement.stop(reason).then(() => this.metrics.removeCluster(engagement.name));
+    const done = engagement
+      .stop(reason)
+      .then(() => this.metrics.removeCluster(engagement.name, engagement.informerNames()));
     const settled = done.catch((err: unknown) =>
       this.log.error({ err, cluster: engagement.name }, 'disengaging member cluster failed'),
     );

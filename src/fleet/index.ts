@@ -16,7 +16,7 @@ export { InvalidClusterNameError, validateClusterName } from './cluster-provider
 export type { ClusterEvents, ClusterProvider, MemberCluster } from './cluster-provider.js';
 export { clusterOfKey, fleetKey, parseFleetKey } from './fleet-request.js';
 export type { FleetRequest } from './fleet-request.js';
-export { DEFAULT_CLUSTER_SYNC_TIMEOUT_MS } from './fleet-options.js';
+export { DEFAULT_CLUSTER_SYNC_TIMEOUT_MS, DEFAULT_FLEET_MAX_CLUSTERS } from './fleet-options.js';
 export type { FleetOptions } from './fleet-options.js';
 export type {
   ClusterView,

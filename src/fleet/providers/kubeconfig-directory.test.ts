@@ -5,9 +5,10 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Registry } from 'prom-client';
 import { FakeClock } from '../../core/fake-clock.js';
 import { recordingLogger } from '../../logging/recording-logger.js';
 import type { ClusterEvents, MemberCluster } from '../cluster-provider.js';
@@ -245,9 +246,30 @@ test('hidden files, other endings and folders are not clusters; a bad name or a 
   assert.deepEqual(d.summary(), [`engage dup ${rev(KC_B)}`]);
   assert.deepEqual(d.warnings().sort(), [
     'Upper_Case.yaml: cluster name "Upper_Case" is not a DNS label (a-z, 0-9 and \'-\', at most 63 characters)',
-    'dup.yaml: cluster "dup" is already given by dup.kubeconfig',
+    'dup.yaml: cluster "dup" is already given by dup.kubeconfig; this file is not used while that one gives it',
     'folder.yaml: cannot read the file (not a regular file)',
   ]);
+});
+
+test('a file added under the name of an engaged cluster is refused, even with an extension that comes first: logged and counted once; it takes the name once the first goes', async (t) => {
+  const registry = new Registry();
+  const d = await setup(t, { 'prod.yaml': KC_A }, { registry });
+  assert.deepEqual(d.summary(), [`engage prod ${rev(KC_A)}`]);
+  // `.kubeconfig` comes before `.yaml`: before the fix this file took "prod" over.
+  await writeFile(path.join(d.dir, 'prod.kubeconfig'), KC_B);
+  await d.rescan();
+  await d.rescan();
+  assert.deepEqual(d.summary(), [`engage prod ${rev(KC_A)}`]);
+  assert.deepEqual(d.warnings(), [
+    'prod.kubeconfig: cluster "prod" is already given by prod.yaml; this file is not used while that one gives it',
+  ]);
+  assert.match(
+    await registry.metrics(),
+    /^fleet_provider_refused_total\{provider="kubeconfig-directory",reason="name_taken"\} 1$/m,
+  );
+  await unlink(path.join(d.dir, 'prod.yaml'));
+  await d.rescan();
+  assert.deepEqual(d.summary().slice(1), [`engage prod ${rev(KC_B)}`]);
 });
 
 test('a folder missing at start is no error: its files engage once it appears', async (t) => {
@@ -280,6 +302,68 @@ test('connect reads relative file paths against the folder', async (t) => {
     name: 'ClusterKubeconfigError',
     message: `cluster "member-a": cannot read certificate-authority file ${path.join(d.dir, 'ca.crt')}: ENOENT`,
   });
+});
+
+/** A kubeconfig whose user runs `plugin` (a script that leaves `marker` behind when it runs). */
+async function execKubeconfig(root: string): Promise<{ readonly kubeconfig: string; readonly marker: string }> {
+  const marker = path.join(root, 'plugin-ran');
+  const plugin = path.join(root, 'plugin.sh');
+  await writeFile(
+    plugin,
+    `#!/bin/sh\ntouch '${marker}'\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}}'\n`,
+    { mode: 0o755 },
+  );
+  const kubeconfig = KC_A.replace(
+    `    token: ${TOKEN}`,
+    `    exec: { apiVersion: client.authentication.k8s.io/v1, command: ${plugin} }`,
+  );
+  return { kubeconfig, marker };
+}
+
+/** Connects every engaged cluster and makes one request, which runs an exec plugin if there is one. */
+async function useEngaged(events: readonly Event[]): Promise<void> {
+  for (const e of events) {
+    if (e.type !== 'engage') continue;
+    const client = await e.cluster.connect(new AbortController().signal).catch(() => undefined);
+    await client
+      ?.listPage({ apiVersion: 'v1', kind: 'ConfigMap' }, { signal: AbortSignal.timeout(5_000) })
+      .catch(() => {});
+    await (client as { close?: () => Promise<void> } | undefined)?.close?.();
+  }
+}
+
+test('an exec plugin in a folder kubeconfig is refused by default and never runs; allowExecAndFiles lets it', async (t) => {
+  const root = await mkdtemp(path.join(tmpdir(), 'kubeconfig-directory-exec-'));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  const { kubeconfig, marker } = await execKubeconfig(root);
+  const refused = await setup(t, { 'member-a.yaml': kubeconfig });
+  assert.deepEqual(refused.summary(), []);
+  assert.deepEqual(refused.warnings(), [
+    'member-a.yaml: cluster "member-a": kubeconfig users[0].user.exec runs a command, which is not allowed unless allowExecAndFiles',
+  ]);
+  await useEngaged(refused.events);
+  await assert.rejects(stat(marker), { code: 'ENOENT' }, 'the plugin did not run');
+
+  // The same file with the option: engaged, and its plugin runs (so the marker above could have shown).
+  const allowed = await setup(t, { 'member-a.yaml': kubeconfig }, { allowExecAndFiles: true });
+  assert.equal(allowed.summary().length, 1, allowed.warnings().join('\n'));
+  await useEngaged(allowed.events);
+  await stat(marker);
+});
+
+test('a file outside the folder is refused by default (a service-account token sent elsewhere); files inside it are not', async (t) => {
+  const token = KC_A.replace(
+    `    token: ${TOKEN}`,
+    '    tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token',
+  );
+  const escape = KC_B.replace('    insecure-skip-tls-verify: true', '    certificate-authority: ../ca.crt');
+  const inside = KC_C.replace('    insecure-skip-tls-verify: true', '    certificate-authority: ca.crt');
+  const d = await setup(t, { 'member-a.yaml': token, 'member-b.yaml': escape, 'member-c.yaml': inside, 'ca.crt': 'x' });
+  assert.deepEqual(d.summary(), [`engage member-c ${rev(inside)}`]);
+  assert.deepEqual(d.warnings().sort(), [
+    'member-a.yaml: cluster "member-a": kubeconfig users[0].user.tokenFile names a file outside the folder, which is not allowed unless allowExecAndFiles',
+    'member-b.yaml: cluster "member-b": kubeconfig clusters[0].cluster.certificate-authority names a file outside the folder, which is not allowed unless allowExecAndFiles',
+  ]);
 });
 
 test('stopping resolves start, cancels its timers and engages nothing afterwards', async (t) => {

@@ -9,8 +9,10 @@
  * `current-context`, names the cluster: contexts are often not DNS labels
  * (`kubernetes-admin@kubernetes`) and two files may well share one, while file names are unique in
  * a folder. Names starting with `.` are skipped, which skips Kubernetes' `..data` and
- * `..<timestamp>` entries; other files are ignored. When `a.yaml` and `a.yml` both exist, the first
- * in name order is used and the other is logged.
+ * `..<timestamp>` entries; other files are ignored. When two files name one cluster (`a.yaml` and
+ * `a.yml`), the one it is engaged from keeps it, else the first by extension (in
+ * {@link KUBECONFIG_FILE_EXTENSIONS} order) then name; the other is logged and counted
+ * (`fleet_provider_refused_total`), and takes the name once the first is gone.
  *
  * How changes are seen: `fs.watch` on the folder, debounced by `debounceMs`, plus a full rescan every
  * `rescanPeriodMs`, because fs.watch is lossy (events coalesce or drop under load, network file
@@ -20,8 +22,12 @@
  * rename is an event on the folder, and the rescan reads through the links either way.
  *
  * Relative file paths inside a kubeconfig (`certificate-authority: ca.crt`) resolve against the
- * folder, so sibling keys of a mounted Secret work; exec plugins and local files are allowed (the
- * folder is the operator's own configuration, unlike a Secret anyone with write access may change).
+ * folder, so sibling keys of a mounted Secret work. Unless `allowExecAndFiles`, a kubeconfig may
+ * not run exec plugins nor name a file outside the folder: the folder is often a Secret mounted
+ * into the pod, and whoever may write that Secret could otherwise run commands in the operator's
+ * pod or send its service-account token (`tokenFile: /var/run/secrets/…`) to a server of their
+ * choosing. Files inside the folder are as trusted as the kubeconfig beside them (a Secret volume's
+ * writers cannot make links out of it).
  *
  * A file that cannot be used (not YAML, no such context, a missing referenced file) is logged with
  * its name and the kind of problem (never its content), skipped, and tried again when its content
@@ -32,14 +38,16 @@
 import { constants, watch, type FSWatcher } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { Registry } from 'prom-client';
 import type { KubeClientOptions } from '../../client/kube-client.js';
 import { MAX_LOCAL_FILE_BYTES, describeReadError } from '../../client/credentials.js';
-import type { Kubeconfig } from '../../client/kubeconfig.js';
+import { parseKubeconfig, type Kubeconfig } from '../../client/kubeconfig.js';
 import { realClock, type Clock, type TimerHandle } from '../../core/clock.js';
 import { InvalidOptionError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { validateClusterName, type ClusterEvents, type ClusterProvider } from '../cluster-provider.js';
-import { checkKubeconfig, kubeconfigMember, kubeconfigRevision } from './kubeconfig-member.js';
+import { countRefusal } from '../fleet-metrics.js';
+import { ClusterKubeconfigError, checkKubeconfig, kubeconfigMember, kubeconfigRevision } from './kubeconfig-member.js';
 
 /** @defaultValue 500 ms: a burst of file events (a Secret update touches several entries) becomes one scan. */
 export const DEFAULT_KUBECONFIG_DIRECTORY_DEBOUNCE_MS = 500;
@@ -57,8 +65,16 @@ export interface KubeconfigDirectoryOptions {
   readonly debounceMs?: number;
   /** @defaultValue {@link DEFAULT_KUBECONFIG_DIRECTORY_RESCAN_PERIOD_MS} */
   readonly rescanPeriodMs?: number;
+  /**
+   * Let a kubeconfig in the folder run exec plugins and read files outside the folder. Only for a
+   * folder nobody could write who may not also run code in the operator (not a Secret volume whose
+   * Secret others may edit). @defaultValue false
+   */
+  readonly allowExecAndFiles?: boolean;
   /** Options of every member's `KubeClient` (see `KubeconfigMemberOptions.clientOptions`). */
   readonly clientOptions?: KubeClientOptions;
+  /** Where `fleet_provider_refused_total` is counted (the manager's `registry`). @defaultValue none: not counted */
+  readonly registry?: Registry;
   /** @defaultValue realClock */
   readonly clock?: Clock;
   /** @defaultValue silentLogger */
@@ -208,7 +224,12 @@ class DirectoryRun {
       names = [];
     }
     this.reported.delete('.');
-    const files = chooseFiles(names, (file, problem) => this.report(file, problem));
+    const files = chooseFiles(
+      names,
+      (cluster) => this.engaged.get(cluster)?.file,
+      (file, problem) => this.report(file, problem),
+      (file, cluster, holder) => this.refuse(file, cluster, holder),
+    );
     const present = new Set<string>();
     for (const [cluster, file] of files) {
       if (this.signal.aborted) return;
@@ -246,6 +267,8 @@ class DirectoryRun {
     if (this.broken.get(cluster) === revision) return 'present';
     let kubeconfig: Kubeconfig;
     try {
+      // Refused before anything of it is resolved: no plugin runs and no outside file is read.
+      if (!this.options.allowExecAndFiles) refuseExecAndOutsideFiles(cluster, bytes, this.dir);
       kubeconfig = await checkKubeconfig(cluster, bytes, { baseDir: this.dir });
     } catch (err) {
       this.broken.set(cluster, revision);
@@ -274,16 +297,33 @@ class DirectoryRun {
   }
 
   /** Logs a problem with a file once, until it changes. `problem` never holds file content. */
-  private report(file: string, problem: string): void {
-    if (this.reported.get(file) === problem) return;
+  private report(file: string, problem: string): boolean {
+    if (this.reported.get(file) === problem) return false;
     this.reported.set(file, problem);
     this.logger.warn({ file, error: problem }, 'kubeconfig file skipped');
+    return true;
+  }
+
+  /** `file` names the cluster `holder` gives: logged and counted once, until that changes. */
+  private refuse(file: string, cluster: string, holder: string): void {
+    const problem = `cluster "${cluster}" is already given by ${holder}; this file is not used while that one gives it`;
+    if (this.report(file, problem)) countRefusal(this.options.registry, 'kubeconfig-directory', 'name_taken');
   }
 }
 
-/** Cluster name → file, from a folder listing; names that do not qualify are reported. */
-function chooseFiles(names: readonly string[], report: (file: string, problem: string) => void): Map<string, string> {
-  const chosen = new Map<string, string>();
+/**
+ * Cluster name → file, from a folder listing; names that do not qualify are reported. A cluster
+ * engaged from a file still listed keeps that file, so a file added later under the same name
+ * (`a.kubeconfig` beside an engaged `a.yaml`) cannot take it over; among files none of which is
+ * engaged, the first by extension, then by name, wins. The others are refused.
+ */
+function chooseFiles(
+  names: readonly string[],
+  engagedFile: (cluster: string) => string | undefined,
+  report: (file: string, problem: string) => void,
+  refuse: (file: string, cluster: string, holder: string) => void,
+): Map<string, string> {
+  const claimants = new Map<string, string[]>();
   const byPriority = (f: string): number => KUBECONFIG_FILE_EXTENSIONS.findIndex((e) => f.endsWith(e));
   const candidates = names
     .filter((f) => !f.startsWith('.') && byPriority(f) >= 0)
@@ -296,12 +336,16 @@ function chooseFiles(names: readonly string[], report: (file: string, problem: s
       report(file, (err as Error).message);
       continue;
     }
-    const taken = chosen.get(cluster);
-    if (taken !== undefined) {
-      report(file, `cluster "${cluster}" is already given by ${taken}`);
-      continue;
-    }
-    chosen.set(cluster, file);
+    let files = claimants.get(cluster);
+    if (!files) claimants.set(cluster, (files = []));
+    files.push(file);
+  }
+  const chosen = new Map<string, string>();
+  for (const [cluster, files] of claimants) {
+    const engaged = engagedFile(cluster);
+    const holder = engaged !== undefined && files.includes(engaged) ? engaged : files[0]!;
+    chosen.set(cluster, holder);
+    for (const file of files) if (file !== holder) refuse(file, cluster, holder);
   }
   return chosen;
 }
@@ -321,5 +365,52 @@ async function readRegularFile(file: string): Promise<Buffer> {
     return await handle.readFile();
   } finally {
     await handle.close();
+  }
+}
+
+const FILE_FIELDS_OF_USER = ['tokenFile', 'client-certificate', 'client-key'] as const;
+
+/**
+ * Throws `ClusterKubeconfigError` when the context in use runs an exec plugin or names a file
+ * outside `dir` (paths are made absolute against `dir` by the parser, `..` included). A kubeconfig
+ * that does not parse passes: `checkKubeconfig` reports that next, with its own words.
+ */
+function refuseExecAndOutsideFiles(cluster: string, bytes: Buffer, dir: string): void {
+  let kc: Kubeconfig;
+  try {
+    kc = parseKubeconfig(bytes.toString('utf8'), dir);
+  } catch {
+    return;
+  }
+  const refuse = (field: string, what: string): never => {
+    throw new ClusterKubeconfigError(
+      cluster,
+      `kubeconfig ${field} ${what}, which is not allowed unless allowExecAndFiles`,
+      {
+        field,
+      },
+    );
+  };
+  const outside = (file: string): boolean => {
+    const rel = path.relative(dir, path.resolve(dir, file));
+    return rel === '' || rel.startsWith('..') || path.isAbsolute(rel);
+  };
+  const context = kc.contexts?.find((c) => c.name === kc['current-context'])?.context;
+  // An unknown context is checkKubeconfig's to report.
+  if (!context) return;
+  const clusterIndex = kc.clusters?.findIndex((c) => c.name === context.cluster) ?? -1;
+  const entry = clusterIndex >= 0 ? kc.clusters![clusterIndex]!.cluster : undefined;
+  // Inline data wins over a file, as when the kubeconfig is resolved: the file is then never read.
+  const ca = entry?.['certificate-authority-data'] ? undefined : entry?.['certificate-authority'];
+  if (typeof ca === 'string' && ca && outside(ca))
+    refuse(`clusters[${clusterIndex}].cluster.certificate-authority`, 'names a file outside the folder');
+  const userIndex = context.user ? (kc.users?.findIndex((u) => u.name === context.user) ?? -1) : -1;
+  const user = userIndex >= 0 ? kc.users![userIndex]!.user : undefined;
+  if (!user) return;
+  const at = `users[${userIndex}].user`;
+  if (user.exec) refuse(`${at}.exec`, 'runs a command');
+  for (const key of FILE_FIELDS_OF_USER) {
+    const file = key === 'tokenFile' || !user[`${key}-data`] ? user[key] : undefined;
+    if (typeof file === 'string' && file && outside(file)) refuse(`${at}.${key}`, 'names a file outside the folder');
   }
 }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import type { Secret } from 'kubernetes-types/core/v1.js';
+import type { Event as CoreEvent, Secret } from 'kubernetes-types/core/v1.js';
+import { Registry } from 'prom-client';
 import type { KubeClient } from '../../client/kube-client.js';
 import { FakeClock, flushMicrotasks } from '../../core/fake-clock.js';
 import { recordingLogger } from '../../logging/recording-logger.js';
@@ -17,6 +18,16 @@ import {
 } from './kubeconfig-secrets.js';
 
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
+const EVENT = { apiVersion: 'v1', kind: 'Event' };
+
+/** Polls a condition the provider's promise callbacks make true (no timers: they run on the fake clock). */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 1_000; i++) {
+    if (await check()) return;
+    await flushMicrotasks();
+  }
+  assert.fail('never happened');
+}
 const NS = 'fleet';
 const MEMBER = { 'operator-runtime.io/fleet-member': 'true' };
 
@@ -281,6 +292,71 @@ test('two Secrets naming one cluster: the first by name is used, the other logge
   await t.stop();
 });
 
+test('a later Secret naming an engaged cluster is refused, whatever its name sorts as: reported by a log line, an Event and a metric; it takes the name once the holder goes', async () => {
+  const registry = new Registry();
+  const prod = { annotations: { [CLUSTER_NAME_ANNOTATION]: 'prod' } };
+  const t = await setup([secret('real', KC_A, prod)], { registry });
+  assert.deepEqual(t.summary(), [`engage prod ${kubeconfigRevision(KC_A)}`]);
+  // Sorts before `real`: before the fix it took "prod" over (its server became the cluster's).
+  await t.client.create(secret('a-takeover', KC_B, prod));
+  await t.settle();
+  assert.deepEqual(t.summary(), [`engage prod ${kubeconfigRevision(KC_A)}`]);
+  const warnings = t.log.entries.filter((e) => e.level === 'warn');
+  assert.deepEqual(
+    warnings.map((e) => [e.msg, e.obj.name, e.obj.error]),
+    [
+      [
+        'member Secret refused',
+        'a-takeover',
+        'cluster "prod" is already given by Secret fleet/real; this Secret is not used while that one gives it',
+      ],
+    ],
+  );
+  assert.match(
+    await registry.metrics(),
+    /^fleet_provider_refused_total\{provider="kubeconfig-secrets",reason="name_taken"\} 1$/m,
+  );
+  await until(async () => (await t.client.list(EVENT, { namespace: NS })).items.length > 0);
+  const [event] = (await t.client.list<CoreEvent>(EVENT, { namespace: NS })).items;
+  assert.equal(event?.type, 'Warning');
+  assert.equal(event?.reason, 'ClusterNameTaken');
+  assert.deepEqual([event?.involvedObject.kind, event?.involvedObject.name], ['Secret', 'a-takeover']);
+  assert.doesNotMatch(JSON.stringify(event), new RegExp(TOKEN));
+
+  // A change to the refused Secret is not reported again; the holder's own change still engages.
+  await edit(t.client, 'a-takeover', (s) => ({ ...s, metadata: { ...s.metadata, labels: { ...MEMBER, x: 'y' } } }));
+  await t.settle();
+  assert.equal(t.log.entries.filter((e) => e.level === 'warn').length, 1);
+
+  await t.client.delete(SECRET, 'real', { namespace: NS });
+  await t.settle();
+  assert.deepEqual(t.summary().slice(1), [`engage prod ${kubeconfigRevision(KC_B)}`]);
+  await t.stop();
+});
+
+test('the initial list is read in one pass once synced: each Secret is decoded once, not once per Secret listed before it', async (t) => {
+  const n = 200;
+  const secrets = Array.from({ length: n }, (_, i) =>
+    secret(`member-${String(i).padStart(4, '0')}`, tokenKubeconfig(`https://10.1.${i >> 8}.${i & 255}:6443`)),
+  );
+  const data = new Set(secrets.map((s) => (s as { data: { kubeconfig: string } }).data.kubeconfig));
+  let decodes = 0;
+  const from = Buffer.from.bind(Buffer) as (...args: unknown[]) => Buffer;
+  t.mock.method(Buffer, 'from', (...args: unknown[]) => {
+    if (args[1] === 'base64' && data.has(args[0] as string)) decodes++;
+    return from(...args);
+  });
+  const s = await setup(secrets);
+  await until(() => s.events.length === n);
+  assert.equal(decodes, n);
+  // A change to one Secret decodes that one only.
+  await edit(s.client, 'member-0007', (x) => ({ ...x, metadata: { ...x.metadata, labels: { ...MEMBER, x: 'y' } } }));
+  await s.settle();
+  assert.equal(decodes, n + 1);
+  assert.equal(s.events.length, n + 1);
+  await s.stop();
+});
+
 test('stopping resolves start, and nothing is engaged afterwards', async () => {
   const t = await setup([secret('member-a', KC_A)]);
   await t.stop();
@@ -289,12 +365,15 @@ test('stopping resolves start, and nothing is engaged afterwards', async () => {
   assert.deepEqual(t.summary(), [`engage member-a ${kubeconfigRevision(KC_A)}`]);
 });
 
-test('it needs list and watch on Secrets in its namespace, and defaults to the fleet-member label', () => {
+test('it needs list and watch on Secrets and to create Events in its namespace, and defaults to the fleet-member label', () => {
   const provider = kubeconfigSecrets({ client: new FakeClient(), namespace: NS });
   assert.equal(provider.description, `kubeconfig-secrets ${NS}/${DEFAULT_KUBECONFIG_SECRET_SELECTOR}`);
   assert.deepEqual(
     provider.requiredPermissions?.().map((p) => [p.resource, p.verbs, p.namespace]),
-    [[SECRET, ['list', 'watch'], NS]],
+    [
+      [SECRET, ['list', 'watch'], NS],
+      [{ apiVersion: 'v1', kind: 'Event' }, ['create', 'patch'], NS],
+    ],
   );
 });
 

@@ -10,12 +10,17 @@
  * - Only the selected Secrets are watched (a namespace-scoped, label-selected informer), so memory
  *   holds the member Secrets and nothing else.
  * - The cluster's name is the Secret's annotation `operator-runtime.io/cluster-name` when set, else
- *   the Secret's name; it must be a DNS label (Secret names may hold dots: annotate those). When
- *   two Secrets name one cluster, the one whose name sorts first is used and the other is logged.
+ *   the Secret's name; it must be a DNS label (Secret names may hold dots: annotate those). A
+ *   cluster engaged from a Secret keeps it while it names the cluster: another Secret naming it is
+ *   refused (a warn log, a Warning Event `ClusterNameTaken` on it, `fleet_provider_refused_total`)
+ *   and takes the name once the first is gone; among Secrets none of which is engaged yet, the
+ *   first by name wins.
  * - The cluster's labels are the Secret's labels minus the keys the selector tests (those are the
  *   same on every member and say nothing about it).
  * - The revision is the sha256 of the kubeconfig bytes: a resync, or a change to another data key or
- *   to annotations, engages nothing again; new bytes, or other labels, engage again.
+ *   to annotations, engages nothing again; new bytes, or other labels, engage again. A Secret is
+ *   decoded and hashed once per version (uid and resourceVersion), its bytes checked once per
+ *   revision; the initial list is compared in one pass once the informer has synced.
  * - A Secret whose kubeconfig is missing or cannot be used is logged (namespace, name, data key and
  *   what is wrong, never the data), skipped and tried again when the Secret changes; a cluster
  *   engaged from an earlier good version stays engaged on it. A deleted Secret disengages its cluster.
@@ -23,6 +28,7 @@
  *   `allowExecAndFiles` (see `CheckKubeconfigOptions.allowExecAndFiles` for why).
  */
 import type { Secret } from 'kubernetes-types/core/v1.js';
+import type { Registry } from 'prom-client';
 import type { Client } from '../../client/contracts.js';
 import type { KubeClientOptions } from '../../client/kube-client.js';
 import type { Kubeconfig } from '../../client/kubeconfig.js';
@@ -30,11 +36,16 @@ import { clientListerWatcher } from '../../cache/client-lister-watcher.js';
 import { SharedInformer } from '../../cache/informer.js';
 import { formatLabelSelector, parseLabelSelector } from '../../cache/label-selector.js';
 import type { ListerWatcher } from '../../cache/lister-watcher.js';
+import { deletedObject, type Tombstone } from '../../cache/tombstone.js';
+import { EventRecorder } from '../../controller/event-recorder.js';
 import type { Clock } from '../../core/clock.js';
 import { InvalidOptionError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { keyOf } from '../../core/object-key.js';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import type { PermissionRequirement } from '../../rbac/permission.js';
 import { validateClusterName, type ClusterEvents, type ClusterProvider } from '../cluster-provider.js';
+import { countRefusal } from '../fleet-metrics.js';
 import { checkKubeconfig, kubeconfigMember, kubeconfigRevision } from './kubeconfig-member.js';
 
 /** @defaultValue the selector of member Secrets: `operator-runtime.io/fleet-member=true`. */
@@ -45,8 +56,12 @@ export const DEFAULT_KUBECONFIG_SECRET_KEY = 'kubeconfig';
 export const CLUSTER_NAME_ANNOTATION = 'operator-runtime.io/cluster-name';
 
 export interface KubeconfigSecretsOptions {
-  /** A client of the host cluster (the manager's API client). */
-  readonly client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean };
+  /**
+   * A client of the host cluster (the manager's API client). When it can `create` and `patch`, a
+   * Secret refused because another holds its cluster's name gets a Warning Event saying so.
+   */
+  readonly client: Pick<Client, 'listPage' | 'watch'> &
+    Partial<Pick<Client, 'create' | 'patch'>> & { readonly watchList?: boolean };
   /** The namespace the member Secrets live in. */
   readonly namespace: string;
   /** Which Secrets are members. @defaultValue {@link DEFAULT_KUBECONFIG_SECRET_SELECTOR} */
@@ -60,6 +75,8 @@ export interface KubeconfigSecretsOptions {
   readonly allowExecAndFiles?: boolean;
   /** Options of every member's `KubeClient` (see `KubeconfigMemberOptions.clientOptions`). */
   readonly clientOptions?: KubeClientOptions;
+  /** Where `fleet_provider_refused_total` is counted (the manager's `registry`). @defaultValue none: not counted */
+  readonly registry?: Registry;
   /** @defaultValue realClock */
   readonly clock?: Clock;
   /** @defaultValue silentLogger */
@@ -91,26 +108,48 @@ export function kubeconfigSecrets(options: KubeconfigSecretsOptions): ClusterPro
           namespace: options.namespace,
           reason: `fleet provider ${description}: member kubeconfigs`,
         },
+        {
+          resource: { apiVersion: 'v1', kind: 'Event' },
+          // Created, and patched to count repeats (EventRecorder).
+          verbs: ['create', 'patch'],
+          namespace: options.namespace,
+          reason: `fleet provider ${description}: Events on member Secrets it refuses`,
+        },
       ];
     },
   };
 }
 
-interface Evaluated {
-  readonly revision: string;
-  /** Set when the bytes of this revision make a usable kubeconfig. */
-  readonly kubeconfig?: Kubeconfig;
-  readonly problem?: string;
-}
-
-interface Wanted {
-  readonly secret: string;
+/** A usable kubeconfig of a Secret and the cluster it names. */
+interface Claim {
+  readonly cluster: string;
   readonly revision: string;
   readonly kubeconfig: Kubeconfig;
+}
+
+/** What the provider knows of one member Secret, as of the version (uid and resourceVersion) it read. */
+interface SecretState {
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
   readonly labels: Readonly<Record<string, string>>;
+  readonly labelsKey: string;
+  /** The cluster this Secret asks for: its kubeconfig now, else its last good one; none if it never had one. */
+  readonly claim: Claim | undefined;
+  /** The last usable kubeconfig: kept while a newer version is broken. */
+  readonly lastGood: Claim | undefined;
+  /** The last bytes checked (by revision) and what they gave, so bytes seen before are not checked again. */
+  readonly checked:
+    { readonly revision: string; readonly kubeconfig?: Kubeconfig; readonly problem?: string } | undefined;
+  /** What is wrong with this version, logged once. */
+  readonly problem: string | undefined;
 }
 
 interface Engaged {
+  /** The Secret (namespace/name) the cluster is engaged from: it keeps the name while it claims it. */
+  readonly secret: string;
   readonly revision: string;
   readonly labelsKey: string;
 }
@@ -125,16 +164,19 @@ type RunOptions = KubeconfigSecretsOptions & {
 class SecretsRun {
   private readonly logger: Logger;
   private readonly informer: SharedInformer<Secret>;
-  /** Per Secret (namespace/name), the last revision looked at and what it gave. */
-  private readonly evaluated = new Map<string, Evaluated>();
-  /** Per Secret, its last usable kubeconfig and the cluster it named: kept while a newer version is broken. */
-  private readonly lastGood = new Map<string, { readonly cluster: string } & Omit<Wanted, 'labels' | 'secret'>>();
-  /** Per Secret, the problem logged by the last sync (logged again only when it changes). */
-  private reported = new Map<string, string>();
-  /** Problems found by the sync under way. */
-  private problems = new Map<string, { readonly namespace: string; readonly name: string; readonly problem: string }>();
+  private readonly recorder: EventRecorder | undefined;
+  /** Per Secret (namespace/name), what its last version read gave. */
+  private readonly secrets = new Map<string, SecretState>();
+  /** Per cluster name, the Secrets claiming it. */
+  private readonly claims = new Map<string, Set<string>>();
   private readonly engaged = new Map<string, Engaged>();
-  private dirty = false;
+  /** Per refused Secret, the cluster and the holder it was refused for (reported once per pair). */
+  private readonly refused = new Map<string, string>();
+  /** Secrets changed since the last pass. Before the first pass (the initial list) only collected. */
+  private readonly changed = new Set<string>();
+  private listed = false;
+  private passed = false;
+  private scheduled = false;
   private syncing: Promise<void> | undefined;
 
   constructor(
@@ -153,35 +195,66 @@ class SecretsRun {
       ...(options.clock ? { clock: options.clock } : {}),
       logger: this.logger,
     });
-    // Level-triggered: every change leads to one comparison of all member Secrets with what is engaged.
-    const changed = (): Promise<void> => this.requestSync();
-    this.informer.addEventHandler({ add: changed, update: changed, delete: changed }, { name: 'kubeconfig-secrets' });
+    const { create, patch } = options.client;
+    if (create && patch)
+      this.recorder = new EventRecorder({
+        client: options.client as Pick<Client, 'create' | 'patch'>,
+        component: 'fleet-kubeconfig-secrets',
+        ...omitUndefined({ clock: options.clock }),
+        logger: this.logger,
+      });
+    // Only the key is noted: a handler that waited for a pass of every Secret made N initial adds
+    // cost N passes (N² decodes and hashes). Passes are batched and only look at what changed.
+    const note = (secret: Secret | Tombstone<Secret>): void => this.noteChanged(keyOf(deletedObject(secret)));
+    this.informer.addEventHandler(
+      { add: note, update: (_old, secret) => note(secret), delete: note },
+      { name: 'kubeconfig-secrets' },
+    );
   }
 
   async run(): Promise<void> {
+    // One pass over the whole initial list, once it is in, engaging in cluster-name order: who
+    // gets a contested name (or, with the fleet's maxClusters, a place) does not depend on the
+    // order the adds arrived in.
+    const synced = this.informer.waitForSync(this.signal).then(
+      () => {
+        this.listed = true;
+        this.schedule();
+      },
+      // Rejects only when the run stops.
+      () => {},
+    );
     try {
-      await this.informer.start(this.signal);
+      await Promise.all([this.informer.start(this.signal), synced]);
     } finally {
       await this.syncing;
     }
   }
 
-  /** Syncs now, or once more after the sync under way. Never rejects. */
-  private requestSync(): Promise<void> {
-    this.dirty = true;
-    this.syncing ??= this.syncWhileDirty();
-    return this.syncing;
+  private noteChanged(key: string): void {
+    this.changed.add(key);
+    if (this.listed) this.schedule();
   }
 
-  private async syncWhileDirty(): Promise<void> {
+  /** A pass soon: changes arriving together (a relist) make one pass. Passes never overlap. */
+  private schedule(): void {
+    if (this.scheduled || this.signal.aborted) return;
+    this.scheduled = true;
+    this.syncing ??= this.syncWhileChanged();
+  }
+
+  private async syncWhileChanged(): Promise<void> {
     try {
-      while (this.dirty && !this.signal.aborted) {
-        this.dirty = false;
+      // Let the deliveries already queued land first.
+      await Promise.resolve();
+      while (this.scheduled && !this.signal.aborted) {
+        this.scheduled = false;
         try {
           await this.syncOnce();
         } catch (err) {
           this.logger.error({ error: (err as Error)?.name ?? typeof err }, 'comparing member Secrets failed');
         }
+        if (this.changed.size > 0) this.scheduled = true;
       }
     } finally {
       this.syncing = undefined;
@@ -189,111 +262,161 @@ class SecretsRun {
   }
 
   private async syncOnce(): Promise<void> {
-    const secrets = this.informer.reader.list().sort((a, b) => compare(a.metadata?.name ?? '', b.metadata?.name ?? ''));
-    const wanted = new Map<string, Wanted>();
-    const seen = new Set<string>();
-    this.problems = new Map();
-    for (const secret of secrets) {
-      const ns = secret.metadata?.namespace ?? this.options.namespace;
-      const name = secret.metadata?.name ?? '';
-      const secretKey = `${ns}/${name}`;
-      seen.add(secretKey);
-      const want = await this.evaluate(secret, secretKey);
-      if (!want) continue;
-      const other = wanted.get(want.cluster);
-      if (other) {
-        this.report(secret, `cluster "${want.cluster}" is already given by Secret ${other.secret}`);
+    // The first pass takes the whole store: adds not yet handed to the handler count as well.
+    if (!this.passed) for (const secret of this.informer.reader.list()) this.changed.add(keyOf(secret));
+    this.passed = true;
+    const keys = [...this.changed].sort(compare);
+    this.changed.clear();
+    const affected = new Set<string>();
+    for (const key of keys) {
+      if (this.signal.aborted) return;
+      const secret = this.informer.reader.get(key);
+      const previous = this.secrets.get(key);
+      if (
+        secret &&
+        previous &&
+        previous.uid === (secret.metadata?.uid ?? '') &&
+        previous.resourceVersion === (secret.metadata?.resourceVersion ?? '')
+      )
         continue;
+      const next = secret ? await this.evaluate(key, secret, previous) : undefined;
+      if (this.signal.aborted) return;
+      if (previous?.claim) {
+        affected.add(previous.claim.cluster);
+        this.claims.get(previous.claim.cluster)?.delete(key);
       }
-      wanted.set(want.cluster, { ...want, secret: secretKey });
+      if (next?.claim) {
+        affected.add(next.claim.cluster);
+        let claimants = this.claims.get(next.claim.cluster);
+        if (!claimants) this.claims.set(next.claim.cluster, (claimants = new Set()));
+        claimants.add(key);
+      }
+      if (next) this.secrets.set(key, next);
+      else this.secrets.delete(key);
+      if (next?.claim?.cluster !== previous?.claim?.cluster) this.refused.delete(key);
+      if (next?.problem && next.problem !== previous?.problem)
+        this.logger.warn({ namespace: next.namespace, name: next.name, error: next.problem }, 'member Secret skipped');
     }
-    if (this.signal.aborted) return;
-    for (const map of [this.evaluated, this.lastGood]) for (const k of [...map.keys()]) if (!seen.has(k)) map.delete(k);
-    const reported = new Map<string, string>();
-    for (const [secretKey, { namespace, name, problem }] of this.problems) {
-      reported.set(secretKey, problem);
-      if (this.reported.get(secretKey) !== problem)
-        this.logger.warn({ namespace, name, error: problem }, 'member Secret skipped');
-    }
-    this.reported = reported;
-
-    for (const [cluster, engaged] of [...this.engaged]) {
-      if (wanted.has(cluster)) continue;
-      this.engaged.delete(cluster);
-      this.logger.info({ cluster, revision: engaged.revision }, 'member Secret gone: cluster disengaged');
-      void this.events.disengage(cluster);
-    }
-    for (const [cluster, want] of wanted) {
-      const labelsKey = JSON.stringify(Object.entries(want.labels).sort(([a], [b]) => compare(a, b)));
-      const current = this.engaged.get(cluster);
-      if (current?.revision === want.revision && current.labelsKey === labelsKey) continue;
-      this.engaged.set(cluster, { revision: want.revision, labelsKey });
-      const [namespace, name] = splitKey(want.secret);
-      this.logger.info(
-        { cluster, namespace, name, revision: want.revision },
-        current ? 'member Secret changed: cluster engaged again' : 'cluster engaged',
-      );
-      this.events.engage(
-        kubeconfigMember({
-          name: cluster,
-          labels: want.labels,
-          revision: want.revision,
-          kubeconfig: want.kubeconfig,
-          ...(this.options.clientOptions ? { clientOptions: this.options.clientOptions } : {}),
-        }),
-      );
-    }
+    // Leaves first, so a cluster name given up is free when the one taking it is engaged.
+    for (const cluster of [...affected].sort(compare)) if (!this.claims.get(cluster)?.size) this.settle(cluster);
+    for (const cluster of [...affected].sort(compare)) if (this.claims.get(cluster)?.size) this.settle(cluster);
   }
 
-  /** What this Secret asks for: its cluster with a usable kubeconfig (maybe an earlier one), or nothing. */
-  private async evaluate(
-    secret: Secret,
-    secretKey: string,
-  ): Promise<(Omit<Wanted, 'secret'> & { readonly cluster: string }) | undefined> {
+  /** Engages, re-engages or disengages `cluster` after its claimants changed. */
+  private settle(cluster: string): void {
+    const claimants = [...(this.claims.get(cluster) ?? [])];
+    if (claimants.length === 0) this.claims.delete(cluster);
+    const current = this.engaged.get(cluster);
+    // The Secret a cluster is engaged from keeps its name while it claims it: a newcomer naming
+    // an engaged cluster is refused, whatever its name sorts as (else it could take the cluster over).
+    const holder = current && claimants.includes(current.secret) ? current.secret : claimants.sort(compare)[0];
+    if (!holder) {
+      if (!current) return;
+      this.engaged.delete(cluster);
+      this.logger.info({ cluster, revision: current.revision }, 'member Secret gone: cluster disengaged');
+      void this.events.disengage(cluster);
+      return;
+    }
+    const state = this.secrets.get(holder)!;
+    const claim = state.claim!;
+    this.refused.delete(holder);
+    for (const other of claimants) if (other !== holder) this.refuse(this.secrets.get(other)!, cluster, state);
+    if (current?.secret === holder && current.revision === claim.revision && current.labelsKey === state.labelsKey)
+      return;
+    this.engaged.set(cluster, { secret: holder, revision: claim.revision, labelsKey: state.labelsKey });
+    this.logger.info(
+      { cluster, namespace: state.namespace, name: state.name, revision: claim.revision },
+      !current
+        ? 'cluster engaged'
+        : current.secret === holder
+          ? 'member Secret changed: cluster engaged again'
+          : 'cluster engaged from another Secret',
+    );
+    this.events.engage(
+      kubeconfigMember({
+        name: cluster,
+        labels: state.labels,
+        revision: claim.revision,
+        kubeconfig: claim.kubeconfig,
+        ...(this.options.clientOptions ? { clientOptions: this.options.clientOptions } : {}),
+      }),
+    );
+  }
+
+  /** Reports, once per cluster and holder, that `secret` is not used because `holder` has its cluster's name. */
+  private refuse(secret: SecretState, cluster: string, holder: SecretState): void {
+    const mark = `${cluster}\u0000${holder.key}`;
+    if (this.refused.get(secret.key) === mark) return;
+    this.refused.set(secret.key, mark);
+    const problem = `cluster "${cluster}" is already given by Secret ${holder.key}; this Secret is not used while that one gives it`;
+    this.logger.warn(
+      { namespace: secret.namespace, name: secret.name, cluster, error: problem },
+      'member Secret refused',
+    );
+    countRefusal(this.options.registry, 'kubeconfig-secrets', 'name_taken');
+    this.recorder?.event(
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { namespace: secret.namespace, name: secret.name, uid: secret.uid },
+      },
+      'Warning',
+      'ClusterNameTaken',
+      problem,
+    );
+  }
+
+  /** Reads one version of a Secret: decoded and hashed once per version, checked once per new bytes. */
+  private async evaluate(key: string, secret: Secret, previous: SecretState | undefined): Promise<SecretState> {
+    const namespace = secret.metadata?.namespace ?? this.options.namespace;
+    const name = secret.metadata?.name ?? '';
     const labels = clusterLabels(secret.metadata?.labels, this.options.selectorKeys);
-    const previous = this.lastGood.get(secretKey);
-    const fallback = previous ? { ...previous, labels } : undefined;
-    const cluster = secret.metadata?.annotations?.[CLUSTER_NAME_ANNOTATION] || secret.metadata?.name || '';
+    const base = {
+      key,
+      namespace,
+      name,
+      uid: secret.metadata?.uid ?? '',
+      resourceVersion: secret.metadata?.resourceVersion ?? '',
+      labels,
+      labelsKey: JSON.stringify(Object.entries(labels).sort(([a], [b]) => compare(a, b))),
+    };
+    // Another Secret under the same name (deleted and created again) starts afresh.
+    const prior = previous && previous.uid === base.uid ? previous : undefined;
+    const lastGood = prior?.lastGood;
+    const failed = (problem: string, checked = prior?.checked): SecretState => ({
+      ...base,
+      claim: lastGood,
+      lastGood,
+      checked,
+      problem,
+    });
+    const cluster = secret.metadata?.annotations?.[CLUSTER_NAME_ANNOTATION] || name;
     try {
       validateClusterName(cluster);
     } catch (err) {
-      this.report(secret, `${(err as Error).message}; set the annotation ${CLUSTER_NAME_ANNOTATION} to one`);
-      return fallback;
+      return failed(`${(err as Error).message}; set the annotation ${CLUSTER_NAME_ANNOTATION} to one`);
     }
     const data = secret.data?.[this.options.key];
-    if (!data) {
-      this.report(secret, `data key "${this.options.key}" is missing or empty`);
-      return fallback;
-    }
+    if (!data) return failed(`data key "${this.options.key}" is missing or empty`);
     const bytes = Buffer.from(data, 'base64');
     const revision = kubeconfigRevision(bytes);
-    let result = this.evaluated.get(secretKey);
-    if (result?.revision !== revision) {
+    let checked = prior?.checked;
+    if (checked?.revision !== revision) {
       try {
         const kubeconfig = await checkKubeconfig(cluster, bytes, {
           allowExecAndFiles: this.options.allowExecAndFiles ?? false,
         });
-        result = { revision, kubeconfig };
+        checked = { revision, kubeconfig };
       } catch (err) {
-        result = { revision, problem: (err as Error).message };
+        checked = { revision, problem: (err as Error).message };
       }
-      this.evaluated.set(secretKey, result);
     }
-    if (!result.kubeconfig) {
-      const keeping = previous ? '; the cluster stays on its previous kubeconfig' : '';
-      this.report(secret, `data key "${this.options.key}": ${result.problem ?? 'unusable'}${keeping}`);
-      return fallback;
+    if (!checked.kubeconfig) {
+      const keeping = lastGood ? '; the cluster stays on its previous kubeconfig' : '';
+      return failed(`data key "${this.options.key}": ${checked.problem ?? 'unusable'}${keeping}`, checked);
     }
-    const good = { cluster, revision, kubeconfig: result.kubeconfig };
-    this.lastGood.set(secretKey, good);
-    return { ...good, labels };
-  }
-
-  /** Notes a problem with a Secret, logged at the end of the sync unless the last one logged it. Never holds Secret data. */
-  private report(secret: Secret, problem: string): void {
-    const namespace = secret.metadata?.namespace ?? this.options.namespace;
-    const name = secret.metadata?.name ?? '';
-    this.problems.set(`${namespace}/${name}`, { namespace, name, problem });
+    const good = { cluster, revision, kubeconfig: checked.kubeconfig };
+    return { ...base, claim: good, lastGood: good, checked, problem: undefined };
   }
 }
 
@@ -304,11 +427,6 @@ function clusterLabels(
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(labels ?? {})) if (!selectorKeys.has(k)) out[k] = v;
   return out;
-}
-
-function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/');
-  return [key.slice(0, slash), key.slice(slash + 1)];
 }
 
 function compare(a: string, b: string): number {
