@@ -21,17 +21,23 @@ let cached: V8Gc | undefined;
 
 /**
  * V8's `gc` function: the global one when the process runs with `--expose-gc`, else one taken from
- * a fresh context created while the flag is briefly on. `--expose-gc` only decides whether a new
- * context gets the function, so turning it on and off again changes nothing else in the process.
+ * a fresh context. `--expose-gc` only decides whether a new context gets the function, so the flag
+ * is turned on just long enough to create one — and only when it was off: other code may have
+ * turned it on (`v8.setFlagsFromString`, which `process.execArgv` does not show) for its own vm
+ * contexts and workers, and turning it off would take `gc` away from them. A probe context tells
+ * the flag's current state, the one thing V8 lets us read it by.
  */
 function v8Gc(): V8Gc {
   if (cached) return cached;
   const exposed = (globalThis as { gc?: V8Gc }).gc;
   if (typeof exposed === 'function') return (cached = exposed);
+  const alreadyOn = runInNewContext('typeof gc === "function" ? gc : undefined') as V8Gc | undefined;
+  if (alreadyOn) return (cached = alreadyOn);
   setFlagsFromString('--expose-gc');
   try {
     cached = runInNewContext('gc') as V8Gc;
   } finally {
+    // It was off: the probe above saw no `gc`.
     setFlagsFromString('--no-expose-gc');
   }
   return cached;

@@ -18,7 +18,7 @@ import {
   type BinariesSource,
 } from '../binaries.js';
 import { EnvtestError } from './envtest-error.js';
-import { proxyAwareAgent } from './http.js';
+import { displayUrl, proxyAwareAgent } from './http.js';
 import { installArchive } from './install-archive.js';
 import { currentPlatform, storeFolderName, type EnvtestPlatform } from './platform.js';
 import type { ProgressStream } from './progress-bar.js';
@@ -107,7 +107,7 @@ function pickArchive(
       ? `has ${selector.text} but no archive for ${platform.os}-${platform.arch}`
       : `has no version matching ${selector.text}`;
   throw new EnvtestError(
-    `the envtest index ${indexUrlOf(options)} ${why} (newest: ${known}). Nothing was downloaded. Fix: pick a listed version (operator-runtime testenv list), or another index (--index, OPERATOR_RUNTIME_ENVTEST_INDEX)`,
+    `the envtest index ${displayUrl(indexUrlOf(options))} ${why} (newest: ${known}). Nothing was downloaded. Fix: pick a listed version (operator-runtime testenv list), or another index (--index, OPERATOR_RUNTIME_ENVTEST_INDEX)`,
   );
 }
 

@@ -14,9 +14,10 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { list as tarList, extract as tarExtract } from 'tar';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { omitUndefined } from '../../core/omit-undefined.js';
 import { EnvtestError } from './envtest-error.js';
+import { checkedRequest, displayUrl } from './http.js';
 import { progressBar, type ProgressStream } from './progress-bar.js';
 import type { EnvtestArchive } from './release-index.js';
 import { storeFolderName } from './platform.js';
@@ -43,7 +44,7 @@ function failure(
   cause?: unknown,
 ): EnvtestError {
   return new EnvtestError(
-    `envtest download of ${archive.name} from ${archive.url} failed: ${reason}. Expected sha512 ${archive.sha512}. ` +
+    `envtest download of ${archive.name} from ${displayUrl(archive.url)} failed: ${reason}. Expected sha512 ${archive.sha512}. ` +
       `Nothing was written to ${storeDir}. Fix: ${fix}`,
     cause === undefined ? undefined : { cause },
   );
@@ -51,6 +52,8 @@ function failure(
 
 const RETRY_FIX =
   'retry (operator-runtime testenv install); behind a proxy set HTTPS_PROXY; offline, point OPERATOR_RUNTIME_ENVTEST_INDEX (or --index) at a mirror, or set OPERATOR_RUNTIME_ASSETS to a folder with etcd and kube-apiserver';
+const HTTPS_FIX =
+  'the binaries are run once installed, so every hop of their download must be https (plain http on loopback only): use an index whose selfLinks, and the hosts they redirect to, are https';
 const CORRUPT_FIX =
   'retry; if it persists, the archive does not match its index: check the mirror (OPERATOR_RUNTIME_ENVTEST_INDEX / --index) serves the archive its index names, ' +
   'or fetch the archive yourself, check it with sha512sum against the hash above, unpack it and set OPERATOR_RUNTIME_ASSETS to its controller-tools/envtest folder';
@@ -88,13 +91,15 @@ async function download(archive: EnvtestArchive, file: string, options: InstallA
   const { storeDir } = options;
   let res: Dispatcher.ResponseData;
   try {
-    res = await request(archive.url, {
+    res = await checkedRequest(new URL(archive.url), {
       dispatcher: options.dispatcher,
-      signal: options.signal,
       headersTimeout: 60_000,
       bodyTimeout: 60_000,
+      refused: (reason) => failure(archive, storeDir, `refused: ${reason}`, HTTPS_FIX),
+      ...omitUndefined({ signal: options.signal }),
     });
   } catch (error) {
+    if (error instanceof EnvtestError) throw error;
     throw failure(archive, storeDir, `the request was refused (${(error as Error).message})`, RETRY_FIX, error);
   }
   if (res.statusCode !== 200) {

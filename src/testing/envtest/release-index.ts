@@ -1,12 +1,14 @@
 /**
  * The release index controller-tools publishes for envtest (`envtest-releases.yaml`): versions →
  * archive name → `{ hash: sha512 hex, selfLink: URL }`. The index carries the checksums, so it is
- * read over https only (plain http on loopback, for mirrors in tests and on the same machine).
+ * read over https only (plain http on loopback, for mirrors in tests and on the same machine), and
+ * so is every redirect it takes.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { parse as parseYaml } from 'yaml';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import { EnvtestError } from './envtest-error.js';
-import { isLoopbackHost } from './http.js';
+import { checkedRequest, displayUrl, DOWNLOAD_URL_RULE, isAllowedDownloadUrl } from './http.js';
 import { archiveName, type EnvtestPlatform } from './platform.js';
 import { newestFirst } from './version-selector.js';
 
@@ -31,19 +33,22 @@ export interface EnvtestRelease {
   readonly archives: readonly EnvtestArchive[];
 }
 
+const INDEX_FIX =
+  "The index carries the archives' checksums, which must not be altered on the way; nothing was downloaded. Fix: point OPERATOR_RUNTIME_ENVTEST_INDEX (--index) at an https mirror whose redirects stay on https";
+
 /** Refuses index URLs whose answers could be altered on the way: not https, and not plain http on loopback. */
 export function checkIndexUrl(url: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new EnvtestError(`the envtest index URL "${url}" is not a URL`);
+    throw new EnvtestError(`the envtest index URL "${displayUrl(url)}" is not a URL`);
   }
-  if (parsed.protocol === 'https:') return parsed;
-  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return parsed;
-  throw new EnvtestError(
-    `the envtest index ${url} must be https (plain http only on loopback): it carries the archives' checksums, which must not be altered on the way`,
-  );
+  if (!isAllowedDownloadUrl(parsed))
+    throw new EnvtestError(
+      `the envtest index ${displayUrl(parsed)} must be https (${DOWNLOAD_URL_RULE}). ${INDEX_FIX}`,
+    );
+  return parsed;
 }
 
 /** Reads the index text; releases newest first. Entries that do not parse are skipped. */
@@ -52,12 +57,14 @@ export function parseReleaseIndex(text: string, indexUrl: string): EnvtestReleas
   try {
     doc = parseYaml(text);
   } catch (error) {
-    throw new EnvtestError(`the envtest index ${indexUrl} is not YAML: ${(error as Error).message}`, { cause: error });
+    throw new EnvtestError(`the envtest index ${displayUrl(indexUrl)} is not YAML: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const releases = (doc as { releases?: unknown } | null)?.releases;
   if (!releases || typeof releases !== 'object')
     throw new EnvtestError(
-      `the envtest index ${indexUrl} has no "releases" map (is it controller-tools' envtest-releases.yaml?)`,
+      `the envtest index ${displayUrl(indexUrl)} has no "releases" map (is it controller-tools' envtest-releases.yaml?)`,
     );
   const out: EnvtestRelease[] = [];
   for (const [key, files] of Object.entries(releases as Record<string, unknown>)) {
@@ -92,19 +99,22 @@ export async function fetchReleaseIndex(
   const url = checkIndexUrl(indexUrl);
   let text: string;
   try {
-    const res = await request(url, {
+    const res = await checkedRequest(url, {
       dispatcher: options.dispatcher,
-      signal: options.signal,
       headersTimeout: 30_000,
       bodyTimeout: 30_000,
+      refused: (reason) => new EnvtestError(`the envtest index was refused: ${reason}. ${INDEX_FIX}`),
+      ...omitUndefined({ signal: options.signal }),
     });
     text = await res.body.text();
     if (res.statusCode !== 200)
-      throw new EnvtestError(`the envtest index ${indexUrl} answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      throw new EnvtestError(
+        `the envtest index ${displayUrl(indexUrl)} answered ${res.statusCode}: ${text.slice(0, 200)}`,
+      );
   } catch (error) {
     if (error instanceof EnvtestError) throw error;
     throw new EnvtestError(
-      `cannot read the envtest index ${indexUrl}: ${(error as Error).message}. Offline or behind a proxy? Set HTTPS_PROXY, or point OPERATOR_RUNTIME_ENVTEST_INDEX (--index) at a mirror`,
+      `cannot read the envtest index ${displayUrl(indexUrl)}: ${(error as Error).message}. Offline or behind a proxy? Set HTTPS_PROXY, or point OPERATOR_RUNTIME_ENVTEST_INDEX (--index) at a mirror`,
       { cause: error },
     );
   }
