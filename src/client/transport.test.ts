@@ -43,8 +43,12 @@ function cfg(over: Partial<ClusterConfig> = {}, url = server.url): ClusterConfig
   };
 }
 
+/**
+ * No overall deadline unless a test sets one: `drive` fires every pending timer, and the deadline's
+ * would otherwise fire while a retry test's request is at the server.
+ */
 function transport(opts: TransportOptions = {}, config: Partial<ClusterConfig> = {}): Transport {
-  return new Transport(cfg(config), { random: () => 0.5, ...opts });
+  return new Transport(cfg(config), { random: () => 0.5, requestDeadlineMs: Infinity, ...opts });
 }
 
 function reset(handler: Parameters<FakeApiServer['handle']>[0]): void {

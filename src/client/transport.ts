@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { inspect } from 'node:util';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
-import { sleep } from '../core/abort.js';
+import { linkedAbortController, sleep } from '../core/abort.js';
 import { ExponentialBackoff } from '../core/backoff.js';
 import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../core/backoff-options.js';
 import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
@@ -44,8 +44,17 @@ export interface TransportOptions {
   readonly connections?: number;
   /** Negotiate HTTP/2 (one multiplexed connection). @defaultValue false */
   readonly allowH2?: boolean;
-  /** Time allowed for the response headers and for gaps in the body of a non-watch request. @defaultValue DEFAULT_REQUEST_TIMEOUT_MS */
+  /** Time allowed for the response headers and for gaps in the body of a non-watch request, per attempt. @defaultValue DEFAULT_REQUEST_TIMEOUT_MS */
   readonly requestTimeoutMs?: number;
+  /**
+   * Time allowed for one call of a non-watch request in all — every attempt, the backoff and
+   * Retry-After waits between them, the client-side rate limit and the credential — after which it
+   * fails with `RequestTimeoutError`. Without it a server that accepts a request and never answers
+   * holds the caller for `backoff.maxAttempts` × `requestTimeoutMs` (6 × 60 s). A caller's signal
+   * still ends the call sooner. Watches are exempt (their body timeout and the informer's stall
+   * guard bound them). `Infinity`: no overall deadline. @defaultValue {@link DEFAULT_REQUEST_DEADLINE_MS}
+   */
+  readonly requestDeadlineMs?: number;
   /** Idle keep-alive connections are closed after this. @defaultValue {@link DEFAULT_KEEP_ALIVE_TIMEOUT_MS} */
   readonly keepAliveTimeoutMs?: number;
   /** @defaultValue 'operator-runtime' */
@@ -76,6 +85,12 @@ export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONNECTIONS = 64;
 /** The API server's own default for non-long-running requests. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * Twice the per-attempt timeout: a call whose first attempt ran out its whole 60 s still gets one
+ * full retry (plus its backoff); a server that has not answered for two minutes is not going to,
+ * and holding the caller longer only stalls whoever waits on it. @defaultValue 120,000 ms
+ */
+export const DEFAULT_REQUEST_DEADLINE_MS = 120_000;
 /**
  * 32 MiB. Reading and parsing a body costs about 3.5–4 times its size in peak RSS (measured with
  * bench/hostile-response.bench.ts: a 30 MiB list added 100–118 MiB), so one answer at the limit
@@ -133,6 +148,30 @@ export class TransportError extends OperatorRuntimeError {
   }
 }
 
+/**
+ * A non-watch request got no final answer within its overall deadline (`requestDeadlineMs`),
+ * across all its attempts. Names the method and path (the resource), never a header or credential.
+ */
+export class RequestTimeoutError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_REQUEST_TIMEOUT';
+  readonly method: string;
+  readonly path: string;
+  readonly deadlineMs: number;
+  /** Attempts started before the deadline. */
+  readonly attempts: number;
+  constructor(method: string, path: string, deadlineMs: number, attempts: number, options?: { cause?: unknown }) {
+    super(
+      'ERR_REQUEST_TIMEOUT',
+      `${method} ${path}: no answer within the ${deadlineMs} ms request deadline (${attempts} attempt${attempts === 1 ? '' : 's'})`,
+      options,
+    );
+    this.method = method;
+    this.path = path;
+    this.deadlineMs = deadlineMs;
+    this.attempts = attempts;
+  }
+}
+
 interface Dispatchers {
   readonly certKey: string;
   readonly requests: Dispatcher;
@@ -152,6 +191,7 @@ export class Transport {
   private readonly baseHeaders: Record<string, string>;
   private readonly backoff: ResolvedBackoff;
   private readonly requestTimeoutMs: number;
+  private readonly requestDeadlineMs: number;
   private readonly maxResponseBytes: number;
   private readonly options: TransportOptions;
   private dispatchers: Dispatchers | undefined;
@@ -172,6 +212,9 @@ export class Transport {
     this.metrics = options.metrics;
     this.backoff = resolveBackoff(DEFAULT_TRANSPORT_BACKOFF, options.backoff);
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.requestDeadlineMs = options.requestDeadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS;
+    if (!(this.requestDeadlineMs > 0))
+      throw new InvalidOptionError('requestDeadlineMs', 'must be > 0 (Infinity: no overall deadline)');
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (!(Number.isSafeInteger(this.maxResponseBytes) && this.maxResponseBytes > 0))
       throw new InvalidOptionError('maxResponseBytes', 'must be a positive integer');
@@ -186,8 +229,34 @@ export class Transport {
     }
   }
 
-  /** Sends a request and parses its JSON answer; retries as retry-policy.ts allows; throws ApiError on >= 400. */
+  /**
+   * Sends a request and parses its JSON answer; retries as retry-policy.ts allows, all within
+   * `requestDeadlineMs` (then `RequestTimeoutError`); throws ApiError on >= 400.
+   */
   async request<T = unknown>(req: TransportRequest): Promise<TransportResponse<T>> {
+    if (!Number.isFinite(this.requestDeadlineMs)) return this.requestWithRetries<T>(req, { attempts: 0 });
+    if (req.signal?.aborted) throw new AbortedError('request aborted', { cause: req.signal.reason });
+    // One signal for the whole call: the caller's, or the deadline's, whichever comes first.
+    const deadline = new AbortController();
+    const linked = linkedAbortController(req.signal, deadline.signal);
+    const timer = this.clock.setTimer(this.requestDeadlineMs, () => deadline.abort());
+    const tally = { attempts: 0 };
+    try {
+      return await this.requestWithRetries<T>({ ...req, signal: linked.controller.signal }, tally);
+    } catch (err) {
+      if (deadline.signal.aborted && !req.signal?.aborted)
+        throw new RequestTimeoutError(req.method, req.path, this.requestDeadlineMs, tally.attempts, { cause: err });
+      throw err;
+    } finally {
+      timer.cancel();
+      linked.dispose();
+    }
+  }
+
+  private async requestWithRetries<T>(
+    req: TransportRequest,
+    tally: { attempts: number },
+  ): Promise<TransportResponse<T>> {
     const idempotent = req.idempotent ?? IDEMPOTENT_METHODS.has(req.method);
     let backoff: ExponentialBackoff | undefined;
     let retries = 0;
@@ -197,6 +266,7 @@ export class Transport {
       if (this.limiter) await this.limiter.acquire(req.signal);
       let res: TransportResponse<T>;
       try {
+        tally.attempts++;
         res = await this.attempt<T>(req);
       } catch (err) {
         if (req.signal?.aborted) throw new AbortedError('request aborted', { cause: req.signal.reason });

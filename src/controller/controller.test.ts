@@ -364,3 +364,49 @@ test('abortInFlight aborts the signal of every reconcile in flight with the reas
   stop.abort();
   await running;
 });
+
+test('maxConcurrentReconcilesPerGroup caps one fairness group below the workers; invalid values are refused by name', async () => {
+  const byGroup = (key: string): string => key.slice(0, key.indexOf('-'));
+  let hanging = 0;
+  const finished: string[] = [];
+  const controller = new Controller({
+    name: 'capped',
+    clock: new FakeClock(0),
+    maxConcurrentReconciles: 3,
+    maxConcurrentReconcilesPerGroup: 1,
+    fairnessKey: byGroup,
+    reconciler: {
+      reconcile: async (req, ctx) => {
+        if (req.name.startsWith('stuck-')) {
+          hanging++;
+          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+          return;
+        }
+        finished.push(req.name);
+      },
+    },
+  });
+  const stop = new AbortController();
+  const running = controller.start(stop.signal);
+  for (let i = 0; i < 5; i++) controller.enqueue({ namespace: '', name: `stuck-${i}` });
+  for (let i = 0; i < 5; i++) controller.enqueue({ namespace: '', name: `ok-${i}` });
+  await flushMicrotasks();
+  for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(hanging, 1);
+  assert.equal(finished.length, 5);
+  stop.abort();
+  controller.abortInFlight(new Error('test over'));
+  await running;
+
+  const invalid = (options: object) =>
+    new Controller({ name: 'x', reconciler: { reconcile: async () => {} }, maxConcurrentReconciles: 2, ...options });
+  for (const perGroup of [0, 3, 1.5])
+    assert.throws(
+      () => invalid({ fairnessKey: byGroup, maxConcurrentReconcilesPerGroup: perGroup }),
+      (e: unknown) => (e as { option?: string }).option === 'maxConcurrentReconcilesPerGroup',
+    );
+  assert.throws(
+    () => invalid({ maxConcurrentReconcilesPerGroup: 1 }),
+    (e: unknown) => (e as { option?: string }).option === 'maxConcurrentReconcilesPerGroup',
+  );
+});

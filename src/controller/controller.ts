@@ -48,15 +48,22 @@ export interface ControllerOptions {
    */
   readonly priorityQueue?: boolean;
   /**
-   * How a queue key becomes the request handed to the reconciler and the fields bound on its log
-   * lines (before `reconcileID`): a fleet controller's keys name their cluster too.
-   * @defaultValue {@link objectRequestCodec} (`namespace/name` keys)
-   */
-  /**
    * Groups keys for fairness (`WorkqueueOptions.fairnessKey`): within a priority, groups take turns.
    * A fleet controller groups by member cluster. @defaultValue none: one FIFO per priority
    */
   readonly fairnessKey?: (key: string) => string;
+  /**
+   * At most this many reconciles of one fairness group at once (`WorkqueueOptions.maxInFlightPerGroup`):
+   * below `maxConcurrentReconciles`, one group whose reconciles hang cannot occupy every worker. A
+   * fleet controller caps each member cluster. Needs `fairnessKey`; an integer from 1 to
+   * `maxConcurrentReconciles`. @defaultValue no cap
+   */
+  readonly maxConcurrentReconcilesPerGroup?: number;
+  /**
+   * How a queue key becomes the request handed to the reconciler and the fields bound on its log
+   * lines (before `reconcileID`): a fleet controller's keys name their cluster too.
+   * @defaultValue {@link objectRequestCodec} (`namespace/name` keys)
+   */
   readonly requests?: RequestCodec;
 }
 
@@ -140,6 +147,19 @@ export class Controller {
     if (!(this.reconcileTimeoutMs >= 0)) throw new InvalidOptionError('reconcileTimeoutMs', 'must be >= 0');
     this.gracefulShutdownMs = options.gracefulShutdownMs ?? DEFAULT_GRACEFUL_SHUTDOWN_MS;
     if (!(this.gracefulShutdownMs >= 0)) throw new InvalidOptionError('gracefulShutdownMs', 'must be >= 0');
+    const perGroup = options.maxConcurrentReconcilesPerGroup;
+    if (perGroup !== undefined) {
+      if (!Number.isInteger(perGroup) || perGroup < 1 || perGroup > this.workers)
+        throw new InvalidOptionError(
+          'maxConcurrentReconcilesPerGroup',
+          `must be an integer from 1 to maxConcurrentReconciles (${this.workers}), got ${perGroup}`,
+        );
+      if (!options.fairnessKey)
+        throw new InvalidOptionError(
+          'maxConcurrentReconcilesPerGroup',
+          'needs the fairnessKey option (the groups it caps)',
+        );
+    }
     this.clock = options.clock ?? realClock;
     this.log = (options.logger ?? silentLogger).child({ controller: this.name });
     this.queue = new Workqueue({
@@ -151,6 +171,7 @@ export class Controller {
         registry: options.registry,
         priorityQueue: options.priorityQueue,
         fairnessKey: options.fairnessKey,
+        maxInFlightPerGroup: perGroup,
       }),
     });
     this.metrics = options.registry ? new ControllerMetrics(options.registry, this.name, this.workers) : undefined;

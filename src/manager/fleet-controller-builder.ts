@@ -23,6 +23,7 @@ import {
 } from '../controller/enqueue-handlers.js';
 import type { ReconcileContext } from '../controller/reconciler.js';
 import type { Result } from '../controller/result.js';
+import type { ControllerBuilderOptions } from './controller-description.js';
 import { isTerminalError } from '../controller/terminal-error.js';
 import { ControllerDeclaration, type ControllerWatchOptions } from './controller-declaration.js';
 import type { ControllerDescription, ControllerSource } from './controller-description.js';
@@ -57,7 +58,51 @@ export const fleetRequestCodec: RequestCodec = {
   }),
 };
 
+/**
+ * Workers of a fleet controller: more than one, so that a per-cluster cap below it leaves workers
+ * for the other members when one member's reconciles hang (a plain controller has 1).
+ * @defaultValue 4
+ */
+export const DEFAULT_FLEET_MAX_CONCURRENT_RECONCILES = 4;
+
+/**
+ * A fleet controller's reconcile timeout. A member that accepts a write and never answers would
+ * otherwise hold a worker for as long as the client keeps trying; 60 s is the API server's own
+ * limit for a non-long-running request, so a reconcile of a healthy member making a few calls ends
+ * well inside it, and work that takes longer belongs in `requeueAfter`. @defaultValue 60,000 ms
+ */
+export const DEFAULT_FLEET_RECONCILE_TIMEOUT_MS = 60_000;
+
+/**
+ * The per-cluster cap when `maxConcurrentReconcilesPerCluster` is not set: half the workers,
+ * rounded up — with the default 4 workers, 2, so one member whose reconciles all hang leaves the
+ * other members half the workers (and a lone member still gets half). With 1 worker it is 1: there
+ * is nothing to cap below, and only the reconcile timeout bounds a hanging member.
+ * @defaultValue `Math.ceil(maxConcurrentReconciles / 2)`
+ */
+export function defaultMaxConcurrentReconcilesPerCluster(maxConcurrentReconciles: number): number {
+  return Math.ceil(maxConcurrentReconciles / 2);
+}
+
+/** A fleet controller's options: a controller's, and the per-cluster cap. */
+export interface FleetControllerOptions extends ControllerBuilderOptions {
+  /** @defaultValue {@link DEFAULT_FLEET_MAX_CONCURRENT_RECONCILES} */
+  readonly maxConcurrentReconciles?: number;
+  /** 0: no timeout. @defaultValue {@link DEFAULT_FLEET_RECONCILE_TIMEOUT_MS} */
+  readonly reconcileTimeoutMs?: number;
+  /**
+   * At most this many reconciles of one member cluster at once: a member at its cap has its keys
+   * passed over (they stay queued, in order and at their priorities) until one of its reconciles
+   * ends, so one member whose reconciles hang can never occupy every worker. An integer from 1 to
+   * `maxConcurrentReconciles` (equal to it: no cap).
+   * @defaultValue {@link defaultMaxConcurrentReconcilesPerCluster} (2 with the default 4 workers)
+   */
+  readonly maxConcurrentReconcilesPerCluster?: number;
+}
+
 export class FleetControllerBuilder<T extends KubeObject = KubeObject> extends ControllerDeclaration {
+  private perCluster: number | undefined;
+
   constructor(
     private readonly host: FleetControllerHost,
     name: string,
@@ -74,6 +119,13 @@ export class FleetControllerBuilder<T extends KubeObject = KubeObject> extends C
     return this as unknown as FleetControllerBuilder<P>;
   }
 
+  /** A controller's options (the fleet defaults differ: see {@link FleetControllerOptions}) and the per-cluster cap. */
+  override withOptions(options: FleetControllerOptions): this {
+    const { maxConcurrentReconcilesPerCluster, ...rest } = options;
+    if (maxConcurrentReconcilesPerCluster !== undefined) this.perCluster = maxConcurrentReconcilesPerCluster;
+    return super.withOptions(rest);
+  }
+
   /**
    * Creates the controller and adds it to the manager: leader-only unless `needLeaderElection: false`,
    * or the fleet is `sharded` (each replica then reconciles the clusters whose Lease it holds).
@@ -87,7 +139,7 @@ export class FleetControllerBuilder<T extends KubeObject = KubeObject> extends C
       );
     if (d.options.sharded)
       throw new InvalidOptionError('sharded', `fleet controller ${d.name}: fleets shard by cluster (fleet.sharded)`);
-    return buildFleetController(this.host, d, reconciler);
+    return buildFleetController(this.host, d, reconciler, this.perCluster);
   }
 }
 
@@ -95,14 +147,25 @@ function buildFleetController<T extends KubeObject>(
   host: FleetControllerHost,
   d: ControllerDescription,
   reconciler: FleetReconciler<T> | FleetReconcileFunction<T>,
+  perClusterOption: number | undefined,
 ): Controller {
   const { fleet } = host;
+  const { rateLimiter, priorityQueue } = d.options;
+  const maxConcurrentReconciles = d.options.maxConcurrentReconciles ?? DEFAULT_FLEET_MAX_CONCURRENT_RECONCILES;
+  const reconcileTimeoutMs = d.options.reconcileTimeoutMs ?? DEFAULT_FLEET_RECONCILE_TIMEOUT_MS;
+  const perCluster = perClusterOption ?? defaultMaxConcurrentReconcilesPerCluster(maxConcurrentReconciles);
+  // An invalid worker count is the Controller's to report, under its own name.
+  const workersValid = Number.isInteger(maxConcurrentReconciles) && maxConcurrentReconciles >= 1;
+  if (workersValid && !(Number.isInteger(perCluster) && perCluster >= 1 && perCluster <= maxConcurrentReconciles))
+    throw new InvalidOptionError(
+      'maxConcurrentReconcilesPerCluster',
+      `fleet controller ${d.name}: must be an integer from 1 to maxConcurrentReconciles (${maxConcurrentReconciles}), got ${perCluster}`,
+    );
   host.requireMemberPermissions(...controllerPermissions(d));
   for (const source of d.sources) fleet.watchKind(source.type);
   const reconcile: FleetReconcileFunction<T> =
     typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
   const consoleView = host.trackController(d.name);
-  const { maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, priorityQueue } = d.options;
   const observer = combine(consoleView, d.options.observer);
   const controller = new Controller({
     name: d.name,
@@ -113,6 +176,10 @@ function buildFleetController<T extends KubeObject>(
     requests: fleetRequestCodec,
     // Members take turns: a cluster relisting 10,000 objects does not starve one with ten.
     fairnessKey: clusterOfKey,
+    // And a member whose reconciles hang holds at most its cap of the workers, not all of them.
+    maxConcurrentReconcilesPerGroup: perCluster,
+    maxConcurrentReconciles,
+    reconcileTimeoutMs,
     reconciler: {
       reconcile: (request, ctx) => {
         const fleetRequest = request as FleetRequest;
@@ -133,7 +200,7 @@ function buildFleetController<T extends KubeObject>(
         });
       },
     },
-    ...omitUndefined({ maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, observer, priorityQueue }),
+    ...omitUndefined({ rateLimiter, observer, priorityQueue }),
   });
   consoleView?.attach(controller.queue, controller.workerCount);
   const sources = d.sources.map((s) => ({ ...s, predicates: [...s.predicates, ...d.eventFilters] }));

@@ -66,9 +66,30 @@ export class FairLevel implements QueueLevel {
     return oldestAtMs;
   }
 
-  shift(): string {
-    const turn = this.turns.shift()!;
-    const key = turn.fifo.shift();
+  /**
+   * The next group's next key; with `blocked`, groups it names are passed over (and go to the back
+   * of the turn order), and undefined means every group with queued keys here is blocked.
+   */
+  shift(): string;
+  shift(blocked?: (group: string) => boolean): string | undefined;
+  shift(blocked?: (group: string) => boolean): string | undefined {
+    let turn = this.turns.shift()!;
+    if (blocked !== undefined && blocked(turn.name)) {
+      // A group at its in-flight cap keeps its keys and goes to the back of the turn order; at most
+      // one lap, so a level whose groups are all blocked costs O(groups) and yields nothing.
+      const first = turn;
+      do {
+        this.turns.push(turn);
+        turn = this.turns.shift()!;
+        if (turn === first) {
+          this.turns.push(turn);
+          // Put the ring back as it was: the first blocked group still goes first once unblocked.
+          for (let i = 1; i < this.turns.length; i++) this.turns.push(this.turns.shift()!);
+          return undefined;
+        }
+      } while (blocked(turn.name));
+    }
+    const key = turn.fifo.shift()!;
     this.live--;
     if (turn.fifo === this.oldest) this.oldest = undefined;
     if (turn.fifo.live === 0) this.groups.delete(turn.name);

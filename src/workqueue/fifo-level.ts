@@ -13,8 +13,11 @@ export interface QueueLevel {
   markMovedUp(key: string): void;
   /** When the oldest live key was queued. The level has a live key. */
   headQueuedAtMs(): number;
-  /** Removes and returns the next live key. The level has a live key. */
-  shift(): string;
+  /**
+   * Removes and returns the next live key. The level has a live key. With `blocked` (a fair level
+   * only), skips the groups it names and returns undefined when every group is blocked.
+   */
+  shift(blocked?: (group: string) => boolean): string | undefined;
 }
 
 /**

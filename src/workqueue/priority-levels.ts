@@ -62,21 +62,34 @@ export class PriorityLevels {
     this.push(key, to, nowMs);
   }
 
-  /** Takes the next key (see the aging rule above). */
-  shift(): string | undefined {
+  /**
+   * Takes the next key (see the aging rule above). With `blocked`, keys of the groups it names
+   * stay queued and are passed over, at every priority: a blocked group's high-priority keys do
+   * not hold back other groups' lower-priority ones. Undefined when nothing may go.
+   */
+  shift(blocked?: (group: string) => boolean): string | undefined {
     const levels = this.levels;
     if (levels.length === 0) return undefined;
-    let level = levels[0]!;
     if (levels.length > 1 && !this.lastJumped) {
       const overdue = this.oldestOverdueBelowTop();
-      if (overdue) {
-        level = overdue;
+      const key = overdue && this.take(overdue, blocked);
+      if (key !== undefined) {
         this.lastJumped = true;
+        return key;
       }
-    } else {
-      this.lastJumped = false;
     }
-    const key = level.shift();
+    this.lastJumped = false;
+    // Usually the top level answers; only blocked groups send the search further down.
+    for (let i = 0; i < levels.length; i++) {
+      const key = this.take(levels[i]!, blocked);
+      if (key !== undefined) return key;
+    }
+    return undefined;
+  }
+
+  private take(level: QueueLevel, blocked: ((group: string) => boolean) | undefined): string | undefined {
+    const key = level.shift(blocked);
+    if (key === undefined) return undefined;
     this.count--;
     if (level.live === 0) this.drop(level);
     return key;

@@ -76,6 +76,15 @@ export interface WorkqueueOptions {
    * @defaultValue undefined (no groups)
    */
   readonly fairnessKey?: (key: string) => string;
+  /**
+   * At most this many keys of one fairness group in flight (handed out and not yet `done`) at a
+   * time: a group at its cap is passed over by `get()` — its keys stay queued, in their order and
+   * at their priorities, and other groups' keys go instead, at any priority — until one of its
+   * keys is done. Set it below the number of workers so that one group whose keys hang (a member
+   * cluster that holds writes open) can never occupy every worker. Needs `fairnessKey`; an integer
+   * >= 1, or `Infinity`. @defaultValue Infinity (no cap)
+   */
+  readonly maxInFlightPerGroup?: number;
 }
 
 /**
@@ -121,7 +130,8 @@ const MAX_TIMER_MS = 2_147_483_647;
  *   workers never hold one key;
  * - keys go out highest priority first, aged so that low priority cannot starve (see
  *   {@link WorkqueueOptions.priorityAgingMs}); with `priorityQueue: false`, in FIFO order; with a
- *   `fairnessKey`, groups of keys take turns within a priority;
+ *   `fairnessKey`, groups of keys take turns within a priority, and with `maxInFlightPerGroup` a
+ *   group with that many keys in flight is passed over until one is done;
  * - `addAfter` requests for one key coalesce and the earliest time wins; one timer is armed, for
  *   the earliest waiting key;
  * - `addRateLimited` delays by the rate limiter (`forget` on success resets the key's backoff).
@@ -148,7 +158,16 @@ export class Workqueue {
   private readonly processing = new Set<string>();
   /** The priority each key a worker holds was handed out at, when not the default. */
   private readonly inFlightPriorities = new Map<string, number>();
-  /** Workers blocked in `get()`; non-empty only while the FIFO is empty. Aborted ones stay as tombstones. */
+  /** With a per-group cap: the fairness key, the cap, and keys in flight per group (only groups with some). */
+  private readonly fairnessKey: ((key: string) => string) | undefined;
+  private readonly maxInFlightPerGroup: number;
+  private readonly inFlightByGroup = new Map<string, number>();
+  /** Passed to the levels: whether a group is at its cap. Undefined without a cap (the hot path stays as it was). */
+  private readonly blocked: ((group: string) => boolean) | undefined;
+  /**
+   * Workers blocked in `get()`; non-empty only while no queued key may go (none queued, or only
+   * keys of groups at their cap). Aborted ones stay as tombstones.
+   */
   private readonly waiters = new RingBuffer<Waiter>();
   private liveWaiters = 0;
 
@@ -170,6 +189,14 @@ export class Workqueue {
     if (fairnessKey !== undefined && typeof fairnessKey !== 'function')
       throw new InvalidOptionError('fairnessKey', 'must be a function from a key to its group');
     this.queue = new PriorityLevels(this.clock, agingMs, fairnessKey);
+    this.fairnessKey = fairnessKey;
+    this.maxInFlightPerGroup = options.maxInFlightPerGroup ?? Infinity;
+    const cap = this.maxInFlightPerGroup;
+    if (!(cap === Infinity || (Number.isSafeInteger(cap) && cap >= 1)))
+      throw new InvalidOptionError('maxInFlightPerGroup', 'must be an integer >= 1, or Infinity (no cap)');
+    if (cap !== Infinity && fairnessKey === undefined)
+      throw new InvalidOptionError('maxInFlightPerGroup', 'needs the fairnessKey option (the groups it caps)');
+    this.blocked = cap === Infinity ? undefined : (group: string) => (this.inFlightByGroup.get(group) ?? 0) >= cap;
     if (options.registry) {
       if (!options.name) throw new InvalidOptionError('name', 'is required when a metrics registry is given');
       const dirty = this.dirty;
@@ -302,7 +329,7 @@ export class Workqueue {
   get(signal?: AbortSignal): Promise<GetResult> {
     if (signal?.aborted) return Promise.reject(new AbortedError('workqueue get aborted', { cause: signal.reason }));
     if (this.stopping) return Promise.resolve(SHUT_DOWN);
-    const key = this.queue.shift();
+    const key = this.queue.shift(this.blocked);
     if (key !== undefined) return Promise.resolve(this.handOut(key));
     return new Promise<GetResult>((resolve, reject) => {
       const waiter: Waiter = { resolve, signal, onAbort: undefined, settled: false };
@@ -323,15 +350,22 @@ export class Workqueue {
     });
   }
 
-  /** Ends processing of `key`. If it was added meanwhile, it is queued again now. */
+  /**
+   * Ends processing of `key`. If it was added meanwhile, it is queued again now; if its group was
+   * at its cap, a waiting worker takes the next key that may go.
+   */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
     if (this.inFlightPriorities.size !== 0) this.inFlightPriorities.delete(key);
+    const wasAtCap = this.blocked !== undefined && this.releaseGroupOf(key);
     this.metrics?.finished(key);
     if (this.stopping) {
       if (this.processing.size === 0) for (const listener of this.drainListeners) listener();
       return;
     }
+    // Workers may be waiting while keys of a capped group are queued: one of them may go now —
+    // before `key` is queued again, so it does not overtake keys of its group queued earlier.
+    if (wasAtCap) this.handToWaiters();
     if (this.dirty.has(key)) this.enqueue(key, this.prioritized ? this.clock.monotonicNow() : 0);
   }
 
@@ -410,15 +444,36 @@ export class Workqueue {
     if (!this.processing.has(key)) this.queue.raise(key, current, priority, this.clock.monotonicNow());
   }
 
-  /** Gives a dirty, not-in-flight key to a waiting worker, or queues it. */
+  /** Gives a dirty, not-in-flight key to a waiting worker, or queues it (also when its group is at its cap). */
   private enqueue(key: string, nowMs: number): void {
-    while (this.liveWaiters > 0) {
+    while (this.liveWaiters > 0 && !(this.blocked !== undefined && this.blocked(this.fairnessKey!(key)))) {
       const waiter = this.waiters.shift()!;
       if (waiter.settled) continue; // aborted while waiting
       this.settle(waiter, this.handOut(key));
       return;
     }
     this.queue.push(key, this.priorities.size === 0 ? DEFAULT_PRIORITY : this.priorityOfDirty(key), nowMs);
+  }
+
+  /** Waiting workers take queued keys whose groups are below their cap, while there are both. */
+  private handToWaiters(): void {
+    while (this.liveWaiters > 0) {
+      const key = this.queue.shift(this.blocked);
+      if (key === undefined) return;
+      // liveWaiters > 0: an unsettled waiter is in the ring behind any aborted ones.
+      let waiter = this.waiters.shift()!;
+      while (waiter.settled) waiter = this.waiters.shift()!;
+      this.settle(waiter, this.handOut(key));
+    }
+  }
+
+  /** One fewer key of `key`'s group in flight; whether the group was at its cap. */
+  private releaseGroupOf(key: string): boolean {
+    const group = this.fairnessKey!(key);
+    const count = this.inFlightByGroup.get(group) ?? 0;
+    if (count <= 1) this.inFlightByGroup.delete(group);
+    else this.inFlightByGroup.set(group, count - 1);
+    return count >= this.maxInFlightPerGroup;
   }
 
   private priorityOfDirty(key: string): number {
@@ -436,6 +491,10 @@ export class Workqueue {
       }
     }
     this.processing.add(key);
+    if (this.blocked !== undefined) {
+      const group = this.fairnessKey!(key);
+      this.inFlightByGroup.set(group, (this.inFlightByGroup.get(group) ?? 0) + 1);
+    }
     return { shutdown: false, key };
   }
 
