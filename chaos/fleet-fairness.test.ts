@@ -50,6 +50,9 @@ describe('chaos: fairness across member clusters', () => {
     manager
       .fleetController('widgets')
       .for<Widget>(WIDGET)
+      // One worker, as the scenario says: the queue's turn-taking alone must keep the small member
+      // served (fleet controllers default to 4 workers, 2 per member, since issue 35).
+      .withOptions({ maxConcurrentReconciles: 1 })
       .complete(async (request, ctx) => {
         const w = await ctx.get();
         reconciles.push({

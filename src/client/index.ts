@@ -96,6 +96,8 @@ export type { TlsConfig } from './tls-config.js';
 // The transport, the watch decoder and the retry policy are internal; their errors and limits are not.
 export {
   TransportError,
+  RequestTimeoutError,
+  DEFAULT_REQUEST_DEADLINE_MS,
   DEFAULT_TRANSPORT_BACKOFF,
   DEFAULT_MAX_RETRY_AFTER_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,

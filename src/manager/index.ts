@@ -29,12 +29,18 @@ export type { PrioritizedTriggerKey, TriggerKey } from './trigger-source.js';
 export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';
 export type { HealthCheck } from './health-checks.js';
 // Fleets (src/fleet): the manager runs them, so they enter through this entry point.
-export { FleetControllerBuilder } from './fleet-controller-builder.js';
+export {
+  FleetControllerBuilder,
+  DEFAULT_FLEET_MAX_CONCURRENT_RECONCILES,
+  DEFAULT_FLEET_RECONCILE_TIMEOUT_MS,
+  defaultMaxConcurrentReconcilesPerCluster,
+  type FleetControllerOptions,
+} from './fleet-controller-builder.js';
 export { InvalidClusterNameError, validateClusterName } from '../fleet/cluster-provider.js';
 export type { ClusterEvents, ClusterProvider, MemberCluster } from '../fleet/cluster-provider.js';
 export { clusterOfKey, fleetKey, parseFleetKey } from '../fleet/fleet-request.js';
 export type { FleetRequest } from '../fleet/fleet-request.js';
-export { DEFAULT_CLUSTER_SYNC_TIMEOUT_MS } from '../fleet/fleet-options.js';
+export { DEFAULT_CLUSTER_SYNC_TIMEOUT_MS, DEFAULT_FLEET_MAX_CLUSTERS } from '../fleet/fleet-options.js';
 export type { FleetOptions } from '../fleet/fleet-options.js';
 export type {
   ClusterView,
