@@ -173,6 +173,8 @@ function parseYaml(text: string): unknown {
  * repeats a key is refused, as before.
  */
 export function parseKubeconfig(text: string, baseDir = process.cwd(), limits: KubeconfigLimits = {}): Kubeconfig {
+  // Untyped callers: the limits below measure a string.
+  if (typeof text !== 'string') throw new KubeconfigError(`kubeconfig must be text, not ${typeof text}`);
   checkKubeconfigText(text, limits);
   let doc: unknown;
   try {
