@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 
 /**
- * Largest kubeconfig accepted, in bytes (UTF-8). A kubeconfig with 200 contexts over 60 clusters,
- * each with a base64 CA and client certificate, is about 250 KiB; a Secret holds at most 1 MiB.
+ * Largest kubeconfig accepted, in bytes (UTF-8). A kubeconfig with 200 contexts over 40 clusters,
+ * each with its CA, client certificate and key inline, is 238 KiB; a Secret holds at most 1 MiB.
  * @defaultValue 256 KiB
  */
 export const DEFAULT_MAX_KUBECONFIG_BYTES = 256 * 1024;
