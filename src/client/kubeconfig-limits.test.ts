@@ -43,7 +43,16 @@ const pem = (bytes: number): string =>
   ).toString('base64');
 
 /** A kubeconfig as a fleet's admin has one: EKS-style names, CAs, exec users and client certificates. */
-function bigKubeconfig({ contexts, clusters }: { contexts: number; clusters: number }): Kubeconfig {
+function bigKubeconfig({
+  contexts,
+  clusters,
+  execUsers = true,
+}: {
+  contexts: number;
+  clusters: number;
+  /** Every other user an exec plugin (else every user a client certificate and key). */
+  execUsers?: boolean;
+}): Kubeconfig {
   const cluster = (i: number): string => `arn:aws:eks:eu-west-1:123456789012:cluster/c-${i}`;
   return {
     apiVersion: 'v1',
@@ -56,7 +65,7 @@ function bigKubeconfig({ contexts, clusters }: { contexts: number; clusters: num
     users: Array.from({ length: clusters }, (_, i) => ({
       name: `u-${i}`,
       user:
-        i % 2
+        i % 2 || !execUsers
           ? { 'client-certificate-data': pem(900), 'client-key-data': pem(1200) }
           : {
               exec: {
@@ -88,6 +97,10 @@ test('a big real kubeconfig passes every default limit, as YAML and as JSON (200
     // Its real depth is well under the limit: 8 levels are enough.
     parseKubeconfig(text, '/', { maxDepth: 8 });
   }
+  // The example docs/fleet.md gives: every cluster with its CA, client certificate and key inline.
+  const certs = stringify(bigKubeconfig({ contexts: 200, clusters: 40, execUsers: false }));
+  assert.ok(certs.length > 230 * 1024, `${certs.length} bytes`);
+  assert.equal(parseKubeconfig(certs, '/').users?.length, 40);
   // 1,000 contexts fit under the node limit too.
   parseKubeconfig(stringify(bigKubeconfig({ contexts: 1000, clusters: 5 })), '/');
 });
