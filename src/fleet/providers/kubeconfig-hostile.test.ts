@@ -16,6 +16,7 @@ import { FakeClock, flushMicrotasks } from '../../core/fake-clock.js';
 import { recordingLogger } from '../../logging/recording-logger.js';
 import { FakeClient } from '../../testing/fake-client/fake-client.js';
 import type { ClusterEvents } from '../cluster-provider.js';
+import { ClusterKubeconfigError, checkBase64KubeconfigSize } from './kubeconfig-member.js';
 import { kubeconfigSecrets } from './kubeconfig-secrets.js';
 
 const NS = 'fleet';
@@ -177,3 +178,20 @@ for (const [label, text] of Object.entries(shapes(250 * 1024))) {
     await hostile(`${label}, 250 KiB`, text);
   });
 }
+
+test("a Secret's base64 kubeconfig is measured from its length exactly, and refused over the limit without decoding", () => {
+  for (let n = 0; n < 64; n++) {
+    const data = Buffer.alloc(n, 7).toString('base64');
+    for (const text of [data, data.replace(/=+$/, '')]) {
+      const limits = { maxBytes: Buffer.from(text, 'base64').length };
+      assert.doesNotThrow(() => checkBase64KubeconfigSize('c', text, limits), `${n} bytes fit ${limits.maxBytes}`);
+      if (limits.maxBytes > 0)
+        assert.throws(
+          () => checkBase64KubeconfigSize('c', text, { maxBytes: limits.maxBytes - 1 }),
+          (err: unknown) => err instanceof ClusterKubeconfigError && err.message.includes(`is ${n} bytes`),
+        );
+    }
+  }
+  // Line breaks would make the length overstate the size: left to the check after decoding.
+  assert.doesNotThrow(() => checkBase64KubeconfigSize('c', 'QUJD\n'.repeat(100), { maxBytes: 300 }));
+});

@@ -93,6 +93,25 @@ export async function checkKubeconfig(
   return kubeconfig;
 }
 
+/**
+ * Refuses base64 kubeconfig data (a Secret's) whose decoded size is over `limits.maxBytes`, from
+ * its length alone, so a hostile megabyte is not decoded at all; throws
+ * {@link ClusterKubeconfigError}. Data with line breaks (never the API server's) is left to
+ * {@link checkKubeconfig}, which measures the decoded bytes.
+ */
+export function checkBase64KubeconfigSize(cluster: string, base64: string, limits?: KubeconfigLimits): void {
+  if (/\s/.test(base64)) return;
+  // Four characters make three bytes, less the padding; an unpadded tail of n characters, n - 1.
+  const tail = base64.length % 4;
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  const bytes = Math.floor(base64.length / 4) * 3 - padding + (tail > 1 ? tail - 1 : 0);
+  try {
+    checkKubeconfigSize(bytes, limits);
+  } catch (err) {
+    throw clusterKubeconfigError(cluster, err);
+  }
+}
+
 export interface KubeconfigMemberOptions {
   readonly name: string;
   readonly labels?: Readonly<Record<string, string>>;
