@@ -35,7 +35,12 @@ import { InvalidOptionError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { PermissionRequirement } from '../../rbac/permission.js';
 import { validateClusterName, type ClusterEvents, type ClusterProvider } from '../cluster-provider.js';
-import { checkKubeconfig, kubeconfigMember, kubeconfigRevision } from './kubeconfig-member.js';
+import {
+  checkBase64KubeconfigSize,
+  checkKubeconfig,
+  kubeconfigMember,
+  kubeconfigRevision,
+} from './kubeconfig-member.js';
 
 /** @defaultValue the selector of member Secrets: `operator-runtime.io/fleet-member=true`. */
 export const DEFAULT_KUBECONFIG_SECRET_SELECTOR = 'operator-runtime.io/fleet-member=true';
@@ -263,6 +268,15 @@ class SecretsRun {
     const data = secret.data?.[this.options.key];
     if (!data) {
       this.report(secret, `data key "${this.options.key}" is missing or empty`);
+      return fallback;
+    }
+    try {
+      checkBase64KubeconfigSize(cluster, data);
+    } catch (err) {
+      this.report(
+        secret,
+        `data key "${this.options.key}": ${(err as Error).message}${previous ? '; the cluster stays on its previous kubeconfig' : ''}`,
+      );
       return fallback;
     }
     const bytes = Buffer.from(data, 'base64');
