@@ -64,6 +64,16 @@ export {
   defaultKubeconfigPaths,
   resolveKubeconfig,
 } from './kubeconfig.js';
+export {
+  KubeconfigLimitError,
+  LOCAL_KUBECONFIG_LIMITS,
+  DEFAULT_MAX_KUBECONFIG_BYTES,
+  DEFAULT_MAX_KUBECONFIG_DEPTH,
+  DEFAULT_MAX_KUBECONFIG_NODES,
+  DEFAULT_MAX_KUBECONFIG_ALIASES,
+  type KubeconfigLimits,
+  type KubeconfigLimitName,
+} from './kubeconfig-limits.js';
 export type {
   Kubeconfig,
   KubeconfigCluster,

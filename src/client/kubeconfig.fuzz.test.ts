@@ -14,7 +14,17 @@ import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { CredentialError } from './credentials.js';
-import { KubeconfigError, asKubeconfig, parseKubeconfig, resolveKubeconfig, type Kubeconfig } from './kubeconfig.js';
+import { OperatorRuntimeError } from '../core/errors.js';
+import {
+  DEFAULT_MAX_KUBECONFIG_BYTES,
+  DEFAULT_MAX_KUBECONFIG_DEPTH,
+  KubeconfigError,
+  KubeconfigLimitError,
+  asKubeconfig,
+  parseKubeconfig,
+  resolveKubeconfig,
+  type Kubeconfig,
+} from './kubeconfig.js';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
 const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 2500);
@@ -169,7 +179,7 @@ const textArb = fc.oneof(
 /** The loader's contract for one input: our errors only, no marker in what it says or prints. */
 function checkError(e: unknown): void {
   assert.ok(
-    e instanceof KubeconfigError || e instanceof CredentialError,
+    e instanceof KubeconfigError || e instanceof KubeconfigLimitError || e instanceof CredentialError,
     `only the library's errors: got ${inspect(e)}`,
   );
   const text = `${e.message}\n${inspect(e, { depth: 10 })}`;
@@ -233,4 +243,71 @@ test("kubeconfig objects of any shape fail only with the library's errors, and a
     // Straight to resolve, as a typed caller with a cast would.
     await load(async () => resolveKubeconfig(kc as Kubeconfig, { env: {} }));
   });
+});
+
+/**
+ * Hostile text (issue 35): what the limits exist for. Each input knows what it is (its oracle is
+ * its construction, not the scanner): over the size limit, nested deeper than the depth limit
+ * outside any quote, or neither. The first two must be refused by that limit, by name.
+ */
+type Hostile = { readonly text: string; readonly expect: 'maxBytes' | 'maxDepth' | undefined };
+
+const open = fc.constantFrom('[', '{a: ', '- ', '{"a": ');
+const nested = fc
+  .tuple(fc.array(open, { minLength: 1, maxLength: 120 }), fc.constantFrom('', 'x', ']]]]', '"]]]"', "'}}}'"))
+  .map(([opens, leaf]): Hostile => {
+    // Block indicators only nest at the start of the document or after one another.
+    const flowStart = opens.findIndex((o) => o !== '- ');
+    const text = `x:\n  ${opens.join('')}${leaf}`;
+    // Levels: the root mapping, each opener (a block `- ` once flow has started is a scalar character).
+    const levels = 1 + opens.filter((o, i) => o !== '- ' || flowStart === -1 || i < flowStart).length;
+    return { text, expect: levels > DEFAULT_MAX_KUBECONFIG_DEPTH + 1 ? 'maxDepth' : undefined };
+  });
+const quotedNesting = fc
+  .tuple(fc.nat({ max: 5000 }), fc.constantFrom('"', "'"))
+  .map(([n, q]): Hostile => ({ text: `x: ${q}${'['.repeat(n)}${q}\n`, expect: undefined }));
+const manyKeys = fc
+  .nat({ max: 30_000 })
+  .map((n): Hostile => ({ text: Array.from({ length: n }, (_, i) => `k${i}: ${i}\n`).join(''), expect: undefined }));
+const huge = fc
+  .tuple(fc.constantFrom('[', 'a: b\n', '- ', '# c\n', '*a, ', 'A'), fc.integer({ min: 256, max: 1536 }))
+  .map(([unit, kib]): Hostile => {
+    const text = `x: ${unit.repeat(Math.ceil((kib * 1024) / unit.length))}`;
+    return { text, expect: text.length > DEFAULT_MAX_KUBECONFIG_BYTES ? 'maxBytes' : undefined };
+  });
+const truncated = fc.tuple(kubeconfigArb, fc.boolean(), fc.nat()).map(([kc, json, at]): Hostile => {
+  const text = json ? JSON.stringify(kc) : stringify(kc);
+  return { text: text.slice(0, at % (text.length + 1)), expect: undefined };
+});
+const randomText = fc
+  .oneof(fc.string(), fc.string({ unit: 'binary' }))
+  .map((text): Hostile => ({ text, expect: undefined }));
+
+test('hostile kubeconfig text (nested, huge, many keys, truncated, random) is parsed or refused with a named error, in bounded time', async () => {
+  await fuzz(
+    'hostile',
+    fc.oneof(nested, quotedNesting, manyKeys, huge, truncated, randomText),
+    async ({ text, expect }) => {
+      const started = performance.now();
+      let error: unknown;
+      try {
+        parseKubeconfig(text, dir);
+      } catch (e) {
+        error = e;
+      }
+      const ms = performance.now() - started;
+      assert.ok(ms < RUN_TIMEOUT_MS, `${text.length} bytes took ${ms.toFixed(0)} ms`);
+      if (error !== undefined) {
+        assert.ok(
+          error instanceof OperatorRuntimeError && /^ERR_/.test(error.code),
+          `a named refusal: ${inspect(error)}`,
+        );
+        checkError(error);
+      }
+      if (expect) {
+        assert.ok(error instanceof KubeconfigLimitError, `refused by ${expect}: got ${inspect(error)}`);
+        assert.equal(error.limit, expect);
+      }
+    },
+  );
 });

@@ -22,6 +22,23 @@ import {
 } from './credentials.js';
 import { ExecCredentialPlugin, type ExecConfig } from './exec-credential.js';
 import { makeTlsConfig, type TlsConfig } from './tls-config.js';
+import {
+  KubeconfigLimitError,
+  LOCAL_KUBECONFIG_LIMITS,
+  checkKubeconfigText,
+  type KubeconfigLimits,
+} from './kubeconfig-limits.js';
+
+export {
+  DEFAULT_MAX_KUBECONFIG_ALIASES,
+  DEFAULT_MAX_KUBECONFIG_BYTES,
+  DEFAULT_MAX_KUBECONFIG_DEPTH,
+  DEFAULT_MAX_KUBECONFIG_NODES,
+  KubeconfigLimitError,
+  checkKubeconfigSize,
+  type KubeconfigLimitName,
+  type KubeconfigLimits,
+} from './kubeconfig-limits.js';
 
 export interface KubeconfigCluster {
   server: string;
@@ -119,16 +136,56 @@ const require = createRequire(import.meta.url);
  */
 function parseYaml(text: string): unknown {
   const yaml: typeof import('yaml') = require('yaml');
-  // logLevel 'error': warnings (an unknown tag, say) would go to process warnings quoting the source.
-  return yaml.parse(text, { logLevel: 'error' });
+  // uniqueKeys false: yaml's own duplicate check compares every key of a mapping with every other
+  // (quadratic); the Set below does it in one pass. logLevel 'error': warnings (an unknown tag,
+  // say) would go to process warnings quoting the source.
+  const lineCounter = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { logLevel: 'error', uniqueKeys: false, lineCounter });
+  if (doc.errors.length > 0) throw doc.errors[0];
+  let problem: string | undefined;
+  yaml.visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        const key = pair.key;
+        const line = (node: unknown): number | string =>
+          yaml.isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : '?';
+        // Keys are named by line only: a key may be anything, a credential included.
+        if (key !== null && !yaml.isScalar(key)) {
+          problem = `has a mapping key that is not a plain value (line ${line(key)})`;
+          return yaml.visit.BREAK;
+        }
+        const name = key === null ? '' : String(key.value);
+        if (seen.has(name)) {
+          problem = `repeats a key in one mapping (line ${line(key)})`;
+          return yaml.visit.BREAK;
+        }
+        seen.add(name);
+      }
+      return undefined;
+    },
+  });
+  if (problem) throw new KubeconfigError(`kubeconfig ${problem}`);
+  // maxAliasCount: yaml's bound on how far aliases expand, behind the count of aliases already checked.
+  return doc.toJS({ maxAliasCount: 100 });
 }
 
-/** Parses kubeconfig YAML. File paths inside are made absolute against `baseDir` (the file's folder). */
-export function parseKubeconfig(text: string, baseDir = process.cwd()): Kubeconfig {
+/**
+ * Parses kubeconfig YAML (or JSON). File paths inside are made absolute against `baseDir` (the
+ * file's folder). The text is checked against `limits` before the YAML parser sees it (the parser's
+ * cost is not linear in the text): size, nesting depth, nodes and aliases, each with a default
+ * (see {@link KubeconfigLimits}); crossing one throws {@link KubeconfigLimitError}. A mapping that
+ * repeats a key is refused, as before.
+ */
+export function parseKubeconfig(text: string, baseDir = process.cwd(), limits: KubeconfigLimits = {}): Kubeconfig {
+  // Untyped callers: the limits below measure a string.
+  if (typeof text !== 'string') throw new KubeconfigError(`kubeconfig must be text, not ${typeof text}`);
+  checkKubeconfigText(text, limits);
   let doc: unknown;
   try {
     doc = parseYaml(text);
   } catch (err) {
+    if (err instanceof KubeconfigError) throw err;
     // The YAML error quotes the source, which may hold a token: keep only its kind.
     throw new KubeconfigError(`kubeconfig is not valid YAML (${(err as Error).name})`);
   }
@@ -146,7 +203,14 @@ export function asKubeconfig(obj: object): Kubeconfig {
   return validateKubeconfig(obj);
 }
 
-export async function loadKubeconfigFile(file: string): Promise<Kubeconfig> {
+/**
+ * Reads and parses one of the operator's own kubeconfig files, within `limits` (see
+ * {@link parseKubeconfig}). @defaultValue limits: {@link LOCAL_KUBECONFIG_LIMITS}
+ */
+export async function loadKubeconfigFile(
+  file: string,
+  limits: KubeconfigLimits = LOCAL_KUBECONFIG_LIMITS,
+): Promise<Kubeconfig> {
   let text: string;
   try {
     text = await readLocalFile(file);
@@ -154,10 +218,15 @@ export async function loadKubeconfigFile(file: string): Promise<Kubeconfig> {
     throw new KubeconfigError(`cannot read kubeconfig ${file}: ${describeReadError(err)}`, { cause: err });
   }
   try {
-    return parseKubeconfig(text, path.dirname(path.resolve(file)));
+    return parseKubeconfig(text, path.dirname(path.resolve(file)), limits);
   } catch (err) {
     // With KUBECONFIG=a:b the user needs to know which file to fix.
     if (err instanceof KubeconfigError) throw new KubeconfigError(`${err.message} (in ${file})`, { field: err.field });
+    if (err instanceof KubeconfigLimitError)
+      throw new KubeconfigLimitError(err.limit, err.max, err.actual, {
+        ...(err.line !== undefined ? { line: err.line } : {}),
+        file,
+      });
     throw err;
   }
 }

@@ -243,7 +243,7 @@ test('beyond maxClusters a member is refused â€” logged, counted, kept waiting â
       fleet.health().map((h) => h.name),
       ['a', 'b'],
     );
-    const refused = logger.entries.filter((e) => e.msg.startsWith('member cluster refused'));
+    const refused = logger.entries.filter((e) => e.msg?.startsWith('member cluster refused'));
     assert.deepEqual(
       refused.map((e) => [e.obj['cluster'], e.obj['maxClusters']]),
       [
@@ -257,7 +257,7 @@ test('beyond maxClusters a member is refused â€” logged, counted, kept waiting â
     );
     // Engaged again while waiting (a new revision): still waiting, not reported twice.
     provider.events!.engage(member('d', new FakeClient(), '2'));
-    assert.equal(logger.entries.filter((e) => e.msg.startsWith('member cluster refused')).length, 2);
+    assert.equal(logger.entries.filter((e) => e.msg?.startsWith('member cluster refused')).length, 2);
     await provider.events!.disengage('a');
     assert.deepEqual(
       fleet

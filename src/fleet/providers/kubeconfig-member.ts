@@ -9,9 +9,11 @@ import { KubeClient, type KubeClientOptions } from '../../client/kube-client.js'
 import {
   KubeconfigError,
   asKubeconfig,
+  checkKubeconfigSize,
   parseKubeconfig,
   resolveKubeconfig,
   type Kubeconfig,
+  type KubeconfigLimits,
   type KubeconfigUser,
 } from '../../client/kubeconfig.js';
 import type { Client } from '../../client/contracts.js';
@@ -51,6 +53,12 @@ export interface CheckKubeconfigOptions {
    * @defaultValue true
    */
   readonly allowExecAndFiles?: boolean;
+  /**
+   * Limits on kubeconfig bytes, checked before the YAML parser sees them (whoever writes the
+   * kubeconfig could otherwise stall the event loop for seconds): size, nesting depth, nodes and
+   * aliases. @defaultValue the `DEFAULT_MAX_KUBECONFIG_*` limits (256 KiB, 32 levels, 20,000 nodes, 32 aliases)
+   */
+  readonly limits?: KubeconfigLimits;
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
@@ -58,8 +66,9 @@ export interface CheckKubeconfigOptions {
 /**
  * Parses kubeconfig bytes (or checks a kubeconfig object) for cluster `cluster` and resolves its
  * context once, so a kubeconfig that could never connect (no such context, a missing CA file, two
- * authentication methods) is refused here rather than at each `connect`. Throws
- * {@link ClusterKubeconfigError}.
+ * authentication methods) is refused here rather than at each `connect`. Bytes over
+ * `options.limits` are refused before parsing, their size before they are even decoded. Throws
+ * {@link ClusterKubeconfigError} (its `cause` a `KubeconfigLimitError` for a limit crossed).
  */
 export async function checkKubeconfig(
   cluster: string,
@@ -68,10 +77,12 @@ export async function checkKubeconfig(
 ): Promise<Kubeconfig> {
   let kubeconfig: Kubeconfig;
   try {
-    kubeconfig =
-      typeof source === 'string' || source instanceof Uint8Array
-        ? parseKubeconfig(typeof source === 'string' ? source : Buffer.from(source).toString('utf8'), options.baseDir)
-        : asKubeconfig(source);
+    if (source instanceof Uint8Array) {
+      // Before decoding: a hostile megabyte is refused without ever becoming a string.
+      checkKubeconfigSize(source.byteLength, options.limits);
+      kubeconfig = parseKubeconfig(Buffer.from(source).toString('utf8'), options.baseDir, options.limits);
+    } else if (typeof source === 'string') kubeconfig = parseKubeconfig(source, options.baseDir, options.limits);
+    else kubeconfig = asKubeconfig(source);
   } catch (err) {
     throw clusterKubeconfigError(cluster, err);
   }
@@ -80,6 +91,25 @@ export async function checkKubeconfig(
   // Resolving builds a credential; an exec plugin's would hold nothing yet, but release it all the same.
   config.credential.close?.();
   return kubeconfig;
+}
+
+/**
+ * Refuses base64 kubeconfig data (a Secret's) whose decoded size is over `limits.maxBytes`, from
+ * its length alone, so a hostile megabyte is not decoded at all; throws
+ * {@link ClusterKubeconfigError}. Data with line breaks (never the API server's) is left to
+ * {@link checkKubeconfig}, which measures the decoded bytes.
+ */
+export function checkBase64KubeconfigSize(cluster: string, base64: string, limits?: KubeconfigLimits): void {
+  if (/\s/.test(base64)) return;
+  // Four characters make three bytes, less the padding; an unpadded tail of n characters, n - 1.
+  const tail = base64.length % 4;
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  const bytes = Math.floor(base64.length / 4) * 3 - padding + (tail > 1 ? tail - 1 : 0);
+  try {
+    checkKubeconfigSize(bytes, limits);
+  } catch (err) {
+    throw clusterKubeconfigError(cluster, err);
+  }
 }
 
 export interface KubeconfigMemberOptions {

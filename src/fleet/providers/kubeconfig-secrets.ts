@@ -46,7 +46,12 @@ import { omitUndefined } from '../../core/omit-undefined.js';
 import type { PermissionRequirement } from '../../rbac/permission.js';
 import { validateClusterName, type ClusterEvents, type ClusterProvider } from '../cluster-provider.js';
 import { countRefusal } from '../fleet-metrics.js';
-import { checkKubeconfig, kubeconfigMember, kubeconfigRevision } from './kubeconfig-member.js';
+import {
+  checkBase64KubeconfigSize,
+  checkKubeconfig,
+  kubeconfigMember,
+  kubeconfigRevision,
+} from './kubeconfig-member.js';
 
 /** @defaultValue the selector of member Secrets: `operator-runtime.io/fleet-member=true`. */
 export const DEFAULT_KUBECONFIG_SECRET_SELECTOR = 'operator-runtime.io/fleet-member=true';
@@ -398,6 +403,13 @@ class SecretsRun {
     }
     const data = secret.data?.[this.options.key];
     if (!data) return failed(`data key "${this.options.key}" is missing or empty`);
+    // Measured from the base64 length: a huge value is refused before anything of it is decoded.
+    try {
+      checkBase64KubeconfigSize(cluster, data);
+    } catch (err) {
+      const keeping = lastGood ? '; the cluster stays on its previous kubeconfig' : '';
+      return failed(`data key "${this.options.key}": ${(err as Error).message}${keeping}`);
+    }
     const bytes = Buffer.from(data, 'base64');
     const revision = kubeconfigRevision(bytes);
     let checked = prior?.checked;
