@@ -9,6 +9,7 @@ import {
   DEFAULT_MAX_KUBECONFIG_BYTES,
   KubeconfigError,
   KubeconfigLimitError,
+  LOCAL_KUBECONFIG_LIMITS,
   loadKubeconfigFile,
   parseKubeconfig,
   type Kubeconfig,
@@ -212,4 +213,21 @@ test('a kubeconfig file over a limit is refused naming the file, the limit and t
   await writeFile(file, stringify({ kind: 'Config', preferences: { a: 'x'.repeat(2000) } } satisfies Kubeconfig));
   await assert.rejects(loadKubeconfigFile(file, { maxBytes: 1024 }), /more than the limit of 1024 \(maxBytes\)/);
   assert.equal((await loadKubeconfigFile(file)).kind, 'Config');
+});
+
+test("the operator's own kubeconfig file gets the local limits: a personal kubeconfig of megabytes loads, where a member's is refused at 256 KiB", async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'kc-local-'));
+  const file = path.join(dir, 'config');
+  const text = stringify(bigKubeconfig({ contexts: 600, clusters: 600, execUsers: false }));
+  assert.ok(Buffer.byteLength(text) > 1024 * 1024, `${Buffer.byteLength(text)} bytes: over 1 MiB`);
+  await writeFile(file, text);
+  assert.equal((await loadKubeconfigFile(file)).contexts?.length, 600);
+  assert.equal(parseKubeconfig(text, dir, LOCAL_KUBECONFIG_LIMITS).contexts?.length, 600);
+  assert.equal(refused(text, 'maxBytes').max, DEFAULT_MAX_KUBECONFIG_BYTES);
+  // Depth and aliases keep their defaults even for a local file.
+  await writeFile(file, `clusters:\n- ${'['.repeat(40)}\n`);
+  await assert.rejects(
+    loadKubeconfigFile(file),
+    (err: unknown) => err instanceof KubeconfigLimitError && err.limit === 'maxDepth',
+  );
 });

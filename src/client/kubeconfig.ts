@@ -35,6 +35,7 @@ export {
   DEFAULT_MAX_KUBECONFIG_DEPTH,
   DEFAULT_MAX_KUBECONFIG_NODES,
   KubeconfigLimitError,
+  LOCAL_KUBECONFIG_LIMITS,
   checkKubeconfigSize,
   type KubeconfigLimitName,
   type KubeconfigLimits,
