@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { TestEnv } from './test-env.js';
 import { kubectl } from './kubectl.js';
@@ -187,6 +188,163 @@ describe('FaultProxy in front of a real API server, seen by KubeClient', () => {
     assert.ok(events.length > 0, 'events before the cut were streamed through');
     assert.ok(elapsedMs < 10_000, `watch ended after ${elapsedMs} ms`);
   });
+
+  test('a rewrite rule changes the JSON answer of what it matches: a lying /version, a list with extra items', async () => {
+    const lie = proxy.inject({
+      kind: 'rewrite',
+      match: { path: /^\/version/ },
+      rewrite: (body) => ({ ...(body as object), major: '1', minor: '99', gitVersion: 'v1.99.0-lie' }),
+    });
+    const raw = proxy.inject({
+      kind: 'rewrite',
+      match: { path: /configmaps\/target$/ },
+      rewrite: (body) => Buffer.from(JSON.stringify({ ...(body as object), data: { v: 'bytes' } })),
+    });
+    const bloat = proxy.inject({
+      kind: 'rewrite',
+      match: { method: 'GET', path: /\/namespaces\/default\/configmaps(\?|$)/ },
+      rewrite: (body) => {
+        const list = body as { items: ConfigMap[] };
+        const extra = Array.from({ length: 3 }, (_, i) => ({ ...CONFIGMAP, metadata: { name: `synthetic-${i}` } }));
+        return { ...list, items: [...list.items, ...extra] };
+      },
+    });
+    try {
+      const version = await rawGet('/version');
+      assert.equal(version.status, 200);
+      assert.equal((JSON.parse(version.body) as { gitVersion: string }).gitVersion, 'v1.99.0-lie');
+      const listed = await client.list<ConfigMap>(CONFIGMAP, { namespace: 'default' });
+      const names = listed.items.map((c) => c.metadata.name);
+      assert.ok(names.includes('target'), 'the real items stay');
+      assert.deepEqual(
+        names.filter((n) => n.startsWith('synthetic-')),
+        ['synthetic-0', 'synthetic-1', 'synthetic-2'],
+      );
+      // Bytes from the rule are sent as they are.
+      assert.equal((await client.get<ConfigMap>(CONFIGMAP, 'target', { namespace: 'default' })).data?.v, 'bytes');
+      raw.remove();
+      // Not matched: passes unchanged.
+      assert.equal((await client.get<ConfigMap>(CONFIGMAP, 'target', { namespace: 'default' })).data?.v, '1');
+      assert.equal(lie.injected, 1);
+      assert.equal(bloat.injected, 1);
+    } finally {
+      lie.remove();
+      raw.remove();
+      bloat.remove();
+    }
+    assert.notEqual((JSON.parse((await rawGet('/version')).body) as { gitVersion: string }).gitVersion, 'v1.99.0-lie');
+  });
+
+  test('a rewrite rule never touches a watch', async () => {
+    const rule = proxy.inject({ kind: 'rewrite', rewrite: () => ({ broken: true }) });
+    const ac = new AbortController();
+    try {
+      const seen = (async () => {
+        for await (const e of client.watch<ConfigMap>(CONFIGMAP, { namespace: 'default', signal: ac.signal }))
+          if (e.object.metadata.name === 'watched-through-rewrite') return e.type;
+        return undefined;
+      })();
+      await env.request('POST', '/api/v1/namespaces/default/configmaps', {
+        metadata: { name: 'watched-through-rewrite' },
+      });
+      assert.equal(await seen, 'ADDED');
+    } finally {
+      ac.abort();
+      rule.remove();
+    }
+  });
+
+  test('a watch cut mid-event ends inside a JSON line, and the client surfaces an error rather than half an object', async () => {
+    const writer = setInterval(() => {
+      void env
+        .request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { generateName: 'mid-' } })
+        .catch(() => undefined);
+    }, 100);
+    try {
+      // On the wire: the body ends without its newline, and its last line does not parse.
+      const raw = proxy.inject({ kind: 'cut-watch', afterMs: 300, midEvent: true, count: 1 });
+      const cut = await rawGet('/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=30');
+      assert.equal(raw.injected, 1);
+      assert.ok(cut.aborted, 'the connection was destroyed, not ended');
+      assert.ok(cut.body.length > 0 && !cut.body.endsWith('\n'), 'the body ends inside a line');
+      const lines = cut.body.split('\n');
+      assert.throws(() => JSON.parse(lines.at(-1)!) as unknown, 'the last line is a truncated JSON object');
+      for (const line of lines.slice(0, -1)) JSON.parse(line); // every earlier event whole
+
+      const viaClient = proxy.inject({ kind: 'cut-watch', afterMs: 300, midEvent: true, count: 1 });
+      const events: ConfigMap[] = [];
+      const started = Date.now();
+      await assert.rejects(async () => {
+        for await (const e of client.watch<ConfigMap>(CONFIGMAP, { namespace: 'default', timeoutSeconds: 60 }))
+          if (e.type !== 'BOOKMARK') events.push(e.object);
+      });
+      assert.equal(viaClient.injected, 1);
+      assert.ok(Date.now() - started < 10_000);
+      assert.ok(
+        events.every((o) => typeof o.metadata?.name === 'string'),
+        'every event the client yielded is a whole object',
+      );
+    } finally {
+      clearInterval(writer);
+    }
+  });
+
+  test('cutWatches() cuts the watches open now, and only them', async () => {
+    const ac = new AbortController();
+    let opened!: () => void;
+    const open = new Promise<void>((r) => (opened = r));
+    const watching = (async () => {
+      for await (const e of client.watch<ConfigMap>(CONFIGMAP, {
+        namespace: 'default',
+        timeoutSeconds: 60,
+        signal: ac.signal,
+      })) {
+        if (e.object.metadata.name === 'before-cut') opened();
+      }
+    })();
+    try {
+      await env.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'before-cut' } });
+      await open;
+      assert.equal(proxy.cutWatches(), 1);
+      await assert.rejects(watching, (err: unknown) => (err as { code?: string }).code === 'ERR_TRANSPORT');
+      assert.equal(proxy.cutWatches(), 0, 'nothing is left open to cut');
+      // Requests after the cut go through as before.
+      assert.equal(
+        (await client.get<ConfigMap>(CONFIGMAP, 'target', { namespace: 'default' })).metadata.name,
+        'target',
+      );
+    } finally {
+      ac.abort();
+      await watching.catch(() => undefined);
+    }
+  });
+
+  /** A GET through the proxy with the admin token, read to its end or its cut. */
+  function rawGet(path: string): Promise<{ status: number; body: string; aborted: boolean }> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(path, proxy.url);
+      const req = httpsRequest(
+        url,
+        { ca: proxy.caPem, headers: { authorization: `Bearer ${env.adminToken}` } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let aborted = false;
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('aborted', () => (aborted = true));
+          res.on('error', () => (aborted = true));
+          res.on('close', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              aborted: aborted || !res.complete,
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
 
   test('after clear(), requests pass through again', async () => {
     proxy.inject({ kind: 'status', status: 503 });

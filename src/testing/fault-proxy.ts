@@ -3,7 +3,9 @@
  * terminates TLS with its own self-signed certificate (openssl CLI), forwards every request with
  * undici (watch responses streamed chunk by chunk) and, while a fault rule matches, answers with
  * an injected status (429 with Retry-After, 500, …), drops the connection without an answer,
- * delays the request, or cuts a watch mid-stream. Clients use `proxy.kubeconfig`.
+ * delays the request, cuts a watch mid-stream (between events, or inside one), or rewrites a JSON
+ * answer (a server that lies about its version, or one whose lists are huge). Clients use
+ * `proxy.kubeconfig`.
  *
  * Bearer-token credentials pass through unchanged; client certificates do not (TLS ends here), so
  * use a token kubeconfig (TestEnv's admin one is). Upgrade requests (exec, port-forward) are not
@@ -69,9 +71,38 @@ export interface DelayFault extends FaultRuleBase {
 export interface CutWatchFault extends FaultRuleBase {
   readonly kind: 'cut-watch';
   readonly afterMs: number;
+  /**
+   * Cut inside an event instead of between two: once `afterMs` has passed, the next chunk from the
+   * API server is sent only up to the middle of its first event, then the connection is destroyed,
+   * so the client's last line is a truncated JSON object. A watch that stays silent after `afterMs`
+   * is not cut until an event comes. @defaultValue false: the cut falls between chunks, at `afterMs`
+   */
+  readonly midEvent?: boolean;
 }
 
-export type FaultRule = StatusFault | DropFault | DelayFault | CutWatchFault;
+/** What a {@link RewriteFault} is told about the answer it rewrites. */
+export interface RewrittenResponse {
+  readonly status: number;
+  /** The request's path with its query string. */
+  readonly path: string;
+}
+
+/**
+ * Forward a request that is not a watch, then send what `rewrite` makes of its JSON answer instead
+ * of the answer (same status): a server that lies (a wrong `/version`), or one whose lists are
+ * huge. The proxy asks the API server for an uncompressed answer; one that is not JSON is sent
+ * unchanged (the rule still counts it as injected). Never matches a watch.
+ */
+export interface RewriteFault extends FaultRuleBase {
+  readonly kind: 'rewrite';
+  /**
+   * Gets the parsed body; returns the body to send, as a value to serialize or as bytes sent as
+   * they are (a huge list built once). Must not throw (a throw answers 502).
+   */
+  readonly rewrite: (body: unknown, response: RewrittenResponse) => unknown;
+}
+
+export type FaultRule = StatusFault | DropFault | DelayFault | CutWatchFault | RewriteFault;
 export type FaultKind = FaultRule['kind'];
 
 export interface FaultProxyStats {
@@ -151,10 +182,12 @@ export class FaultProxy {
 
   private readonly rules: ActiveRule[] = [];
   private readonly sockets = new Set<Socket>();
+  /** Watch answers being streamed now, for `cutWatches`. */
+  private readonly watches = new Set<ServerResponse>();
   private readonly counts = {
     requests: 0,
     forwarded: 0,
-    injected: { status: 0, drop: 0, delay: 0, 'cut-watch': 0 } as Record<FaultKind, number>,
+    injected: { status: 0, drop: 0, delay: 0, 'cut-watch': 0, rewrite: 0 } as Record<FaultKind, number>,
   };
   private readonly random: () => number;
   private closed = false;
@@ -236,6 +269,20 @@ export class FaultProxy {
     this.rules.length = 0;
   }
 
+  /**
+   * Cuts every watch being streamed now (their connections destroyed), as a rule cannot: rules act
+   * on new requests. Returns how many were cut.
+   */
+  cutWatches(): number {
+    const open = [...this.watches];
+    for (const res of open) {
+      res.socket?.destroy();
+      res.destroy();
+    }
+    this.watches.clear();
+    return open.length;
+  }
+
   stats(): FaultProxyStats {
     return { requests: this.counts.requests, forwarded: this.counts.forwarded, injected: { ...this.counts.injected } };
   }
@@ -261,6 +308,7 @@ export class FaultProxy {
       if (m?.path !== undefined && !m.path.test(req.url ?? '')) continue;
       if (m?.watch !== undefined && m.watch !== isWatch) continue;
       if (rule.kind === 'cut-watch' && !isWatch) continue;
+      if (rule.kind === 'rewrite' && isWatch) continue;
       if (this.random() >= (rule.fraction ?? 1)) continue;
       return r;
     }
@@ -306,14 +354,18 @@ export class FaultProxy {
       await new Promise((r) => setTimeout(r, rule.delayMs));
       if (res.destroyed) return;
     }
-    await this.forward(req, res, url, rule?.kind === 'cut-watch' ? rule.afterMs : undefined);
+    if (isWatch) {
+      this.watches.add(res);
+      res.once('close', () => this.watches.delete(res));
+    }
+    await this.forward(req, res, url, rule?.kind === 'cut-watch' || rule?.kind === 'rewrite' ? rule : undefined);
   }
 
   private async forward(
     req: IncomingMessage,
     res: ServerResponse,
     url: string,
-    cutAfterMs: number | undefined,
+    fault: CutWatchFault | RewriteFault | undefined,
   ): Promise<void> {
     this.counts.forwarded++;
     const ac = new AbortController();
@@ -325,7 +377,7 @@ export class FaultProxy {
     try {
       upstream = await request(`${this.upstream.server}${url}`, {
         method: req.method as 'GET',
-        headers: forwardHeaders(req.headers),
+        headers: forwardHeaders(req.headers, { identity: fault?.kind === 'rewrite' }),
         body: hasBody ? req : undefined,
         dispatcher: this.agent,
         signal: ac.signal,
@@ -342,18 +394,34 @@ export class FaultProxy {
     }
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+    if (fault?.kind === 'rewrite') {
+      await sendRewritten(res, upstream, headers, fault, url);
+      return;
+    }
     res.writeHead(upstream.statusCode, headers);
     res.flushHeaders();
     let timer: NodeJS.Timeout | undefined;
-    if (cutAfterMs !== undefined) {
+    // Set once a mid-event cut is due: the next chunk is the one cut.
+    let cutDue = false;
+    if (fault?.kind === 'cut-watch') {
       timer = setTimeout(() => {
+        if (fault.midEvent) {
+          cutDue = true;
+          return;
+        }
         res.socket?.destroy();
         upstream.body.destroy();
-      }, cutAfterMs);
+      }, fault.afterMs);
     }
     try {
-      for await (const chunk of upstream.body) {
+      for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
         if (res.destroyed) break;
+        if (cutDue) {
+          await sendPartOfFirstEvent(res, chunk);
+          res.socket?.destroy();
+          res.destroy();
+          break;
+        }
         // Watch events must reach the client as they come, not when a buffer fills.
         if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
       }
@@ -367,10 +435,57 @@ export class FaultProxy {
   }
 }
 
-function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+function forwardHeaders(
+  headers: IncomingHttpHeaders,
+  options: { readonly identity: boolean },
+): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  // A body to rewrite must come uncompressed.
+  if (options.identity) delete out['accept-encoding'];
   return out;
+}
+
+/** Reads the whole answer, rewrites it when it is JSON, and sends it with its new length. */
+async function sendRewritten(
+  res: ServerResponse,
+  upstream: Awaited<ReturnType<typeof request>>,
+  headers: Record<string, string | string[]>,
+  fault: RewriteFault,
+  url: string,
+): Promise<void> {
+  let body = Buffer.from(await upstream.body.arrayBuffer());
+  const type = String(headers['content-type'] ?? '');
+  if (/\bjson\b/.test(type) && headers['content-encoding'] === undefined) {
+    let rewritten: unknown;
+    try {
+      rewritten = fault.rewrite(JSON.parse(body.toString('utf8')), { status: upstream.statusCode, path: url });
+    } catch {
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end('fault proxy: the rewrite rule threw');
+      }
+      return;
+    }
+    body = rewritten instanceof Uint8Array ? Buffer.from(rewritten) : Buffer.from(JSON.stringify(rewritten));
+  }
+  if (res.destroyed) return;
+  delete headers['content-length'];
+  res.writeHead(upstream.statusCode, { ...headers, 'content-length': String(body.length) });
+  res.end(body);
+}
+
+/**
+ * Writes `chunk` up to the middle of its first event (watch events are newline-terminated JSON
+ * lines), so what reaches the client ends inside an object; resolves once it is flushed.
+ */
+function sendPartOfFirstEvent(res: ServerResponse, chunk: Buffer): Promise<void> {
+  const newline = chunk.indexOf(0x0a);
+  const eventEnd = newline < 0 ? chunk.length : newline;
+  const part = chunk.subarray(0, Math.max(1, Math.floor(eventEnd / 2)));
+  return new Promise((resolve) => {
+    res.write(part, () => resolve());
+  });
 }
 
 async function selfSignedCertificate(): Promise<{ keyPem: string; certPem: string }> {
