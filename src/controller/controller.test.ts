@@ -410,3 +410,26 @@ test('maxConcurrentReconcilesPerGroup caps one fairness group below the workers;
     (e: unknown) => (e as { option?: string }).option === 'maxConcurrentReconcilesPerGroup',
   );
 });
+
+test('regression (issue 35): a backlog of cache-only reconciles lets the event loop turn every WORKER_TIME_SLICE_MS, so sockets and timers are served while it drains', async () => {
+  const keys = 200;
+  let reconciled = 0;
+  let reconciledWhenLoopTurned: number | undefined;
+  const { controller, stop, running } = controllerWith(async () => {
+    // A reconcile that reads only the cache: synchronous work, no I/O, ~1 ms of it.
+    const until = performance.now() + 1;
+    while (performance.now() < until);
+    reconciled++;
+  });
+  for (let i = 0; i < keys; i++) controller.enqueue({ namespace: 'ns', name: `k${i}` });
+  // Queued behind the whole backlog: today it runs only once the queue is empty.
+  setImmediate(() => (reconciledWhenLoopTurned = reconciled));
+  while (reconciled < keys) await new Promise((r) => setImmediate(r));
+  stop.abort();
+  await running;
+  assert.ok(reconciledWhenLoopTurned !== undefined);
+  assert.ok(
+    reconciledWhenLoopTurned < keys / 2,
+    `the event loop first turned after ${reconciledWhenLoopTurned} of ${keys} back-to-back reconciles`,
+  );
+});
