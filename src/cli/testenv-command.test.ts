@@ -67,7 +67,7 @@ test('a failure is one message and exit 1, no stack: an unknown version, an inde
   assert.doesNotMatch(unknown.stderr, /\n\s+at /);
   const insecure = await cli(['testenv', 'install', '--index', 'http://mirror.example/envtest-releases.yaml'], env);
   assert.equal(insecure.code, 1);
-  assert.match(insecure.stderr, /must be https \(plain http only on loopback\)/);
+  assert.match(insecure.stderr, /must be https \(https only, plain http on loopback only\)/);
 });
 
 test('testenv use fetches nothing when the tests run against an existing cluster (the scaffold pretest on kind or k3d)', async () => {

@@ -24,7 +24,7 @@ import { EnvtestError } from './envtest-error.js';
 export interface StoreLockOptions {
   /** How long to wait for another holder. @defaultValue {@link DEFAULT_STORE_LOCK_TIMEOUT_MS} */
   readonly timeoutMs?: number;
-  /** How often to look again while another holder has it. @defaultValue 200 */
+  /** How often to look again while another holder has it. @defaultValue {@link DEFAULT_STORE_LOCK_POLL_MS} */
   readonly pollMs?: number;
   /** @defaultValue the real clock */
   readonly clock?: Clock;
@@ -33,7 +33,8 @@ export interface StoreLockOptions {
 
 /** A download of the archive over a slow link may take this long; then the waiter gives up. */
 export const DEFAULT_STORE_LOCK_TIMEOUT_MS = 15 * 60_000;
-const DEFAULT_POLL_MS = 200;
+/** @defaultValue 200 ms */
+export const DEFAULT_STORE_LOCK_POLL_MS = 200;
 
 const OWNER_FILE = /^owner-(\d+)-[0-9a-f]+$/;
 /** The owner file of locks taken by earlier versions (`mkdir`, then this file), still taken over when stale. */
@@ -166,7 +167,7 @@ async function take(path: string, owner: string, options: StoreLockOptions): Pro
         );
       // Freed: contend again at once.
       if (holder.kind !== 'live') continue;
-      await sleep(clock, options.pollMs ?? DEFAULT_POLL_MS, options.signal);
+      await sleep(clock, options.pollMs ?? DEFAULT_STORE_LOCK_POLL_MS, options.signal);
     }
   } finally {
     // Best effort, so that the reason we did not take the lock is what the caller sees.
