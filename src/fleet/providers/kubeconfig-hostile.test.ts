@@ -140,7 +140,12 @@ function report(label: string, bytes: number, m: Measured): void {
   );
 }
 
-async function hostile(label: string, text: string, maxStallMs = MAX_STALL_MS): Promise<void> {
+async function hostile(
+  label: string,
+  text: string,
+  maxStallMs = MAX_STALL_MS,
+  maxRssRiseMiB = MAX_RSS_RISE_MIB,
+): Promise<void> {
   const name = label.replace(/[^a-z]+/g, '-').replace(/-+$/, '');
   let best: Measured | undefined;
   for (let i = 0; i < TRIES; i++) {
@@ -153,15 +158,15 @@ async function hostile(label: string, text: string, maxStallMs = MAX_STALL_MS): 
     assert.ok(m.problem.includes(`cluster "${name}"`), `${label}: names the cluster: ${m.problem}`);
     assert.ok(!m.problem.includes(MARK), `${label}: no content in the log`);
     if (!best || m.stallMs < best.stallMs) best = m;
-    if (best.stallMs < maxStallMs && best.rssRiseMiB < MAX_RSS_RISE_MIB) break;
+    if (best.stallMs < maxStallMs && best.rssRiseMiB < maxRssRiseMiB && best.maxRssRiseMiB < maxRssRiseMiB) break;
     // Let whatever else runs on the machine have its turn before the next try.
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const m = best!;
   report(label, text.length, m);
   assert.ok(m.stallMs < maxStallMs, `${label}: the event loop stalled ${m.stallMs.toFixed(1)} ms`);
-  assert.ok(m.rssRiseMiB < MAX_RSS_RISE_MIB, `${label}: RSS rose ${m.rssRiseMiB.toFixed(1)} MiB`);
-  assert.ok(m.maxRssRiseMiB < MAX_RSS_RISE_MIB, `${label}: peak RSS rose ${m.maxRssRiseMiB.toFixed(1)} MiB`);
+  assert.ok(m.rssRiseMiB < maxRssRiseMiB, `${label}: RSS rose ${m.rssRiseMiB.toFixed(1)} MiB`);
+  assert.ok(m.maxRssRiseMiB < maxRssRiseMiB, `${label}: peak RSS rose ${m.maxRssRiseMiB.toFixed(1)} MiB`);
 }
 
 // Just under the 1 MiB a Secret may hold: refused on its size, before it is even decoded to text.
@@ -176,10 +181,13 @@ for (const [label, text] of Object.entries(shapes(MiB - 1024))) {
 // tripwire for a return to the seconds the parser took (10 s for 250 KiB of keys), robust beside
 // the other test files on 2 busy cores. The issue's 100 ms figure is for the 1 MiB Secret above.
 const MAX_SHAPE_STALL_MS = 250;
+// And the lexer's tokens for 20,000 nodes on one line peaked at +17.6 MiB on Node 24 (+13 MiB for
+// many keys): bounded, against the +27-93 MiB and growing of the parser these shapes once reached.
+const MAX_SHAPE_RSS_RISE_MIB = 32;
 for (const [label, text] of Object.entries(shapes(250 * 1024))) {
   if (label === 'one long scalar line') continue; // one scalar is a shape the parser handles in linear time
   test(`regression (issue 35): a 250 KiB kubeconfig Secret (${label}) is refused on its shape with a named limit, the event loop never stalled ${MAX_SHAPE_STALL_MS} ms`, async () => {
-    await hostile(`${label}, 250 KiB`, text, MAX_SHAPE_STALL_MS);
+    await hostile(`${label}, 250 KiB`, text, MAX_SHAPE_STALL_MS, MAX_SHAPE_RSS_RISE_MIB);
   });
 }
 
