@@ -1,5 +1,5 @@
 import { noBlockingInReconcile } from './no-blocking-in-reconcile.js';
-import { asEslintRule, ruleTester } from './rule-tester.test-support.js';
+import { asEslintRule, ruleTester } from './testing/rule-tester.js';
 
 const builder = (body: string, params = 'request, { get, signal }'): string =>
   `controller(manager, KIND).complete(async (${params}) => {\n${body}\n});`;

@@ -1,5 +1,5 @@
 import { noFinalizerOverwrite } from './no-finalizer-overwrite.js';
-import { asEslintRule, ruleTester } from './rule-tester.test-support.js';
+import { asEslintRule, ruleTester } from './testing/rule-tester.js';
 
 ruleTester.run('no-finalizer-overwrite', asEslintRule(noFinalizerOverwrite), {
   valid: [

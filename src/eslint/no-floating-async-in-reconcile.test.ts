@@ -1,5 +1,5 @@
 import { noFloatingAsyncInReconcile } from './no-floating-async-in-reconcile.js';
-import { asEslintRule, ruleTester } from './rule-tester.test-support.js';
+import { asEslintRule, ruleTester } from './testing/rule-tester.js';
 
 const builder = (body: string): string =>
   `controller(manager, KIND).complete(async (request, { signal }) => {\n${body}\n});`;

@@ -1,5 +1,5 @@
 import { noGenerateNameInReconcile } from './no-generate-name-in-reconcile.js';
-import { asEslintRule, ruleTester } from './rule-tester.test-support.js';
+import { asEslintRule, ruleTester } from './testing/rule-tester.js';
 
 const builder = (body: string): string =>
   `controller(manager, KIND).complete(async (request, { get, signal }) => {\n${body}\n});`;

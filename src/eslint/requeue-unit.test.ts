@@ -1,5 +1,5 @@
 import { requeueUnit } from './requeue-unit.js';
-import { asEslintRule, ruleTester } from './rule-tester.test-support.js';
+import { asEslintRule, ruleTester } from './testing/rule-tester.js';
 
 ruleTester.run('requeue-unit', asEslintRule(requeueUnit), {
   valid: [
