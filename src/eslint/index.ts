@@ -1,15 +1,17 @@
 /**
  * `operator-runtime/eslint`: lint rules for reconcilers, each aimed at one of the anti-patterns
  * docs/lint.md traces back to their source — blocking work in a reconcile, finalizers overwritten,
- * fire-and-forget async, creates a retry repeats, requeue delays in the wrong unit. A flat-config
- * plugin: spread `configs.recommended` (or `configs.strict`) after typescript-eslint's configs.
- * Needs `eslint` and `typescript-eslint` (optional peer dependencies; the runtime does not load this entry).
+ * fire-and-forget async, creates a retry repeats, reads that bypass the informer cache, requeue
+ * delays in the wrong unit. A flat-config plugin: add `configs.recommended` (or `configs.strict`)
+ * after typescript-eslint's configs. Needs `eslint`, `typescript-eslint` and `@typescript-eslint/utils`
+ * (optional peer dependencies: only projects that lint install them; the runtime never loads this entry).
  */
 import type { TSESLint } from '@typescript-eslint/utils';
 import { noBlockingInReconcile } from './no-blocking-in-reconcile.js';
 import { noFinalizerOverwrite } from './no-finalizer-overwrite.js';
 import { noFloatingAsyncInReconcile } from './no-floating-async-in-reconcile.js';
 import { noGenerateNameInReconcile } from './no-generate-name-in-reconcile.js';
+import { noUncachedListInReconcile } from './no-uncached-list-in-reconcile.js';
 import { requeueUnit } from './requeue-unit.js';
 
 /** The prefix the configs register the plugin under: rules are `operator-runtime/<rule>`. */
@@ -20,6 +22,7 @@ const rules = {
   'no-finalizer-overwrite': noFinalizerOverwrite,
   'no-floating-async-in-reconcile': noFloatingAsyncInReconcile,
   'no-generate-name-in-reconcile': noGenerateNameInReconcile,
+  'no-uncached-list-in-reconcile': noUncachedListInReconcile,
   'requeue-unit': requeueUnit,
 };
 
