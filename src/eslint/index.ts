@@ -1,10 +1,11 @@
 /**
  * `operator-runtime/eslint`: lint rules for reconcilers, each aimed at one of the anti-patterns
  * docs/lint.md traces back to their source — blocking work in a reconcile, finalizers overwritten,
- * fire-and-forget async, creates a retry repeats, reads that bypass the informer cache, requeue
- * delays in the wrong unit. A flat-config plugin: add `configs.recommended` (or `configs.strict`)
- * after typescript-eslint's configs. Needs `eslint`, `typescript-eslint` and `@typescript-eslint/utils`
- * (optional peer dependencies: only projects that lint install them; the runtime never loads this entry).
+ * fire-and-forget async, creates a retry repeats, reads that bypass the informer cache, status
+ * written without a concurrency check, requeue delays in the wrong unit. A flat-config plugin: add
+ * `configs.recommended` (or `configs.strict`) after typescript-eslint's configs. Needs `eslint`,
+ * `typescript-eslint` and `@typescript-eslint/utils` (optional peer dependencies: only projects that
+ * lint install them; the runtime never loads this entry).
  */
 import type { TSESLint } from '@typescript-eslint/utils';
 import { noBlockingInReconcile } from './no-blocking-in-reconcile.js';
@@ -13,6 +14,7 @@ import { noFloatingAsyncInReconcile } from './no-floating-async-in-reconcile.js'
 import { noGenerateNameInReconcile } from './no-generate-name-in-reconcile.js';
 import { noUncachedListInReconcile } from './no-uncached-list-in-reconcile.js';
 import { requeueUnit } from './requeue-unit.js';
+import { statusWriteWithConcurrencyCheck } from './status-write-with-concurrency-check.js';
 
 /** The prefix the configs register the plugin under: rules are `operator-runtime/<rule>`. */
 export const PLUGIN_NAMESPACE = 'operator-runtime';
@@ -24,6 +26,7 @@ const rules = {
   'no-generate-name-in-reconcile': noGenerateNameInReconcile,
   'no-uncached-list-in-reconcile': noUncachedListInReconcile,
   'requeue-unit': requeueUnit,
+  'status-write-with-concurrency-check': statusWriteWithConcurrencyCheck,
 };
 
 /** Rule name (without the namespace) → its rule module. */
