@@ -2,10 +2,11 @@
  * The plugin as users run it: ESLint's own class with `configs.recommended` over operators written the
  * wrong way (src/eslint/testing/fixtures/<rule>.wrong.ts, one per rule, each modelled on an
  * anti-pattern) and their corrected twins (<rule>.right.ts); over the reference operator; over the
- * README's sample. A wrong one is flagged by its own rule and no other, a corrected one by none.
+ * README's sample; and docs/lint.md's config as written. A wrong one is flagged by its own rule and no
+ * other, a corrected one by none.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ESLint, type Linter } from 'eslint';
@@ -83,4 +84,23 @@ test("the README's sample is seen as a reconcile: a synchronous read added to it
   assert.notEqual(broken, sample);
   const results = await eslint().lintText(broken, { filePath: join(REPO_ROOT, 'readme-sample.ts') });
   assert.deepEqual(ruleIds(results), ['operator-runtime/no-blocking-in-reconcile']);
+});
+
+test("docs/lint.md's eslint.config.js runs as written and applies the plugin", async () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs/lint.md'), 'utf8');
+  const config = /```js\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(config, 'docs/lint.md has an eslint.config.js sample');
+  // Inside the repository, so `operator-runtime/eslint` resolves through the package's self-reference.
+  mkdirSync(join(REPO_ROOT, '.tmp'), { recursive: true });
+  const dir = mkdtempSync(join(REPO_ROOT, '.tmp', 'lint-doc-'));
+  try {
+    const file = join(dir, 'eslint.config.js');
+    writeFileSync(file, config);
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src', 'reconciler.ts'), readFileSync(join(FIXTURES, 'requeue-unit.wrong.ts')));
+    const results = await new ESLint({ cwd: dir, overrideConfigFile: file }).lintFiles(['src/reconciler.ts']);
+    assert.deepEqual(ruleIds(results), ['operator-runtime/requeue-unit']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
