@@ -14,6 +14,8 @@ ruleTester.run('no-finalizer-overwrite', asEslintRule(noFinalizerOverwrite), {
     `await client.patch(KIND, name, { metadata: { labels: { a: 'b' } } }, { signal });`,
     `await client.patch(KIND, name, [{ op: 'remove', path: '/metadata/finalizers/0' }]);`,
     `spec.finalizers = [];`, // a Namespace's spec.finalizers, not metadata
+    // Server-side apply merges the list as a set: it claims only the entries it sends.
+    `await client.apply({ apiVersion, kind, metadata: { name, finalizers: [NAME] } }, { fieldManager, signal });`,
   ],
   invalid: [
     { code: `db.metadata.finalizers = [];`, errors: [{ messageId: 'assignment' }] },

@@ -10,8 +10,11 @@ function isFinalizersMember(node: TSESTree.Node): boolean {
   return object.type === AST_NODE_TYPES.MemberExpression && keyName(object.property, object.computed) === 'metadata';
 }
 
-/** The calls whose object argument is a patch: `patch`, `patchStatus`, `mergePatch`, `apply`… */
-const PATCH_CALL = /patch|apply/i;
+/**
+ * The calls whose object argument is a patch: `patch`, `patchStatus`, `mergePatch`… Server-side apply
+ * is left out: there `metadata.finalizers` is a set, and an apply claims only the entries it lists.
+ */
+const PATCH_CALL = /patch/i;
 
 export const noFinalizerOverwrite = createRule<[], 'assignment' | 'patch' | 'jsonPatch'>({
   name: 'no-finalizer-overwrite',
