@@ -128,7 +128,8 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
       join(consumer, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
-    // The consumer's own prom-client and @types/node, at the repo's versions so they come from the npm cache.
+    // The consumer's own prom-client and @types/node, at the repo's versions so they come from the npm
+    // cache; and, as a project that lints has them, the optional peers of operator-runtime/eslint.
     await run(
       'npm',
       [
@@ -140,6 +141,9 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
         packed.tarball,
         `prom-client@${await versionOf('prom-client')}`,
         `@types/node@${await versionOf('@types/node')}`,
+        `eslint@${await versionOf('eslint')}`,
+        `typescript-eslint@${await versionOf('typescript-eslint')}`,
+        `@typescript-eslint/utils@${await versionOf('@typescript-eslint/utils')}`,
       ],
       { cwd: consumer, env: userEnv() },
     );

@@ -5,7 +5,7 @@ ruleTester.run('no-finalizer-overwrite', asEslintRule(noFinalizerOverwrite), {
   valid: [
     `await handleFinalizer(client, db, { name: 'example.com/backup', signal, cleanup });`,
     `await removeFinalizer(client, db, 'example.com/backup', { signal });`,
-    // A filtered copy removes one entry: the seed's own correct version, left to review.
+    // A filtered copy removes one entry: the source document's own correct version, left to review.
     `db.metadata.finalizers = db.metadata.finalizers.filter((f) => f !== NAME);`,
     // Adding to the current list keeps the others.
     `obj.metadata.finalizers = [...(obj.metadata.finalizers ?? []), NAME];`,
