@@ -38,7 +38,7 @@ m.dependencies["operator-runtime"] = process.argv[2];
 require("fs").writeFileSync(f, JSON.stringify(m, null, 2) + "\n");
 ' "$out/package.json" "$version"
 rm -f "$out/package-lock.json"
-# The package ships its TypeScript sources (for users' stack traces and go-to-definition) and the
-# Debian control-plane build script (for tests); a running operator needs neither: the maps still
-# give src/ line numbers without the files.
-rm -rf "$out/node_modules/operator-runtime/src" "$out/node_modules/operator-runtime/scripts"
+# The package ships its TypeScript sources (for users' stack traces and go-to-definition), the
+# Debian control-plane build script (for tests) and the lint rules' docs (docs/lint.md, what their
+# URLs open); a running operator needs none of them: the maps still give src/ line numbers without the files.
+rm -rf "$out/node_modules/operator-runtime/src" "$out/node_modules/operator-runtime/scripts" "$out/node_modules/operator-runtime/docs"
