@@ -23,6 +23,7 @@ export const DEFAULT_MAX_CONCURRENT_RECONCILES = 1;
  * backlog of reconciles that only read the cache resolves as one microtask chain (the queue hands
  * out keys with already-resolved promises): 5,000 of them after a member's relist held the loop
  * 0.8 s, and no socket was read meanwhile — not another member's watch, not a Lease renewal.
+ * @defaultValue 5 ms with the real clock
  */
 export const WORKER_TIME_SLICE_MS = 5;
 /** @defaultValue 30,000 ms */
@@ -46,6 +47,12 @@ export interface ControllerOptions {
    */
   readonly gracefulShutdownMs?: number;
   readonly clock?: Clock;
+  /**
+   * A worker lets the event loop turn after this long of back-to-back reconciles (real time); 0:
+   * never. Off with an injected clock: a slice measured in real time would make a simulation's
+   * run depend on the machine's speed. @defaultValue {@link WORKER_TIME_SLICE_MS} with the real clock, else 0
+   */
+  readonly workerTimeSliceMs?: number;
   readonly logger?: Logger;
   /** Registry for the controller_runtime_* and workqueue_* metrics; none means no metrics. */
   readonly registry?: Registry;
@@ -134,6 +141,7 @@ export class Controller {
   private readonly reconcileTimeoutMs: number;
   private readonly gracefulShutdownMs: number;
   private readonly clock: Clock;
+  private readonly workerTimeSliceMs: number;
   private readonly log: Logger;
   private readonly metrics: ControllerMetrics | undefined;
   private readonly observer: ReconcileObserver | undefined;
@@ -171,6 +179,8 @@ export class Controller {
         );
     }
     this.clock = options.clock ?? realClock;
+    this.workerTimeSliceMs = options.workerTimeSliceMs ?? (this.clock === realClock ? WORKER_TIME_SLICE_MS : 0);
+    if (!(this.workerTimeSliceMs >= 0)) throw new InvalidOptionError('workerTimeSliceMs', 'must be a number >= 0');
     this.log = (options.logger ?? silentLogger).child({ controller: this.name });
     this.queue = new Workqueue({
       name: this.name,
@@ -253,7 +263,7 @@ export class Controller {
       } finally {
         this.queue.done(next.key);
       }
-      if (performance.now() - sliceStartedAt >= WORKER_TIME_SLICE_MS) {
+      if (this.workerTimeSliceMs > 0 && performance.now() - sliceStartedAt >= this.workerTimeSliceMs) {
         await nextMacrotask();
         sliceStartedAt = performance.now();
       }
