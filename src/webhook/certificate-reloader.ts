@@ -9,6 +9,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -49,7 +50,7 @@ export class CertificateReloader {
   /** Loads the pair (rejects if it does not load: a server must not start without one) and starts watching. */
   async start(): Promise<ServingCertificate> {
     const pair = await this.read();
-    createSecureContext(pair);
+    checkServingPair(pair);
     this.current = pair;
     for (const dir of new Set([dirname(this.options.certFile), dirname(this.options.keyFile)])) {
       try {
@@ -101,7 +102,7 @@ export class CertificateReloader {
     try {
       pair = await this.read();
       if (pair.cert === this.current?.cert && pair.key === this.current.key) return;
-      createSecureContext(pair);
+      checkServingPair(pair);
     } catch (err) {
       this.options.logger.warn(
         { err: err instanceof Error ? err.message : String(err), certFile: this.options.certFile },
@@ -122,4 +123,18 @@ export class CertificateReloader {
     ]);
     return { cert, key };
   }
+}
+
+/**
+ * Throws unless `pair` can serve: a certificate that parses, a key that parses, and the two belong
+ * together. `createSecureContext` alone is not enough — it accepts an empty certificate or key, which
+ * is what a reader sees between a writer's truncate and its write, and a server given one fails every
+ * handshake.
+ */
+export function checkServingPair(pair: ServingCertificate): void {
+  const certificate = new X509Certificate(pair.cert);
+  if (!certificate.checkPrivateKey(createPrivateKey(pair.key))) {
+    throw new Error('the serving certificate does not match its key');
+  }
+  createSecureContext(pair);
 }
