@@ -12,6 +12,7 @@ import { dirname } from 'node:path';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import type { Clock, TimerHandle } from '../core/clock.js';
+import { OperatorRuntimeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 
 /** @defaultValue 10,000 ms (controller-runtime's certwatcher polls every 10 s) */
@@ -134,7 +135,7 @@ export class CertificateReloader {
 export function checkServingPair(pair: ServingCertificate): void {
   const certificate = new X509Certificate(pair.cert);
   if (!certificate.checkPrivateKey(createPrivateKey(pair.key))) {
-    throw new Error('the serving certificate does not match its key');
+    throw new OperatorRuntimeError('ERR_SERVING_CERTIFICATE', 'the serving certificate does not match its key');
   }
   createSecureContext(pair);
 }
