@@ -12,6 +12,7 @@
  * the same parser as a whole body would be. Items are cut at ASCII structural bytes, so a multi-byte
  * character is never split between two decoded texts.
  */
+import { OperatorRuntimeError } from '../core/errors.js';
 import { parseJson } from './lossless-json.js';
 
 const QUOTE = 0x22;
@@ -36,7 +37,12 @@ type Expect =
   | 'end'; // only whitespace may follow
 
 /** The body is not a list this decoder can read (not JSON, cut short, or an item too long). */
-export class ListDecodeError extends Error {}
+export class ListDecodeError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_LIST_DECODE';
+  constructor(message: string) {
+    super('ERR_LIST_DECODE', message);
+  }
+}
 
 export interface ListDecoderOptions {
   /** Longest single item (or top-level value) accepted, in bytes. */

@@ -96,8 +96,9 @@ export const DEFAULT_REQUEST_DEADLINE_MS = 120_000;
  * 32 MiB. Reading and parsing a body costs about 3.5–4 times its size in peak RSS (measured with
  * bench/hostile-response.bench.ts: a 30 MiB list added 100–118 MiB), so one answer at the limit
  * stays near 130 MiB, inside a 256 MiB container. A list page of 500 objects reaches it only with objects
- * of ~65 KiB each. A `resourceVersion=0` list served whole from the API server's watch cache (it
- * ignores `limit`) can exceed it on a big cluster: the watcher then relists with a paged quorum read.
+ * of ~65 KiB each. Lists read through `KubeClient.listPage` are not held to it: they are decoded
+ * item by item (`TransportRequest.list`) and bounded per item, so a `resourceVersion=0` list served
+ * whole from the API server's watch cache (it ignores `limit`) is read however long it is.
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 /** Error answers are read this far and no further: the status says what happened, a message needs a page at most. */
