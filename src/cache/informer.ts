@@ -14,7 +14,15 @@ import { HandlerDispatcher, type EventHandler } from './handler-dispatcher.js';
 import type { IndexFunc } from './indexer.js';
 import type { ListerWatcher } from './lister-watcher.js';
 import { ObjectSizeEstimate } from './object-size-estimate.js';
-import { Store, type StoreDelta, type StoreOptions, type StoreReader, type StoreReplacement } from './store.js';
+import {
+  DEFAULT_TRANSFORM,
+  dropManagedFields,
+  Store,
+  type StoreDelta,
+  type StoreOptions,
+  type StoreReader,
+  type StoreReplacement,
+} from './store.js';
 import { Watcher, type WatcherEvent, type WatcherHealth, type WatcherOptions } from './watcher.js';
 
 /** Resync is off unless asked for: level-triggered controllers rarely need it. @defaultValue 0 (off) */
@@ -87,6 +95,11 @@ export class SharedInformer<T extends KubeObject> {
     this.sizeEstimate = new ObjectSizeEstimate(this.store, { clock: this.clock });
     this.watcher = new Watcher<T>(lw, (e) => this.onWatcherEvent(e), {
       ...options,
+      // Only the default transform is applied as items are decoded: it is idempotent and cannot
+      // throw, so the store running it again costs a property check. A user's transform runs once, in the store.
+      ...((options.transform === undefined || options.transform === DEFAULT_TRANSFORM) && {
+        listItemTransform: safeDropManagedFields,
+      }),
       clock: this.clock,
       logger: options.logger,
       metrics: this.metrics,
@@ -290,4 +303,9 @@ export function waitFor(
     waiters.add(onDone);
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** The default transform, for items as they are decoded: one whose metadata is not an object is left to the store to judge. */
+function safeDropManagedFields(item: KubeObject): KubeObject {
+  return typeof item.metadata === 'object' && item.metadata !== null ? dropManagedFields(item) : item;
 }

@@ -12,7 +12,7 @@ import type { ListPageOptions, WatchOptions } from '../client/client-options.js'
  */
 export type ListerListOptions = Pick<
   ListPageOptions,
-  'limit' | 'continue' | 'resourceVersion' | 'resourceVersionMatch' | 'signal'
+  'limit' | 'continue' | 'resourceVersion' | 'resourceVersionMatch' | 'signal' | 'transformItem'
 >;
 
 /** One page of a list: the items, the list's resourceVersion and the token for the next page. */

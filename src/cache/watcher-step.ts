@@ -128,7 +128,8 @@ function nextState(state: WatcherState, failure: FailureKind): WatcherState {
   if (failure === 'gone') return { phase: 'empty', quorum: true, listOnce: false, watchList };
   if (failure === 'response-too-large' && state.phase === 'listing' && !state.quorum) {
     // The API server serves a resourceVersion=0 list whole from its watch cache (limit ignored);
-    // past the client's maxResponseBytes only a paged quorum list can succeed.
+    // past a lister-watcher's response limit only a paged quorum list can succeed. (KubeClient's lists
+    // are bounded per item, not whole, since issue 41; another lister-watcher may still have one.)
     return { phase: 'empty', quorum: true, listOnce: false, watchList };
   }
   // The same step again: a watch resumes from its newest resourceVersion, a list page is asked

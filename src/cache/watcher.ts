@@ -43,6 +43,7 @@ import { IdleWatchdog } from './idle-watchdog.js';
 import { ListTimeoutError, WatchClosedEarlyError, WatchListProtocolError, WatchStalledError } from './errors.js';
 import {
   INITIAL_EVENTS_END_ANNOTATION,
+  type ListerListOptions,
   type ListerListPage,
   type ListerWatcher,
   type ListerWatchEvent,
@@ -105,6 +106,12 @@ export interface WatcherOptions {
   readonly minWatchDurationMs?: number;
   /** @defaultValue {@link DEFAULT_LIST_TIMEOUT_MS} */
   readonly listTimeoutMs?: number;
+  /**
+   * Passed to each list as `transformItem`: applied to every item as it is decoded, so a list served
+   * whole is held in its transformed form. The informer passes its store's transform when that is
+   * the default one (idempotent: the store applying it again is a no-op). @defaultValue none
+   */
+  readonly listItemTransform?: (item: KubeObject) => KubeObject;
   /**
    * Sync with a watch-list (`sendInitialEvents=true`, done at the `k8s.io/initial-events-end`
    * bookmark) when the lister-watcher can send one; a server that rejects it (Kubernetes before
@@ -194,6 +201,7 @@ export class Watcher<T extends KubeObject> {
   private readonly backoff: ExponentialBackoff;
   private readonly metrics: InformerMetrics;
   private readonly pageSize: number;
+  private readonly listItemOptions: Pick<ListerListOptions, 'transformItem'>;
   private readonly minWatchTimeoutMs: number;
   private readonly stallMarginMs: number;
   private readonly backoffResetMs: number;
@@ -230,6 +238,7 @@ export class Watcher<T extends KubeObject> {
     this.random = options.random ?? Math.random;
     this.metrics = options.metrics ?? informerMetrics(options.registry, name);
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.listItemOptions = options.listItemTransform ? { transformItem: options.listItemTransform } : {};
     this.minWatchTimeoutMs = options.minWatchTimeoutMs ?? DEFAULT_MIN_WATCH_TIMEOUT_MS;
     this.stallMarginMs = options.stallMarginMs ?? DEFAULT_STALL_MARGIN_MS;
     this.backoffResetMs = options.backoffResetMs ?? DEFAULT_BACKOFF_RESET_MS;
@@ -359,8 +368,13 @@ export class Watcher<T extends KubeObject> {
       page = await raceAbort(
         this.lw.list(
           state.continue !== undefined
-            ? { limit: this.pageSize, continue: state.continue, signal: controller.signal }
-            : { limit: this.pageSize, resourceVersion: state.quorum ? undefined : '0', signal: controller.signal },
+            ? { limit: this.pageSize, continue: state.continue, signal: controller.signal, ...this.listItemOptions }
+            : {
+                limit: this.pageSize,
+                resourceVersion: state.quorum ? undefined : '0',
+                signal: controller.signal,
+                ...this.listItemOptions,
+              },
         ),
         controller.signal,
       );

@@ -4,6 +4,7 @@
  * Here the limit is enforced while the body streams in, and the stream is destroyed (which closes
  * the connection) the moment it is crossed.
  */
+import { ListDecoder } from './list-decoder.js';
 import { OperatorRuntimeError } from '../core/errors.js';
 
 /** A response body as undici hands it over (a Readable): chunks as 'data' events, and a way to stop reading. */
@@ -167,3 +168,25 @@ export async function readBodyLimited(
 /** Stateless between calls when not streaming: one serves every single-chunk body. */
 const UTF8 = new TextDecoder('utf-8');
 const STREAM = { stream: true };
+
+/**
+ * Reads a list response item by item (list-decoder.ts): each item is decoded as soon as its last
+ * byte arrives and passed through `shape`, so the body is never held whole. Returns the list's
+ * top-level fields with `items` as shaped. A body that is not a list throws `ListDecodeError` or
+ * the parser's `SyntaxError`; an item over `maxItemBytes` throws `ListDecodeError`.
+ */
+export async function readListBody(
+  body: BodyStream,
+  maxItemBytes: number,
+  shape: (item: unknown) => unknown,
+): Promise<Record<string, unknown>> {
+  const items: unknown[] = [];
+  const decoder = new ListDecoder({ maxItemBytes, onItem: (item) => items.push(shape(item)) });
+  await consume(body, (chunk) => {
+    decoder.push(chunk);
+    return true;
+  });
+  const fields = decoder.end();
+  // `"items": null` (or another non-array) was kept as a top-level field, for the caller to judge.
+  return 'items' in fields ? fields : { ...fields, items };
+}

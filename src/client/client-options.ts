@@ -4,6 +4,8 @@
  * live apart from any implementation so that helpers (`paged-list.ts`, `object-address.ts`) and
  * other implementations import types, not a class.
  */
+import type { KubeObject } from '../core/object-key.js';
+
 /** The fields of an object the client reads to address it; `kubernetes-types` interfaces fit. */
 export interface ObjectLike {
   apiVersion?: string;
@@ -54,6 +56,12 @@ export interface ListPageOptions extends SignalOption {
    * probe first (`probeShardSelectorSupport`).
    */
   readonly shardSelector?: string;
+  /**
+   * Applied to each item as soon as it is decoded, before the next one is read (a list is decoded
+   * item by item as its body arrives), so what the list holds until it returns is the transformed
+   * items, e.g. without `managedFields`. An item it throws on is kept as decoded.
+   */
+  readonly transformItem?: (item: KubeObject) => KubeObject;
 }
 
 export interface ListPage<T> {

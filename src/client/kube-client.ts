@@ -197,22 +197,32 @@ export class KubeClient implements Client {
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
     if (opts.resourceVersionMatch) query.set('resourceVersionMatch', opts.resourceVersionMatch);
     const path = withQuery(this.path(m, { namespace: opts.namespace, op: 'list' }), query);
+    // Each item is shaped as it is decoded, so a list served whole is never held whole (list-decoder.ts).
+    const shape = (raw: unknown): unknown => {
+      const item = raw as ObjectLike | null;
+      if (!isObject(item)) return item;
+      let shaped: ObjectLike;
+      if (opts.metadataOnly) shaped = toPartialObjectMetadata(item, m);
+      else {
+        item.apiVersion ??= m.apiVersion;
+        item.kind ??= m.kind;
+        shaped = item;
+      }
+      if (!opts.transformItem) return shaped;
+      try {
+        return opts.transformItem(shaped as KubeObject);
+      } catch {
+        return shaped;
+      }
+    };
     const res = await this.transport.request({
       method: 'GET',
       path,
       signal: opts.signal,
+      list: { maxItemBytes: this.maxWatchLineBytes, shape },
       ...(opts.metadataOnly ? { headers: { accept: METADATA_ONLY_ACCEPT.list } } : {}),
     });
     const { items, meta } = listBodyOf(res.body, path);
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i] as ObjectLike | null;
-      if (!isObject(item)) continue;
-      if (opts.metadataOnly) items[i] = toPartialObjectMetadata(item, m);
-      else {
-        item.apiVersion ??= m.apiVersion;
-        item.kind ??= m.kind;
-      }
-    }
     const page: ListPage<T> = {
       items: items as T[],
       resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '',

@@ -18,7 +18,8 @@ import { AbortedError, InvalidOptionError, OperatorRuntimeError } from '../core/
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { ApiError, type StatusBody } from './api-error.js';
-import { readBodyLimited, readBodyPrefix, ResponseTooLargeError } from './body-limit.js';
+import { readBodyLimited, readBodyPrefix, readListBody, ResponseTooLargeError, type BodyStream } from './body-limit.js';
+import { ListDecodeError } from './list-decoder.js';
 import { parseJson } from './lossless-json.js';
 import type { ClientMetrics } from './client-metrics.js';
 import type { ClientCertificate, Credential } from './credentials.js';
@@ -95,8 +96,9 @@ export const DEFAULT_REQUEST_DEADLINE_MS = 120_000;
  * 32 MiB. Reading and parsing a body costs about 3.5–4 times its size in peak RSS (measured with
  * bench/hostile-response.bench.ts: a 30 MiB list added 100–118 MiB), so one answer at the limit
  * stays near 130 MiB, inside a 256 MiB container. A list page of 500 objects reaches it only with objects
- * of ~65 KiB each. A `resourceVersion=0` list served whole from the API server's watch cache (it
- * ignores `limit`) can exceed it on a big cluster: the watcher then relists with a paged quorum read.
+ * of ~65 KiB each. Lists read through `KubeClient.listPage` are not held to it: they are decoded
+ * item by item (`TransportRequest.list`) and bounded per item, so a `resourceVersion=0` list served
+ * whole from the API server's watch cache (it ignores `limit`) is read however long it is.
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 /** Error answers are read this far and no further: the status says what happened, a message needs a page at most. */
@@ -114,6 +116,19 @@ export interface TransportRequest {
   readonly signal?: AbortSignal;
   /** Whether an ambiguous failure may be retried. @defaultValue true for GET/HEAD/OPTIONS/PUT/DELETE */
   readonly idempotent?: boolean;
+  /**
+   * Read a successful answer as a list, item by item (list-decoder.ts), instead of as one text:
+   * each item is decoded as soon as its bytes arrive and passed through `shape`, and the body is
+   * bounded per item (`maxItemBytes`) rather than by `maxResponseBytes`, as a watch is per event.
+   * A `resourceVersion=0` list is served whole by the watch cache; held as text it peaked at
+   * several times its size.
+   */
+  readonly list?: ListReading;
+}
+
+export interface ListReading {
+  readonly maxItemBytes: number;
+  readonly shape: (item: unknown) => unknown;
 }
 
 export interface TransportResponse<T = unknown> {
@@ -394,6 +409,11 @@ export class Transport {
         this.observe(req.method, String(status), start);
         throw await this.errorFromResponse(req, status, res.headers, res.body);
       }
+      if (req.list) {
+        const body = await this.readList(req, req.list, status, res.body);
+        this.observe(req.method, String(status), start);
+        return { status, headers: resHeaders, body: body as T };
+      }
       text = await readBodyLimited(
         res.body,
         this.maxResponseBytes,
@@ -415,6 +435,22 @@ export class Transport {
       }
     }
     return { status, headers: resHeaders, body: body as T };
+  }
+
+  private async readList(req: TransportRequest, list: ListReading, status: number, body: BodyStream): Promise<unknown> {
+    try {
+      return await readListBody(body, list.maxItemBytes, list.shape);
+    } catch (err) {
+      // Not a network failure: a body that is not a list is not retried, and its content is not quoted.
+      // A SyntaxError's message quotes the text it choked on, which may be a Secret's: never passed on.
+      if (err instanceof ListDecodeError || err instanceof SyntaxError)
+        throw new TransportError(
+          req.method,
+          req.path,
+          `response (HTTP ${status}) is not a JSON list: ${err instanceof ListDecodeError ? err.message : 'an item is not valid JSON'}`,
+        );
+      throw err;
+    }
   }
 
   private async prepare(
