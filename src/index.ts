@@ -44,9 +44,11 @@ export type {
   DeleteOptions,
 } from './client/index.js';
 
-// Core: the base error, the logger interface, object identity.
-export { OperatorRuntimeError, keyOf, objectKey } from './core/index.js';
-export type { Logger, KubeObject, ObjectMeta, ObjectRef } from './core/index.js';
+// Core (no entry of its own, so its public types live here): the base errors, the logger interface,
+// object identity, time as a dependency, the one backoff shape.
+export { OperatorRuntimeError, InvalidArgumentError, keyOf, objectKey } from './core/index.js';
+export type { Logger, KubeObject, ObjectMeta, ObjectRef, OwnerReference } from './core/index.js';
+export type { Clock, TimerHandle, TimerOptions, BackoffOptions, ResolvedBackoff } from './core/index.js';
 
 // Reconciling: results, terminal errors, predicates (grouped: `predicates.and(…)`), events.
 export { requeueAfter, TerminalError, isTerminalError, EventRecorder } from './controller/index.js';

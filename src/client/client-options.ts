@@ -13,7 +13,7 @@ export interface ObjectLike {
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
-interface SignalOption {
+export interface SignalOption {
   readonly signal?: AbortSignal;
 }
 

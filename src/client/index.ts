@@ -23,7 +23,7 @@ export type {
   FieldValidation,
   Scale,
 } from './kube-client.js';
-export type { ReadFreshness } from './client-options.js';
+export type { ReadFreshness, SignalOption } from './client-options.js';
 export {
   ApiError,
   apiErrorStatus,
@@ -91,6 +91,7 @@ export {
   StaticTokenCredential,
   BasicAuthCredential,
   TokenFileCredential,
+  RedactedCredential,
   DEFAULT_TOKEN_FILE_REFRESH_MS,
 } from './credentials.js';
 export type { Credential, CredentialValue, ClientCertificate, TokenFileCredentialOptions } from './credentials.js';
@@ -117,6 +118,7 @@ export {
   MAX_ERROR_BODY_BYTES,
   WATCH_BODY_TIMEOUT_SLACK_MS,
 } from './transport.js';
+export type { TransportOptions } from './transport.js';
 export { ResponseTooLargeError } from './body-limit.js';
 export { METADATA_ONLY_ACCEPT } from './partial-object-metadata.js';
 // Renamed: the workqueue has its own (per-item) TokenBucketRateLimiter.

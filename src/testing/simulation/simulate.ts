@@ -28,6 +28,7 @@
 import { Registry } from 'prom-client';
 import { ApiError } from '../../client/api-error.js';
 import type { Client } from '../../client/contracts.js';
+import type { ResourceType } from '../../client/discovery.js';
 import type { Clock } from '../../core/clock.js';
 import { InvalidOptionError, OperatorRuntimeError } from '../../core/errors.js';
 import { FakeClock, flushMicrotasks } from '../../core/fake-clock.js';
@@ -64,15 +65,13 @@ export type OperatorSetup = (
   options: OperatorSetupOptions,
 ) => Manager | { readonly manager: Manager } | Promise<Manager | { readonly manager: Manager }>;
 
-type KindRef = { readonly apiVersion: string; readonly kind: string };
-
 export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly setup: OperatorSetup;
   readonly scenario: Scenario;
   /** The kinds the operator reconciles (convergence is asked of these). */
-  readonly primaryKinds: readonly KindRef[];
+  readonly primaryKinds: readonly ResourceType[];
   /** Other kinds it writes (children, external records): recorded and compared at the end. */
-  readonly ownedKinds?: readonly KindRef[];
+  readonly ownedKinds?: readonly ResourceType[];
   /** The store: kinds/CRDs to serve, objects present from the start. */
   readonly cluster?: Pick<FakeClientOptions, 'kinds' | 'crds' | 'objects' | 'requireNamespaces'>;
   /** Seeds to run: a list, or how many (1…n). @defaultValue {@link DEFAULT_SEEDS} */
