@@ -69,7 +69,7 @@ export * as predicates from './controller/predicates.js';
 // Running: the manager, its builder, leader election, signals, logging, metrics.
 export { Manager, ControllerBuilder, runUntilSignal } from './manager/index.js';
 export type { ManagerOptions, RunUntilSignalOptions, Runnable } from './manager/index.js';
-export { LeaderElector, LeadershipLostError } from './leader-election/index.js';
+export { LeaderElector, LeadershipLostError, isLeadershipLost } from './leader-election/index.js';
 export type { LeaderElectorOptions } from './leader-election/index.js';
 export { createLogger } from './logging/index.js';
 export type { LoggerOptions } from './logging/index.js';

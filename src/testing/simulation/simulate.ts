@@ -32,6 +32,7 @@ import type { ResourceType } from '../../client/discovery.js';
 import type { Clock } from '../../core/clock.js';
 import { InvalidOptionError, OperatorRuntimeError } from '../../core/errors.js';
 import { FakeClock, flushMicrotasks } from '../../core/fake-clock.js';
+import { isLeadershipLost } from '../../core/leadership-lost.js';
 import type { Logger } from '../../core/logger.js';
 import type { KubeObject } from '../../core/object-key.js';
 import { seededRandom } from '../../core/seeded-random.js';
@@ -454,7 +455,7 @@ async function execute(
         (err: unknown) => {
           if (abort.signal.aborted || cluster.isDead(incarnation)) return;
           // A leader that lost its Lease stops, by design (fencing); a replaced one is not restarted.
-          if ((err as { code?: unknown } | undefined)?.code === 'ERR_LEADERSHIP_LOST') {
+          if (isLeadershipLost(err)) {
             note(`${now()} #${incarnation} lost leadership and stops`);
             cluster.kill(incarnation);
             if (!cluster.isReplacedLeader(incarnation)) scheduleStart(SUPERVISOR_RESTART_MS);
