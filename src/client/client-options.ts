@@ -1,7 +1,7 @@
 /**
  * The option and result types of the client contracts (`contracts.ts`): what every implementation
  * — `KubeClient`, the fake client, the cache-backed delegating client — accepts and returns. They
- * live apart from any implementation so that helpers (`paged-list.ts`, `object-address.ts`) and
+ * live apart from any implementation so that helpers (`paged-list.ts`) and
  * other implementations import types, not a class.
  */
 /** The fields of an object the client reads to address it; `kubernetes-types` interfaces fit. */

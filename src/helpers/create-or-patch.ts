@@ -2,7 +2,8 @@ import { isNotFound } from '../client/api-error.js';
 import type { Client } from '../client/client.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { createMergePatch, isPlainObject } from './merge-patch.js';
-import { cloneJson, nameOf, typeOf, type MetaObject } from './meta-object.js';
+import { nameOf, typeOf } from '../core/object-key.js';
+import { cloneJson, type MetaObject } from './meta-object.js';
 
 export type OperationResult = 'created' | 'updated' | 'unchanged';
 

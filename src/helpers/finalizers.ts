@@ -6,7 +6,8 @@
 import { isNotFound } from '../client/api-error.js';
 import type { Client } from '../client/client.js';
 import { InvalidFinalizerNameError } from './errors.js';
-import { nameOf, typeOf, type MetaObject } from './meta-object.js';
+import { nameOf, typeOf } from '../core/object-key.js';
+import type { MetaObject } from './meta-object.js';
 import { retryOnConflict, type RetryOnConflictOptions } from './retry-on-conflict.js';
 
 export interface FinalizerWriteOptions {

@@ -8,7 +8,8 @@ import type { Client } from '../client/client.js';
 import { IncompleteObjectError } from '../core/errors.js';
 import { jsonEqual } from './canonical-json.js';
 import { createMergePatch } from './merge-patch.js';
-import { cloneJson, nameOf, typeOf, type MetaObject } from './meta-object.js';
+import { nameOf, typeOf } from '../core/object-key.js';
+import { cloneJson, type MetaObject } from './meta-object.js';
 
 /** An object with a status. */
 export interface StatusObject extends MetaObject {
