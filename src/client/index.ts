@@ -2,7 +2,24 @@
  * client: the only code that speaks HTTP to the API server — kubeconfig/in-cluster auth, undici
  * transport, discovery/REST mapping, CRUD/patch/apply/subresources, paged list, watch, ApiError.
  */
-export type { Client, Reader, Writer, StatusWriter, StatusPatchOptions, ObjectWatcher, RestMapper } from './client.js';
+export type {
+  Client,
+  Reader,
+  Getter,
+  PageLister,
+  Writer,
+  Creator,
+  Updater,
+  Patcher,
+  Applier,
+  Deleter,
+  StatusWriter,
+  StatusPatchOptions,
+  ObjectWatcher,
+  WatchListCapable,
+  ListWatchClient,
+  RestMapper,
+} from './client.js';
 export { KubeClient, DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_LIST_RESTARTS } from './kube-client.js';
 export type {
   KubeClientOptions,
