@@ -1,16 +1,20 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   API_DIR,
   UPDATE_COMMAND,
-  buildApiReport,
+  buildApiSurface,
   readCommittedReport,
   readEntryPoints,
   reportDiff,
 } from './api-report.js';
 
 // One program over every entry (a few seconds); the tests below read from it.
-const reports = buildApiReport();
+const { reports, unexported } = buildApiSurface();
+const ROOT = 'operator-runtime';
 
 test('the committed API report (api/) matches the public API; a difference is a public change to review', () => {
   const generated = new Map(reports.map((r) => [r.entry.reportFile, r.text]));
@@ -51,13 +55,14 @@ test('every entry point in package.json exports is reported, each once', () => {
   for (const r of reports) assert.ok(r.names.length > 0, `${r.entry.specifier} exports nothing`);
 });
 
-test('the root entry is curated: 60–80 names, no test tools, no bare combinators', () => {
-  const root = reports.find((r) => r.entry.specifier === 'operator-runtime');
+test('the root entry is curated: 60–90 names, no test tools, no bare combinators', () => {
+  const root = reports.find((r) => r.entry.specifier === ROOT);
   assert.ok(root);
   const names = new Set(root.names.map((n) => n.name));
+  // What writing an operator needs, plus core's public types (Clock, BackoffOptions…): core has no entry of its own.
   assert.ok(
-    names.size >= 60 && names.size <= 80,
-    `root exports ${names.size} names; the front door holds what writing an operator needs (60–80)`,
+    names.size >= 60 && names.size <= 90,
+    `root exports ${names.size} names; the front door holds what writing an operator needs (60–90)`,
   );
   for (const name of [
     'Manager',
@@ -123,5 +128,121 @@ test('no name means two things: a name exported by several entries has one decla
         `${n.name} in ${r.entry.specifier} differs from ${n.name} in ${first.specifier}; rename one side`,
       );
     }
+  }
+});
+
+/**
+ * The root entry is the front door by design (src/index.ts): it re-exports the names writing an
+ * operator needs from the subpath entries, so it alone may repeat them. Between subpath entries a
+ * name has one home; importing it from a second entry would be a second way to say the same thing.
+ */
+test('no name is exported by two subpath entries (the root alone re-exports, as the front door)', () => {
+  const homes = new Map<string, string[]>();
+  for (const r of reports) {
+    if (r.entry.specifier === ROOT) continue;
+    for (const n of r.names) homes.set(n.name, [...(homes.get(n.name) ?? []), r.entry.specifier]);
+  }
+  const repeated = [...homes]
+    .filter(([, entries]) => entries.length > 1)
+    .map(([name, e]) => `${name}: ${e.join(', ')}`);
+  assert.deepEqual(repeated, [], 'export each from the one entry it belongs to and import it from there');
+});
+
+/**
+ * Types a public declaration names that no entry exports, left so while issue 36 items 1–3 reshape
+ * what reaches them: the console's views (through `Manager.console`, `ControllerHost.trackController`
+ * and the `Omit<>` bases of `ConsoleOptions`) and the sharding seam `ControllerHost.sharding`.
+ * When the Manager interface and the one controller builder stop exposing them, this list shrinks;
+ * the test below fails on a name that no longer needs to be here.
+ */
+const UNEXPORTED_BEING_REMOVED: ReadonlySet<string> = new Set([
+  'Admission',
+  'CacheInformers',
+  'ClusterHealthView',
+  'ClusterSnapshot',
+  'ConsoleServerOptions',
+  'ConsoleSnapshot',
+  'ConsoleState',
+  'ConsoleStateOptions',
+  'ControllerSnapshot',
+  'ControllerView',
+  'EventSnapshot',
+  'FailingKey',
+  'InformerSnapshot',
+  'LeaderView',
+  'QueueView',
+  'RecentReconcile',
+  'ReconcileResult',
+  'ReconcileWindowOptions',
+  'ShardGate',
+  'ShardingHost',
+  'WindowPoint',
+  'WindowSummary',
+]);
+
+test('every type a public declaration names is exported by some entry (no forgotten export)', () => {
+  const forgotten = unexported
+    .filter((u) => !UNEXPORTED_BEING_REMOVED.has(u.name))
+    .map((u) => `${u.name} (${u.declaredIn}), named by ${u.usedBy.join(', ')}`);
+  assert.deepEqual(
+    forgotten,
+    [],
+    'a user can receive or pass these but not write their names: export each from the entry it belongs to, or mark the member that names it @internal',
+  );
+  const names = new Set(unexported.map((u) => u.name));
+  const stale = [...UNEXPORTED_BEING_REMOVED].filter((name) => !names.has(name));
+  assert.deepEqual(stale, [], 'no longer unexported: remove from UNEXPORTED_BEING_REMOVED');
+});
+
+test('the forgotten-export check follows signatures, members and bases, and skips private, internal and type operators', () => {
+  const root = mkdtempSync(join(tmpdir(), 'api-report-'));
+  try {
+    const write = (file: string, text: string): void => {
+      mkdirSync(join(root, file, '..'), { recursive: true });
+      writeFileSync(join(root, file), text);
+    };
+    write(
+      'package.json',
+      JSON.stringify({
+        name: 'fx',
+        exports: {
+          '.': { 'operator-runtime-source': './src/index.ts' },
+          './b': { 'operator-runtime-source': './src/b.ts' },
+        },
+      }),
+    );
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', types: [] } }));
+    write(
+      'src/hidden.ts',
+      [
+        'export interface Hidden { readonly x: number }',
+        'export interface Deep { readonly inner: Inner }',
+        'interface Inner { readonly y: string }',
+        'export interface Priv { readonly z: number }',
+        'export interface Int { readonly w: number }',
+        'export interface Base { readonly v: number }',
+        'export interface Shared { readonly s: number }',
+        'export type Op<T> = { [K in keyof T]: T[K] } & {};',
+      ].join('\n'),
+    );
+    write(
+      'src/index.ts',
+      [
+        "import type { Hidden, Deep, Priv, Int, Base, Shared, Op } from './hidden.js';",
+        'export function f(h: Hidden): void { void h; }',
+        'export type Shown = Op<{ a: Deep }>;',
+        'export class C implements Base { readonly v = 1; private p?: Priv; /** @internal */ q?: Int; r(): Shared | undefined { return undefined; } }',
+      ].join('\n'),
+    );
+    write('src/b.ts', "export type { Shared } from './hidden.js';\nexport const value = 1;");
+    const found = buildApiSurface(root).unexported.map((u) => `${u.name} ${u.declaredIn} ${u.usedBy.join(',')}`);
+    assert.deepEqual(found, [
+      'Base src/hidden.ts fx:C',
+      'Deep src/hidden.ts fx:Shown',
+      'Hidden src/hidden.ts fx:f',
+      'Inner src/hidden.ts fx:Shown',
+    ]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });

@@ -181,24 +181,57 @@ function signatureOf(checker: ts.TypeChecker, symbol: ts.Symbol, kind: string): 
   }
 }
 
+/**
+ * A type of ours that a public declaration names but no entry point exports (api-extractor's
+ * "forgotten export"): a user can receive or pass it but cannot write its name.
+ */
+export interface UnexportedType {
+  readonly name: string;
+  /** Where it is declared, relative to the repository root. */
+  readonly declaredIn: string;
+  /** The exported names (`specifier:name`) whose declarations name it, directly or through another such type. */
+  readonly usedBy: readonly string[];
+}
+
+export interface ApiSurface {
+  readonly reports: readonly ApiEntryReport[];
+  readonly unexported: readonly UnexportedType[];
+}
+
+const resolveAlias = (checker: ts.TypeChecker, symbol: ts.Symbol): ts.Symbol =>
+  symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+
 /** Builds the report of every entry point, in memory. */
 export function buildApiReport(root: string = REPO_ROOT): ApiEntryReport[] {
+  return [...buildApiSurface(root).reports];
+}
+
+/** The report of every entry point and the types its declarations name without exporting them, in memory. */
+export function buildApiSurface(root: string = REPO_ROOT): ApiSurface {
   const entries = readEntryPoints(root);
   const program = createProgram(
     root,
     entries.map((e) => e.source),
   );
   const checker = program.getTypeChecker();
-  return entries.map((entry) => {
+  const publicSymbols = new Map<ts.Symbol, string>(); // target → `specifier:name` of its first export
+  const reports = entries.map((entry) => {
     const file = program.getSourceFile(join(root, entry.source));
     if (!file) throw new Error(`${entry.source} (exports of ${entry.specifier}) is not in the program`);
     const moduleSymbol = checker.getSymbolAtLocation(file);
     if (!moduleSymbol) throw new Error(`${entry.source} is not a module`);
     const names: ApiName[] = [];
     for (const exported of checker.getExportsOfModule(moduleSymbol)) {
-      const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      const target = resolveAlias(checker, exported);
       if (isInternal(target)) continue;
       const kind = kindOf(target);
+      if (!publicSymbols.has(target)) publicSymbols.set(target, `${entry.specifier}:${exported.name}`);
+      // A namespace export (`export * as predicates`) makes its members public too.
+      if (kind === 'namespace')
+        for (const member of checker.getExportsOfModule(target)) {
+          const t = resolveAlias(checker, member);
+          if (!publicSymbols.has(t)) publicSymbols.set(t, `${entry.specifier}:${exported.name}.${member.name}`);
+        }
       names.push({
         name: exported.name,
         kind,
@@ -208,6 +241,128 @@ export function buildApiReport(root: string = REPO_ROOT): ApiEntryReport[] {
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return { entry, names, text: renderEntry(entry, names) };
   });
+  return { reports, unexported: unexportedTypes(checker, root, publicSymbols) };
+}
+
+/** Whether a class member or interface member is part of the public shape (not private, protected, `#x` or @internal). */
+function isPublicMember(member: ts.Node): boolean {
+  const name = (member as { name?: ts.Node }).name;
+  if (name && ts.isPrivateIdentifier(name)) return false;
+  if (ts.getCombinedModifierFlags(member as ts.Declaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected))
+    return false;
+  // From the text before it (its JSDoc): the compiler API parses no JSDoc tags of .ts files by default.
+  const leading = member.getSourceFile().text.slice(member.pos, member.getStart());
+  return !/\/\*\*(?:(?!\*\/)[\s\S])*@internal\b/.test(leading);
+}
+
+/**
+ * The type annotations that make up a declaration's public shape: parameters, return types, property
+ * and member types, heritage clauses, type parameters' constraints and defaults. Bodies and
+ * initializers are left out (an inferred type has no name to forget).
+ */
+function publicTypeNodes(decl: ts.Declaration): ts.Node[] {
+  const out: ts.Node[] = [];
+  const push = (n: ts.Node | undefined): void => {
+    if (n) out.push(n);
+  };
+  const typeParams = (d: { typeParameters?: ts.NodeArray<ts.TypeParameterDeclaration> }): void => {
+    for (const p of d.typeParameters ?? []) {
+      push(p.constraint);
+      push(p.default);
+    }
+  };
+  const signature = (d: ts.SignatureDeclarationBase): void => {
+    typeParams(d);
+    for (const p of d.parameters) push(p.type);
+    push(d.type);
+  };
+  const heritage = (d: ts.ClassLikeDeclaration | ts.InterfaceDeclaration): void => {
+    for (const clause of d.heritageClauses ?? []) for (const t of clause.types) push(t);
+  };
+  if (ts.isFunctionDeclaration(decl)) signature(decl);
+  else if (ts.isVariableDeclaration(decl)) push(decl.type);
+  else if (ts.isTypeAliasDeclaration(decl)) {
+    typeParams(decl);
+    push(decl.type);
+  } else if (ts.isInterfaceDeclaration(decl)) {
+    typeParams(decl);
+    heritage(decl);
+    for (const m of decl.members) if (isPublicMember(m)) out.push(m);
+  } else if (ts.isClassDeclaration(decl)) {
+    typeParams(decl);
+    heritage(decl);
+    for (const m of decl.members) {
+      if (!isPublicMember(m)) continue;
+      if (ts.isConstructorDeclaration(m)) {
+        for (const p of m.parameters) if (isPublicMember(p) || !ts.isParameterPropertyDeclaration(p, m)) push(p.type);
+      } else if (ts.isMethodDeclaration(m) || ts.isGetAccessorDeclaration(m) || ts.isSetAccessorDeclaration(m))
+        signature(m);
+      else if (ts.isPropertyDeclaration(m) || ts.isIndexSignatureDeclaration(m)) push(m.type);
+    }
+  }
+  return out;
+}
+
+function isTypeOperator(symbol: ts.Symbol): boolean {
+  return (symbol.declarations ?? []).some((d) => ts.isTypeAliasDeclaration(d) && (d.typeParameters?.length ?? 0) > 0);
+}
+
+/** Every type of ours reachable from a public declaration that no entry exports, sorted by name. */
+function unexportedTypes(
+  checker: ts.TypeChecker,
+  root: string,
+  publicSymbols: ReadonlyMap<ts.Symbol, string>,
+): UnexportedType[] {
+  const found = new Map<ts.Symbol, Set<string>>();
+  const visited = new Set<ts.Symbol>();
+  const queue: Array<{ symbol: ts.Symbol; via: string }> = [...publicSymbols].map(([symbol, via]) => ({
+    symbol,
+    via,
+  }));
+  const referenced = (node: ts.Node, via: string): void => {
+    let name: ts.Node | undefined;
+    if (ts.isTypeReferenceNode(node)) name = node.typeName;
+    else if (ts.isExpressionWithTypeArguments(node)) name = node.expression;
+    else if (ts.isTypeQueryNode(node)) name = node.exprName;
+    if (name) {
+      const at = checker.getSymbolAtLocation(name);
+      const symbol = at && resolveAlias(checker, at);
+      const decl = symbol?.declarations?.[0];
+      const file = decl?.getSourceFile();
+      if (
+        symbol &&
+        file &&
+        !file.isDeclarationFile &&
+        symbol.flags & ts.SymbolFlags.Type &&
+        !(symbol.flags & ts.SymbolFlags.TypeParameter) &&
+        !publicSymbols.has(symbol) &&
+        !isInternal(symbol)
+      ) {
+        // A generic alias (`Simplify<T>`) is how an exported type is computed, not a type anyone
+        // holds a value of: it is walked for what it names, never reported itself.
+        if (!isTypeOperator(symbol)) {
+          const users = found.get(symbol) ?? new Set<string>();
+          users.add(via);
+          found.set(symbol, users);
+        }
+        queue.push({ symbol, via });
+      }
+    }
+    ts.forEachChild(node, (child) => referenced(child, via));
+  };
+  while (queue.length > 0) {
+    const { symbol, via } = queue.shift()!;
+    if (visited.has(symbol)) continue;
+    visited.add(symbol);
+    for (const decl of symbol.declarations ?? []) for (const node of publicTypeNodes(decl)) referenced(node, via);
+  }
+  return [...found]
+    .map(([symbol, users]) => ({
+      name: symbol.name,
+      declaredIn: symbol.declarations![0]!.getSourceFile().fileName.split(`${root}/`).join(''),
+      usedBy: [...users].sort(),
+    }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.declaredIn < b.declaredIn ? -1 : 1));
 }
 
 function renderEntry(entry: EntryPoint, names: readonly ApiName[]): string {
@@ -275,6 +430,11 @@ function main(): void {
   const reports = buildApiReport();
   if (process.argv.includes('--count')) {
     for (const r of reports) console.log(`${r.entry.specifier}\t${r.names.length}`);
+    return;
+  }
+  if (process.argv.includes('--unexported')) {
+    for (const u of buildApiSurface().unexported)
+      console.log(`${u.name}\t${u.declaredIn}\t${u.usedBy.length} uses: ${u.usedBy.join(', ')}`);
     return;
   }
   rmSync(API_DIR, { recursive: true, force: true });

@@ -44,9 +44,11 @@ export type {
   DeleteOptions,
 } from './client/index.js';
 
-// Core: the base error, the logger interface, object identity.
-export { OperatorRuntimeError, keyOf, objectKey } from './core/index.js';
-export type { Logger, KubeObject, ObjectMeta, ObjectRef } from './core/index.js';
+// Core (no entry of its own, so its public types live here): the base errors, the logger interface,
+// object identity, time as a dependency, the one backoff shape.
+export { OperatorRuntimeError, InvalidArgumentError, keyOf, objectKey } from './core/index.js';
+export type { Logger, KubeObject, ObjectMeta, ObjectRef, OwnerReference } from './core/index.js';
+export type { Clock, TimerHandle, TimerOptions, BackoffOptions, ResolvedBackoff } from './core/index.js';
 
 // Reconciling: results, terminal errors, predicates (grouped: `predicates.and(…)`), events.
 export { requeueAfter, TerminalError, isTerminalError, EventRecorder } from './controller/index.js';
@@ -67,7 +69,7 @@ export * as predicates from './controller/predicates.js';
 // Running: the manager, its builder, leader election, signals, logging, metrics.
 export { Manager, ControllerBuilder, runUntilSignal } from './manager/index.js';
 export type { ManagerOptions, RunUntilSignalOptions, Runnable } from './manager/index.js';
-export { LeaderElector, LeadershipLostError } from './leader-election/index.js';
+export { LeaderElector, LeadershipLostError, isLeadershipLost } from './leader-election/index.js';
 export type { LeaderElectorOptions } from './leader-election/index.js';
 export { createLogger } from './logging/index.js';
 export type { LoggerOptions } from './logging/index.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '../client/client.js';
+import type { ListWatchClient } from '../client/contracts.js';
 import { clientListerWatcher, clientListerWatcherFactory } from './client-lister-watcher.js';
 
 function recordingClient() {
@@ -14,7 +14,7 @@ function recordingClient() {
       calls.push({ method: 'watch', type, opts });
       return (async function* () {})();
     },
-  } as unknown as Pick<Client, 'listPage' | 'watch'>;
+  } as unknown as ListWatchClient;
   return { client, calls };
 }
 
@@ -86,7 +86,7 @@ test('a metadata-only spec asks the client for PartialObjectMetadata and caches 
         yield { type: 'BOOKMARK', object: { metadata: { resourceVersion: '10' } } };
       })();
     },
-  } as unknown as Pick<Client, 'listPage' | 'watch'>;
+  } as unknown as ListWatchClient;
   const lw = clientListerWatcher(client, { apiVersion: 'v1', kind: 'Secret', metadataOnly: true });
   const page = await lw.list({ limit: 5 });
   const events = [];

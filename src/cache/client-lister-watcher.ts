@@ -4,7 +4,7 @@
  * events into thrown `ApiError`s and ends the iterator on a clean server close, as the watcher
  * expects.
  */
-import type { Client } from '../client/client.js';
+import type { ListWatchClient } from '../client/contracts.js';
 import { toPartialObjectMetadata } from '../client/partial-object-metadata.js';
 import type { KubeObject } from '../core/object-key.js';
 import { parseShardSelector, selectorMatches } from '../client/shard-selector.js';
@@ -22,10 +22,7 @@ import type { ListerWatcher, ListerWatchEvent } from './lister-watcher.js';
  * foreign key in the cache. An object never changes range (its uid and namespace are immutable),
  * so dropping its events one by one is consistent.
  */
-export function clientListerWatcher(
-  client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean },
-  spec: InformerSpec,
-): ListerWatcher<KubeObject> {
+export function clientListerWatcher(client: ListWatchClient, spec: InformerSpec): ListerWatcher<KubeObject> {
   const type = { apiVersion: spec.apiVersion, kind: spec.kind };
   // A falsy field ('' or false) is left out, as an absent one.
   const scope = omitUndefined({
@@ -62,9 +59,7 @@ export function clientListerWatcher(
 }
 
 /** The factory function an `InformerFactory` needs, over one client. */
-export function clientListerWatcherFactory(
-  client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean },
-): ListerWatcherFactory {
+export function clientListerWatcherFactory(client: ListWatchClient): ListerWatcherFactory {
   return (spec) => clientListerWatcher(client, spec);
 }
 

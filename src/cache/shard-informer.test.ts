@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../core/fake-clock.js';
 import type { KubeObject } from '../core/object-key.js';
-import type { Client } from '../client/client.js';
+import type { ListWatchClient } from '../client/contracts.js';
 import { FakeClient } from '../testing/fake-client/fake-client.js';
 import {
   InvalidShardSelectorError,
@@ -78,7 +78,7 @@ async function cacheOfLowerHalf(fake: FakeClient): Promise<{
   for (let i = 0; i < 30; i++)
     before.push(await fake.create({ ...CONFIGMAP, metadata: { name: `before-${i}`, namespace: 'ns' } }));
   const sentSelectors: (string | undefined)[] = [];
-  const recording: Pick<Client, 'listPage' | 'watch'> & { readonly watchList: boolean } = {
+  const recording: ListWatchClient = {
     watchList: fake.watchList,
     listPage: (type, opts) => {
       sentSelectors.push(opts?.shardSelector);

@@ -299,6 +299,7 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
   }
 
   /**
+   * @internal The informer's relist (its `StoreReplacement` is internal too).
    * Starts replacing the whole contents with a fresh list, fed page by page, returning deltas on
    * `commit()` (see {@link DEFAULT_RELIST_MODE} for what readers see meanwhile in each mode).
    *

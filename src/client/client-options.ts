@@ -1,7 +1,7 @@
 /**
  * The option and result types of the client contracts (`contracts.ts`): what every implementation
  * — `KubeClient`, the fake client, the cache-backed delegating client — accepts and returns. They
- * live apart from any implementation so that helpers (`paged-list.ts`, `object-address.ts`) and
+ * live apart from any implementation so that helpers (`paged-list.ts`) and
  * other implementations import types, not a class.
  */
 import type { KubeObject } from '../core/object-key.js';
@@ -15,7 +15,7 @@ export interface ObjectLike {
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
-interface SignalOption {
+export interface SignalOption {
   readonly signal?: AbortSignal;
 }
 

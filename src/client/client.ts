@@ -6,9 +6,18 @@
 export type {
   Client,
   Reader,
+  Getter,
+  PageLister,
   Writer,
+  Creator,
+  Updater,
+  Patcher,
+  Applier,
+  Deleter,
   StatusWriter,
   StatusPatchOptions,
   ObjectWatcher,
+  WatchListCapable,
+  ListWatchClient,
   RestMapper,
 } from './contracts.js';

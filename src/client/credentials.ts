@@ -44,7 +44,7 @@ export class CredentialError extends OperatorRuntimeError {
   }
 }
 
-abstract class RedactedCredential implements Credential {
+export abstract class RedactedCredential implements Credential {
   abstract readonly kind: string;
   abstract get(signal?: AbortSignal): Promise<CredentialValue>;
   abstract invalidate(): boolean;

@@ -2,7 +2,24 @@
  * client: the only code that speaks HTTP to the API server — kubeconfig/in-cluster auth, undici
  * transport, discovery/REST mapping, CRUD/patch/apply/subresources, paged list, watch, ApiError.
  */
-export type { Client, Reader, Writer, StatusWriter, StatusPatchOptions, ObjectWatcher, RestMapper } from './client.js';
+export type {
+  Client,
+  Reader,
+  Getter,
+  PageLister,
+  Writer,
+  Creator,
+  Updater,
+  Patcher,
+  Applier,
+  Deleter,
+  StatusWriter,
+  StatusPatchOptions,
+  ObjectWatcher,
+  WatchListCapable,
+  ListWatchClient,
+  RestMapper,
+} from './client.js';
 export { KubeClient, DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_LIST_RESTARTS } from './kube-client.js';
 export type {
   KubeClientOptions,
@@ -23,7 +40,7 @@ export type {
   FieldValidation,
   Scale,
 } from './kube-client.js';
-export type { ReadFreshness } from './client-options.js';
+export type { ReadFreshness, SignalOption } from './client-options.js';
 export {
   ApiError,
   apiErrorStatus,
@@ -91,6 +108,7 @@ export {
   StaticTokenCredential,
   BasicAuthCredential,
   TokenFileCredential,
+  RedactedCredential,
   DEFAULT_TOKEN_FILE_REFRESH_MS,
 } from './credentials.js';
 export type { Credential, CredentialValue, ClientCertificate, TokenFileCredentialOptions } from './credentials.js';
@@ -117,6 +135,7 @@ export {
   MAX_ERROR_BODY_BYTES,
   WATCH_BODY_TIMEOUT_SLACK_MS,
 } from './transport.js';
+export type { TransportOptions } from './transport.js';
 export { ResponseTooLargeError } from './body-limit.js';
 export { METADATA_ONLY_ACCEPT } from './partial-object-metadata.js';
 // Renamed: the workqueue has its own (per-item) TokenBucketRateLimiter.

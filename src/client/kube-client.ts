@@ -3,7 +3,7 @@
  * over plain JSON objects, addressed by apiVersion + kind (discovery finds the URL). The only code
  * in operator-runtime that speaks HTTP to the API server.
  */
-import { nameOf, typeOf } from './object-address.js';
+import { nameOf, typeOf } from '../core/object-key.js';
 import { listAll, listPages } from './paged-list.js';
 import { METADATA_ONLY_ACCEPT, toPartialObjectMetadata } from './partial-object-metadata.js';
 import { homedir } from 'node:os';

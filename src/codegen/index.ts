@@ -24,9 +24,7 @@ export {
   DEFAULT_RESOURCES,
   DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
   DEFAULT_REPLICAS,
-  DEFAULT_METRICS_PORT,
-  DEFAULT_HEALTH_PORT,
-  DEFAULT_WEBHOOK_PORT,
   METRICS_NAMESPACE_LABEL,
 } from './operator-manifests.js';
+export type { OperatorFeatures } from './operator-manifests.js';
 export { WEBHOOK_SERVICE_PORT, DEFAULT_WEBHOOK_INGRESS_FROM } from './webhook-serving-manifests.js';

@@ -7,13 +7,12 @@
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Namespace, ResourceRequirements, Service, ServiceAccount } from 'kubernetes-types/core/v1.js';
 import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
+import { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT } from '../manager/endpoints.js';
+import { DEFAULT_WEBHOOK_PORT } from '../webhook/webhook-server.js';
 import { DEFAULT_WEBHOOK_CERT_DIR, type OperatorProjectConfig } from './config.js';
 
 /** The uid/gid the operator runs as (distroless "nonroot"); the Dockerfile's USER is the same. */
 export const NONROOT_UID = 65532;
-export const DEFAULT_METRICS_PORT = 8080;
-export const DEFAULT_HEALTH_PORT = 8081;
-export const DEFAULT_WEBHOOK_PORT = 9443;
 export const DEFAULT_REPLICAS = 1;
 /** Above the manager's 30 s graceful shutdown, so in-flight reconciles drain before SIGKILL. */
 export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 45;

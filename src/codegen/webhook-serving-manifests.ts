@@ -10,7 +10,8 @@ import type { Service } from 'kubernetes-types/core/v1.js';
 import type { NetworkPolicy, NetworkPolicyPeer } from 'kubernetes-types/networking/v1.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { OperatorProjectConfig } from './config.js';
-import { DEFAULT_WEBHOOK_PORT, webhookCertSecretName } from './operator-manifests.js';
+import { DEFAULT_WEBHOOK_PORT } from '../webhook/webhook-server.js';
+import { webhookCertSecretName } from './operator-manifests.js';
 
 /** The Service the API server calls; port 443 as Kubernetes assumes for a webhook Service. */
 export const WEBHOOK_SERVICE_PORT = 443;

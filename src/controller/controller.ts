@@ -4,6 +4,7 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
 import { realClock, type Clock } from '../core/clock.js';
 import { AbortedError, AlreadyStartedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
+import { isLeadershipLost } from '../core/leadership-lost.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { objectKey, parseObjectKey, type ObjectRef } from '../core/object-key.js';
 import { omitUndefined } from '../core/omit-undefined.js';
@@ -227,7 +228,7 @@ export class Controller {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    if (isFencing(signal.reason)) {
+    if (isLeadershipLost(signal.reason)) {
       // Another replica may lead soon: in-flight reconciles must stop now, not after a graceful drain.
       this.log.warn({}, 'leadership lost: aborting in-flight reconciles');
       this.abortInFlight(signal.reason);
@@ -357,11 +358,6 @@ export class Controller {
     const priority = this.queue.priorityOf(key);
     return priority === undefined || priority === DEFAULT_PRIORITY ? undefined : { priority };
   }
-}
-
-/** A stop because leadership was lost (the leader elector's reason carries this code). */
-function isFencing(reason: unknown): boolean {
-  return typeof reason === 'object' && reason !== null && (reason as { code?: unknown }).code === 'ERR_LEADERSHIP_LOST';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Client } from '../client/client.js';
+import type { Creator, Patcher } from '../client/contracts.js';
 import { isNotFound } from '../client/api-error.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
@@ -19,7 +19,7 @@ export const DEFAULT_EVENT_QUEUE_LIMIT = 1000;
 export const DEFAULT_EVENT_CACHE_SIZE = 4096;
 
 export interface EventRecorderOptions {
-  readonly client: Pick<Client, 'create' | 'patch'>;
+  readonly client: Creator & Patcher;
   /** `source.component` / `reportingComponent`, e.g. the operator's name. */
   readonly component: string;
   /** `source.host` / `reportingInstance`. @defaultValue os.hostname() */
@@ -73,7 +73,7 @@ interface PendingEvent {
  * `event()` never blocks or throws into a reconcile.
  */
 export class EventRecorder {
-  private readonly client: Pick<Client, 'create' | 'patch'>;
+  private readonly client: Creator & Patcher;
   private readonly component: string;
   private readonly host: string;
   private readonly burst: number;

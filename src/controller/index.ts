@@ -12,6 +12,7 @@ export {
 } from './controller.js';
 export { objectRequestCodec } from './controller.js';
 export type { ControllerOptions, ReconcileObserver, ReconcileRecord, RequestCodec } from './controller.js';
+export type { ReconcileOutcomeLabel } from './controller-metrics.js';
 export type {
   Reconciler,
   ReconcileRequest,

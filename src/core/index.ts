@@ -1,5 +1,6 @@
 /** core: keys, GVKs, clocks, backoff, abort helpers, the base error and the logger interface. */
 export * from './errors.js';
+export * from './leadership-lost.js';
 export * from './clock.js';
 export * from './fake-clock.js';
 export * from './abort.js';

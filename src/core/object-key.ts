@@ -79,6 +79,25 @@ export function apiVersionOf(gvk: Pick<GroupVersionKind, 'group' | 'version'>): 
   return gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
 }
 
+/**
+ * `{ apiVersion, kind }` of an object, to address it by: every client and helper takes it from here,
+ * so an object without them fails one way (`IncompleteObjectError`) wherever it is written.
+ */
+export function typeOf(obj: { readonly apiVersion?: string; readonly kind?: string }): {
+  apiVersion: string;
+  kind: string;
+} {
+  if (!obj.apiVersion || !obj.kind) throw new IncompleteObjectError('object has no apiVersion/kind');
+  return { apiVersion: obj.apiVersion, kind: obj.kind };
+}
+
+/** `metadata.name` of an object, or `IncompleteObjectError` when it has none. */
+export function nameOf(obj: { readonly metadata?: { readonly name?: string } }): string {
+  const name = obj.metadata?.name;
+  if (!name) throw new IncompleteObjectError('object has no metadata.name');
+  return name;
+}
+
 export function gvkOf(obj: KubeObject): GroupVersionKind {
   if (!obj.apiVersion || !obj.kind) throw new IncompleteObjectError('object has no apiVersion/kind');
   return { ...parseApiVersion(obj.apiVersion), kind: obj.kind };

@@ -1,7 +1,8 @@
 /**
  * `operator-runtime/fleet`: one operator over many member clusters (docs/fleet.md). The manager's
- * `fleet` option and `fleetController()` live in the root entry; here are the cluster providers,
- * the sharding of clusters across replicas, and the contracts a custom provider implements.
+ * `fleet` option and `fleetController()` live in the root entry; here, and only here, are the
+ * cluster providers, the sharding of clusters across replicas, the contracts a custom provider
+ * implements, and the fleet's requests, contexts and views.
  */
 export * from './providers/index.js';
 export {

@@ -14,7 +14,7 @@
  */
 import type { Registry } from 'prom-client';
 import { ignoreNotFound, isAlreadyExists, isConflict } from '../client/api-error.js';
-import type { Client } from '../client/contracts.js';
+import type { Creator, Getter, ObjectWatcher, PageLister, Patcher, Updater } from '../client/contracts.js';
 import { linkedAbortController, sleep, whenAborted } from '../core/abort.js';
 import type { Clock } from '../core/clock.js';
 import { realClock } from '../core/clock.js';
@@ -54,7 +54,7 @@ export type MembershipRunner = (signal: AbortSignal, work: LeaderWork) => Promis
 
 export interface ShardedClustersOptions {
   /** The host cluster's client: the membership and cluster Leases (get, list, watch, create, update, patch). */
-  readonly client: Pick<Client, 'get' | 'listPage' | 'watch' | 'create' | 'update' | 'patch'>;
+  readonly client: Getter & PageLister & ObjectWatcher & Creator & Updater & Patcher;
   /** The ring (namespace, member id, identity and the Lease timings of every cluster Lease). */
   readonly sharding: ResolvedSharding;
   /**

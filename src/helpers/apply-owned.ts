@@ -1,4 +1,4 @@
-import type { Client } from '../client/client.js';
+import type { Applier } from '../client/contracts.js';
 import { cloneJson, type MetaObject } from './meta-object.js';
 import { specHashMatches, withSpecHash } from './spec-hash.js';
 
@@ -38,7 +38,7 @@ export interface ApplyOwnedResult<T> {
  * status goes through `/status`.
  */
 export async function applyOwned<T extends MetaObject>(
-  client: Client,
+  client: Applier,
   obj: T,
   options: ApplyOwnedOptions,
 ): Promise<ApplyOwnedResult<T>> {

@@ -1,8 +1,9 @@
 import { isNotFound } from '../client/api-error.js';
-import type { Client } from '../client/client.js';
+import type { Creator, Getter, Patcher, StatusWriter } from '../client/contracts.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { createMergePatch, isPlainObject } from './merge-patch.js';
-import { cloneJson, nameOf, typeOf, type MetaObject } from './meta-object.js';
+import { nameOf, typeOf } from '../core/object-key.js';
+import { cloneJson, type MetaObject } from './meta-object.js';
 
 export type OperationResult = 'created' | 'updated' | 'unchanged';
 
@@ -32,7 +33,7 @@ export interface CreateOrPatchResult<T> {
  * server's defaults from it and makes every reconcile look like a change.
  */
 export async function createOrPatch<T extends MetaObject>(
-  client: Client,
+  client: Getter & Creator & Patcher & StatusWriter,
   key: T,
   mutate: (obj: T) => void | Promise<void>,
   options: CreateOrPatchOptions = {},

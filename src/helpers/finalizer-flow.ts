@@ -1,4 +1,4 @@
-import type { Client } from '../client/client.js';
+import type { Getter, Patcher } from '../client/contracts.js';
 import {
   addFinalizer,
   hasFinalizer,
@@ -48,7 +48,7 @@ export type FinalizerStep<T> =
  * Deleting with our finalizer → runs `cleanup`; on success removes only our finalizer.
  */
 export async function handleFinalizer<T extends MetaObject>(
-  client: Client,
+  client: Getter & Patcher,
   obj: T,
   options: HandleFinalizerOptions<T>,
 ): Promise<FinalizerStep<T>> {

@@ -4,9 +4,10 @@
  * controllers overwrite each other's list; on 409 the object is re-read and the edit re-applied.
  */
 import { isNotFound } from '../client/api-error.js';
-import type { Client } from '../client/client.js';
+import type { Getter, Patcher } from '../client/contracts.js';
 import { InvalidFinalizerNameError } from './errors.js';
-import { nameOf, typeOf, type MetaObject } from './meta-object.js';
+import { nameOf, typeOf } from '../core/object-key.js';
+import type { MetaObject } from './meta-object.js';
 import { retryOnConflict, type RetryOnConflictOptions } from './retry-on-conflict.js';
 
 export interface FinalizerWriteOptions {
@@ -53,7 +54,7 @@ export function hasFinalizer(obj: MetaObject, name: string): boolean {
  * attempt). Returns the object as the server now has it.
  */
 export async function addFinalizer<T extends MetaObject>(
-  client: Client,
+  client: Getter & Patcher,
   obj: T,
   name: string,
   options: FinalizerWriteOptions = {},
@@ -76,7 +77,7 @@ export async function addFinalizer<T extends MetaObject>(
  * state (deletionTimestamp set, no finalizers); the server deletes it right after.
  */
 export async function removeFinalizer<T extends MetaObject>(
-  client: Client,
+  client: Getter & Patcher,
   obj: T,
   name: string,
   options: FinalizerWriteOptions = {},
@@ -92,7 +93,7 @@ export async function removeFinalizer<T extends MetaObject>(
 }
 
 async function editFinalizers<T extends MetaObject>(
-  client: Client,
+  client: Getter & Patcher,
   obj: T,
   edit: (list: readonly string[]) => string[] | undefined,
   options: FinalizerWriteOptions,

@@ -1,7 +1,9 @@
 /**
  * helpers: the golden-standard operator practices as small functions — finalizers, status and
  * conditions, conflict retry, owner references, create-or-patch, spec hash and server-side apply,
- * action chains and resilient HTTP for external calls. They take a `Client` (real or fake).
+ * action chains and resilient HTTP for external calls. Each takes the client role it uses
+ * (`Getter & Patcher` for finalizers, `StatusWriter` for status, `Applier` for `applyOwned`), which
+ * any `Client`, real or fake, has.
  */
 export {
   InvalidFinalizerNameError,

@@ -1,4 +1,3 @@
-import { IncompleteObjectError } from '../core/errors.js';
 import type { OwnerReference } from '../core/object-key.js';
 
 /**
@@ -24,18 +23,6 @@ export interface MetaObject {
   apiVersion?: string;
   kind?: string;
   metadata?: MetadataLike;
-}
-
-/** `{ apiVersion, kind }` of an object, for the client's resource addressing. */
-export function typeOf(obj: MetaObject): { apiVersion: string; kind: string } {
-  if (!obj.apiVersion || !obj.kind) throw new IncompleteObjectError('object has no apiVersion/kind');
-  return { apiVersion: obj.apiVersion, kind: obj.kind };
-}
-
-export function nameOf(obj: MetaObject): string {
-  const name = obj.metadata?.name;
-  if (!name) throw new IncompleteObjectError('object has no metadata.name');
-  return name;
 }
 
 /** A deep copy of plain JSON (objects from the API never hold anything else). */

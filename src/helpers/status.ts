@@ -4,11 +4,12 @@
  * `status.observedGeneration` set to the generation the reconcile acted on, and no request at all
  * when the status is already what we want — a no-op reconcile must cost zero writes.
  */
-import type { Client } from '../client/client.js';
+import type { StatusWriter } from '../client/contracts.js';
 import { IncompleteObjectError } from '../core/errors.js';
 import { jsonEqual } from './canonical-json.js';
 import { createMergePatch } from './merge-patch.js';
-import { cloneJson, nameOf, typeOf, type MetaObject } from './meta-object.js';
+import { nameOf, typeOf } from '../core/object-key.js';
+import { cloneJson, type MetaObject } from './meta-object.js';
 
 /** An object with a status. */
 export interface StatusObject extends MetaObject {
@@ -50,7 +51,7 @@ export function desiredStatus<S>(current: StatusObject, status: S, options: Stat
  * condition another writer just set. Sends nothing when the status is unchanged.
  */
 export async function patchStatus<T extends StatusObject>(
-  client: Client,
+  client: StatusWriter,
   current: T,
   status: NonNullable<T['status']>,
   options: StatusWriteOptions = {},
@@ -73,7 +74,7 @@ export async function patchStatus<T extends StatusObject>(
  * was read). Sends nothing when the status is unchanged.
  */
 export async function updateStatus<T extends StatusObject>(
-  client: Client,
+  client: StatusWriter,
   current: T,
   status: NonNullable<T['status']>,
   options: StatusWriteOptions = {},

@@ -19,5 +19,6 @@ export type {
   LeaseClient,
 } from './leader-elector-options.js';
 export { LeadershipLostError } from './leadership-lost-error.js';
+export { isLeadershipLost } from '../core/leadership-lost.js';
 export { LEASE_TYPE, formatMicroTime } from './lease-record.js';
 export type { Lease, LeaseSpec } from './lease-record.js';

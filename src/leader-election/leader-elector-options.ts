@@ -5,10 +5,10 @@ import type { Registry } from 'prom-client';
 import type { Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { Client } from '../client/client.js';
+import type { Creator, Getter, Updater } from '../client/contracts.js';
 
 /** What the elector needs of a client: `KubeClient`, or any `Client` (the fake one in tests). */
-export type LeaseClient = Pick<Client, 'get' | 'create' | 'update'>;
+export type LeaseClient = Getter & Creator & Updater;
 
 /** Why a term of leadership ended. */
 export type LeadershipEndReason =

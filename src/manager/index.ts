@@ -28,7 +28,8 @@ export type { ControllerHost, ControllerCacheOptions } from './controller-host.j
 export type { PrioritizedTriggerKey, TriggerKey } from './trigger-source.js';
 export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';
 export type { HealthCheck } from './health-checks.js';
-// Fleets (src/fleet): the manager runs them, so they enter through this entry point.
+export type { ConsoleOptions } from '../console/console-options.js';
+// The manager's side of fleets; the fleet's own names (providers, requests, views) are only in operator-runtime/fleet.
 export {
   FleetControllerBuilder,
   DEFAULT_FLEET_MAX_CONCURRENT_RECONCILES,
@@ -36,21 +37,6 @@ export {
   defaultMaxConcurrentReconcilesPerCluster,
   type FleetControllerOptions,
 } from './fleet-controller-builder.js';
-export { InvalidClusterNameError, validateClusterName } from '../fleet/cluster-provider.js';
-export type { ClusterEvents, ClusterProvider, MemberCluster } from '../fleet/cluster-provider.js';
-export { clusterOfKey, fleetKey, parseFleetKey } from '../fleet/fleet-request.js';
-export type { FleetRequest } from '../fleet/fleet-request.js';
-export { DEFAULT_CLUSTER_SYNC_TIMEOUT_MS, DEFAULT_FLEET_MAX_CLUSTERS } from '../fleet/fleet-options.js';
-export type { FleetOptions } from '../fleet/fleet-options.js';
-export type {
-  ClusterView,
-  FleetReconcileContext,
-  FleetReconciler,
-  FleetReconcileFunction,
-} from '../fleet/fleet-reconciler.js';
-export type { FleetView } from '../fleet/fleet.js';
-export type { FleetClusterHealth } from '../fleet/cluster-engagement.js';
-export type { ClusterState } from '../fleet/fleet-metrics.js';
 export { DEFAULT_SECURE_METRICS_PORT, defaultBindHost } from './secure-metrics.js';
 export type { SecureMetricsOptions } from './secure-metrics.js';
 export { DEFAULT_AUTH_CACHE_TTL_MS, DEFAULT_AUTH_CACHE_SIZE } from './token-review-authorizer.js';

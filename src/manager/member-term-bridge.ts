@@ -4,6 +4,7 @@
  * bridge's runnable joins the sharded group, and `run` hands each term's signal to the work.
  */
 import { whenAborted } from '../core/abort.js';
+import { isLeadershipLost } from '../core/leadership-lost.js';
 import type { LeaderWork } from '../leader-election/leader-elector.js';
 import type { Runnable } from './runnable.js';
 
@@ -36,8 +37,7 @@ export class MemberTermBridge {
     await whenAborted(workSignal);
     if (signal.aborted) return;
     const reason: unknown = term.reason;
-    if (typeof reason === 'object' && reason !== null && (reason as { code?: unknown }).code === 'ERR_LEADERSHIP_LOST')
-      throw reason;
+    if (isLeadershipLost(reason)) throw reason;
   };
 
   private nextTerm(signal: AbortSignal): Promise<AbortSignal | undefined> {

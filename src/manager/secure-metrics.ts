@@ -5,7 +5,7 @@
  * address: every interface inside a pod, loopback elsewhere (a laptop, a CI runner). A certificate
  * from files is reloaded as it rotates, by the webhook server's reloader.
  */
-import type { Client } from '../client/client.js';
+import type { Creator } from '../client/contracts.js';
 import type { Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -53,7 +53,7 @@ export function validateSecureMetricsOptions(options: SecureMetricsOptions): voi
 /** The metrics server's TLS material and authorization check. */
 export async function secureEndpointOptions(
   options: SecureMetricsOptions,
-  deps: { readonly client: Pick<Client, 'create'>; readonly clock: Clock; readonly logger: Logger },
+  deps: { readonly client: Creator; readonly clock: Clock; readonly logger: Logger },
 ): Promise<EndpointServerOptions> {
   validateSecureMetricsOptions(options);
   const { certFile, keyFile } = options;

@@ -6,7 +6,7 @@
  * few seconds costs two API requests per TTL, not per scrape.
  */
 import { createHash } from 'node:crypto';
-import type { Client } from '../client/client.js';
+import type { Creator } from '../client/contracts.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
@@ -19,7 +19,7 @@ export const DEFAULT_AUTH_CACHE_SIZE = 1024;
 
 export interface TokenReviewAuthorizerOptions {
   /** The API client (not the cache): creates TokenReviews and SubjectAccessReviews. */
-  readonly client: Pick<Client, 'create'>;
+  readonly client: Creator;
   /** @defaultValue DEFAULT_AUTH_CACHE_TTL_MS */
   readonly cacheTtlMs?: number;
   /** @defaultValue DEFAULT_AUTH_CACHE_SIZE */
@@ -42,7 +42,7 @@ interface SubjectAccessReview {
 }
 
 export class TokenReviewAuthorizer {
-  private readonly client: Pick<Client, 'create'>;
+  private readonly client: Creator;
   private readonly ttlMs: number;
   private readonly size: number;
   private readonly clock: Clock;

@@ -10,9 +10,16 @@
  * server-side building blocks. The gate, the sharder, the ring observer and the hashing are
  * internal; the `shardSelector` wire format is in `operator-runtime/client`.
  */
-export type { ShardingMode, ResolvedShardingMode, ShardingOptions, ShardMembership } from './sharding-options.js';
+export type {
+  ShardingMode,
+  ResolvedShardingMode,
+  ShardingOptions,
+  ResolvedSharding,
+  ShardMembership,
+} from './sharding-options.js';
 export { RING_LABEL, MEMBER_LABEL, shardLabel, assignmentLabels } from './sharding-options.js';
 export { ShardAssignmentError, UNASSIGNABLE_EVENT_REASON } from './sharder.js';
 export { probeShardSelectorSupport } from './server-support.js';
-export type { ShardSelectorSupport } from './server-support.js';
+export type { ShardSelectorSupport, ShardSupportProbeOptions } from './server-support.js';
 export { assignHashRanges } from './range-assignment.js';
+export type { RangeAssignmentOptions } from './range-assignment.js';

@@ -7,7 +7,7 @@
  * work stops first, then the Lease is released, which tells the sharder at once that the keys are free.
  */
 import { isAlreadyExists } from '../client/api-error.js';
-import type { Client } from '../client/contracts.js';
+import type { Creator, Getter, Patcher, Updater } from '../client/contracts.js';
 import { sleep } from '../core/abort.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -18,7 +18,7 @@ import type { Registry } from 'prom-client';
 import { MEMBER_LABEL, RING_LABEL, memberLeaseName, type ResolvedSharding } from './sharding-options.js';
 
 export interface MemberLeaseOptions {
-  readonly client: Pick<Client, 'get' | 'create' | 'update' | 'patch'>;
+  readonly client: Getter & Creator & Updater & Patcher;
   readonly sharding: ResolvedSharding;
   readonly clock: Clock;
   readonly logger: Logger;

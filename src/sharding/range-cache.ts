@@ -9,7 +9,7 @@
  */
 import { clientListerWatcher } from '../cache/client-lister-watcher.js';
 import { SharedInformer } from '../cache/informer.js';
-import type { Client } from '../client/contracts.js';
+import type { ListWatchClient } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -23,7 +23,7 @@ import { RangeListerWatcher } from './range-lister-watcher.js';
 const REFRESH_DELAY_MS = 100;
 
 export interface RangeCacheOptions {
-  readonly client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean };
+  readonly client: ListWatchClient;
   readonly type: ResourceType;
   /** The manager's cached namespaces; all when omitted. */
   readonly namespaces?: readonly string[];

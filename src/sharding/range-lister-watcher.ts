@@ -16,7 +16,7 @@ import type {
   ListerWatchOptions,
 } from '../cache/lister-watcher.js';
 import { ApiError } from '../client/api-error.js';
-import type { Client } from '../client/contracts.js';
+import type { ListWatchClient } from '../client/contracts.js';
 import { linkedAbortController } from '../core/abort.js';
 import { AbortedError } from '../core/errors.js';
 import type { KubeObject } from '../core/object-key.js';
@@ -30,7 +30,7 @@ export class RangeListerWatcher implements ListerWatcher<KubeObject> {
   private readonly listeners = new Set<() => void>();
 
   constructor(
-    private readonly client: Pick<Client, 'listPage' | 'watch'> & { readonly watchList?: boolean },
+    private readonly client: ListWatchClient,
     private readonly spec: Omit<InformerSpec, 'shardSelector'>,
   ) {
     this.watchList = client.watchList === true;

@@ -11,14 +11,14 @@ import { SharedInformer } from '../cache/informer.js';
 import type { ListerWatcher } from '../cache/lister-watcher.js';
 import { deletedObject, type Tombstone } from '../cache/tombstone.js';
 import { ignoreNotFound } from '../client/api-error.js';
-import type { Client } from '../client/contracts.js';
+import type { Getter, ObjectWatcher, PageLister } from '../client/contracts.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { LEASE_TYPE, holderOf, resourceVersionOf, type Lease } from '../leader-election/lease-record.js';
 import { MEMBER_LABEL, RING_LABEL, memberLeaseName } from './sharding-options.js';
 
 export interface RingMembershipOptions {
-  readonly client: Pick<Client, 'get' | 'listPage' | 'watch'>;
+  readonly client: Getter & PageLister & ObjectWatcher;
   readonly ring: string;
   readonly namespace: string;
   readonly leaseDurationMs: number;

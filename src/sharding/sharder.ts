@@ -37,7 +37,7 @@ import { SharedInformer } from '../cache/informer.js';
 import { ApiError, isConflict, isNotFound } from '../client/api-error.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { LEASE_TYPE } from '../leader-election/lease-record.js';
-import type { Client } from '../client/contracts.js';
+import type { Deleter, Getter, ObjectWatcher, PageLister, Patcher } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import { sleep } from '../core/abort.js';
 import type { Clock } from '../core/clock.js';
@@ -101,9 +101,9 @@ export class ShardAssignmentError extends OperatorRuntimeError {
 }
 
 export interface SharderOptions {
-  readonly client: Pick<Client, 'get' | 'listPage' | 'watch' | 'patch'>;
+  readonly client: Getter & PageLister & ObjectWatcher & Patcher;
   /** Where the membership Leases are read (and stale ones deleted). */
-  readonly leaseClient: Pick<Client, 'get' | 'listPage' | 'watch' | 'delete'>;
+  readonly leaseClient: Getter & PageLister & ObjectWatcher & Deleter;
   readonly sharding: ResolvedSharding;
   /** The sharded primary kinds (read at start: controllers register theirs while the manager is built). */
   readonly kinds: () => readonly ResourceType[];

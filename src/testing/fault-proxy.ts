@@ -38,7 +38,7 @@ export interface FaultMatch {
   readonly watch?: boolean;
 }
 
-interface FaultRuleBase {
+export interface FaultRuleBase {
   readonly match?: FaultMatch;
   /** Share of matching requests that get the fault. @defaultValue 1 */
   readonly fraction?: number;

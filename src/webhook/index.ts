@@ -7,7 +7,6 @@
 export { Webhooks, CONVERSION_PATH } from './webhooks.js';
 export type { AdmissionRegistration, ConversionRegistration } from './webhooks.js';
 export { allow, deny, spoke, DEFAULT_WEBHOOK_TIMEOUT_SECONDS } from './handlers.js';
-export type { LabelSelectorObject } from '../cache/label-selector.js';
 export type {
   ValidationResult,
   ValidateFunction,
@@ -32,6 +31,7 @@ export {
 } from './webhook-server.js';
 export { DEFAULT_WEBHOOK_TIMEOUT_MARGIN_MS } from './admission.js';
 export type { WebhookServerOptions, WebhookServerDeps } from './webhook-server.js';
+export type { KindResource } from './kind-resource.js';
 export { DEFAULT_CERT_POLL_INTERVAL_MS } from './certificate-reloader.js';
 export { webhookManifests, webhookConversion, CERT_MANAGER_INJECT_CA_ANNOTATION } from './webhook-manifests.js';
 export type {

@@ -18,6 +18,7 @@ import {
   retryOnConflict,
   setCondition,
   type Client,
+  type Clock,
   type ConditionInput,
   type EventType,
   type KubeObject,
@@ -68,9 +69,6 @@ export interface FleetEventSink {
   event(obj: KubeObject, type: EventType, reason: string, message: string): void;
 }
 
-/** The clock conditions take their lastTransitionTime from, and conflict retries wait on. */
-type FleetClock = NonNullable<NonNullable<Parameters<typeof setCondition>[2]>['clock']>;
-
 export interface DatabaseFleetReconcilerOptions {
   /** The host cluster's client (the manager's): reads DatabaseFleets from its cache, writes their status. */
   readonly client: Client;
@@ -81,7 +79,7 @@ export interface DatabaseFleetReconcilerOptions {
   /** @defaultValue {@link DEFAULT_CONSISTENCY_CHECK_MS} */
   readonly consistencyCheckMs?: number;
   /** @defaultValue the real clock */
-  readonly clock?: FleetClock;
+  readonly clock?: Clock;
 }
 
 /** A member's Databases as read this reconcile, by `namespace/name`. */

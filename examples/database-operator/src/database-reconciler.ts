@@ -18,6 +18,7 @@ import {
   setCondition,
   setControllerReference,
   type Client,
+  type Clock,
   type ConditionInput,
   type EventType,
   type Kind,
@@ -64,9 +65,6 @@ export interface DatabaseEventSink {
   event(obj: KubeObject, type: EventType, reason: string, message: string): void;
 }
 
-/** The clock conflict retries wait on (the manager's). */
-type RetryClock = NonNullable<NonNullable<Parameters<typeof retryOnConflict>[1]>['clock']>;
-
 export interface DatabaseReconcilerOptions {
   /** The manager's client: reads (owned objects) from its cache, writes to the API server. */
   readonly client: Client;
@@ -83,7 +81,7 @@ export interface DatabaseReconcilerOptions {
    * simulation) a real-time wait would stall the reconcile while fake time runs on.
    * @defaultValue the real clock
    */
-  readonly clock?: RetryClock;
+  readonly clock?: Clock;
 }
 
 interface Ctx {

@@ -29,7 +29,7 @@
  */
 import type { Secret } from 'kubernetes-types/core/v1.js';
 import type { Registry } from 'prom-client';
-import type { Client } from '../../client/contracts.js';
+import type { Creator, ListWatchClient, Patcher } from '../../client/contracts.js';
 import type { KubeClientOptions } from '../../client/kube-client.js';
 import type { Kubeconfig } from '../../client/kubeconfig.js';
 import { clientListerWatcher } from '../../cache/client-lister-watcher.js';
@@ -65,8 +65,7 @@ export interface KubeconfigSecretsOptions {
    * A client of the host cluster (the manager's API client). When it can `create` and `patch`, a
    * Secret refused because another holds its cluster's name gets a Warning Event saying so.
    */
-  readonly client: Pick<Client, 'listPage' | 'watch'> &
-    Partial<Pick<Client, 'create' | 'patch'>> & { readonly watchList?: boolean };
+  readonly client: ListWatchClient & Partial<Creator & Patcher>;
   /** The namespace the member Secrets live in. */
   readonly namespace: string;
   /** Which Secrets are members. @defaultValue {@link DEFAULT_KUBECONFIG_SECRET_SELECTOR} */
@@ -203,7 +202,7 @@ class SecretsRun {
     const { create, patch } = options.client;
     if (create && patch)
       this.recorder = new EventRecorder({
-        client: options.client as Pick<Client, 'create' | 'patch'>,
+        client: options.client as Creator & Patcher,
         component: 'fleet-kubeconfig-secrets',
         ...omitUndefined({ clock: options.clock }),
         logger: this.logger,

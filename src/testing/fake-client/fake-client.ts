@@ -6,7 +6,7 @@
  * server's error shapes. The conformance suite in `../conformance` runs the same tests against this
  * and against a real API server. What it does not model is listed in README.md beside it.
  */
-import { nameOf, typeOf } from '../../client/object-address.js';
+import { nameOf, typeOf } from '../../core/object-key.js';
 import { listAll, listPages } from '../../client/paged-list.js';
 import { randomUUID } from 'node:crypto';
 import type { Client, RestMapper } from '../../client/contracts.js';

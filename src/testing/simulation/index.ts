@@ -25,7 +25,7 @@ export type {
   OperatorSetup,
   OperatorSetupOptions,
 } from './simulate.js';
-export type { Scenario, ScenarioStep, ScenarioObject, ObjectTarget } from './scenario.js';
+export type { Scenario, ScenarioStep, ScenarioObject, ObjectTarget, StepTiming } from './scenario.js';
 export { describeFault, FAULT_KINDS } from './fault.js';
 export type {
   Fault,

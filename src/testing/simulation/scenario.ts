@@ -15,7 +15,7 @@ export interface ObjectTarget {
   readonly name: string;
 }
 
-interface StepTiming {
+export interface StepTiming {
   /** Fake time since the step before (since the operator started, for the first). @defaultValue the simulation's `stepGapMs` */
   readonly afterMs?: number;
 }

@@ -28,9 +28,11 @@
 import { Registry } from 'prom-client';
 import { ApiError } from '../../client/api-error.js';
 import type { Client } from '../../client/contracts.js';
+import type { ResourceType } from '../../client/discovery.js';
 import type { Clock } from '../../core/clock.js';
 import { InvalidOptionError, OperatorRuntimeError } from '../../core/errors.js';
 import { FakeClock, flushMicrotasks } from '../../core/fake-clock.js';
+import { isLeadershipLost } from '../../core/leadership-lost.js';
 import type { Logger } from '../../core/logger.js';
 import type { KubeObject } from '../../core/object-key.js';
 import { seededRandom } from '../../core/seeded-random.js';
@@ -64,15 +66,13 @@ export type OperatorSetup = (
   options: OperatorSetupOptions,
 ) => Manager | { readonly manager: Manager } | Promise<Manager | { readonly manager: Manager }>;
 
-type KindRef = { readonly apiVersion: string; readonly kind: string };
-
 export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly setup: OperatorSetup;
   readonly scenario: Scenario;
   /** The kinds the operator reconciles (convergence is asked of these). */
-  readonly primaryKinds: readonly KindRef[];
+  readonly primaryKinds: readonly ResourceType[];
   /** Other kinds it writes (children, external records): recorded and compared at the end. */
-  readonly ownedKinds?: readonly KindRef[];
+  readonly ownedKinds?: readonly ResourceType[];
   /** The store: kinds/CRDs to serve, objects present from the start. */
   readonly cluster?: Pick<FakeClientOptions, 'kinds' | 'crds' | 'objects' | 'requireNamespaces'>;
   /** Seeds to run: a list, or how many (1…n). @defaultValue {@link DEFAULT_SEEDS} */
@@ -455,7 +455,7 @@ async function execute(
         (err: unknown) => {
           if (abort.signal.aborted || cluster.isDead(incarnation)) return;
           // A leader that lost its Lease stops, by design (fencing); a replaced one is not restarted.
-          if ((err as { code?: unknown } | undefined)?.code === 'ERR_LEADERSHIP_LOST') {
+          if (isLeadershipLost(err)) {
             note(`${now()} #${incarnation} lost leadership and stops`);
             cluster.kill(incarnation);
             if (!cluster.isReplacedLeader(incarnation)) scheduleStart(SUPERVISOR_RESTART_MS);
