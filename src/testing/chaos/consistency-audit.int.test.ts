@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestEnv } from './test-env.js';
+import { TestEnv } from '../control-plane/test-env.js';
 import {
   auditConsistency,
   formatAuditReport,
@@ -8,7 +8,7 @@ import {
   registryKey,
   type RecordedWrite,
 } from './consistency-audit.js';
-import { WIDGET_CRD } from './conformance/client-conformance.js';
+import { WIDGET_CRD } from '../conformance/client-conformance.js';
 
 const PREFIX = '/registry/example.com/widgets/';
 const widgets = '/apis/example.com/v1/namespaces/default/widgets';

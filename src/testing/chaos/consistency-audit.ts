@@ -44,8 +44,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
-import { OperatorRuntimeError } from '../core/errors.js';
-import { omitUndefined } from '../core/omit-undefined.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
+import { omitUndefined } from '../../core/omit-undefined.js';
 
 /** One key-value as etcd stores it. Keys are decoded as UTF-8 (Kubernetes keys are ASCII). */
 export interface HistoryKv {

@@ -1,5 +1,5 @@
-import { EtcdClusterError, type EtcdCluster, type EtcdMemberStatus } from '../etcd-cluster.js';
-import type { TestEnv } from '../test-env.js';
+import { EtcdClusterError, type EtcdCluster, type EtcdMemberStatus } from '../control-plane/etcd-cluster.js';
+import type { TestEnv } from '../control-plane/test-env.js';
 
 /** @defaultValue 30 s: an etcd election after a partition or kill takes 1–2 s here; 30 s is a stuck cluster. */
 export const DEFAULT_WAIT_FOR_ETCD_LEADER_TIMEOUT_MS = 30_000;

@@ -2,12 +2,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { TestEnv } from './test-env.js';
-import { kubectl } from './kubectl.js';
+import { TestEnv } from '../control-plane/test-env.js';
+import { kubectl } from '../control-plane/kubectl.js';
 import { FaultProxy } from './fault-proxy.js';
-import { KubeClient } from '../client/kube-client.js';
-import type { Kubeconfig } from '../client/kubeconfig.js';
-import type { RequestSample } from '../client/client-metrics.js';
+import { KubeClient } from '../../client/kube-client.js';
+import type { Kubeconfig } from '../../client/kubeconfig.js';
+import type { RequestSample } from '../../client/client-metrics.js';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 

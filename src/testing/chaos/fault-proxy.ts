@@ -22,9 +22,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
 import { stringify as toYaml } from 'yaml';
-import { OperatorRuntimeError } from '../core/errors.js';
-import { TestEnvUnavailableError } from './existing-cluster.js';
-import type { KubeconfigObject } from './test-env.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
+import { TestEnvUnavailableError } from '../control-plane/existing-cluster.js';
+import type { KubeconfigObject } from '../control-plane/test-env.js';
 
 const run = promisify(execFile);
 

@@ -5,7 +5,7 @@
  * iptables errors, and supervised child processes. Partitions need root and
  * iptables; nothing in `operator-runtime/testing` needs either.
  */
-export { FaultProxy, FaultProxyError } from '../fault-proxy.js';
+export { FaultProxy, FaultProxyError } from './fault-proxy.js';
 export type {
   FaultRule,
   FaultMatch,
@@ -18,7 +18,7 @@ export type {
   FaultProxyOptions,
   FaultProxyStats,
   FaultProxyUpstream,
-} from '../fault-proxy.js';
+} from './fault-proxy.js';
 export {
   auditConsistency,
   analyzeHistory,
@@ -27,7 +27,7 @@ export {
   formatAuditReport,
   ConsistencyAuditError,
   DEFAULT_AUDIT_TIMEOUT_MS,
-} from '../consistency-audit.js';
+} from './consistency-audit.js';
 export type {
   AuditReport,
   AuditFinding,
@@ -40,10 +40,10 @@ export type {
   ConsistencyAuditOptions,
   ReadEtcdHistoryOptions,
   AnalyzeHistoryOptions,
-} from '../consistency-audit.js';
-export { EtcdClusterError, ETCD_MEMBER_USER_PREFIX } from '../etcd-cluster.js';
+} from './consistency-audit.js';
+export { EtcdClusterError, ETCD_MEMBER_USER_PREFIX } from '../control-plane/etcd-cluster.js';
 export { EtcdFaults, etcdFaults, DEFAULT_WAIT_FOR_ETCD_LEADER_TIMEOUT_MS } from './etcd-faults.js';
-export type { EtcdMemberStatus } from '../etcd-cluster.js';
-export { IptablesError, CHAOS_RULE_COMMENT_PREFIX, iptablesAvailable } from '../iptables.js';
-export { ManagedProcess } from '../managed-process.js';
-export type { ManagedProcessOptions } from '../managed-process.js';
+export type { EtcdMemberStatus } from '../control-plane/etcd-cluster.js';
+export { IptablesError, CHAOS_RULE_COMMENT_PREFIX, iptablesAvailable } from '../control-plane/iptables.js';
+export { ManagedProcess } from '../control-plane/managed-process.js';
+export type { ManagedProcessOptions } from '../control-plane/managed-process.js';

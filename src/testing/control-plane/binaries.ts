@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OperatorRuntimeError } from '../core/errors.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
 import { currentPlatform } from './envtest/platform.js';
 import {
   cacheRoot,
@@ -62,7 +62,7 @@ export class ControllerManagerMissingError extends OperatorRuntimeError {
 /** The source-build installer shipped in the package (`scripts/install-control-plane.sh`). */
 export function sourceBuildScript(): string {
   // Two levels up from src/testing and from dist/testing alike.
-  return fileURLToPath(new URL('../../scripts/install-control-plane.sh', import.meta.url));
+  return fileURLToPath(new URL('../../../scripts/install-control-plane.sh', import.meta.url));
 }
 
 function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {

@@ -22,7 +22,7 @@ describe('a chaos test process killed with SIGKILL mid-fault', { skip: !usable &
   test('leaves no etcd member running, and removeStale() deletes its iptables rules and temp dir', async () => {
     const script = `
       import { TestEnv } from ${JSON.stringify(new URL('./test-env.ts', import.meta.url).href)};
-      import { etcdFaults } from ${JSON.stringify(new URL('./chaos-controls/etcd-faults.ts', import.meta.url).href)};
+      import { etcdFaults } from ${JSON.stringify(new URL('../chaos/etcd-faults.ts', import.meta.url).href)};
       const env = await TestEnv.start({ etcdMembers: 3 });
       await etcdFaults(env).partitionMember(1);
       process.stdout.write(JSON.stringify({ pids: env.pids(), id: env.id, dir: env.dir }) + '\\n');

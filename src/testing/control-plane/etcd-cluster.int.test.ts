@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { TestEnv } from './test-env.js';
 import { iptablesAvailable, outputRules } from './iptables.js';
 import { ETCD_MEMBER_USER_PREFIX } from './etcd-cluster.js';
-import { etcdFaults } from './chaos-controls/etcd-faults.js';
+import { etcdFaults } from '../chaos/etcd-faults.js';
 
 const run = promisify(execFile);
 const usable = process.getuid?.() === 0 && (await iptablesAvailable());

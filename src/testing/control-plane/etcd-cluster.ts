@@ -9,7 +9,7 @@ import { chmod, chown, mkdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { OperatorRuntimeError } from '../core/errors.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
 import { freePort } from './free-port.js';
 import { TaggedOutputRules } from './iptables.js';
 import { ManagedProcess } from './managed-process.js';

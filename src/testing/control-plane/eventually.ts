@@ -1,4 +1,4 @@
-import { OperatorRuntimeError } from '../core/errors.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
 
 /** @defaultValue 30_000 */
 export const DEFAULT_EVENTUALLY_TIMEOUT_MS = 30_000;

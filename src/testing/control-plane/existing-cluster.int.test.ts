@@ -13,14 +13,14 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { Type } from 'typebox';
-import { KubeClient } from '../client/kube-client.js';
-import { customResourceDefinition } from '../crd/custom-resource-definition.js';
-import { defineCustomKind } from '../crd/custom-kind.js';
-import { EtcdFaults } from './chaos-controls/etcd-faults.js';
+import { KubeClient } from '../../client/kube-client.js';
+import { customResourceDefinition } from '../../crd/custom-resource-definition.js';
+import { defineCustomKind } from '../../crd/custom-kind.js';
+import { EtcdFaults } from '../chaos/etcd-faults.js';
 import { TestEnvUnavailableError } from './existing-cluster.js';
-import { FaultProxy } from './fault-proxy.js';
+import { FaultProxy } from '../chaos/fault-proxy.js';
 import { TEST_ENV_LABEL, TestEnv } from './test-env.js';
-import { startControlPlaneProcess, type ControlPlaneProcess } from './testing/control-plane-process.js';
+import { startControlPlaneProcess, type ControlPlaneProcess } from './test-support/control-plane-process.js';
 
 const GROUP = 'existing.test.operator-runtime.dev';
 const GADGET = defineCustomKind({
@@ -227,7 +227,7 @@ test('fails halfway', async () => {
       };
       delete env.NODE_TEST_CONTEXT;
       const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--test', file], {
-        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        cwd: fileURLToPath(new URL('../../..', import.meta.url)),
         env,
         timeout: 180_000,
       }).then(

@@ -5,9 +5,9 @@
  * lifecycle (CRDs, namespaces, cleanup); this file only knows how to reach the cluster.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { omitUndefined } from '../core/omit-undefined.js';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import { adminRequest } from './admin-request.js';
-import { OperatorRuntimeError } from '../core/errors.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
 import {
   defaultKubeconfigPaths,
   loadKubeconfigFile,
@@ -15,7 +15,7 @@ import {
   resolveKubeconfig,
   type ClusterConfig,
   type Kubeconfig,
-} from '../client/kubeconfig.js';
+} from '../../client/kubeconfig.js';
 
 /** Set to `true` (or `1`) to run every TestEnv against the cluster of `KUBECONFIG`. */
 export const USE_EXISTING_CLUSTER_ENV = 'OPERATOR_RUNTIME_USE_EXISTING_CLUSTER';

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { OperatorRuntimeError } from '../core/errors.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
 
 const run = promisify(execFile);
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
-import { AlreadyStartedError, InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
+import { AlreadyStartedError, InvalidOptionError, OperatorRuntimeError } from '../../core/errors.js';
 
 /** Thrown when a control-plane component fails to start or dies; carries the tail of its log. */
 export class ComponentError extends OperatorRuntimeError {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
-import { OperatorRuntimeError } from '../core/errors.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
 
 /** A manifest file that is not valid YAML; the message names the file and the parser's complaint. */
 export class ManifestError extends OperatorRuntimeError {

@@ -7,10 +7,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';
-import { ApiError } from '../client/api-error.js';
-import { KubeClient } from '../client/kube-client.js';
-import { customResourceDefinition } from '../crd/custom-resource-definition.js';
-import { defineCustomKind } from '../crd/custom-kind.js';
+import { ApiError } from '../../client/api-error.js';
+import { KubeClient } from '../../client/kube-client.js';
+import { customResourceDefinition } from '../../crd/custom-resource-definition.js';
+import { defineCustomKind } from '../../crd/custom-kind.js';
 import { TestEnv } from './test-env.js';
 
 const GROUP = 'ownerrefs.test.operator-runtime.dev';

@@ -1,9 +1,9 @@
-import type { Client } from '../client/client.js';
-import { isNotFound } from '../client/api-error.js';
-import { requeueAfter, type Result } from '../controller/result.js';
-import type { KubeObject } from '../core/object-key.js';
-import { silentLogger, type Logger } from '../core/logger.js';
-import { Manager } from '../manager/manager.js';
+import type { Client } from '../../client/client.js';
+import { isNotFound } from '../../client/api-error.js';
+import { requeueAfter, type Result } from '../../controller/result.js';
+import type { KubeObject } from '../../core/object-key.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
+import { Manager } from '../../manager/manager.js';
 
 /** @defaultValue 500 ms between a pod's creation and it reporting Ready */
 export const DEFAULT_POD_READY_DELAY_MS = 500;

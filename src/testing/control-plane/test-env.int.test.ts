@@ -8,9 +8,9 @@ import { kubectl } from './kubectl.js';
 import { resolveBinaries } from './binaries.js';
 import { ComponentError } from './managed-process.js';
 import { eventually } from './eventually.js';
-import { WIDGET_CRD } from './conformance/client-conformance.js';
+import { WIDGET_CRD } from '../conformance/client-conformance.js';
 
-const widgetFile = fileURLToPath(new URL('../../examples/quickstart/widget.yaml', import.meta.url));
+const widgetFile = fileURLToPath(new URL('../../../examples/quickstart/widget.yaml', import.meta.url));
 
 interface Widget {
   metadata: { name: string; resourceVersion: string; generation: number; uid: string };

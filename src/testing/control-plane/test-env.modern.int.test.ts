@@ -1,14 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeClient } from '../client/kube-client.js';
-import { isNoKindMatch } from '../client/discovery.js';
-import { isForbidden } from '../client/api-error.js';
-import { SharedInformer } from '../cache/informer.js';
-import { clientListerWatcher } from '../cache/client-lister-watcher.js';
-import type { KubeObject } from '../core/object-key.js';
+import { KubeClient } from '../../client/kube-client.js';
+import { isNoKindMatch } from '../../client/discovery.js';
+import { isForbidden } from '../../client/api-error.js';
+import { SharedInformer } from '../../cache/informer.js';
+import { clientListerWatcher } from '../../cache/client-lister-watcher.js';
+import type { KubeObject } from '../../core/object-key.js';
 import { TestEnv, TestEnvError } from './test-env.js';
 import { eventually } from './eventually.js';
-import { WIDGET_CRD } from './conformance/client-conformance.js';
+import { WIDGET_CRD } from '../conformance/client-conformance.js';
 
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 

@@ -6,10 +6,10 @@ import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
-import { omitUndefined } from '../core/omit-undefined.js';
+import { omitUndefined } from '../../core/omit-undefined.js';
 import { adminRequest } from './admin-request.js';
 import { stringify as toYaml } from 'yaml';
-import { OperatorRuntimeError } from '../core/errors.js';
+import { OperatorRuntimeError } from '../../core/errors.js';
 import {
   controllerManagerMissing,
   resolveBinaries,
@@ -31,8 +31,8 @@ import { ManagedProcess } from './managed-process.js';
 import { isPortClash } from './port-clash.js';
 import { ClientCa, randomToken, writeServiceAccountKeyPair } from './pki.js';
 import { PodSimulator } from './pod-simulator.js';
-import { KubeClient } from '../client/kube-client.js';
-import type { Kubeconfig } from '../client/kubeconfig.js';
+import { KubeClient } from '../../client/kube-client.js';
+import type { Kubeconfig } from '../../client/kubeconfig.js';
 
 const run = promisify(execFile);
 

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeClient } from '../client/kube-client.js';
-import { ApiError } from '../client/api-error.js';
-import type { Logger } from '../core/logger.js';
-import type { KubeObject } from '../core/object-key.js';
+import { KubeClient } from '../../client/kube-client.js';
+import { ApiError } from '../../client/api-error.js';
+import type { Logger } from '../../core/logger.js';
+import type { KubeObject } from '../../core/object-key.js';
 import { TestEnv } from './test-env.js';
 
 /**

@@ -8,7 +8,7 @@
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSelfSignedCertificate } from '../webhook/self-signed-certificate.js';
+import { createSelfSignedCertificate } from '../../webhook/self-signed-certificate.js';
 
 export interface WebhookServingCertificateOptions {
   /** Names and IPs in the certificate. @defaultValue ['127.0.0.1', 'localhost'] */

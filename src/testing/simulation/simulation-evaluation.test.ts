@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulate, simulationSeeds } from './simulate.js';
 import type { OracleName } from './simulation-records.js';
-import { SLOW_EXTERNAL_MS, widgetSimulation, type WidgetBug } from './testing/widget-operator.js';
+import { SLOW_EXTERNAL_MS, widgetSimulation, type WidgetBug } from './test-support/widget-operator.js';
 
 const FILE = 'src/testing/simulation/simulation-evaluation.test.ts';
 /** Seeds within which every planted bug must be caught. */

@@ -1,4 +1,4 @@
-import { OperatorRuntimeError } from '../../core/errors.js';
+import { OperatorRuntimeError } from '../../../core/errors.js';
 
 /**
  * Why getting envtest binaries failed: an index that cannot be read, an unknown version, a refused,

@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { fakeBinary, makeRawArchive } from '../testing/loopback-envtest-index.js';
+import { fakeBinary, makeRawArchive } from '../test-support/loopback-envtest-index.js';
 import { installEnvtest } from './envtest.js';
 import { EnvtestError } from './envtest-error.js';
 import { archiveName, currentPlatform } from './platform.js';

@@ -24,7 +24,7 @@ import {
   makeRawArchive,
   startLoopbackIndex,
   type LoopbackIndex,
-} from '../testing/loopback-envtest-index.js';
+} from '../test-support/loopback-envtest-index.js';
 import { currentPlatform, storeFolderName } from './platform.js';
 import { progressBar, renderProgress } from './progress-bar.js';
 import { checkIndexUrl, parseReleaseIndex } from './release-index.js';

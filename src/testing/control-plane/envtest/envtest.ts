@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
-import { omitUndefined } from '../../core/omit-undefined.js';
+import { omitUndefined } from '../../../core/omit-undefined.js';
 import {
   BinariesNotFoundError,
   binariesNotFoundMessage,

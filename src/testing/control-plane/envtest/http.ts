@@ -5,7 +5,7 @@
  * rule before it is requested.
  */
 import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
-import { omitUndefined } from '../../core/omit-undefined.js';
+import { omitUndefined } from '../../../core/omit-undefined.js';
 import type { EnvtestError } from './envtest-error.js';
 
 /** How many redirects a download follows (GitHub release links take one, to their storage host). */

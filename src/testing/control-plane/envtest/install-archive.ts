@@ -15,7 +15,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { list as tarList, extract as tarExtract } from 'tar';
 import type { Dispatcher } from 'undici';
-import { omitUndefined } from '../../core/omit-undefined.js';
+import { omitUndefined } from '../../../core/omit-undefined.js';
 import { EnvtestError } from './envtest-error.js';
 import { checkedRequest, displayUrl } from './http.js';
 import { progressBar, type ProgressStream } from './progress-bar.js';

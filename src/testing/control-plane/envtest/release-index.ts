@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { parse as parseYaml } from 'yaml';
-import { omitUndefined } from '../../core/omit-undefined.js';
+import { omitUndefined } from '../../../core/omit-undefined.js';
 import { EnvtestError } from './envtest-error.js';
 import { checkedRequest, displayUrl, DOWNLOAD_URL_RULE, isAllowedDownloadUrl } from './http.js';
 import { archiveName, type EnvtestPlatform } from './platform.js';

@@ -5,7 +5,7 @@ import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FakeClock } from '../../core/fake-clock.js';
+import { FakeClock } from '../../../core/fake-clock.js';
 import { EnvtestError } from './envtest-error.js';
 import { withStoreLock } from './store-lock.js';
 

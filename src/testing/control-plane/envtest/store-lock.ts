@@ -17,8 +17,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sleep, throwIfAborted } from '../../core/abort.js';
-import { realClock, type Clock } from '../../core/clock.js';
+import { sleep, throwIfAborted } from '../../../core/abort.js';
+import { realClock, type Clock } from '../../../core/clock.js';
 import { EnvtestError } from './envtest-error.js';
 
 export interface StoreLockOptions {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { create as tarCreate, Header } from 'tar';
 import { stringify as toYaml } from 'yaml';
-import { omitUndefined } from '../../core/omit-undefined.js';
+import { omitUndefined } from '../../../core/omit-undefined.js';
 import { archiveName, type EnvtestPlatform } from '../envtest/platform.js';
 
 export interface FixtureArchive {
