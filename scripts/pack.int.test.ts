@@ -27,6 +27,7 @@ const NOT_SHIPPED = [
   /\.test-support\./,
   /\.bench\./,
   /^dist\/[^/]+\/(testing|bench)\//,
+  /^dist\/testing\/[^/]+\/test-support\//,
   /(^|\/)(chaos|bench|scripts|examples|src)\//,
   /\.ts$/,
 ];

@@ -19,7 +19,10 @@ import { eventually } from '../testing/control-plane/eventually.js';
 import { freePort } from '../testing/control-plane/free-port.js';
 import { kubectl } from '../testing/control-plane/kubectl.js';
 import { TestEnv } from '../testing/control-plane/test-env.js';
-import { webhookServingCertificate, type WebhookServingCertificate } from '../testing/control-plane/webhook-certificate.js';
+import {
+  webhookServingCertificate,
+  type WebhookServingCertificate,
+} from '../testing/control-plane/webhook-certificate.js';
 import { deny, spoke, type FailurePolicy } from './handlers.js';
 import { webhookConversion, webhookManifests } from './webhook-manifests.js';
 

@@ -61,7 +61,7 @@ export class ControllerManagerMissingError extends OperatorRuntimeError {
 
 /** The source-build installer shipped in the package (`scripts/install-control-plane.sh`). */
 export function sourceBuildScript(): string {
-  // Two levels up from src/testing and from dist/testing alike.
+  // Three levels up from src/testing/control-plane and from dist/testing/control-plane alike.
   return fileURLToPath(new URL('../../../scripts/install-control-plane.sh', import.meta.url));
 }
 

@@ -1,5 +1,5 @@
 /**
- * Test support (per-module, under src/testing/testing: never built or shipped): envtest archives in controller-tools' layout (`controller-tools/envtest/<binary>`,
+ * Test support (under src/testing/control-plane/test-support: never built or shipped): envtest archives in controller-tools' layout (`controller-tools/envtest/<binary>`,
  * gzip tarball) and a loopback HTTP server serving them with an `envtest-releases.yaml` index, so
  * the download is tested end to end without the internet. Faults: a corrupted body (the index's
  * hash no longer matches), a truncated body, a refusal (403).
