@@ -28,7 +28,8 @@ const NOT_SHIPPED = [
   /\.bench\./,
   /^dist\/[^/]+\/(testing|bench)\//,
   /^dist\/testing\/[^/]+\/test-support\//,
-  /(^|\/)(chaos|bench|scripts|examples|src)\//,
+  // Repo folders, at the top or compiled into dist/ (not dist/testing/chaos/, the chaos tools' entry).
+  /^(dist\/)?(chaos|bench|scripts|examples|src)\//,
   /\.ts$/,
 ];
 /** Repo files the package ships on purpose: the source build of the control plane, for Debian users without a network. */
