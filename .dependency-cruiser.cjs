@@ -6,8 +6,11 @@
  * may import. scripts/architecture-doc.test.ts reads the `layer-*` rules back and holds the table to
  * them (same sets, no cycle between modules, a row for every folder under src/), so a new import across modules changes both in one
  * reviewed diff. Tests (`*.test.ts`, `*.bench.ts`) and test support (`src/<module>/testing/`,
- * `*.test-support.ts`, `src/<module>/bench/`) may import any module: a test of the RBAC generator
- * runs a manager.
+ * `src/testing/<tool>/test-support/`, `*.test-support.ts`, `src/<module>/bench/`) may import any
+ * module: a test of the RBAC generator runs a manager.
+ *
+ * TESTING_TOOLS does the same one floor down, inside src/testing/: each test tool (one folder, one
+ * entry) imports only the tools listed for it, never the `operator-runtime/testing` entry file.
  */
 
 /** Module → the modules its library code imports (besides itself). Order: lower layers first. */
@@ -51,6 +54,16 @@ const LAYERS = {
   eslint: [],
 };
 
+/** Test tool (folder of src/testing/) → the other tools its library code imports. Lower floors first. */
+const TESTING_TOOLS = {
+  'control-plane': [],
+  'fake-client': [],
+  conformance: [],
+  chaos: ['control-plane'],
+  simulation: ['fake-client', 'chaos'],
+  fleet: ['control-plane', 'chaos'],
+};
+
 /** What the root entry (src/index.ts) never re-exports: test tools and the tools' own entries. */
 const NOT_IN_ROOT = ['testing', 'codegen', 'cli', 'eslint'];
 
@@ -61,6 +74,7 @@ const TEST_OR_SUPPORT = [
   '\\.test-support\\.ts$',
   '^src/.+/testing/',
   '^src/[^/]+/bench/',
+  '^src/testing/[^/]+/test-support/',
 ];
 
 /**
@@ -80,9 +94,20 @@ const layerRules = Object.entries(LAYERS).map(([module, allowed]) => ({
   to: { path: '^src/', pathNot: `^src/(${[module, ...allowed].join('|')})/` },
 }));
 
+const testingToolRules = Object.entries(TESTING_TOOLS).map(([tool, allowed]) => ({
+  name: `testing-${tool}`,
+  severity: 'error',
+  comment:
+    `testing/${tool}/ imports ${allowed.length === 0 ? 'no other test tool' : `only the test tools ${allowed.join(', ')}`} ` +
+    '(src/testing/README.md): one tool per folder and entry, imports point down.',
+  from: { path: `^src/testing/${tool}/`, pathNot: TEST_OR_SUPPORT },
+  to: { path: '^src/testing/', pathNot: `^src/testing/(${[tool, ...allowed].join('|')})/` },
+}));
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...testingToolRules,
     {
       name: 'layer-root',
       severity: 'error',

@@ -18,7 +18,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import { TestEnv } from '../src/testing/test-env.js';
+import { TestEnv } from '../src/testing/control-plane/test-env.js';
 import { KubeClient } from '../src/client/kube-client.js';
 import { StaticTokenCredential } from '../src/client/credentials.js';
 import { makeTlsConfig } from '../src/client/tls-config.js';

@@ -200,7 +200,7 @@ async function child(
   warmupSeconds: number,
 ): Promise<void> {
   const { Manager, TerminalError } = await import('../src/index.js');
-  const { FakeClient } = await import('../src/testing/index.js');
+  const { FakeClient } = await import('../src/testing/fake-client/index.js');
   const client = new FakeClient();
   const manager = new Manager({
     client,

@@ -55,8 +55,8 @@ import { Agent, request } from 'undici';
 import { KubeClient } from '../src/client/kube-client.js';
 import type { Kubeconfig } from '../src/client/kubeconfig.js';
 import { runWidgetRound } from './e2e/widget-controller.js';
-import { readManifests } from '../src/testing/manifests.js';
-import { TestEnv } from '../src/testing/test-env.js';
+import { readManifests } from '../src/testing/control-plane/manifests.js';
+import { TestEnv } from '../src/testing/control-plane/test-env.js';
 import { writeBenchJson } from './report/bench-output.js';
 
 const objects = Number(process.argv[2] ?? 2000);

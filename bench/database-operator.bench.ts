@@ -10,9 +10,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { BackupService } from '../examples/database-operator/testing/backup-service.js';
-import { freePort } from '../src/testing/free-port.js';
-import { readManifests } from '../src/testing/manifests.js';
-import { TestEnv } from '../src/testing/test-env.js';
+import { freePort } from '../src/testing/control-plane/free-port.js';
+import { readManifests } from '../src/testing/control-plane/manifests.js';
+import { TestEnv } from '../src/testing/control-plane/test-env.js';
 
 const count = Number(process.argv[2] ?? 500);
 const env = await TestEnv.start({

@@ -10,14 +10,14 @@
  *
  * Exits 1 when the heap after the leave is not within 10% of the heap before the join.
  */
-import { freePort } from '../src/testing/free-port.js';
+import { freePort } from '../src/testing/control-plane/free-port.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { KubeClient } from '../src/client/kube-client.js';
 import type { KubeObject } from '../src/core/object-key.js';
 import { kubeconfigSecrets } from '../src/fleet/providers/kubeconfig-secrets.js';
 import { Manager } from '../src/manager/manager.js';
 import { WIDGET_CRD } from '../src/testing/conformance/client-conformance.js';
-import { eventually } from '../src/testing/eventually.js';
+import { eventually } from '../src/testing/control-plane/eventually.js';
 import { TestFleet } from '../src/testing/fleet/test-fleet.js';
 
 const OBJECTS = Number(process.argv[2] ?? 1000);

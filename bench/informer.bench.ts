@@ -52,8 +52,8 @@ import { clientListerWatcherFactory } from '../src/cache/client-lister-watcher.j
 import { InformerFactory } from '../src/cache/informer-factory.js';
 import { until, viaPort } from '../src/cache/testing/int-helpers.js';
 import { TcpProxy } from '../src/cache/testing/tcp-proxy.js';
-import { readManifests } from '../src/testing/manifests.js';
-import { TestEnv, type KubeconfigObject } from '../src/testing/test-env.js';
+import { readManifests } from '../src/testing/control-plane/manifests.js';
+import { TestEnv, type KubeconfigObject } from '../src/testing/control-plane/test-env.js';
 import { writeBenchJson } from './report/bench-output.js';
 
 const CHILD = process.argv[2] === '--child';

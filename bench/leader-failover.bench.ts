@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestEnv } from '../src/testing/test-env.js';
+import { TestEnv } from '../src/testing/control-plane/test-env.js';
 import { ReplicaGroup } from '../src/leader-election/testing/replica-group.js';
 import {
   DEFAULT_LEASE_DURATION_MS,

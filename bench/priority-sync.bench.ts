@@ -22,7 +22,7 @@ import type { KubeObject } from '../src/core/object-key.js';
 import { createLogger } from '../src/logging/create-logger.js';
 import { Manager } from '../src/manager/manager.js';
 import { createMetricsRegistry } from '../src/metrics/create-metrics-registry.js';
-import { TestEnv } from '../src/testing/test-env.js';
+import { TestEnv } from '../src/testing/control-plane/test-env.js';
 import { writeBenchJson } from './report/bench-output.js';
 
 const OBJECTS = Number(process.argv[2] ?? 10_000);

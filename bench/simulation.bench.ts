@@ -14,7 +14,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { simulate } from 'operator-runtime/testing';
+import { simulate } from 'operator-runtime/testing/simulation';
 import { databaseSimulation } from '../examples/database-operator/testing/database-simulation.js';
 
 interface Slice {

@@ -2,7 +2,7 @@
  * Warm TestEnv start time: median of N starts (binaries already built), with and without
  * kube-controller-manager. Run: node --import tsx bench/test-env-start.bench.ts [runs]
  */
-import { TestEnv } from '../src/testing/test-env.js';
+import { TestEnv } from '../src/testing/control-plane/test-env.js';
 
 const runs = Number(process.argv[2] ?? 5);
 

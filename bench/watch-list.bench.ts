@@ -28,8 +28,8 @@ import { clientListerWatcher } from '../src/cache/client-lister-watcher.js';
 import { SharedInformer } from '../src/cache/informer.js';
 import type { ListerWatcher } from '../src/cache/lister-watcher.js';
 import type { KubeObject } from '../src/core/object-key.js';
-import { readManifests } from '../src/testing/manifests.js';
-import { TestEnv } from '../src/testing/test-env.js';
+import { readManifests } from '../src/testing/control-plane/manifests.js';
+import { TestEnv } from '../src/testing/control-plane/test-env.js';
 
 type Mode = 'watch-list' | 'paged' | 'rv0' | 'wl-incr';
 const ALL_MODES: readonly Mode[] = ['watch-list', 'paged', 'rv0', 'wl-incr'];

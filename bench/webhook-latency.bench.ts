@@ -20,10 +20,10 @@ import type { Kubeconfig } from '../src/client/kubeconfig.js';
 import { kinds } from '../src/client/kinds.js';
 import { Manager } from '../src/manager/manager.js';
 import { createMetricsRegistry } from '../src/metrics/create-metrics-registry.js';
-import { eventually } from '../src/testing/eventually.js';
-import { kubectl } from '../src/testing/kubectl.js';
-import { TestEnv } from '../src/testing/test-env.js';
-import { webhookServingCertificate } from '../src/testing/webhook-certificate.js';
+import { eventually } from '../src/testing/control-plane/eventually.js';
+import { kubectl } from '../src/testing/control-plane/kubectl.js';
+import { TestEnv } from '../src/testing/control-plane/test-env.js';
+import { webhookServingCertificate } from '../src/testing/control-plane/webhook-certificate.js';
 import { deny } from '../src/webhook/handlers.js';
 import { webhookManifests } from '../src/webhook/webhook-manifests.js';
 

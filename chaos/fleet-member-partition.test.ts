@@ -9,14 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient, Manager } from 'operator-runtime';
 import { kubeconfigSecrets } from 'operator-runtime/fleet';
-import {
-  TestFleet,
-  freePort,
-  auditFleet,
-  fleetAuditMark,
-  readManifests,
-  formatFleetAuditReport,
-} from 'operator-runtime/testing';
+import { TestFleet, auditFleet, fleetAuditMark, formatFleetAuditReport } from 'operator-runtime/testing/fleet';
+import { freePort, readManifests } from 'operator-runtime/testing';
 import { recordChaosResult } from './support/chaos-results.js';
 import { statusCurrent, waitForConvergence } from './support/convergence.js';
 import { FleetWidgetRecords, churnMember, fleetWidgetReconciler, percentile } from './support/fleet-widget-workload.js';

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { OperatorRuntimeError } from '../src/core/errors.js';
-import { eventually } from '../src/testing/eventually.js';
-import { freePort } from '../src/testing/free-port.js';
+import { eventually } from '../src/testing/control-plane/eventually.js';
+import { freePort } from '../src/testing/control-plane/free-port.js';
 
 export const DEFAULT_PROMETHEUS_BINARY = '/usr/bin/prometheus';
 /** How often it scrapes and evaluates rules: short, so a test sees alerts in seconds. */

@@ -1,7 +1,8 @@
 /**
  * What `npm run build` compiles (tsconfig.build.json, read by the TypeScript compiler): every entry
  * point in package.json `exports`, and no test support. Test support has one home: a module's own
- * helpers in `src/<module>/testing/`, user-facing tools in `src/testing/` (see src/testing/README.md).
+ * helpers in `src/<module>/testing/` (the test tools' own in `src/testing/<tool>/test-support/`),
+ * user-facing tools in `src/testing/` (see src/testing/README.md).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,9 +24,14 @@ function buildFiles(): string[] {
   return parsed.fileNames.map((f) => relative(REPO_ROOT, f).split(sep).join('/'));
 }
 
-/** Per-module test support, benchmarks and tests: never compiled into dist/. */
+/** Per-module test support (and the test tools' own, src/testing/<tool>/test-support/), benchmarks and tests: never compiled into dist/. */
 function isTestSupport(rel: string): boolean {
-  return /\.(test|bench)\.ts$/.test(rel) || /\.test\./.test(rel) || /^src\/[^/]+\/(testing|bench)\//.test(rel);
+  return (
+    /\.(test|bench)\.ts$/.test(rel) ||
+    /\.test\./.test(rel) ||
+    /^src\/[^/]+\/(testing|bench)\//.test(rel) ||
+    /^src\/testing\/[^/]+\/test-support\//.test(rel)
+  );
 }
 
 function walk(dir: string): string[] {

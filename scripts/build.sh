@@ -3,7 +3,7 @@
 # .d.ts with declaration maps, source maps; tests, per-module test support and benchmarks left out.
 # Compiles into a fresh folder and swaps it in, so a process reading dist/ never sees half a build.
 # That folder sits beside dist/ (same depth below the repository), because the maps name their
-# sources relative to themselves (the map of dist/testing/binaries.js names src/testing/binaries.ts two folders up),
+# sources relative to themselves (the map of dist/testing/control-plane/binaries.js names src/testing/control-plane/binaries.ts three folders up),
 # which the package ships (package.json `files`), so stack traces and go-to-definition land on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."

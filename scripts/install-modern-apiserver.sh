@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and caches a current Kubernetes API server for custom resources (the standalone
 # apiextensions-apiserver, Kubernetes 1.36 at the time of writing) and a current etcd (3.5), for
-# `TestEnv.start({ server: 'modern' })` (see TestEnvOptions.server in src/testing/test-env.ts).
+# `TestEnv.start({ server: 'modern' })` (see TestEnvOptions.server in src/testing/control-plane/test-env.ts).
 #
 # Everything comes from Debian's development suite ("sid") on the mirror this machine already uses:
 # a private apt state (APT_CONFIG) downloads the Go 1.26 toolchain, the Go sources of

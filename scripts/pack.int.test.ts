@@ -27,7 +27,9 @@ const NOT_SHIPPED = [
   /\.test-support\./,
   /\.bench\./,
   /^dist\/[^/]+\/(testing|bench)\//,
-  /(^|\/)(chaos|bench|scripts|examples|src)\//,
+  /^dist\/testing\/[^/]+\/test-support\//,
+  // Repo folders, at the top or compiled into dist/ (not dist/testing/chaos/, the chaos tools' entry).
+  /^(dist\/)?(chaos|bench|scripts|examples|src)\//,
   /\.ts$/,
 ];
 /** Repo files the package ships on purpose: the source build of the control plane, for Debian users without a network. */

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO, pack, userEnv, withDist, type PackResult } from './packaging/dist.js';
-import { TestEnv } from '../src/testing/test-env.js';
-import { startControlPlaneProcess } from '../src/testing/testing/control-plane-process.js';
+import { TestEnv } from '../src/testing/control-plane/test-env.js';
+import { startControlPlaneProcess } from '../src/testing/control-plane/test-support/control-plane-process.js';
 
 const run = promisify(execFile);
 const NPM_INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];

@@ -17,14 +17,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { pack, userEnv, withDist, type PackResult } from './packaging/dist.js';
-import { defaultAssetsDir } from '../src/testing/binaries.js';
+import { defaultAssetsDir } from '../src/testing/control-plane/binaries.js';
 import {
   makeEnvtestArchive,
   startLoopbackIndex,
   type FixtureArchive,
   type LoopbackIndex,
-} from '../src/testing/testing/loopback-envtest-index.js';
-import { currentPlatform, storeFolderName } from '../src/testing/envtest/platform.js';
+} from '../src/testing/control-plane/test-support/loopback-envtest-index.js';
+import { currentPlatform, storeFolderName } from '../src/testing/control-plane/envtest/platform.js';
 
 const run = promisify(execFile);
 const NPM_INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];

@@ -3,7 +3,8 @@
  * the manager and controller builder, results and errors, leader election, logging, and the helpers
  * a reconciler calls. Everything else has its own entry point (`operator-runtime/client`, `/cache`,
  * `/workqueue`, `/controller`, `/manager`, `/leader-election`, `/sharding`, `/fleet`, `/helpers`, `/metrics`,
- * `/webhook`, `/rbac`, `/crd`, `/testing`, `/testing/conformance`, `/testing/chaos`, `/codegen`, `/eslint`):
+ * `/webhook`, `/rbac`, `/crd`, `/testing`, `/testing/fake-client`, `/testing/conformance`,
+ * `/testing/simulation`, `/testing/chaos`, `/testing/fleet`, `/codegen`, `/eslint`):
  * package.json `exports`, which scripts/entry-points.test.ts holds this list to; the names each one
  * exports are in api/ (scripts/api-report.ts).
  */

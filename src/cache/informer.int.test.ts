@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
 import { keyOf, type KubeObject } from '../core/object-key.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { NOTE_CRD, WIDGET_CRD } from '../testing/conformance/client-conformance.js';
 import { clientListerWatcherFactory } from './client-lister-watcher.js';
 import type { EventHandler } from './handler-dispatcher.js';

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { KubeClient } from '../client/kube-client.js';
 import { ApiError } from '../client/api-error.js';
 import { seededRandom } from '../core/seeded-random.js';

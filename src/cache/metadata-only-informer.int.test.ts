@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
-import { TestEnv } from '../testing/test-env.js';
-import { eventually } from '../testing/eventually.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
+import { eventually } from '../testing/control-plane/eventually.js';
 import { KubeClient } from '../client/kube-client.js';
 import { METADATA_ONLY_ACCEPT } from '../client/partial-object-metadata.js';
 import { WatchDecoder, type RawWatchEvent } from '../client/watch-decoder.js';

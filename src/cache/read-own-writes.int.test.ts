@@ -16,7 +16,7 @@ import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
 import type { KubeObject } from '../core/object-key.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { WIDGET_CRD } from '../testing/conformance/client-conformance.js';
 import { clientListerWatcherFactory } from './client-lister-watcher.js';
 import { DelegatingClient } from './delegating-client.js';

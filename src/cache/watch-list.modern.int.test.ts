@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeClient } from '../client/kube-client.js';
-import { TestEnv } from '../testing/test-env.js';
-import { readManifests } from '../testing/manifests.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
+import { readManifests } from '../testing/control-plane/manifests.js';
 import { SharedInformer } from './informer.js';
 import { clientListerWatcher } from './client-lister-watcher.js';
 

@@ -9,7 +9,7 @@ import { GENERATE_TARGETS, runGenerate, type GenerateTarget } from './generate-c
 import { runInit } from './init-command.js';
 import { runtimePackage } from './runtime-package.js';
 import { addTestenvCommand, isTestenvFailure } from './testenv-command.js';
-import type { ProgressStream } from '../testing/envtest/progress-bar.js';
+import type { ProgressStream } from '../testing/control-plane/envtest/progress-bar.js';
 
 /** Where the CLI writes; tests pass their own. */
 export interface CliIo {

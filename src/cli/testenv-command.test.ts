@@ -9,8 +9,8 @@ import {
   makeRawArchive,
   startLoopbackIndex,
   type LoopbackIndex,
-} from '../testing/testing/loopback-envtest-index.js';
-import { currentPlatform, storeFolderName } from '../testing/envtest/platform.js';
+} from '../testing/control-plane/test-support/loopback-envtest-index.js';
+import { currentPlatform, storeFolderName } from '../testing/control-plane/envtest/platform.js';
 
 let dir: string;
 let index: LoopbackIndex;

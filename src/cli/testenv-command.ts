@@ -5,11 +5,11 @@
  */
 import type { Command } from 'commander';
 import { omitUndefined } from '../core/omit-undefined.js';
-import { BinariesNotFoundError } from '../testing/binaries.js';
-import { cleanupEnvtest, installEnvtest, listEnvtest, useEnvtest } from '../testing/envtest/envtest.js';
-import { EnvtestError } from '../testing/envtest/envtest-error.js';
-import { USE_EXISTING_CLUSTER_ENV, existingClusterOption } from '../testing/existing-cluster.js';
-import type { ProgressStream } from '../testing/envtest/progress-bar.js';
+import { BinariesNotFoundError } from '../testing/control-plane/binaries.js';
+import { cleanupEnvtest, installEnvtest, listEnvtest, useEnvtest } from '../testing/control-plane/envtest/envtest.js';
+import { EnvtestError } from '../testing/control-plane/envtest/envtest-error.js';
+import { USE_EXISTING_CLUSTER_ENV, existingClusterOption } from '../testing/control-plane/existing-cluster.js';
+import type { ProgressStream } from '../testing/control-plane/envtest/progress-bar.js';
 
 export interface TestenvIo {
   readonly stdout: (text: string) => void;

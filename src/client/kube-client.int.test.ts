@@ -4,7 +4,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { CustomResourceDefinition } from 'kubernetes-types/apiextensions/v1.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import {
   ApiError,
   ignoreNotFound,

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { AbortedError } from '../core/errors.js';
 import { ApiError, isGone } from './api-error.js';
 import { KubeClient } from './kube-client.js';

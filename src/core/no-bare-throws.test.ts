@@ -32,8 +32,10 @@ function isShipped(rel: string): boolean {
   if (!rel.endsWith('.ts') || rel.endsWith('.d.ts')) return false;
   if (/\.(test|test-support|bench)\.ts$/.test(rel) || /\.test\./.test(rel)) return false;
   const parts = rel.split(path.sep);
-  // src/*/testing and src/*/bench are per-module test support; src/testing itself ships.
+  // src/*/testing and src/*/bench are per-module test support; src/testing itself ships, all but
+  // the test tools' own support (src/testing/*/test-support).
   if (parts.length > 2 && (parts[1] === 'testing' || parts[1] === 'bench')) return false;
+  if (parts.length > 3 && parts[0] === 'testing' && parts[2] === 'test-support') return false;
   return true;
 }
 
@@ -91,7 +93,8 @@ test('the scanner finds bare built-in throws, also split over lines, and ignores
 test('the file selection matches the build: tests, test support, benchmarks and module testing folders are out; src/testing is in', () => {
   const j = (...p: string[]): string => p.join(path.sep);
   assert.equal(isShipped(j('core', 'errors.ts')), true);
-  assert.equal(isShipped(j('testing', 'test-env.ts')), true);
+  assert.equal(isShipped(j('testing', 'control-plane', 'test-env.ts')), true);
+  assert.equal(isShipped(j('testing', 'simulation', 'test-support', 'widget-operator.ts')), false);
   assert.equal(isShipped(j('core', 'errors.test.ts')), false);
   assert.equal(isShipped(j('cache', 'informer.int.test.ts')), false);
   assert.equal(isShipped(j('helpers', 'int-env.test-support.ts')), false);

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestEnv, type TestEnvServer } from '../testing/test-env.js';
+import { TestEnv, type TestEnvServer } from '../testing/control-plane/test-env.js';
 import { customResourceDefinition } from './custom-resource-definition.js';
 import { RUNNER } from './testing/oracle-kinds.js';
 import { validateAgainstSchema } from './validate-object.js';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../client/api-error.js';
 import { KubeClient } from '../client/kube-client.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { customResourceDefinition } from './custom-resource-definition.js';
 import { GADGET } from './testing/gadget-kind.js';
 

@@ -21,7 +21,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DATABASE } from '../../examples/database-operator/src/database.js';
-import { TestEnv, type TestEnvServer } from '../testing/test-env.js';
+import { TestEnv, type TestEnvServer } from '../testing/control-plane/test-env.js';
 import type { AnyCustomKind } from './custom-kind.js';
 import { customResourceDefinition } from './custom-resource-definition.js';
 import type { JSONSchemaProps } from './schema-props.js';

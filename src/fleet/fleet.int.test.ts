@@ -5,7 +5,7 @@
  * the member each request names. Members join when their Secret appears, leave when it is deleted,
  * and one member cut off leaves the other converging and /readyz green.
  */
-import { freePort } from '../testing/free-port.js';
+import { freePort } from '../testing/control-plane/free-port.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -13,7 +13,7 @@ import { kinds } from '../client/kinds.js';
 import { KubeClient } from '../client/kube-client.js';
 import type { KubeObject } from '../core/object-key.js';
 import { Manager } from '../manager/manager.js';
-import { eventually } from '../testing/eventually.js';
+import { eventually } from '../testing/control-plane/eventually.js';
 import { WIDGET_CRD } from '../testing/conformance/client-conformance.js';
 import { TestFleet } from '../testing/fleet/test-fleet.js';
 import { kubeconfigSecrets } from './providers/kubeconfig-secrets.js';

@@ -15,8 +15,8 @@ import { LEASE_TYPE, holderOf, type Lease } from '../leader-election/lease-recor
 import { createLogger } from '../logging/create-logger.js';
 import { resolveShardingOptions } from '../sharding/sharding-options.js';
 import { overlappingIntervals, type ReconcileInterval } from '../sharding/testing/reconcile-intervals.js';
-import { eventually } from '../testing/eventually.js';
-import { TestEnv } from '../testing/test-env.js';
+import { eventually } from '../testing/control-plane/eventually.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { staticClusters } from './providers/static-clusters.js';
 import { cuttableClient, fakeFleet, type FakeFleet } from './testing/sharded-clusters-harness.js';
 import { clusterLeaseName, shardedClusters } from './sharded-clusters.js';

@@ -21,8 +21,8 @@ import { KubeClient } from '../client/kube-client.js';
 import { makeTlsConfig } from '../client/tls-config.js';
 import type { KubeObject } from '../core/object-key.js';
 import { Manager } from '../manager/manager.js';
-import { eventually } from '../testing/eventually.js';
-import { TestEnv } from '../testing/test-env.js';
+import { eventually } from '../testing/control-plane/eventually.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { staticClusters } from './providers/static-clusters.js';
 
 const GADGET = { apiVersion: 'stall.example.com/v1', kind: 'Gadget' } as const;

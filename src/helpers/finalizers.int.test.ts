@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { ignoreNotFound, isInvalid } from '../client/api-error.js';
 import { KubeClient } from '../client/kube-client.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { handleFinalizer } from './finalizer-flow.js';
 import { addFinalizer, removeFinalizer } from './finalizers.js';
 import {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { ignoreNotFound } from '../client/api-error.js';
 import { KubeClient } from '../client/kube-client.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { createOrPatch } from './create-or-patch.js';
 import { createNamespace, eventually, gizmo, GIZMO, GIZMO_CRD, type Gizmo } from './testing/int-env.js';
 import { getControllerOf, isControlledBy, setControllerReference } from './owner-references.js';

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { ignoreNotFound, isConflict } from '../client/api-error.js';
 import type { Client } from '../client/client.js';
 import { KubeClient } from '../client/kube-client.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { applyOwned } from './apply-owned.js';
 import { getCondition, setCondition } from './conditions.js';
 import { createOrPatch } from './create-or-patch.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidOptionError } from '../core/errors.js';
 import { KubeClient } from '../client/kube-client.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { LeaderElector } from './leader-elector.js';
 import { JITTER_FACTOR } from './leader-elector-options.js';
 import type { Lease } from './lease-record.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { isNotFound } from '../client/api-error.js';
 import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { Manager } from './manager.js';
 
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' } as const;

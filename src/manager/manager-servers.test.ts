@@ -7,7 +7,7 @@ import { kind } from '../client/kind.js';
 import { whenAborted } from '../core/abort.js';
 import { FakeClock } from '../core/fake-clock.js';
 import type { KubeObject } from '../core/object-key.js';
-import { freePort } from '../testing/free-port.js';
+import { freePort } from '../testing/control-plane/free-port.js';
 import { deny } from '../webhook/handlers.js';
 import { Manager } from './manager.js';
 import { quietClient } from './testing/quiet-client.js';

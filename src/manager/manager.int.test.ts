@@ -5,13 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
 import { createLogger } from '../logging/create-logger.js';
-import { TestEnv } from '../testing/test-env.js';
-import { freePort } from '../testing/free-port.js';
-import { kubectl } from '../testing/kubectl.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
+import { freePort } from '../testing/control-plane/free-port.js';
+import { kubectl } from '../testing/control-plane/kubectl.js';
 import { Manager } from './manager.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import type { KubeObject } from '../core/object-key.js';
-import { eventually } from '../testing/eventually.js';
+import { eventually } from '../testing/control-plane/eventually.js';
 import { WIDGET_CRD } from '../testing/conformance/client-conformance.js';
 
 const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };

@@ -11,7 +11,7 @@ import { connect, type PeerCertificate } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import type { Client } from '../client/client.js';
 import { FakeClock } from '../core/fake-clock.js';
-import { freePort } from '../testing/free-port.js';
+import { freePort } from '../testing/control-plane/free-port.js';
 import { Manager } from './manager.js';
 import { createSelfSignedCertificate } from '../webhook/self-signed-certificate.js';
 import { quietClient } from './testing/quiet-client.js';

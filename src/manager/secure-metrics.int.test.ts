@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
-import { TestEnv } from '../testing/test-env.js';
-import { freePort } from '../testing/free-port.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
+import { freePort } from '../testing/control-plane/free-port.js';
 import { Manager } from './manager.js';
 import { createSelfSignedCertificate } from '../webhook/self-signed-certificate.js';
 

@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '../client/client.js';
 import { FakeClock } from '../core/fake-clock.js';
-import { freePort } from '../testing/free-port.js';
+import { freePort } from '../testing/control-plane/free-port.js';
 import { Manager } from './manager.js';
 import { defaultBindHost } from './secure-metrics.js';
 import { quietClient } from './testing/quiet-client.js';

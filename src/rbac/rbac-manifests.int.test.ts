@@ -13,9 +13,9 @@ import { isForbidden } from '../client/api-error.js';
 import { setControllerReference } from '../helpers/owner-references.js';
 import { recordingLogger } from '../logging/recording-logger.js';
 import { Manager } from '../manager/manager.js';
-import { eventually } from '../testing/eventually.js';
-import { kubectl } from '../testing/kubectl.js';
-import { TestEnv } from '../testing/test-env.js';
+import { eventually } from '../testing/control-plane/eventually.js';
+import { kubectl } from '../testing/control-plane/kubectl.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { offlineClient } from './offline-client.js';
 import { rbacManifests } from './rbac-manifests.js';
 

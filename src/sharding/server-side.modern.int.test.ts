@@ -14,7 +14,7 @@ import type { WatchOptions } from '../client/client-options.js';
 import { SharedInformer } from '../cache/informer.js';
 import { clientListerWatcher } from '../cache/client-lister-watcher.js';
 import type { KubeObject } from '../core/object-key.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { NOTE_CRD } from '../testing/conformance/client-conformance.js';
 import {
   formatShardSelector,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { KubeClient } from '../client/kube-client.js';
 import { ApiError } from '../client/api-error.js';
-import { TestEnv } from '../testing/test-env.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { NOTE_CRD } from '../testing/conformance/client-conformance.js';
 import { formatShardSelector, splitHashSpace } from '../client/shard-selector.js';
 import { INVALID_PROBE_SELECTOR, probeShardSelectorSupport } from './server-support.js';

@@ -10,9 +10,9 @@ import { KubeClient } from '../client/kube-client.js';
 import type { Kubeconfig } from '../client/kubeconfig.js';
 import type { KubeObject } from '../core/object-key.js';
 import { Manager } from '../manager/manager.js';
-import { eventually } from '../testing/eventually.js';
-import { readManifests } from '../testing/manifests.js';
-import { TestEnv } from '../testing/test-env.js';
+import { eventually } from '../testing/control-plane/eventually.js';
+import { readManifests } from '../testing/control-plane/manifests.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
 import { shardLabel } from './sharding-options.js';
 
 const crdFile = new URL('../../examples/quickstart/widget-crd.yaml', import.meta.url);

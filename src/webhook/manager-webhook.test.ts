@@ -7,8 +7,8 @@ import { kind } from '../client/kind.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { KubeObject } from '../core/object-key.js';
 import { Manager } from '../manager/manager.js';
-import { freePort } from '../testing/free-port.js';
-import { eventually } from '../testing/eventually.js';
+import { freePort } from '../testing/control-plane/free-port.js';
+import { eventually } from '../testing/control-plane/eventually.js';
 import { deny } from './handlers.js';
 import { quietClient } from '../manager/testing/quiet-client.js';
 

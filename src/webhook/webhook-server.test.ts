@@ -10,7 +10,7 @@ import { recordingLogger } from '../logging/recording-logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import { createSelfSignedCertificate } from './self-signed-certificate.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
-import { eventually } from '../testing/eventually.js';
+import { eventually } from '../testing/control-plane/eventually.js';
 import { deny, spoke } from './handlers.js';
 import { WebhookServer } from './webhook-server.js';
 import { Webhooks } from './webhooks.js';

@@ -15,11 +15,14 @@ import type { KubeObject } from '../core/object-key.js';
 import { patchStatus } from '../helpers/status.js';
 import { Manager } from '../manager/manager.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
-import { eventually } from '../testing/eventually.js';
-import { freePort } from '../testing/free-port.js';
-import { kubectl } from '../testing/kubectl.js';
-import { TestEnv } from '../testing/test-env.js';
-import { webhookServingCertificate, type WebhookServingCertificate } from '../testing/webhook-certificate.js';
+import { eventually } from '../testing/control-plane/eventually.js';
+import { freePort } from '../testing/control-plane/free-port.js';
+import { kubectl } from '../testing/control-plane/kubectl.js';
+import { TestEnv } from '../testing/control-plane/test-env.js';
+import {
+  webhookServingCertificate,
+  type WebhookServingCertificate,
+} from '../testing/control-plane/webhook-certificate.js';
 import { deny, spoke, type FailurePolicy } from './handlers.js';
 import { webhookConversion, webhookManifests } from './webhook-manifests.js';
 

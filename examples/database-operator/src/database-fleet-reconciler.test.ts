@@ -9,13 +9,12 @@ import { TerminalError, isNotFound, patchStatus, type EventType, type KubeObject
 import { customResourceDefinition } from 'operator-runtime/crd';
 import {
   FakeClient,
-  FakeClock,
   conflictFor,
   internalErrorFor,
   isWrite,
-  recordingLogger,
   type FakeRequest,
-} from 'operator-runtime/testing';
+} from 'operator-runtime/testing/fake-client';
+import { FakeClock, recordingLogger } from 'operator-runtime/testing';
 import { DATABASE, type Database } from './database.js';
 import { DATABASE_FLEET, type DatabaseFleet, type DatabaseFleetSpec } from './database-fleet.js';
 import {

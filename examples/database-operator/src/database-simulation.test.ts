@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { replaySeed, simulate, simulationSeeds } from 'operator-runtime/testing';
+import { replaySeed, simulate, simulationSeeds } from 'operator-runtime/testing/simulation';
 import { databaseSimulation } from '../testing/database-simulation.js';
 import { BACKUP_RECORD, type BackupRecord } from '../testing/simulated-backup-service.js';
 import type { BackupService } from './backup-client.js';

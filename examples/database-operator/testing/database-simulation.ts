@@ -15,7 +15,7 @@ import {
   type RunRecord,
   type Scenario,
   type SimulationOptions,
-} from 'operator-runtime/testing';
+} from 'operator-runtime/testing/simulation';
 import type { BackupService } from '../src/backup-client.js';
 import { DATABASE, type Database } from '../src/database.js';
 import { createDatabaseOperator } from '../src/operator.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isConflict, patchStatus } from 'operator-runtime';
-import { FakeClient, readManifests } from 'operator-runtime/testing';
+import { FakeClient } from 'operator-runtime/testing/fake-client';
+import { readManifests } from 'operator-runtime/testing';
 import { DATABASE, type Database } from '../src/database.js';
 import { recordStatusWrites, type StatusWrite } from './record-status-writes.js';
 

@@ -3,7 +3,7 @@
  * sleeping), point a kubeconfig at a proxy, and compare a cache with what the server holds.
  */
 import type { KubeObject } from '../../core/object-key.js';
-import type { KubeconfigObject } from '../../testing/test-env.js';
+import type { KubeconfigObject } from '../../testing/control-plane/test-env.js';
 import { keyOf } from '../../core/object-key.js';
 
 /** Polls `cond` every `everyMs` until it holds; rejects with `what` after `timeoutMs`. */

@@ -1,7 +1,7 @@
 /**
  * The TCP relay of the integration and chaos tests (the cache's, the sharding bed's link from each
  * operator replica to kube-apiserver): it forwards bytes untouched (TLS and client certificates pass
- * through, unlike `testing/fault-proxy.ts`, which terminates TLS) and can break connections the way
+ * through, unlike `testing/chaos/fault-proxy.ts`, which terminates TLS) and can break connections the way
  * networks do: `cut()` resets every open connection at once, `freeze()` makes connections go silent
  * while staying open (a dead peer behind a NAT, a hung server, a partitioned node) until the client
  * gives up on them, `heal()` ends such a partition. `delay(ms)` makes the link slow instead of

@@ -253,7 +253,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kinds } from 'operator-runtime';
 import { customResourceDefinition } from 'operator-runtime/crd';
-import { simulate, simulationSeeds } from 'operator-runtime/testing';
+import { simulate, simulationSeeds } from 'operator-runtime/testing/simulation';
 import { ${n.constant} } from './${n.file}.js';
 import { createOperator } from './operator.js';
 

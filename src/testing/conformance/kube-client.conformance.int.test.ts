@@ -1,5 +1,5 @@
 import { KubeClient } from '../../client/kube-client.js';
-import { TestEnv } from '../test-env.js';
+import { TestEnv } from '../control-plane/test-env.js';
 import { describeClientConformance, conformanceCrds } from './client-conformance.js';
 
 describeClientConformance(

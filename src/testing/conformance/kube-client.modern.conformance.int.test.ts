@@ -1,5 +1,5 @@
 import { KubeClient } from '../../client/kube-client.js';
-import { TestEnv } from '../test-env.js';
+import { TestEnv } from '../control-plane/test-env.js';
 import { describeClientConformance, conformanceCrds } from './client-conformance.js';
 
 // The same suite against the current CRD-only API server (Kubernetes 1.36): generic tests run on

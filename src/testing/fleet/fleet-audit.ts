@@ -3,7 +3,12 @@
  * member has its own etcd and so its own history — with one report per member and the totals.
  * Take `fleetAuditMark(fleet)` before the workload, `auditFleet({ fleet, resource, since })` after.
  */
-import { auditConsistency, formatAuditReport, type AuditReport, type RecordedWrite } from '../consistency-audit.js';
+import {
+  auditConsistency,
+  formatAuditReport,
+  type AuditReport,
+  type RecordedWrite,
+} from '../chaos/consistency-audit.js';
 import { omitUndefined } from '../../core/omit-undefined.js';
 import { TestFleetError } from './test-fleet-error.js';
 import type { TestFleet } from './test-fleet.js';

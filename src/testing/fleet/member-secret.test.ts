@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse as parseYaml } from 'yaml';
-import type { KubeconfigObject } from '../test-env.js';
+import type { KubeconfigObject } from '../control-plane/test-env.js';
 import {
   DEFAULT_MEMBER_SECRET_KEY,
   FLEET_MEMBER_LABEL,

@@ -6,7 +6,7 @@
  * provider; keep them equal.
  */
 import { stringify as toYaml } from 'yaml';
-import type { KubeconfigObject } from '../test-env.js';
+import type { KubeconfigObject } from '../control-plane/test-env.js';
 
 /** The label that selects member Secrets (`kubeconfigSecrets`'s default selector is `<label>=true`). */
 export const FLEET_MEMBER_LABEL = 'operator-runtime.io/fleet-member';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { FaultProxyUpstream } from '../fault-proxy.js';
+import type { FaultProxyUpstream } from '../chaos/fault-proxy.js';
 import { ProxiedMember } from './proxied-member.js';
 
 /** An upstream nothing connects to: these tests stay at the TCP level of the link. */

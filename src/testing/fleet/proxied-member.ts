@@ -10,8 +10,8 @@
  *
  * `TestFleet` starts a control plane per member; this is the same proxy-and-link pair without one.
  */
-import { FaultProxy, type FaultProxyUpstream } from '../fault-proxy.js';
-import type { KubeconfigObject } from '../test-env.js';
+import { FaultProxy, type FaultProxyUpstream } from '../chaos/fault-proxy.js';
+import type { KubeconfigObject } from '../control-plane/test-env.js';
 import { DEFAULT_CUT_OFF_MODE, type CutOffMode, MemberLink } from './member-link.js';
 
 /** How a member flaps: down (connections reset, new ones refused) for `downMs`, up for `upMs`, again. */

@@ -6,8 +6,8 @@
  * never share a thing.
  */
 import { validateClusterName } from '../../fleet/cluster-provider.js';
-import { FaultProxy } from '../fault-proxy.js';
-import { TestEnv, type TestEnvOptions } from '../test-env.js';
+import { FaultProxy } from '../chaos/fault-proxy.js';
+import { TestEnv, type TestEnvOptions } from '../control-plane/test-env.js';
 import { MemberLink } from './member-link.js';
 import type { MemberSecretManifest, MemberSecretOptions } from './member-secret.js';
 import { TestFleetError } from './test-fleet-error.js';

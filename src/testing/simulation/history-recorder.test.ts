@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../core/fake-clock.js';
-import { analyzeHistory, formatAuditReport, type HistoryEvent } from '../consistency-audit.js';
+import { analyzeHistory, formatAuditReport, type HistoryEvent } from '../chaos/consistency-audit.js';
 import { FakeClient } from '../fake-client/fake-client.js';
 import { HistoryRecorder, HistoryRecorderError, SNAPSHOT_VERSION } from './history-recorder.js';
 

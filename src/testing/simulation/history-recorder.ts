@@ -32,7 +32,7 @@ import type { WatchEvent } from '../../client/watch-decoder.js';
 import { AbortedError, OperatorRuntimeError } from '../../core/errors.js';
 import { flushMicrotasks } from '../../core/fake-clock.js';
 import type { KubeObject } from '../../core/object-key.js';
-import { registryKey, type HistoryEvent, type HistoryKv } from '../consistency-audit.js';
+import { registryKey, type HistoryEvent, type HistoryKv } from '../chaos/consistency-audit.js';
 import type { FakeClient } from '../fake-client/fake-client.js';
 
 export interface HistoryRecorderOptions {

@@ -19,7 +19,7 @@
  * history finding are therefore those in force at, or shortly before, the offending write.
  */
 import { canonicalJson } from '../../helpers/canonical-json.js';
-import { analyzeHistory, type FindingKind, type HistoryEvent } from '../consistency-audit.js';
+import { analyzeHistory, type FindingKind, type HistoryEvent } from '../chaos/consistency-audit.js';
 import { evidenceAttributor, brief } from './oracle-evidence.js';
 import type { Finding, RunRecord, WriteRecord } from './simulation-records.js';
 

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../core/object-key.js';
-import type { HistoryEvent, HistoryKv } from '../consistency-audit.js';
+import type { HistoryEvent, HistoryKv } from '../chaos/consistency-audit.js';
 import { concurrentReconcileOracle } from './concurrent-reconcile-oracle.js';
 import { endStateOracle, firstDifference } from './end-state-oracle.js';
 import type { Fault } from './fault.js';

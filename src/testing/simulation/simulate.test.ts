@@ -16,7 +16,7 @@ import {
   type SimulationOptions,
 } from './simulate.js';
 import type { RunRecord } from './simulation-records.js';
-import { widgetSimulation } from './testing/widget-operator.js';
+import { widgetSimulation } from './test-support/widget-operator.js';
 
 const FILE = 'src/testing/simulation/simulate.test.ts';
 

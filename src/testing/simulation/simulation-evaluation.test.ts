@@ -1,6 +1,6 @@
 /**
  * The simulation's evaluation (issue 28), in the default run: the widget operator
- * (testing/widget-operator.ts) with one planted bug per class must be caught within a stated number
+ * (test-support/widget-operator.ts) with one planted bug per class must be caught within a stated number
  * of seeds, and the correct one must pass its seeds with no finding. Each catch prints its seed, the
  * shrunk schedule, the findings and the command that replays it; `SIM_SEED=<n>` (or
  * `SIM_SEEDS=1-200`) runs those seeds instead.
@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulate, simulationSeeds } from './simulate.js';
 import type { OracleName } from './simulation-records.js';
-import { SLOW_EXTERNAL_MS, widgetSimulation, type WidgetBug } from './testing/widget-operator.js';
+import { SLOW_EXTERNAL_MS, widgetSimulation, type WidgetBug } from './test-support/widget-operator.js';
 
 const FILE = 'src/testing/simulation/simulation-evaluation.test.ts';
 /** Seeds within which every planted bug must be caught. */

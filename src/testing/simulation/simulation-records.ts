@@ -5,7 +5,7 @@
  * history in etcd's shape so the consistency audit's `analyzeHistory` checks it unchanged.
  */
 import type { KubeObject } from '../../core/object-key.js';
-import type { HistoryEvent } from '../consistency-audit.js';
+import type { HistoryEvent } from '../chaos/consistency-audit.js';
 import type { Fault } from './fault.js';
 
 /** One API call the operator made, in order (the `at` of a fault counts these). */
