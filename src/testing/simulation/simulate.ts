@@ -45,6 +45,7 @@ import { describeStep, targetOfStep, type Scenario } from './scenario.js';
 import { SimulatedCluster, type SimulatedClusterHooks } from './simulated-cluster.js';
 import type { Finding, ReconcileSpan, RunRecord, WriteRecord } from './simulation-records.js';
 import { SpanLogger } from './span-logger.js';
+import { RunBudget, type BudgetExhausted, type SimulationBudget } from './run-budget.js';
 import { escapeRegExp } from '../../core/escape-reg-exp.js';
 
 /** What `setup` is given for each operator process. */
@@ -84,6 +85,11 @@ export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly settleMs?: number;
   /** @defaultValue {@link DEFAULT_QUIET_WINDOW_MS} */
   readonly quietWindowMs?: number;
+  /**
+   * What one run may spend before it is stopped with a quiescence finding (a hot key, too many
+   * reconciles, too much real time): run-budget.ts. @defaultValue the `DEFAULT_*` of run-budget.ts
+   */
+  readonly budget?: SimulationBudget;
   /**
    * Also gets every log line of every operator process, bound to `incarnation` (e.g. a pino logger
    * while replaying one seed). @defaultValue none: the lines only feed the reconcile spans
@@ -319,10 +325,10 @@ export async function runSimulation(
   Math.random = seededRandom(ENVIRONMENT_SEED);
   try {
     const { record, operatorErrors } = await execute(options, run);
-    const findings = [
-      ...judgeRun(record, faultFree, { ...options, primaryKinds: options.primaryKinds }),
-      ...operatorErrors,
-    ];
+    // A run cut short by its budget has no end state to judge: the budget's finding is the verdict.
+    const findings = record.cutShort
+      ? [record.cutShort]
+      : [...judgeRun(record, faultFree, { ...options, primaryKinds: options.primaryKinds }), ...operatorErrors];
     return { record, findings };
   } finally {
     Math.random = original;
@@ -371,13 +377,37 @@ async function execute(
     p.abort.abort(new SimulationError(reason));
   };
   const scheduleStart = (afterMs: number, staleLag?: number): void => {
+    if (cutShort) return;
     pendingStarts++;
     clock.setTimer(afterMs, () => {
       pendingStarts--;
-      start(staleLag);
+      if (!cutShort) start(staleLag);
     });
   };
+  const budget = new RunBudget(options.budget);
+  let cutShort: BudgetExhausted | undefined;
+  /**
+   * The run spent its budget (or livelocked): every process dies now and none restarts; the driver
+   * ends the run. The managers are aborted at once (a loop at one instant of fake time would never
+   * reach a timer), except from inside an API call (`deferStop`), which must not abort itself.
+   */
+  const cut = (exhausted: BudgetExhausted, deferStop = false): void => {
+    if (cutShort) return;
+    cutShort = exhausted;
+    note(`${now()} budget exhausted (${exhausted.bound}): every process is stopped`);
+    faultsOn = false;
+    cluster.stopFaults();
+    for (const p of processes.values()) {
+      cluster.kill(p.incarnation);
+      if (deferStop) clock.setTimer(0, () => stop(p.incarnation, 'budget exhausted'));
+      else stop(p.incarnation, 'budget exhausted');
+    }
+  };
   const hooks: SimulatedClusterHooks = {
+    called: () => {
+      const exhausted = budget.checkRealTime(now());
+      if (exhausted) cut(exhausted, true);
+    },
     died: (incarnation, fault) => {
       // Deferred to a timer: the abort must not run inside the call that fired the fault.
       clock.setTimer(0, () => stop(incarnation, 'crashed'));
@@ -426,6 +456,11 @@ async function execute(
             livelock(incarnation, controller, key);
             return;
           }
+          const exhausted = budget.reconcileStarted(`${controller} ${key}`, now());
+          if (exhausted) {
+            cut(exhausted);
+            return;
+          }
           open.set(reconcileID, spans.length);
           spans.push({ controller, key, incarnation, startSeq: seq++, startedAtMs: now(), step });
           note(`${now()} #${incarnation} reconcile ${controller} ${key} starts`);
@@ -472,14 +507,17 @@ async function execute(
    */
   const livelock = (incarnation: number, controller: string, key: string): void => {
     note(`${now()} #${incarnation} livelock: stopped`);
-    operatorErrors.push({
-      oracle: 'quiescence',
-      key: `${controller} ${key}`,
-      ...evidenceAttributor(partial())(now()),
-      message: `more than ${LIVELOCK_RECONCILES} reconciles started at one instant of fake time (the last of ${controller} ${key}): a requeue with no delay that never ends; the process was stopped`,
-    });
     cluster.kill(incarnation);
     stop(incarnation, 'livelock');
+    cut({
+      bound: 'hot-key',
+      key: `${controller} ${key}`,
+      perSecond: Number.POSITIVE_INFINITY,
+      reconciles: spans.length,
+      atMs: now(),
+      realMs: 0,
+      message: `more than ${LIVELOCK_RECONCILES} reconciles started at one instant of fake time (the last of ${controller} ${key}): a requeue with no delay that never ends; the run was stopped and its other oracles were not judged`,
+    });
   };
   /** The process exited on its own: a supervisor restarts it; once faults stopped, that is a finding. */
   const exited = (incarnation: number, why: string): void => {
@@ -494,6 +532,12 @@ async function execute(
     scheduleStart(SUPERVISOR_RESTART_MS);
   };
   const partial = (): RunRecord => record([], [], { writes: 0, reconcilesByKey: new Map() });
+  const budgetFinding = (exhausted: BudgetExhausted): Finding => ({
+    oracle: 'quiescence',
+    ...(exhausted.key !== undefined ? { key: exhausted.key } : {}),
+    ...evidenceAttributor(partial())(exhausted.atMs),
+    message: exhausted.message,
+  });
   const record = (
     history: RunRecord['history'],
     finalObjects: readonly KubeObject[],
@@ -529,6 +573,9 @@ async function execute(
   const gap = options.stepGapMs ?? DEFAULT_STEP_GAP_MS;
   for (const [i, s] of options.scenario.entries()) {
     await clock.advance(s.afterMs ?? gap);
+    const overTime = budget.checkRealTime(now());
+    if (overTime) cut(overTime);
+    if (cutShort) break;
     step = i;
     stepTimesMs.push(now());
     note(`${now()} step ${i}: ${describeStep(s)}`);
@@ -553,8 +600,11 @@ async function execute(
   const settleUntil = now() + (options.settleMs ?? DEFAULT_SETTLE_MS);
   let seenActivity = -1;
   let lastActivityMs = now();
-  while (now() < settleUntil) {
+  let settled = false;
+  while (!cutShort && now() < settleUntil) {
     await clock.advance(SETTLE_TICK_MS);
+    const overTime = budget.checkRealTime(now());
+    if (overTime) cut(overTime);
     const activity = cluster.writes.filter(isSignificant).length + spans.length;
     if (activity !== seenActivity) {
       seenActivity = activity;
@@ -563,11 +613,16 @@ async function execute(
     // The newest process must be at work: a new leader waits out the old one's Lease in silence.
     const newest = nextIncarnation - 1;
     const atWork = working.has(newest) && !cluster.isDead(newest);
-    if (pendingStarts === 0 && !cluster.windowsOpen && atWork && now() - lastActivityMs >= SETTLED_AFTER_MS) break;
+    if (pendingStarts === 0 && !cluster.windowsOpen && atWork && now() - lastActivityMs >= SETTLED_AFTER_MS) {
+      settled = true;
+      break;
+    }
   }
   const quietFromMs = now();
-  note(`${quietFromMs} quiet window opens`);
-  await clock.advance(options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS);
+  if (!cutShort) {
+    note(`${quietFromMs} quiet window opens${settled ? '' : ' (the run did not settle)'}`);
+    await clock.advance(options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS);
+  }
   const reconcilesByKey = new Map<string, number>();
   for (const s of spans)
     if (s.startedAtMs >= quietFromMs) {
@@ -577,6 +632,8 @@ async function execute(
   const quietWindow = {
     writes: cluster.writes.filter((w) => w.atMs >= quietFromMs && isSignificant(w)).length,
     reconcilesByKey,
+    ms: now() - quietFromMs,
+    settled,
   };
   const finalObjects: KubeObject[] = [];
   for (const type of kinds) finalObjects.push(...(await store.list(type)).items);
@@ -590,7 +647,9 @@ async function execute(
   for (let i = 0; i < 40 && [...processes.values()].some((p) => !p.ended && !cluster.isDead(p.incarnation)); i++)
     await clock.advance(1_000);
   await flushMicrotasks();
-  return { record: record(recorder.events, finalObjects, quietWindow), operatorErrors };
+  const done = record(recorder.events, finalObjects, quietWindow);
+  if (cutShort) return { record: { ...done, cutShort: budgetFinding(cutShort) }, operatorErrors };
+  return { record: done, operatorErrors };
 }
 
 /** A write that changed something other than a Lease or an Event (leader election renews for ever; that is not a hot loop). */

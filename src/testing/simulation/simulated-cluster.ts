@@ -73,6 +73,8 @@ export interface SimulatedClusterHooks {
   died(incarnation: number, fault: CrashFault | StaleRestartFault): void;
   /** A leader change: start a new process now; `incarnation` dies after `fault.overlapMs`. */
   leaderChange(incarnation: number, fault: LeaderChangeFault): void;
+  /** Every call of a live process, before it is made (the driver checks its real-time budget). */
+  called?(): void;
 }
 
 export interface SimulatedClusterOptions {
@@ -227,6 +229,8 @@ export class SimulatedCluster {
     perform: () => Promise<R>,
     write?: WriteInfo,
   ): Promise<R> {
+    if (this.dead.has(incarnation)) throw new ProcessDeadError(incarnation);
+    this.hooks.called?.();
     if (this.dead.has(incarnation)) throw new ProcessDeadError(incarnation);
     const at = this.calls.length;
     const record: { -readonly [K in keyof CallRecord]: CallRecord[K] } = {

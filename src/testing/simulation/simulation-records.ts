@@ -72,14 +72,23 @@ export interface RunRecord {
   readonly history: readonly HistoryEvent[];
   /** Every object in the store when the run ended (after settling). */
   readonly finalObjects: readonly KubeObject[];
-  /** Writes and reconciles in the quiet window at the end, per `kind namespace/name` key. */
-  readonly quietWindow: { readonly writes: number; readonly reconcilesByKey: ReadonlyMap<string, number> };
+  /** Writes and reconciles in the quiet window at the end, per `controller namespace/name` key. */
+  readonly quietWindow: {
+    readonly writes: number;
+    readonly reconcilesByKey: ReadonlyMap<string, number>;
+    /** Its length in fake time (0 when the run was cut short). */
+    readonly ms?: number;
+    /** Whether the run settled before it (false: `settleMs` ran out with the operator still busy). */
+    readonly settled?: boolean;
+  };
   /** Fake time at which each scenario step was applied (index = step). */
   readonly stepTimesMs: readonly number[];
   /** Objects the scenario deleted (`apiVersion kind namespace/name`). */
   readonly deletedByScenario: readonly string[];
   /** One line per call and reconcile: two replays of one seed give equal traces. */
   readonly trace: readonly string[];
+  /** Set when the run spent its budget (run-budget.ts) and was stopped: the quiescence finding that says so. */
+  readonly cutShort?: Finding;
 }
 
 /** What an oracle reports: which object, which step, which fault, and what is wrong. */
