@@ -45,6 +45,8 @@ import { describeStep, targetOfStep, type Scenario } from './scenario.js';
 import { SimulatedCluster, type SimulatedClusterHooks } from './simulated-cluster.js';
 import type { Finding, ReconcileSpan, RunRecord, WriteRecord } from './simulation-records.js';
 import { SpanLogger } from './span-logger.js';
+import { FaultCoverageCounter, formatCoverage, type FaultCoverage } from './fault-coverage.js';
+import { findingTrace, formatFinding } from './format-finding.js';
 import { RunBudget, type BudgetExhausted, type SimulationBudget } from './run-budget.js';
 import { escapeRegExp } from '../../core/escape-reg-exp.js';
 
@@ -156,6 +158,8 @@ export interface SeedFailure {
   readonly findings: readonly Finding[];
   /** One line that replays the seed. */
   readonly replay: string;
+  /** The minimal trace of the shrunk run that led to the first finding (format-finding.ts). */
+  readonly trace: readonly string[];
 }
 
 export interface SimulationReport {
@@ -164,8 +168,12 @@ export interface SimulationReport {
   readonly failures: readonly SeedFailure[];
   /** Calls the fault-free run made (faults are drawn among these). */
   readonly faultFreeCalls: number;
-  /** The failures as text: seed, replay command, shrunk faults, findings. */
+  /** Which write sites each fault kind hit, over the seeds run (fault-coverage.ts). */
+  readonly coverage: FaultCoverage;
+  /** The failures as text: seed, replay command, shrunk faults, findings, the minimal trace. */
   format(): string;
+  /** The coverage as text: per write site, the fault kinds that hit it and how often. */
+  formatCoverage(): string;
 }
 
 /** Seeds from `SIM_SEED=7` or `SIM_SEEDS=1,5,10-20`, else `defaults` (what a replay command sets). */
@@ -174,18 +182,28 @@ export function simulationSeeds(defaults: readonly number[] | number): readonly 
 export function simulationSeeds(defaults: readonly number[] | number): readonly number[] | number {
   const spec = process.env.SIM_SEED ?? process.env.SIM_SEEDS;
   if (!spec) return defaults;
+  return parseNumberList('SIM_SEEDS', spec, 'a seed or a range of seeds');
+}
+
+/** `1,5,10-20` as numbers; `variable` names the source in the error. */
+export function parseNumberList(variable: string, spec: string, what: string): number[] {
   return spec.split(',').flatMap((part) => {
     const [from, to] = part.split('-').map((n) => Number(n.trim()));
     if (!Number.isInteger(from) || (to !== undefined && !Number.isInteger(to)))
-      throw new InvalidOptionError('SIM_SEEDS', `not a seed or a range of seeds: ${JSON.stringify(part)}`);
+      throw new InvalidOptionError(variable, `not ${what}: ${JSON.stringify(part)}`);
     return to === undefined ? [from!] : Array.from({ length: to - from! + 1 }, (_, i) => from! + i);
   });
 }
 
 /** The command that replays `seed` of the test in `file` (only the tests named `testName`, when given). */
 export function replayCommand(seed: number, file = '<your test file>', testName?: string): string {
+  return replayCommandFor(`SIM_SEED=${seed}`, file, testName);
+}
+
+/** The command that runs the test in `file` (only those named `testName`) with `env` set. */
+export function replayCommandFor(env: string, file = '<your test file>', testName?: string): string {
   const only = testName ? ` --test-name-pattern=${JSON.stringify(escapeRegExp(testName))}` : '';
-  return `SIM_SEED=${seed} NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test${only} ${file}`;
+  return `${env} NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test${only} ${file}`;
 }
 
 export async function simulate(options: SimulationOptions): Promise<SimulationReport> {
@@ -194,6 +212,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const failures: SeedFailure[] = [];
   const seedsRun: number[] = [];
   let clean = 0;
+  const coverage = new FaultCoverageCounter();
   const maxFailures = options.maxFailures ?? DEFAULT_MAX_FAILURES;
   const faultFreeCalls = faultFree.record.calls.length;
   if (faultFree.findings.length > 0) {
@@ -204,13 +223,15 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       shrunk: [],
       findings: faultFree.findings,
       replay: replayCommand(seed, options.replayFile, options.replayTestName),
+      trace: findingTrace(faultFree.record, faultFree.findings[0]!),
     });
-    return report([seed], 0, failures, faultFreeCalls);
+    return report([seed], 0, failures, faultFreeCalls, coverage);
   }
   for (const seed of seeds) {
     seedsRun.push(seed);
     const faults = scheduleFor(options, seed, faultFree.record);
     const run = await runSimulation(options, { seed, faults }, faultFree.record);
+    coverage.add(run.record);
     if (run.findings.length === 0) {
       clean++;
       continue;
@@ -218,7 +239,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     failures.push(await shrunkFailure(options, seed, run, faultFree.record));
     if (failures.length >= maxFailures) break;
   }
-  return report(seedsRun, clean, failures, faultFreeCalls);
+  return report(seedsRun, clean, failures, faultFreeCalls, coverage);
 }
 
 /** The schedule `simulate()` draws for `seed`, placed among the fault-free run's calls and writes. */
@@ -270,15 +291,25 @@ async function shrunkFailure(
     shrunk,
     findings: last.findings,
     replay: replayCommand(seed, options.replayFile, options.replayTestName),
+    trace: last.findings[0] ? findingTrace(last.record, last.findings[0]) : [],
   };
 }
 
-function report(seedsRun: number[], clean: number, failures: SeedFailure[], faultFreeCalls: number): SimulationReport {
+function report(
+  seedsRun: number[],
+  clean: number,
+  failures: SeedFailure[],
+  faultFreeCalls: number,
+  counter: FaultCoverageCounter,
+): SimulationReport {
+  const coverage = counter.coverage();
   return {
     seedsRun,
     clean,
     failures,
     faultFreeCalls,
+    coverage,
+    formatCoverage: () => formatCoverage(coverage),
     format: () =>
       failures
         .map((f) =>
@@ -287,10 +318,9 @@ function report(seedsRun: number[], clean: number, failures: SeedFailure[], faul
             f.faults.length === 0
               ? '  faults: none (the fault-free run fails)'
               : `  faults (shrunk from ${f.faults.length} to ${f.shrunk.length}): ${f.shrunk.map(describeFault).join(', ') || 'none'}`,
-            ...f.findings.map(
-              (x) =>
-                `  [${x.oracle}] ${x.key ?? ''}${x.step !== undefined ? ` (step ${x.step})` : ''}${x.fault ? ` after ${x.fault}` : ''}: ${x.message}`,
-            ),
+            ...f.findings.map((x) => `  ${formatFinding(x)}`),
+            ...(f.trace.length > 0 ? ['  trace (steps, faults, and the reconciles and writes of that object):'] : []),
+            ...f.trace.map((line) => `    ${line}`),
           ].join('\n'),
         )
         .join('\n'),

@@ -244,6 +244,7 @@ export class SimulatedCluster {
       ...(target.subresource ? { subresource: target.subresource } : {}),
       outcome: 'pending',
       atMs: this.clock.monotonicNow(),
+      storeRevision: this.store.resourceVersion,
     };
     this.calls.push(record);
     const what = `${verb} ${target.kind} ${target.namespace ? `${target.namespace}/` : ''}${target.name ?? ''}${target.subresource ? `/${target.subresource}` : ''}`;
@@ -291,6 +292,7 @@ export class SimulatedCluster {
           ...(replaced !== undefined ? { replacedResourceVersion: replaced } : {}),
           ...resultVersion(result),
           atMs: this.clock.monotonicNow(),
+          nextCallAt: this.calls.length,
         });
       }
       if (fault?.kind === 'timeout') throw new SimulatedTimeoutError(what);

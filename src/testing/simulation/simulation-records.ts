@@ -23,6 +23,8 @@ export interface CallRecord {
   readonly outcome: string;
   /** Fake time of the call. */
   readonly atMs: number;
+  /** The store's resourceVersion when the call was made (how far a stale restart must look back to miss a write). */
+  readonly storeRevision?: string;
 }
 
 /** A successful write by the operator, with what it was based on (for the lost-update oracle). */
@@ -44,6 +46,8 @@ export interface WriteRecord {
   /** resourceVersion of the answer (for a delete that leaves the object terminating, of that object). */
   readonly resultResourceVersion?: string;
   readonly atMs: number;
+  /** The `at` of the first call made after the write completed (a crash there follows the write). */
+  readonly nextCallAt?: number;
 }
 
 /** One reconcile of one key by one controller of one incarnation; `startSeq`/`endSeq` order events of the run totally. */
