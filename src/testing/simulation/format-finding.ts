@@ -30,5 +30,34 @@ export function findingTrace(run: Pick<RunRecord, 'trace'>, finding: Finding, ma
     if (READ_OK.test(line)) return false;
     return line.includes(name) && (WRITE.test(line) || / reconcile /.test(line) || / call /.test(line));
   });
-  return lines.length > max ? [`… ${lines.length - max} earlier line(s)`, ...lines.slice(-max)] : lines;
+  const folded = foldRepeats(lines);
+  return folded.length > max ? [`… ${folded.length - max} earlier line(s)`, ...folded.slice(-max)] : folded;
+}
+
+/** A block of one or two lines repeated (a hot loop's start/end) is shown once, with its count. */
+function foldRepeats(lines: readonly string[]): string[] {
+  const text = (line: string): string => line.replace(/^\d+ /, '');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length;) {
+    let folded = false;
+    for (const size of [1, 2]) {
+      let n = 1;
+      while (
+        i + (n + 1) * size <= lines.length &&
+        Array.from({ length: size }, (_, k) => text(lines[i + k]!) === text(lines[i + n * size + k]!)).every(Boolean)
+      )
+        n++;
+      if (n >= 3) {
+        out.push(
+          ...lines.slice(i, i + size),
+          `… the ${size === 1 ? 'line' : 'two lines'} above ${n - 1} more time(s), until ${lines[i + n * size - 1]!.split(' ')[0]} ms`,
+        );
+        i += n * size;
+        folded = true;
+        break;
+      }
+    }
+    if (!folded) out.push(lines[i++]!);
+  }
+  return out;
 }

@@ -666,6 +666,7 @@ async function execute(
     settled,
   };
   const finalObjects: KubeObject[] = [];
+  const endedAtMs = now();
   for (const type of kinds) finalObjects.push(...(await store.list(type)).items);
   for (const o of finalObjects) note(`final ${findingKey(o)} rv=${o.metadata?.resourceVersion ?? '?'}`);
   await recorder.flush();
@@ -677,7 +678,7 @@ async function execute(
   for (let i = 0; i < 40 && [...processes.values()].some((p) => !p.ended && !cluster.isDead(p.incarnation)); i++)
     await clock.advance(1_000);
   await flushMicrotasks();
-  const done = record(recorder.events, finalObjects, quietWindow);
+  const done = { ...record(recorder.events, finalObjects, quietWindow), endMs: endedAtMs };
   if (cutShort) return { record: { ...done, cutShort: budgetFinding(cutShort) }, operatorErrors };
   return { record: done, operatorErrors };
 }

@@ -277,7 +277,9 @@ export class SimulatedCluster {
       const observed = write && target.name ? this.seenOf(incarnation, target) : undefined;
       const result = await perform();
       this.observe(incarnation, target, result);
-      if (write && target.name) {
+      // A create with generateName is named by the server: the answer carries the name.
+      const writtenName = target.name ?? (result as KubeObject | undefined)?.metadata?.name;
+      if (write && writtenName) {
         this.writes.push({
           at,
           incarnation,
@@ -285,7 +287,7 @@ export class SimulatedCluster {
           apiVersion: target.apiVersion,
           kind: target.kind,
           ...(target.namespace ? { namespace: target.namespace } : {}),
-          name: target.name,
+          name: writtenName,
           ...(target.subresource ? { subresource: target.subresource } : {}),
           ...(write.precondition !== undefined ? { preconditionResourceVersion: write.precondition } : {}),
           ...(observed !== undefined ? { observedResourceVersion: String(observed) } : {}),

@@ -76,6 +76,8 @@ export interface RunRecord {
   readonly history: readonly HistoryEvent[];
   /** Every object in the store when the run ended (after settling). */
   readonly finalObjects: readonly KubeObject[];
+  /** Fake time (ms since the run started) when `finalObjects` were read; the clock's epoch time is 2026-01-01T00:00:00Z plus this. */
+  readonly endMs?: number;
   /** Writes and reconciles in the quiet window at the end, per `controller namespace/name` key. */
   readonly quietWindow: {
     readonly writes: number;
