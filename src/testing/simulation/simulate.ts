@@ -26,7 +26,7 @@
  * shrunk and reported with the command that replays it.
  */
 import { Registry } from 'prom-client';
-import { ApiError } from '../../client/api-error.js';
+import { ApiError, isAlreadyExists } from '../../client/api-error.js';
 import type { Client } from '../../client/contracts.js';
 import type { Clock } from '../../core/clock.js';
 import { InvalidOptionError, OperatorRuntimeError } from '../../core/errors.js';
@@ -39,9 +39,11 @@ import { FakeClient, type FakeClientOptions } from '../fake-client/fake-client.j
 import { describeFault, type Fault } from './fault.js';
 import { drawFaults, shrinkFaults, type FaultMix } from './fault-schedule.js';
 import { HistoryRecorder } from './history-recorder.js';
-import { evidenceAttributor, findingKey } from './oracle-evidence.js';
+import { evidenceAttributor, findingKey, isOfKinds } from './oracle-evidence.js';
+import { endStateOracle } from './end-state-oracle.js';
+import { DEFAULT_END_STATE_IGNORED_KINDS } from './normalize-object.js';
 import { judgeRun, type OracleOptions } from './oracles.js';
-import { describeStep, targetOfStep, type Scenario } from './scenario.js';
+import { describeStep, targetOfStep, type Scenario, type ScenarioStep } from './scenario.js';
 import { SimulatedCluster, type SimulatedClusterHooks } from './simulated-cluster.js';
 import type { Finding, ReconcileSpan, RunRecord, WriteRecord } from './simulation-records.js';
 import { SpanLogger } from './span-logger.js';
@@ -71,7 +73,17 @@ type KindRef = { readonly apiVersion: string; readonly kind: string };
 
 export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly setup: OperatorSetup;
-  readonly scenario: Scenario;
+  /**
+   * The steps; or a function of the seed (e.g. `(seed) => generateScenario({ kind, seed })`), which
+   * gives every seed its own scenario, and its own fault-free run to compare with.
+   */
+  readonly scenario: Scenario | ((seed: number) => Scenario);
+  /**
+   * The differential oracle: the fault-free run of the scenario must end as a fault-free run that
+   * creates each live primary object directly in its final spec (the same desired state by another
+   * path). @defaultValue false
+   */
+  readonly differential?: boolean;
   /** The kinds the operator reconciles (convergence is asked of these). */
   readonly primaryKinds: readonly KindRef[];
   /** Other kinds it writes (children, external records): recorded and compared at the end. */
@@ -122,6 +134,9 @@ export const GC_INTERVAL_MS = 500;
 /** Settled: the newest process's controllers run, no write but Leases' and Events' and no reconcile for this long, no restart pending, no watch window open. */
 export const SETTLED_AFTER_MS = 3_000;
 const SETTLE_TICK_MS = 250;
+/** A create step whose namesake is still terminating is retried this often, this many times. */
+const RECREATE_RETRY_MS = 250;
+const RECREATE_ATTEMPTS = 120;
 /** Reconciles at one instant of fake time beyond which a process counts as livelocked. */
 export const LIVELOCK_RECONCILES = 5_000;
 const START_MS = Date.UTC(2026, 0, 1);
@@ -208,7 +223,8 @@ export function replayCommandFor(env: string, file = '<your test file>', testNam
 
 export async function simulate(options: SimulationOptions): Promise<SimulationReport> {
   const seeds = seedList(options.seeds ?? DEFAULT_SEEDS);
-  const faultFree = await runSimulation(options, { seed: FAULT_FREE_SEED, faults: [] });
+  if (typeof options.scenario === 'function') return simulateGenerated(options, options.scenario, seeds);
+  const faultFree = await faultFreeRun(options);
   const failures: SeedFailure[] = [];
   const seedsRun: number[] = [];
   let clean = 0;
@@ -242,6 +258,80 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   return report(seedsRun, clean, failures, faultFreeCalls, coverage);
 }
 
+/** Each seed with its own scenario: its fault-free run (and differential check), then its faults. */
+async function simulateGenerated(
+  options: SimulationOptions,
+  scenarioFor: (seed: number) => Scenario,
+  seeds: readonly number[],
+): Promise<SimulationReport> {
+  const failures: SeedFailure[] = [];
+  const seedsRun: number[] = [];
+  const coverage = new FaultCoverageCounter();
+  let clean = 0;
+  let faultFreeCalls = 0;
+  for (const seed of seeds) {
+    seedsRun.push(seed);
+    const fixed: SimulationOptions = { ...options, scenario: scenarioFor(seed) };
+    const faultFree = await faultFreeRun(fixed);
+    faultFreeCalls = Math.max(faultFreeCalls, faultFree.record.calls.length);
+    const replay = replayCommand(seed, options.replayFile, options.replayTestName);
+    if (faultFree.findings.length > 0) {
+      failures.push({
+        seed,
+        faults: [],
+        shrunk: [],
+        findings: faultFree.findings,
+        replay,
+        trace: findingTrace(faultFree.record, faultFree.findings[0]!),
+      });
+    } else {
+      const faults = scheduleFor(fixed, seed, faultFree.record);
+      const run = await runSimulation(fixed, { seed, faults }, faultFree.record);
+      coverage.add(run.record);
+      if (run.findings.length === 0) clean++;
+      else failures.push(await shrunkFailure(fixed, seed, run, faultFree.record));
+    }
+    if (failures.length >= (options.maxFailures ?? DEFAULT_MAX_FAILURES)) break;
+  }
+  return report(seedsRun, clean, failures, faultFreeCalls, coverage);
+}
+
+/**
+ * The fault-free run, judged; with `differential`, also against a fault-free run that creates the
+ * live primary objects directly in their final spec (differential findings join its findings).
+ */
+async function faultFreeRun(options: SimulationOptions): Promise<SimulationRun> {
+  const faultFree = await runSimulation(options, { seed: FAULT_FREE_SEED, faults: [] });
+  if (!options.differential || faultFree.findings.length > 0) return faultFree;
+  const direct = await runSimulation(
+    { ...options, scenario: directScenario(faultFree.record, options.primaryKinds) },
+    { seed: FAULT_FREE_SEED, faults: [] },
+  );
+  const differences = endStateOracle(faultFree.record, direct.record, {
+    ...(options.normalize ? { normalize: options.normalize } : {}),
+    ignoredKinds: options.endStateIgnoredKinds ?? DEFAULT_END_STATE_IGNORED_KINDS,
+  }).map((f): Finding => ({
+    ...f,
+    oracle: 'differential',
+    message: `${f.message.replace(/this one|here/g, 'the scenario').replace(/the fault-free run|the fault-free one|without faults/g, 'the direct path')} — the same desired state reached by another path (each object created in its final spec) ends elsewhere: the operator's result depends on the path (a field it sets only on create, a leftover of an earlier spec)`,
+  }));
+  return { ...faultFree, findings: [...faultFree.findings, ...differences, ...direct.findings] };
+}
+
+/** Creates of every live primary object of `run`, in its final spec, labels and annotations. */
+function directScenario(run: RunRecord, primaryKinds: SimulationOptions['primaryKinds']): Scenario {
+  return run.finalObjects
+    .filter((o) => isOfKinds(o, primaryKinds) && o.metadata?.deletionTimestamp === undefined)
+    .map((o) => {
+      const { apiVersion, kind, metadata, status: _status, ...rest } = o as KubeObject & { status?: unknown };
+      const { name, namespace, labels, annotations } = metadata ?? {};
+      return {
+        type: 'create' as const,
+        object: { apiVersion, kind, metadata: { name, namespace, labels, annotations }, ...rest } as KubeObject,
+      };
+    });
+}
+
 /** The schedule `simulate()` draws for `seed`, placed among the fault-free run's calls and writes. */
 export function scheduleFor(options: Pick<SimulationOptions, 'faults'>, seed: number, faultFree: RunRecord): Fault[] {
   const writes = faultFree.writes
@@ -259,6 +349,7 @@ export function scheduleFor(options: Pick<SimulationOptions, 'faults'>, seed: nu
  * shrinking: for asserting determinism, or looking at one run's record.
  */
 export async function replaySeed(options: SimulationOptions, seed: number): Promise<SimulationRun> {
+  if (typeof options.scenario === 'function') options = { ...options, scenario: options.scenario(seed) };
   const faultFree = await runSimulation(options, { seed: FAULT_FREE_SEED, faults: [] });
   return runSimulation(options, { seed, faults: scheduleFor(options, seed, faultFree.record) }, faultFree.record);
 }
@@ -600,15 +691,50 @@ async function execute(
   clock.setTimer(GC_INTERVAL_MS, gc);
 
   start();
-  const gap = options.stepGapMs ?? DEFAULT_STEP_GAP_MS;
-  for (const [i, s] of options.scenario.entries()) {
-    await clock.advance(s.afterMs ?? gap);
-    const overTime = budget.checkRealTime(now());
-    if (overTime) cut(overTime);
-    if (cutShort) break;
-    step = i;
-    stepTimesMs.push(now());
-    note(`${now()} step ${i}: ${describeStep(s)}`);
+  let pendingSteps = 0;
+  const isTerminating = (o: KubeObject): boolean =>
+    store.peek<KubeObject>(
+      o as KubeObject & { apiVersion: string; kind: string },
+      o.metadata?.name ?? '',
+      o.metadata?.namespace,
+    )?.metadata?.deletionTimestamp !== undefined;
+  /**
+   * A create of an object whose namesake is still terminating (its finalizer not yet released —
+   * later after a fault than without) is retried, as a user or a GitOps tool re-applies it: the
+   * same step must not be applied in one run and skipped in another because of when a fault fell.
+   */
+  const recreate = (i: number, s: ScenarioStep & { type: 'create' }, attempt: number): void => {
+    note(`${now()} step ${i} waits: the object is still terminating`);
+    pendingSteps++;
+    clock.setTimer(RECREATE_RETRY_MS, () => {
+      const done = async (outcome: string): Promise<void> => {
+        note(`${now()} step ${i} ${outcome}`);
+        // Later steps of the same object, held meanwhile, follow in order.
+        const queued = waiting.get(stepId(s)) ?? [];
+        waiting.delete(stepId(s));
+        for (const [j, later] of queued) await applyStep(j, later);
+        pendingSteps--;
+      };
+      void store.create(s.object).then(
+        () => done('applied (retried)'),
+        (err: unknown) => {
+          if (isAlreadyExists(err) && isTerminating(s.object) && attempt < RECREATE_ATTEMPTS) {
+            pendingSteps--;
+            recreate(i, s, attempt + 1);
+            return;
+          }
+          return done(`skipped: ${err instanceof ApiError ? err.status : String(err)}`);
+        },
+      );
+    });
+  };
+  /** Steps held behind a create waiting for its namesake to go, by object. */
+  const waiting = new Map<string, [number, ScenarioStep][]>();
+  const stepId = (s: ScenarioStep): string => {
+    const t = targetOfStep(s);
+    return `${t.apiVersion} ${t.kind} ${t.namespace ?? ''}/${t.name}`;
+  };
+  const applyStep = async (i: number, s: ScenarioStep): Promise<void> => {
     try {
       if (s.type === 'create') await store.create(s.object);
       else if (s.type === 'patch')
@@ -620,8 +746,27 @@ async function execute(
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      note(`${now()} step ${i} skipped: ${err.status}`);
+      if (s.type === 'create' && isAlreadyExists(err) && isTerminating(s.object)) {
+        waiting.set(stepId(s), []);
+        recreate(i, s, 1);
+      } else note(`${now()} step ${i} skipped: ${err.status}`);
     }
+  };
+  const gap = options.stepGapMs ?? DEFAULT_STEP_GAP_MS;
+  const scenario = typeof options.scenario === 'function' ? options.scenario(run.seed) : options.scenario;
+  for (const [i, s] of scenario.entries()) {
+    await clock.advance(s.afterMs ?? gap);
+    const overTime = budget.checkRealTime(now());
+    if (overTime) cut(overTime);
+    if (cutShort) break;
+    step = i;
+    stepTimesMs.push(now());
+    note(`${now()} step ${i}: ${describeStep(s)}`);
+    const queue = waiting.get(stepId(s));
+    if (queue) {
+      note(`${now()} step ${i} waits behind the re-create of its object`);
+      queue.push([i, s]);
+    } else await applyStep(i, s);
   }
 
   faultsOn = false;
@@ -643,7 +788,13 @@ async function execute(
     // The newest process must be at work: a new leader waits out the old one's Lease in silence.
     const newest = nextIncarnation - 1;
     const atWork = working.has(newest) && !cluster.isDead(newest);
-    if (pendingStarts === 0 && !cluster.windowsOpen && atWork && now() - lastActivityMs >= SETTLED_AFTER_MS) {
+    if (
+      pendingStarts === 0 &&
+      pendingSteps === 0 &&
+      !cluster.windowsOpen &&
+      atWork &&
+      now() - lastActivityMs >= SETTLED_AFTER_MS
+    ) {
       settled = true;
       break;
     }

@@ -117,4 +117,5 @@ export type OracleName =
   | 'finalizer'
   | 'lost-update'
   | 'invariant'
-  | 'operator-error';
+  | 'operator-error'
+  | 'differential';

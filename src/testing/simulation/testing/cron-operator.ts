@@ -88,8 +88,9 @@ class CronReconciler {
     private readonly bug: CronBug | undefined,
   ) {}
 
-  async reconcile(task: CronTask | undefined): Promise<Result | void> {
-    if (!task || task.metadata.deletionTimestamp) return;
+  async reconcile(read: CronTask | undefined): Promise<Result | void> {
+    if (!read || read.metadata.deletionTimestamp) return;
+    let task = read;
     const { name, namespace } = task.metadata;
     const intervalMs = task.spec.intervalSeconds * 1_000;
     const now = this.clock.now();
@@ -114,16 +115,20 @@ class CronReconciler {
         },
         data: { command: task.spec.command, slot },
       };
-      // The correct version names the run after its slot: a second create for one slot is refused.
-      const seen = runs.some((r) => r.data?.slot === slot);
-      if (this.bug !== 'duplicate-run' || !seen) {
+      lastScheduleTime = new Date(slotMs).toISOString();
+      if (this.bug === 'duplicate-run') {
+        if (!runs.some((r) => r.data?.slot === slot)) runs.push(await this.client.create(run));
+      } else {
+        // At most once per slot: the slot is claimed in status first, under the resourceVersion read
+        // (a stale view conflicts and retries from the present), then run under a name the slot
+        // decides (a second create is refused). A crash in between skips the slot, as a missed schedule.
+        task = (await patchStatus(this.client, task, { lastScheduleTime })).object;
         try {
           runs.push(await this.client.create(run));
         } catch (err) {
           if (!isAlreadyExists(err)) throw err;
         }
       }
-      lastScheduleTime = new Date(slotMs).toISOString();
     }
     const keep = task.spec.historyLimit ?? DEFAULT_HISTORY_LIMIT;
     const old = runs.sort((a, b) => Number(b.data?.slot) - Number(a.data?.slot)).slice(keep);
@@ -163,8 +168,8 @@ export const CRON_SCENARIO: Scenario = [
 
 /**
  * What a CronTask user asks of the end state: one run per slot, no more runs than the history
- * limit, a live unsuspended task's newest run no older than one interval (plus a second for the
- * reconcile to land), no run of a task that is gone; and over the whole run, no slot run twice.
+ * limit, a live unsuspended task's newest run no older than two intervals (a slot skipped by a
+ * crash, plus a second for the reconcile to land), no run of a task that is gone; and over the whole run, no slot run twice.
  */
 export function cronInvariants(objects: readonly KubeObject[], run: Pick<RunRecord, 'history' | 'endMs'>): string[] {
   const nowMs = Date.UTC(2026, 0, 1) + (run.endMs ?? 0);
@@ -193,7 +198,8 @@ export function cronInvariants(objects: readonly KubeObject[], run: Pick<RunReco
       problems.push(`CronTask ${t.metadata.name} keeps ${mine.length} runs (historyLimit ${limit})`);
     if (t.spec.suspend) continue;
     const newest = Math.max(...mine.map((r) => Number(r.data?.slot) * 1_000));
-    if (!(nowMs - newest <= t.spec.intervalSeconds * 1_000 + 1_000))
+    // Two intervals: a crash between claiming a slot and running it skips that slot.
+    if (!(nowMs - newest <= 2 * t.spec.intervalSeconds * 1_000 + 1_000))
       problems.push(
         `CronTask ${t.metadata.name} has no run for its last slot (newest: ${mine.length ? new Date(newest).toISOString() : 'none'})`,
       );
