@@ -66,6 +66,14 @@ export type {
 export { formatCoverage, writeSite } from './fault-coverage.js';
 export type { FaultCoverage } from './fault-coverage.js';
 export { findingTrace, formatFinding, TRACE_LINES } from './format-finding.js';
+export {
+  generateScenario,
+  DEFAULT_GENERATED_STEPS,
+  DEFAULT_GENERATED_OBJECTS,
+  DEFAULT_GENERATED_NAMESPACE,
+  OTHER_WRITER_AFTER_MS,
+} from './scenario-generator.js';
+export type { ScenarioGeneratorOptions } from './scenario-generator.js';
 export type { OracleOptions } from './oracles.js';
 export { DEFAULT_END_STATE_IGNORED_KINDS, normalizeObject } from './normalize-object.js';
 export type { Finding, OracleName, RunRecord, CallRecord, WriteRecord, ReconcileSpan } from './simulation-records.js';
