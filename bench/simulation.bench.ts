@@ -7,15 +7,26 @@
  * CPU time the simulations used (seeds per CPU-second does not move with other work on the machine;
  * 2 dedicated cores give twice that per wall second), clean seeds and the machine's load.
  *
- *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx bench/simulation.bench.ts [seeds=1000] [processes=2]
+ *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx bench/simulation.bench.ts [seeds=1000] [processes=2] [operator=database|cron|widget]
  *
- * Each process runs the fault-free reference run once as well.
+ * Each process runs the fault-free reference run once as well. `cron` is the time-driven CronTask
+ * operator (src/testing/simulation/test-support/cron-operator.ts), `widget` the widget operator, both
+ * correct versions: `npm run bench:simulation` runs 1,000 seeds of each of the three and exits
+ * non-zero if any seed fails (the correct operators' 1,000-seed check, issue 42).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { simulate } from 'operator-runtime/testing/simulation';
+import { simulate, type SimulationOptions } from 'operator-runtime/testing/simulation';
 import { databaseSimulation } from '../examples/database-operator/testing/database-simulation.js';
+import { cronSimulation } from '../src/testing/simulation/test-support/cron-operator.js';
+import { widgetSimulation } from '../src/testing/simulation/test-support/widget-operator.js';
+
+const OPERATORS: Readonly<Record<string, () => SimulationOptions>> = {
+  database: databaseSimulation,
+  cron: () => cronSimulation(),
+  widget: () => widgetSimulation(),
+};
 
 interface Slice {
   readonly from: number;
@@ -31,11 +42,14 @@ interface SliceResult {
   readonly cpuMs: number;
 }
 
-async function runSlice({ from, to }: Slice): Promise<SliceResult> {
+async function runSlice({ from, to }: Slice, operator: string): Promise<SliceResult> {
   const started = performance.now();
   const cpu = process.cpuUsage();
+  const options = OPERATORS[operator];
+  if (!options)
+    throw new Error(`unknown operator ${JSON.stringify(operator)}: one of ${Object.keys(OPERATORS).join(', ')}`);
   const report = await simulate({
-    ...databaseSimulation(),
+    ...options(),
     seeds: Array.from({ length: to - from + 1 }, (_, i) => from + i),
     shrink: false,
     maxFailures: Number.POSITIVE_INFINITY,
@@ -50,17 +64,18 @@ async function runSlice({ from, to }: Slice): Promise<SliceResult> {
 }
 
 if (process.argv[2] === '--slice') {
-  const [from, to] = process.argv.slice(3);
-  console.log(JSON.stringify(await runSlice({ from: Number(from), to: Number(to) })));
+  const [from, to, operator] = process.argv.slice(3);
+  console.log(JSON.stringify(await runSlice({ from: Number(from), to: Number(to) }, operator ?? 'database')));
 } else {
   const seeds = Number(process.argv[2] ?? 1000);
   const processes = Number(process.argv[3] ?? 2);
+  const operator = process.argv[4] ?? 'database';
   const per = Math.ceil(seeds / processes);
   const load = loadavg().map((l) => l.toFixed(2));
   const started = performance.now();
   const results = await Promise.all(
     Array.from({ length: processes }, (_, i) => {
-      const args = ['--slice', String(i * per + 1), String(Math.min(seeds, (i + 1) * per))];
+      const args = ['--slice', String(i * per + 1), String(Math.min(seeds, (i + 1) * per)), operator];
       return new Promise<SliceResult>((resolve, reject) => {
         execFile(
           process.execPath,
@@ -77,6 +92,7 @@ if (process.argv[2] === '--slice') {
   const failed = results.flatMap((r) => r.failedSeeds);
   console.log(
     JSON.stringify({
+      operator,
       seeds: total,
       processes,
       cpus: availableParallelism(),

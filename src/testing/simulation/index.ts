@@ -10,6 +10,7 @@ export {
   scheduleFor,
   simulationSeeds,
   replayCommand,
+  replayCommandFor,
   SimulationError,
   DEFAULT_SEEDS,
   DEFAULT_STEP_GAP_MS,
@@ -42,7 +43,37 @@ export type {
 } from './fault.js';
 export { DEFAULT_FAULT_WEIGHTS, DEFAULT_FAULTS_PER_RUN, WRITE_BIAS } from './fault-schedule.js';
 export type { FaultMix } from './fault-schedule.js';
-export { DEFAULT_MAX_QUIET_RECONCILES_PER_KEY } from './oracles.js';
+export { DEFAULT_MAX_QUIET_RECONCILES_PER_KEY, DEFAULT_MAX_QUIET_WRITES } from './oracles.js';
+export {
+  DEFAULT_HOT_KEY_RECONCILES_PER_SECOND,
+  DEFAULT_BUDGET_RECONCILES,
+  DEFAULT_BUDGET_REAL_TIME_MS,
+} from './run-budget.js';
+export type { SimulationBudget } from './run-budget.js';
+export {
+  sweepCrashPoints,
+  enumerateCrashPoints,
+  DEFAULT_CRASH_POINT_KINDS,
+  DEFAULT_SWEEP_RESTART_AFTER_MS,
+} from './crash-sweep.js';
+export type {
+  CrashSweepOptions,
+  CrashSweepReport,
+  CrashPoint,
+  CrashPointFailure,
+  CrashPointKind,
+} from './crash-sweep.js';
+export { formatCoverage, writeSite } from './fault-coverage.js';
+export type { FaultCoverage } from './fault-coverage.js';
+export { findingTrace, formatFinding, TRACE_LINES } from './format-finding.js';
+export {
+  generateScenario,
+  DEFAULT_GENERATED_STEPS,
+  DEFAULT_GENERATED_OBJECTS,
+  DEFAULT_GENERATED_NAMESPACE,
+  OTHER_WRITER_AFTER_MS,
+} from './scenario-generator.js';
+export type { ScenarioGeneratorOptions } from './scenario-generator.js';
 export type { OracleOptions } from './oracles.js';
 export { DEFAULT_END_STATE_IGNORED_KINDS, normalizeObject } from './normalize-object.js';
 export type { Finding, OracleName, RunRecord, CallRecord, WriteRecord, ReconcileSpan } from './simulation-records.js';

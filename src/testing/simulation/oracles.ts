@@ -31,6 +31,9 @@ import type { Finding, RunRecord } from './simulation-records.js';
  */
 export const DEFAULT_MAX_QUIET_RECONCILES_PER_KEY = 3;
 
+/** No write in the quiet window: a settled operator has nothing left to change. @defaultValue 0 */
+export const DEFAULT_MAX_QUIET_WRITES = 0;
+
 export interface OracleOptions {
   /** The kinds the operator reconciles: convergence is asked of these. */
   readonly primaryKinds: readonly { apiVersion: string; kind: string }[];
@@ -42,6 +45,12 @@ export interface OracleOptions {
   readonly endStateIgnoredKinds?: readonly string[];
   /** @defaultValue {@link DEFAULT_MAX_QUIET_RECONCILES_PER_KEY} */
   readonly maxQuietReconcilesPerKey?: number;
+  /**
+   * Writes allowed in the quiet window: an operator with time-driven work (a schedule that fires
+   * inside the window) writes on purpose; its hot loops are still the reconcile bounds' to catch.
+   * @defaultValue {@link DEFAULT_MAX_QUIET_WRITES}
+   */
+  readonly maxQuietWrites?: number;
   /** The user's invariants over the final objects: each returned string is a violation. */
   readonly invariants?: (objects: readonly KubeObject[], run: RunRecord) => readonly string[];
 }
@@ -86,16 +95,25 @@ export function convergenceOracle(
     }));
 }
 
-export function quiescenceOracle(run: RunRecord, options: Pick<OracleOptions, 'maxQuietReconcilesPerKey'>): Finding[] {
+export function quiescenceOracle(
+  run: RunRecord,
+  options: Pick<OracleOptions, 'maxQuietReconcilesPerKey' | 'maxQuietWrites'>,
+): Finding[] {
   const max = options.maxQuietReconcilesPerKey ?? DEFAULT_MAX_QUIET_RECONCILES_PER_KEY;
   const at = evidenceAttributor(run)(END_OF_RUN);
+  const maxWrites = options.maxQuietWrites ?? DEFAULT_MAX_QUIET_WRITES;
   const findings: Finding[] = [];
-  if (run.quietWindow.writes > 0) {
+  const unsettled =
+    run.quietWindow.settled === false ? ' (and the run did not settle within settleMs before the window)' : '';
+  const windowMs = run.quietWindow.ms ?? 0;
+  const rate = (count: number): string =>
+    windowMs > 0 ? `, ${(count / (windowMs / 1_000)).toFixed(1)} reconciles/s over ${windowMs} ms` : '';
+  if (run.quietWindow.writes > maxWrites) {
     findings.push({
       oracle: 'quiescence',
       ...at,
       message:
-        `the operator made ${run.quietWindow.writes} write(s) in the quiet window, with no faults and no scenario steps: ` +
+        `the operator made ${run.quietWindow.writes} write(s) in the quiet window (at most ${maxWrites} expected), with no faults and no scenario steps${unsettled}: ` +
         'it never settles (a reconcile that writes every time — a timestamp, an unordered list, a status that flips between two values)',
     });
   }
@@ -105,7 +123,7 @@ export function quiescenceOracle(run: RunRecord, options: Pick<OracleOptions, 'm
       oracle: 'quiescence',
       key,
       ...at,
-      message: `${key} was reconciled ${count} times in the quiet window (at most ${max} expected): a requeue that never ends (an error retried forever, or requeue on every result)`,
+      message: `${key} was reconciled ${count} times in the quiet window (at most ${max} expected${rate(count)})${unsettled}: a requeue that never ends (an error retried forever, or requeue on every result)`,
     });
   }
   return findings;

@@ -26,7 +26,7 @@
  * shrunk and reported with the command that replays it.
  */
 import { Registry } from 'prom-client';
-import { ApiError } from '../../client/api-error.js';
+import { ApiError, isAlreadyExists } from '../../client/api-error.js';
 import type { Client } from '../../client/contracts.js';
 import type { ResourceType } from '../../client/discovery.js';
 import type { Clock } from '../../core/clock.js';
@@ -41,12 +41,17 @@ import { FakeClient, type FakeClientOptions } from '../fake-client/fake-client.j
 import { describeFault, type Fault } from './fault.js';
 import { drawFaults, shrinkFaults, type FaultMix } from './fault-schedule.js';
 import { HistoryRecorder } from './history-recorder.js';
-import { evidenceAttributor, findingKey } from './oracle-evidence.js';
+import { evidenceAttributor, findingKey, isOfKinds } from './oracle-evidence.js';
+import { endStateOracle } from './end-state-oracle.js';
+import { DEFAULT_END_STATE_IGNORED_KINDS } from './normalize-object.js';
 import { judgeRun, type OracleOptions } from './oracles.js';
-import { describeStep, targetOfStep, type Scenario } from './scenario.js';
+import { describeStep, targetOfStep, type Scenario, type ScenarioStep } from './scenario.js';
 import { SimulatedCluster, type SimulatedClusterHooks } from './simulated-cluster.js';
 import type { Finding, ReconcileSpan, RunRecord, WriteRecord } from './simulation-records.js';
 import { SpanLogger } from './span-logger.js';
+import { FaultCoverageCounter, formatCoverage, type FaultCoverage } from './fault-coverage.js';
+import { findingTrace, formatFinding } from './format-finding.js';
+import { RunBudget, type BudgetExhausted, type SimulationBudget } from './run-budget.js';
 import { escapeRegExp } from '../../core/escape-reg-exp.js';
 
 /** What `setup` is given for each operator process. */
@@ -68,7 +73,17 @@ export type OperatorSetup = (
 
 export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly setup: OperatorSetup;
-  readonly scenario: Scenario;
+  /**
+   * The steps; or a function of the seed (e.g. `(seed) => generateScenario({ kind, seed })`), which
+   * gives every seed its own scenario, and its own fault-free run to compare with.
+   */
+  readonly scenario: Scenario | ((seed: number) => Scenario);
+  /**
+   * The differential oracle: the fault-free run of the scenario must end as a fault-free run that
+   * creates each live primary object directly in its final spec (the same desired state by another
+   * path). @defaultValue false
+   */
+  readonly differential?: boolean;
   /** The kinds the operator reconciles (convergence is asked of these). */
   readonly primaryKinds: readonly ResourceType[];
   /** Other kinds it writes (children, external records): recorded and compared at the end. */
@@ -84,6 +99,11 @@ export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly settleMs?: number;
   /** @defaultValue {@link DEFAULT_QUIET_WINDOW_MS} */
   readonly quietWindowMs?: number;
+  /**
+   * What one run may spend before it is stopped with a quiescence finding (a hot key, too many
+   * reconciles, too much real time): run-budget.ts. @defaultValue the `DEFAULT_*` of run-budget.ts
+   */
+  readonly budget?: SimulationBudget;
   /**
    * Also gets every log line of every operator process, bound to `incarnation` (e.g. a pino logger
    * while replaying one seed). @defaultValue none: the lines only feed the reconcile spans
@@ -114,6 +134,9 @@ export const GC_INTERVAL_MS = 500;
 /** Settled: the newest process's controllers run, no write but Leases' and Events' and no reconcile for this long, no restart pending, no watch window open. */
 export const SETTLED_AFTER_MS = 3_000;
 const SETTLE_TICK_MS = 250;
+/** A create step whose namesake is still terminating is retried this often, this many times. */
+const RECREATE_RETRY_MS = 250;
+const RECREATE_ATTEMPTS = 120;
 /** Reconciles at one instant of fake time beyond which a process counts as livelocked. */
 export const LIVELOCK_RECONCILES = 5_000;
 const START_MS = Date.UTC(2026, 0, 1);
@@ -150,6 +173,8 @@ export interface SeedFailure {
   readonly findings: readonly Finding[];
   /** One line that replays the seed. */
   readonly replay: string;
+  /** The minimal trace of the shrunk run that led to the first finding (format-finding.ts). */
+  readonly trace: readonly string[];
 }
 
 export interface SimulationReport {
@@ -158,8 +183,12 @@ export interface SimulationReport {
   readonly failures: readonly SeedFailure[];
   /** Calls the fault-free run made (faults are drawn among these). */
   readonly faultFreeCalls: number;
-  /** The failures as text: seed, replay command, shrunk faults, findings. */
+  /** Which write sites each fault kind hit, over the seeds run (fault-coverage.ts). */
+  readonly coverage: FaultCoverage;
+  /** The failures as text: seed, replay command, shrunk faults, findings, the minimal trace. */
   format(): string;
+  /** The coverage as text: per write site, the fault kinds that hit it and how often. */
+  formatCoverage(): string;
 }
 
 /** Seeds from `SIM_SEED=7` or `SIM_SEEDS=1,5,10-20`, else `defaults` (what a replay command sets). */
@@ -168,26 +197,38 @@ export function simulationSeeds(defaults: readonly number[] | number): readonly 
 export function simulationSeeds(defaults: readonly number[] | number): readonly number[] | number {
   const spec = process.env.SIM_SEED ?? process.env.SIM_SEEDS;
   if (!spec) return defaults;
+  return parseNumberList('SIM_SEEDS', spec, 'a seed or a range of seeds');
+}
+
+/** `1,5,10-20` as numbers; `variable` names the source in the error. */
+export function parseNumberList(variable: string, spec: string, what: string): number[] {
   return spec.split(',').flatMap((part) => {
     const [from, to] = part.split('-').map((n) => Number(n.trim()));
     if (!Number.isInteger(from) || (to !== undefined && !Number.isInteger(to)))
-      throw new InvalidOptionError('SIM_SEEDS', `not a seed or a range of seeds: ${JSON.stringify(part)}`);
+      throw new InvalidOptionError(variable, `not ${what}: ${JSON.stringify(part)}`);
     return to === undefined ? [from!] : Array.from({ length: to - from! + 1 }, (_, i) => from! + i);
   });
 }
 
 /** The command that replays `seed` of the test in `file` (only the tests named `testName`, when given). */
 export function replayCommand(seed: number, file = '<your test file>', testName?: string): string {
+  return replayCommandFor(`SIM_SEED=${seed}`, file, testName);
+}
+
+/** The command that runs the test in `file` (only those named `testName`) with `env` set. */
+export function replayCommandFor(env: string, file = '<your test file>', testName?: string): string {
   const only = testName ? ` --test-name-pattern=${JSON.stringify(escapeRegExp(testName))}` : '';
-  return `SIM_SEED=${seed} NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test${only} ${file}`;
+  return `${env} NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx --test${only} ${file}`;
 }
 
 export async function simulate(options: SimulationOptions): Promise<SimulationReport> {
   const seeds = seedList(options.seeds ?? DEFAULT_SEEDS);
-  const faultFree = await runSimulation(options, { seed: FAULT_FREE_SEED, faults: [] });
+  if (typeof options.scenario === 'function') return simulateGenerated(options, options.scenario, seeds);
+  const faultFree = await faultFreeRun(options);
   const failures: SeedFailure[] = [];
   const seedsRun: number[] = [];
   let clean = 0;
+  const coverage = new FaultCoverageCounter();
   const maxFailures = options.maxFailures ?? DEFAULT_MAX_FAILURES;
   const faultFreeCalls = faultFree.record.calls.length;
   if (faultFree.findings.length > 0) {
@@ -198,13 +239,15 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       shrunk: [],
       findings: faultFree.findings,
       replay: replayCommand(seed, options.replayFile, options.replayTestName),
+      trace: findingTrace(faultFree.record, faultFree.findings[0]!),
     });
-    return report([seed], 0, failures, faultFreeCalls);
+    return report([seed], 0, failures, faultFreeCalls, coverage);
   }
   for (const seed of seeds) {
     seedsRun.push(seed);
     const faults = scheduleFor(options, seed, faultFree.record);
     const run = await runSimulation(options, { seed, faults }, faultFree.record);
+    coverage.add(run.record);
     if (run.findings.length === 0) {
       clean++;
       continue;
@@ -212,7 +255,81 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     failures.push(await shrunkFailure(options, seed, run, faultFree.record));
     if (failures.length >= maxFailures) break;
   }
-  return report(seedsRun, clean, failures, faultFreeCalls);
+  return report(seedsRun, clean, failures, faultFreeCalls, coverage);
+}
+
+/** Each seed with its own scenario: its fault-free run (and differential check), then its faults. */
+async function simulateGenerated(
+  options: SimulationOptions,
+  scenarioFor: (seed: number) => Scenario,
+  seeds: readonly number[],
+): Promise<SimulationReport> {
+  const failures: SeedFailure[] = [];
+  const seedsRun: number[] = [];
+  const coverage = new FaultCoverageCounter();
+  let clean = 0;
+  let faultFreeCalls = 0;
+  for (const seed of seeds) {
+    seedsRun.push(seed);
+    const fixed: SimulationOptions = { ...options, scenario: scenarioFor(seed) };
+    const faultFree = await faultFreeRun(fixed);
+    faultFreeCalls = Math.max(faultFreeCalls, faultFree.record.calls.length);
+    const replay = replayCommand(seed, options.replayFile, options.replayTestName);
+    if (faultFree.findings.length > 0) {
+      failures.push({
+        seed,
+        faults: [],
+        shrunk: [],
+        findings: faultFree.findings,
+        replay,
+        trace: findingTrace(faultFree.record, faultFree.findings[0]!),
+      });
+    } else {
+      const faults = scheduleFor(fixed, seed, faultFree.record);
+      const run = await runSimulation(fixed, { seed, faults }, faultFree.record);
+      coverage.add(run.record);
+      if (run.findings.length === 0) clean++;
+      else failures.push(await shrunkFailure(fixed, seed, run, faultFree.record));
+    }
+    if (failures.length >= (options.maxFailures ?? DEFAULT_MAX_FAILURES)) break;
+  }
+  return report(seedsRun, clean, failures, faultFreeCalls, coverage);
+}
+
+/**
+ * The fault-free run, judged; with `differential`, also against a fault-free run that creates the
+ * live primary objects directly in their final spec (differential findings join its findings).
+ */
+async function faultFreeRun(options: SimulationOptions): Promise<SimulationRun> {
+  const faultFree = await runSimulation(options, { seed: FAULT_FREE_SEED, faults: [] });
+  if (!options.differential || faultFree.findings.length > 0) return faultFree;
+  const direct = await runSimulation(
+    { ...options, scenario: directScenario(faultFree.record, options.primaryKinds) },
+    { seed: FAULT_FREE_SEED, faults: [] },
+  );
+  const differences = endStateOracle(faultFree.record, direct.record, {
+    ...(options.normalize ? { normalize: options.normalize } : {}),
+    ignoredKinds: options.endStateIgnoredKinds ?? DEFAULT_END_STATE_IGNORED_KINDS,
+  }).map((f): Finding => ({
+    ...f,
+    oracle: 'differential',
+    message: `${f.message.replace(/this one|here/g, 'the scenario').replace(/the fault-free run|the fault-free one|without faults/g, 'the direct path')} — the same desired state reached by another path (each object created in its final spec) ends elsewhere: the operator's result depends on the path (a field it sets only on create, a leftover of an earlier spec)`,
+  }));
+  return { ...faultFree, findings: [...faultFree.findings, ...differences, ...direct.findings] };
+}
+
+/** Creates of every live primary object of `run`, in its final spec, labels and annotations. */
+function directScenario(run: RunRecord, primaryKinds: SimulationOptions['primaryKinds']): Scenario {
+  return run.finalObjects
+    .filter((o) => isOfKinds(o, primaryKinds) && o.metadata?.deletionTimestamp === undefined)
+    .map((o) => {
+      const { apiVersion, kind, metadata, status: _status, ...rest } = o as KubeObject & { status?: unknown };
+      const { name, namespace, labels, annotations } = metadata ?? {};
+      return {
+        type: 'create' as const,
+        object: { apiVersion, kind, metadata: { name, namespace, labels, annotations }, ...rest } as KubeObject,
+      };
+    });
 }
 
 /** The schedule `simulate()` draws for `seed`, placed among the fault-free run's calls and writes. */
@@ -232,6 +349,7 @@ export function scheduleFor(options: Pick<SimulationOptions, 'faults'>, seed: nu
  * shrinking: for asserting determinism, or looking at one run's record.
  */
 export async function replaySeed(options: SimulationOptions, seed: number): Promise<SimulationRun> {
+  if (typeof options.scenario === 'function') options = { ...options, scenario: options.scenario(seed) };
   const faultFree = await runSimulation(options, { seed: FAULT_FREE_SEED, faults: [] });
   return runSimulation(options, { seed, faults: scheduleFor(options, seed, faultFree.record) }, faultFree.record);
 }
@@ -264,15 +382,25 @@ async function shrunkFailure(
     shrunk,
     findings: last.findings,
     replay: replayCommand(seed, options.replayFile, options.replayTestName),
+    trace: last.findings[0] ? findingTrace(last.record, last.findings[0]) : [],
   };
 }
 
-function report(seedsRun: number[], clean: number, failures: SeedFailure[], faultFreeCalls: number): SimulationReport {
+function report(
+  seedsRun: number[],
+  clean: number,
+  failures: SeedFailure[],
+  faultFreeCalls: number,
+  counter: FaultCoverageCounter,
+): SimulationReport {
+  const coverage = counter.coverage();
   return {
     seedsRun,
     clean,
     failures,
     faultFreeCalls,
+    coverage,
+    formatCoverage: () => formatCoverage(coverage),
     format: () =>
       failures
         .map((f) =>
@@ -281,10 +409,9 @@ function report(seedsRun: number[], clean: number, failures: SeedFailure[], faul
             f.faults.length === 0
               ? '  faults: none (the fault-free run fails)'
               : `  faults (shrunk from ${f.faults.length} to ${f.shrunk.length}): ${f.shrunk.map(describeFault).join(', ') || 'none'}`,
-            ...f.findings.map(
-              (x) =>
-                `  [${x.oracle}] ${x.key ?? ''}${x.step !== undefined ? ` (step ${x.step})` : ''}${x.fault ? ` after ${x.fault}` : ''}: ${x.message}`,
-            ),
+            ...f.findings.map((x) => `  ${formatFinding(x)}`),
+            ...(f.trace.length > 0 ? ['  trace (steps, faults, and the reconciles and writes of that object):'] : []),
+            ...f.trace.map((line) => `    ${line}`),
           ].join('\n'),
         )
         .join('\n'),
@@ -319,10 +446,10 @@ export async function runSimulation(
   Math.random = seededRandom(ENVIRONMENT_SEED);
   try {
     const { record, operatorErrors } = await execute(options, run);
-    const findings = [
-      ...judgeRun(record, faultFree, { ...options, primaryKinds: options.primaryKinds }),
-      ...operatorErrors,
-    ];
+    // A run cut short by its budget has no end state to judge: the budget's finding is the verdict.
+    const findings = record.cutShort
+      ? [record.cutShort]
+      : [...judgeRun(record, faultFree, { ...options, primaryKinds: options.primaryKinds }), ...operatorErrors];
     return { record, findings };
   } finally {
     Math.random = original;
@@ -371,13 +498,37 @@ async function execute(
     p.abort.abort(new SimulationError(reason));
   };
   const scheduleStart = (afterMs: number, staleLag?: number): void => {
+    if (cutShort) return;
     pendingStarts++;
     clock.setTimer(afterMs, () => {
       pendingStarts--;
-      start(staleLag);
+      if (!cutShort) start(staleLag);
     });
   };
+  const budget = new RunBudget(options.budget);
+  let cutShort: BudgetExhausted | undefined;
+  /**
+   * The run spent its budget (or livelocked): every process dies now and none restarts; the driver
+   * ends the run. The managers are aborted at once (a loop at one instant of fake time would never
+   * reach a timer), except from inside an API call (`deferStop`), which must not abort itself.
+   */
+  const cut = (exhausted: BudgetExhausted, deferStop = false): void => {
+    if (cutShort) return;
+    cutShort = exhausted;
+    note(`${now()} budget exhausted (${exhausted.bound}): every process is stopped`);
+    faultsOn = false;
+    cluster.stopFaults();
+    for (const p of processes.values()) {
+      cluster.kill(p.incarnation);
+      if (deferStop) clock.setTimer(0, () => stop(p.incarnation, 'budget exhausted'));
+      else stop(p.incarnation, 'budget exhausted');
+    }
+  };
   const hooks: SimulatedClusterHooks = {
+    called: () => {
+      const exhausted = budget.checkRealTime(now());
+      if (exhausted) cut(exhausted, true);
+    },
     died: (incarnation, fault) => {
       // Deferred to a timer: the abort must not run inside the call that fired the fault.
       clock.setTimer(0, () => stop(incarnation, 'crashed'));
@@ -426,6 +577,11 @@ async function execute(
             livelock(incarnation, controller, key);
             return;
           }
+          const exhausted = budget.reconcileStarted(`${controller} ${key}`, now());
+          if (exhausted) {
+            cut(exhausted);
+            return;
+          }
           open.set(reconcileID, spans.length);
           spans.push({ controller, key, incarnation, startSeq: seq++, startedAtMs: now(), step });
           note(`${now()} #${incarnation} reconcile ${controller} ${key} starts`);
@@ -472,14 +628,17 @@ async function execute(
    */
   const livelock = (incarnation: number, controller: string, key: string): void => {
     note(`${now()} #${incarnation} livelock: stopped`);
-    operatorErrors.push({
-      oracle: 'quiescence',
-      key: `${controller} ${key}`,
-      ...evidenceAttributor(partial())(now()),
-      message: `more than ${LIVELOCK_RECONCILES} reconciles started at one instant of fake time (the last of ${controller} ${key}): a requeue with no delay that never ends; the process was stopped`,
-    });
     cluster.kill(incarnation);
     stop(incarnation, 'livelock');
+    cut({
+      bound: 'hot-key',
+      key: `${controller} ${key}`,
+      perSecond: Number.POSITIVE_INFINITY,
+      reconciles: spans.length,
+      atMs: now(),
+      realMs: 0,
+      message: `more than ${LIVELOCK_RECONCILES} reconciles started at one instant of fake time (the last of ${controller} ${key}): a requeue with no delay that never ends; the run was stopped and its other oracles were not judged`,
+    });
   };
   /** The process exited on its own: a supervisor restarts it; once faults stopped, that is a finding. */
   const exited = (incarnation: number, why: string): void => {
@@ -494,6 +653,12 @@ async function execute(
     scheduleStart(SUPERVISOR_RESTART_MS);
   };
   const partial = (): RunRecord => record([], [], { writes: 0, reconcilesByKey: new Map() });
+  const budgetFinding = (exhausted: BudgetExhausted): Finding => ({
+    oracle: 'quiescence',
+    ...(exhausted.key !== undefined ? { key: exhausted.key } : {}),
+    ...evidenceAttributor(partial())(exhausted.atMs),
+    message: exhausted.message,
+  });
   const record = (
     history: RunRecord['history'],
     finalObjects: readonly KubeObject[],
@@ -526,12 +691,50 @@ async function execute(
   clock.setTimer(GC_INTERVAL_MS, gc);
 
   start();
-  const gap = options.stepGapMs ?? DEFAULT_STEP_GAP_MS;
-  for (const [i, s] of options.scenario.entries()) {
-    await clock.advance(s.afterMs ?? gap);
-    step = i;
-    stepTimesMs.push(now());
-    note(`${now()} step ${i}: ${describeStep(s)}`);
+  let pendingSteps = 0;
+  const isTerminating = (o: KubeObject): boolean =>
+    store.peek<KubeObject>(
+      o as KubeObject & { apiVersion: string; kind: string },
+      o.metadata?.name ?? '',
+      o.metadata?.namespace,
+    )?.metadata?.deletionTimestamp !== undefined;
+  /**
+   * A create of an object whose namesake is still terminating (its finalizer not yet released —
+   * later after a fault than without) is retried, as a user or a GitOps tool re-applies it: the
+   * same step must not be applied in one run and skipped in another because of when a fault fell.
+   */
+  const recreate = (i: number, s: ScenarioStep & { type: 'create' }, attempt: number): void => {
+    note(`${now()} step ${i} waits: the object is still terminating`);
+    pendingSteps++;
+    clock.setTimer(RECREATE_RETRY_MS, () => {
+      const done = async (outcome: string): Promise<void> => {
+        note(`${now()} step ${i} ${outcome}`);
+        // Later steps of the same object, held meanwhile, follow in order.
+        const queued = waiting.get(stepId(s)) ?? [];
+        waiting.delete(stepId(s));
+        for (const [j, later] of queued) await applyStep(j, later);
+        pendingSteps--;
+      };
+      void store.create(s.object).then(
+        () => done('applied (retried)'),
+        (err: unknown) => {
+          if (isAlreadyExists(err) && isTerminating(s.object) && attempt < RECREATE_ATTEMPTS) {
+            pendingSteps--;
+            recreate(i, s, attempt + 1);
+            return;
+          }
+          return done(`skipped: ${err instanceof ApiError ? err.status : String(err)}`);
+        },
+      );
+    });
+  };
+  /** Steps held behind a create waiting for its namesake to go, by object. */
+  const waiting = new Map<string, [number, ScenarioStep][]>();
+  const stepId = (s: ScenarioStep): string => {
+    const t = targetOfStep(s);
+    return `${t.apiVersion} ${t.kind} ${t.namespace ?? ''}/${t.name}`;
+  };
+  const applyStep = async (i: number, s: ScenarioStep): Promise<void> => {
     try {
       if (s.type === 'create') await store.create(s.object);
       else if (s.type === 'patch')
@@ -543,8 +746,27 @@ async function execute(
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      note(`${now()} step ${i} skipped: ${err.status}`);
+      if (s.type === 'create' && isAlreadyExists(err) && isTerminating(s.object)) {
+        waiting.set(stepId(s), []);
+        recreate(i, s, 1);
+      } else note(`${now()} step ${i} skipped: ${err.status}`);
     }
+  };
+  const gap = options.stepGapMs ?? DEFAULT_STEP_GAP_MS;
+  const scenario = typeof options.scenario === 'function' ? options.scenario(run.seed) : options.scenario;
+  for (const [i, s] of scenario.entries()) {
+    await clock.advance(s.afterMs ?? gap);
+    const overTime = budget.checkRealTime(now());
+    if (overTime) cut(overTime);
+    if (cutShort) break;
+    step = i;
+    stepTimesMs.push(now());
+    note(`${now()} step ${i}: ${describeStep(s)}`);
+    const queue = waiting.get(stepId(s));
+    if (queue) {
+      note(`${now()} step ${i} waits behind the re-create of its object`);
+      queue.push([i, s]);
+    } else await applyStep(i, s);
   }
 
   faultsOn = false;
@@ -553,8 +775,11 @@ async function execute(
   const settleUntil = now() + (options.settleMs ?? DEFAULT_SETTLE_MS);
   let seenActivity = -1;
   let lastActivityMs = now();
-  while (now() < settleUntil) {
+  let settled = false;
+  while (!cutShort && now() < settleUntil) {
     await clock.advance(SETTLE_TICK_MS);
+    const overTime = budget.checkRealTime(now());
+    if (overTime) cut(overTime);
     const activity = cluster.writes.filter(isSignificant).length + spans.length;
     if (activity !== seenActivity) {
       seenActivity = activity;
@@ -563,11 +788,22 @@ async function execute(
     // The newest process must be at work: a new leader waits out the old one's Lease in silence.
     const newest = nextIncarnation - 1;
     const atWork = working.has(newest) && !cluster.isDead(newest);
-    if (pendingStarts === 0 && !cluster.windowsOpen && atWork && now() - lastActivityMs >= SETTLED_AFTER_MS) break;
+    if (
+      pendingStarts === 0 &&
+      pendingSteps === 0 &&
+      !cluster.windowsOpen &&
+      atWork &&
+      now() - lastActivityMs >= SETTLED_AFTER_MS
+    ) {
+      settled = true;
+      break;
+    }
   }
   const quietFromMs = now();
-  note(`${quietFromMs} quiet window opens`);
-  await clock.advance(options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS);
+  if (!cutShort) {
+    note(`${quietFromMs} quiet window opens${settled ? '' : ' (the run did not settle)'}`);
+    await clock.advance(options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS);
+  }
   const reconcilesByKey = new Map<string, number>();
   for (const s of spans)
     if (s.startedAtMs >= quietFromMs) {
@@ -577,8 +813,11 @@ async function execute(
   const quietWindow = {
     writes: cluster.writes.filter((w) => w.atMs >= quietFromMs && isSignificant(w)).length,
     reconcilesByKey,
+    ms: now() - quietFromMs,
+    settled,
   };
   const finalObjects: KubeObject[] = [];
+  const endedAtMs = now();
   for (const type of kinds) finalObjects.push(...(await store.list(type)).items);
   for (const o of finalObjects) note(`final ${findingKey(o)} rv=${o.metadata?.resourceVersion ?? '?'}`);
   await recorder.flush();
@@ -590,7 +829,9 @@ async function execute(
   for (let i = 0; i < 40 && [...processes.values()].some((p) => !p.ended && !cluster.isDead(p.incarnation)); i++)
     await clock.advance(1_000);
   await flushMicrotasks();
-  return { record: record(recorder.events, finalObjects, quietWindow), operatorErrors };
+  const done = { ...record(recorder.events, finalObjects, quietWindow), endMs: endedAtMs };
+  if (cutShort) return { record: { ...done, cutShort: budgetFinding(cutShort) }, operatorErrors };
+  return { record: done, operatorErrors };
 }
 
 /** A write that changed something other than a Lease or an Event (leader election renews for ever; that is not a hot loop). */

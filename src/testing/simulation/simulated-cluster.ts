@@ -73,6 +73,8 @@ export interface SimulatedClusterHooks {
   died(incarnation: number, fault: CrashFault | StaleRestartFault): void;
   /** A leader change: start a new process now; `incarnation` dies after `fault.overlapMs`. */
   leaderChange(incarnation: number, fault: LeaderChangeFault): void;
+  /** Every call of a live process, before it is made (the driver checks its real-time budget). */
+  called?(): void;
 }
 
 export interface SimulatedClusterOptions {
@@ -228,6 +230,8 @@ export class SimulatedCluster {
     write?: WriteInfo,
   ): Promise<R> {
     if (this.dead.has(incarnation)) throw new ProcessDeadError(incarnation);
+    this.hooks.called?.();
+    if (this.dead.has(incarnation)) throw new ProcessDeadError(incarnation);
     const at = this.calls.length;
     const record: { -readonly [K in keyof CallRecord]: CallRecord[K] } = {
       at,
@@ -240,6 +244,7 @@ export class SimulatedCluster {
       ...(target.subresource ? { subresource: target.subresource } : {}),
       outcome: 'pending',
       atMs: this.clock.monotonicNow(),
+      storeRevision: this.store.resourceVersion,
     };
     this.calls.push(record);
     const what = `${verb} ${target.kind} ${target.namespace ? `${target.namespace}/` : ''}${target.name ?? ''}${target.subresource ? `/${target.subresource}` : ''}`;
@@ -272,7 +277,9 @@ export class SimulatedCluster {
       const observed = write && target.name ? this.seenOf(incarnation, target) : undefined;
       const result = await perform();
       this.observe(incarnation, target, result);
-      if (write && target.name) {
+      // A create with generateName is named by the server: the answer carries the name.
+      const writtenName = target.name ?? (result as KubeObject | undefined)?.metadata?.name;
+      if (write && writtenName) {
         this.writes.push({
           at,
           incarnation,
@@ -280,13 +287,14 @@ export class SimulatedCluster {
           apiVersion: target.apiVersion,
           kind: target.kind,
           ...(target.namespace ? { namespace: target.namespace } : {}),
-          name: target.name,
+          name: writtenName,
           ...(target.subresource ? { subresource: target.subresource } : {}),
           ...(write.precondition !== undefined ? { preconditionResourceVersion: write.precondition } : {}),
           ...(observed !== undefined ? { observedResourceVersion: String(observed) } : {}),
           ...(replaced !== undefined ? { replacedResourceVersion: replaced } : {}),
           ...resultVersion(result),
           atMs: this.clock.monotonicNow(),
+          nextCallAt: this.calls.length,
         });
       }
       if (fault?.kind === 'timeout') throw new SimulatedTimeoutError(what);

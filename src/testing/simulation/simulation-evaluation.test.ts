@@ -7,7 +7,7 @@
  *
  * Seeds to catch, as of this writing (the runs are deterministic, so these only move when the
  * operator, the runtime or the simulation changes): stale-spec-write 14, unchecked-create 13,
- * early-finalizer 14, status-without-version 25, no-owner-reference 1 and requeue-forever 1 (these
+ * early-finalizer 14, status-without-version 17, no-owner-reference 1 and requeue-forever 1 (these
  * two fail the fault-free run), ignores-fencing 111 (one leader change, shrunk). The correct
  * operator: 1,000 seeds clean (about 20 s); 100 here.
  */

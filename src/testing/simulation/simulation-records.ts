@@ -23,6 +23,8 @@ export interface CallRecord {
   readonly outcome: string;
   /** Fake time of the call. */
   readonly atMs: number;
+  /** The store's resourceVersion when the call was made (how far a stale restart must look back to miss a write). */
+  readonly storeRevision?: string;
 }
 
 /** A successful write by the operator, with what it was based on (for the lost-update oracle). */
@@ -44,6 +46,8 @@ export interface WriteRecord {
   /** resourceVersion of the answer (for a delete that leaves the object terminating, of that object). */
   readonly resultResourceVersion?: string;
   readonly atMs: number;
+  /** The `at` of the first call made after the write completed (a crash there follows the write). */
+  readonly nextCallAt?: number;
 }
 
 /** One reconcile of one key by one controller of one incarnation; `startSeq`/`endSeq` order events of the run totally. */
@@ -72,14 +76,25 @@ export interface RunRecord {
   readonly history: readonly HistoryEvent[];
   /** Every object in the store when the run ended (after settling). */
   readonly finalObjects: readonly KubeObject[];
-  /** Writes and reconciles in the quiet window at the end, per `kind namespace/name` key. */
-  readonly quietWindow: { readonly writes: number; readonly reconcilesByKey: ReadonlyMap<string, number> };
+  /** Fake time (ms since the run started) when `finalObjects` were read; the clock's epoch time is 2026-01-01T00:00:00Z plus this. */
+  readonly endMs?: number;
+  /** Writes and reconciles in the quiet window at the end, per `controller namespace/name` key. */
+  readonly quietWindow: {
+    readonly writes: number;
+    readonly reconcilesByKey: ReadonlyMap<string, number>;
+    /** Its length in fake time (0 when the run was cut short). */
+    readonly ms?: number;
+    /** Whether the run settled before it (false: `settleMs` ran out with the operator still busy). */
+    readonly settled?: boolean;
+  };
   /** Fake time at which each scenario step was applied (index = step). */
   readonly stepTimesMs: readonly number[];
   /** Objects the scenario deleted (`apiVersion kind namespace/name`). */
   readonly deletedByScenario: readonly string[];
   /** One line per call and reconcile: two replays of one seed give equal traces. */
   readonly trace: readonly string[];
+  /** Set when the run spent its budget (run-budget.ts) and was stopped: the quiescence finding that says so. */
+  readonly cutShort?: Finding;
 }
 
 /** What an oracle reports: which object, which step, which fault, and what is wrong. */
@@ -102,4 +117,5 @@ export type OracleName =
   | 'finalizer'
   | 'lost-update'
   | 'invariant'
-  | 'operator-error';
+  | 'operator-error'
+  | 'differential';
