@@ -29,4 +29,15 @@ export {
   DEFAULT_WEBHOOK_PORT,
   METRICS_NAMESPACE_LABEL,
 } from './operator-manifests.js';
+export {
+  fluxHealthCheckExpr,
+  fluxHealthChecks,
+  argoCdHealthLua,
+  argoCdHealthKey,
+  argoCdHealthConfigMap,
+  hasSuspendField,
+  FLUX_HEALTH_CHECKS_FILE,
+  ARGOCD_HEALTH_CHECKS_FILE,
+} from './health-checks.js';
+export type { FluxHealthCheckExpr } from './health-checks.js';
 export { WEBHOOK_SERVICE_PORT, DEFAULT_WEBHOOK_INGRESS_FROM } from './webhook-serving-manifests.js';
