@@ -3,8 +3,8 @@
  * core/kstatus-rules.ts (R1…R6, docs/status.md), for tools that do not apply them on their own:
  * - Flux: a `spec.healthCheckExprs` entry (CEL) for the Kustomization that applies the kind's
  *   objects. Flux evaluates `inProgress`, then `failed`, then `current`; the first true decides and
- *   none true means InProgress (fluxcd/kustomize-controller docs/spec/v1/kustomizations.md, "Health
- *   check expressions"). Flux compares status.observedGeneration itself first; the expressions
+ *   none true means InProgress (the Kustomization API, "Health check expressions":
+ *   https://github.com/fluxcd/kustomize-controller/blob/main/docs/spec/v1/kustomizations.md). Flux compares status.observedGeneration itself first; the expressions
  *   repeat it so they stand alone.
  * - Argo CD: a Lua health check, which Argo CD runs with the object as `obj` and which returns
  *   `{ status = Healthy|Progressing|Degraded|Suspended, message }`; without one Argo CD reports a

@@ -1,7 +1,8 @@
 /**
  * Runs the generated health checks the way their tools do, so tests judge them by evaluation:
- * - Flux: fluxcd/pkg runtime/cel StatusEvaluator — status.observedGeneration (when an integer)
- *   differing from metadata.generation is InProgress before any expression; then `inProgress`,
+ * - Flux: the StatusEvaluator of https://github.com/fluxcd/pkg/blob/main/runtime/cel/status_evaluator.go
+ *   — status.observedGeneration (when an integer) differing from metadata.generation is InProgress
+ *   before any expression; then `inProgress`,
  *   `failed`, `current`, the first true deciding, none true InProgress; the object's top-level
  *   fields are the CEL variables. An evaluation error is Flux's Unknown (it keeps waiting). The CEL
  *   is @marcbachmann/cel-js, not Flux's cel-go: the expressions use only the standard macros
