@@ -99,7 +99,7 @@ describe('generated Flux and Argo CD health checks on real Databases', () => {
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
     await Promise.all(
       ROWS.map(async (row) => {
-        let db = await client.create<Database>({
+        const db = await client.create<Database>({
           apiVersion: 'example.com/v1',
           kind: 'Database',
           metadata: { name: row.name, namespace: NS, ...(row.then === 'delete' ? { finalizers: [HOLD] } : {}) },
@@ -110,7 +110,7 @@ describe('generated Flux and Argo CD health checks on real Databases', () => {
           const conditions = setKstatusConditions(db.status?.conditions, row.progress, {
             observedGeneration: generation,
           });
-          db = (await patchStatus(client, db, { ...db.status, conditions })).object;
+          await patchStatus(client, db, { ...db.status, conditions });
         }
         if (row.then === 'change spec')
           await client.patch(DATABASE, row.name, { spec: { replicas: 2 } }, { namespace: NS, type: 'merge' });

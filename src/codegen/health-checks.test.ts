@@ -170,4 +170,11 @@ describe('generated health checks agree with the kstatus rules', () => {
     );
     assert.equal(widget[0]!.status, 'Healthy');
   });
+
+  test('the Lua harness carries strings intact: quotes, backslashes, a newline before a digit (printed as a space), UTF-8', async () => {
+    const [verdict] = await evaluateArgoCdHealthLua('return { status = obj.s, message = obj.m }', [
+      { s: 'a"b\\c', m: 'x\n1 é' },
+    ]);
+    assert.deepEqual(verdict, { status: 'a"b\\c', message: 'x 1 é' });
+  });
 });

@@ -63,8 +63,15 @@ export function luaValue(value: unknown): string {
 }
 
 function luaString(text: string): string {
-  // Lua 5.1 knows \\ \" and decimal \ddd escapes; bytes above 127 pass through (UTF-8 stays UTF-8).
-  return `"${text.replace(/[\\"\x00-\x1f\x7f]/g, (ch) => (ch === '\\' || ch === '"' ? `\\${ch}` : `\\${ch.charCodeAt(0)}`))}"`;
+  // Lua 5.1 knows \\ \" and decimal \ddd escapes (always 3 digits here, so a digit after one is not
+  // read as part of it); bytes above 127 pass through (UTF-8 stays UTF-8).
+  let out = '"';
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    out +=
+      ch === '\\' || ch === '"' ? `\\${ch}` : code < 32 || code === 127 ? `\\${String(code).padStart(3, '0')}` : ch;
+  }
+  return `${out}"`;
 }
 
 export interface ArgoCdVerdict {
