@@ -2,10 +2,11 @@
 # Installs the Debian packages the tests drive besides the control plane:
 #   chromium    headless browser for the operator console test (driven by playwright-core)
 #   prometheus  promtool (rule checks and rule unit tests) and the live scrape-and-alert test
+#   lua5.1      runs the generated Argo CD health checks (Argo CD's gopher-lua is Lua 5.1)
 # Idempotent: installs only what is missing. apt may be locked by a concurrent install; waits for it.
 set -euo pipefail
 
-PACKAGES=(chromium prometheus)
+PACKAGES=(chromium prometheus lua5.1)
 
 log() { printf '[install-test-tools %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 

@@ -161,6 +161,8 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
     assert.deepEqual(Object.keys(configAfterInit).sort(), [
       'crd.yaml',
       'deployment.yaml',
+      'health/argocd-cm.yaml',
+      'health/flux-health-checks.yaml',
       'kustomization.yaml',
       'rbac.yaml',
     ]);
@@ -199,6 +201,7 @@ export default defineConfig({ name: 'note-operator', namespace: 'notes', image: 
     assert.deepEqual((await readdir(project)).sort(), [
       'crd.yaml',
       'deployment.yaml',
+      'health',
       'kustomization.yaml',
       'rbac.yaml',
     ]);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeClient, createLogger, createMetricsRegistry, type Kubeconfig } from 'operator-runtime';
+import { computeKstatus } from 'operator-runtime/helpers';
 import { TestEnv, eventually, kubectl, readManifests } from 'operator-runtime/testing';
 import type { Registry } from 'prom-client';
 import { BackupService } from './testing/backup-service.js';
@@ -92,6 +93,10 @@ describe('the Database operator against a real control plane', () => {
     assert.equal(db.status?.readyReplicas, 2);
     assert.deepEqual(db.metadata.finalizers, [FINALIZER]);
     assert.equal(db.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+    // kstatus: Current, every condition at the generation observed, no Reconciling or Stalled left.
+    assert.equal(computeKstatus(db).status, 'Current');
+    assert.ok(db.status?.conditions?.every((c) => c.observedGeneration === db.metadata.generation));
+    assert.deepEqual(db.status?.conditions?.map((c) => c.type).sort(), ['Provisioned', 'Ready']);
     for (const [type, name] of [
       [SECRET, 'alpha-credentials'],
       [STATEFUL_SET, 'alpha'],
@@ -151,6 +156,9 @@ describe('the Database operator against a real control plane', () => {
       return d.status?.phase === 'Degraded' ? d : undefined;
     });
     assert.equal(db.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'UnsupportedVersion');
+    // kstatus: Stalled (only a spec change helps), so Flux reports Failed and Argo CD Degraded.
+    assert.equal(db.status?.conditions?.find((c) => c.type === 'Stalled')?.status, 'True');
+    assert.equal(computeKstatus(db).status, 'Failed');
     await new Promise((r) => setTimeout(r, 2000));
     assert.ok(reconciles.get(`${NS}/oldie`)! <= 3, `bounded reconciles, got ${reconciles.get(`${NS}/oldie`)}`);
     const events = await kubectl(env.kubeconfigPath, [

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
@@ -22,6 +22,15 @@ const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CONFIG_DIR = fileURLToPath(new URL('./config', import.meta.url));
 const REGENERATE = 'npm run generate:example';
+/** The files under `dir` (health/ is a subfolder), relative to it, sorted. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
+}
+
 /** Files in config/ that are not generated (the image build, sample objects). */
 const HAND_WRITTEN = ['Dockerfile', 'samples.yaml'];
 
@@ -84,9 +93,9 @@ describe('the reference operator’s Kustomize base', { timeout: 300_000 }, () =
         env: { ...process.env, NODE_OPTIONS: '--conditions=operator-runtime-source' },
       },
     );
-    const generated = (await readdir(out)).sort();
+    const generated = await filesUnder(out);
     assert.equal(stdout.trim().split('\n').length, generated.length);
-    const committed = (await readdir(CONFIG_DIR)).filter((f) => !HAND_WRITTEN.includes(f)).sort();
+    const committed = (await filesUnder(CONFIG_DIR)).filter((f) => !HAND_WRITTEN.includes(f));
     assert.deepEqual(committed, generated, `generated files vs committed config/ (regenerate: ${REGENERATE})`);
     for (const file of generated) {
       const want = await readFile(join(out, file), 'utf8');

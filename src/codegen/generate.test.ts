@@ -121,11 +121,18 @@ describe('generateManifests', () => {
     assert.equal(pod.volumes, undefined, 'no webhook certificate without webhooks');
   });
 
-  test('files in apply order, listed by kustomization.yaml; the NetworkPolicy admits only the metrics port', async () => {
+  test('files in apply order, listed by kustomization.yaml (health/ beside it, not listed); the NetworkPolicy admits only the metrics port', async () => {
     const files = await generateManifests(project());
     assert.deepEqual(
       files.map((f) => f.path),
-      ['crd.yaml', 'rbac.yaml', 'deployment.yaml', 'kustomization.yaml'],
+      [
+        'crd.yaml',
+        'rbac.yaml',
+        'deployment.yaml',
+        'health/flux-health-checks.yaml',
+        'health/argocd-cm.yaml',
+        'kustomization.yaml',
+      ],
     );
     assert.deepEqual(docs(byPath(files, 'kustomization.yaml'))[0], {
       apiVersion: 'kustomize.config.k8s.io/v1beta1',
@@ -169,7 +176,15 @@ describe('generateManifests', () => {
     const files = await generateManifests(project({ webhooks: true }));
     assert.deepEqual(
       files.map((f) => f.path),
-      ['crd.yaml', 'rbac.yaml', 'deployment.yaml', 'webhooks.yaml', 'kustomization.yaml'],
+      [
+        'crd.yaml',
+        'rbac.yaml',
+        'deployment.yaml',
+        'webhooks.yaml',
+        'health/flux-health-checks.yaml',
+        'health/argocd-cm.yaml',
+        'kustomization.yaml',
+      ],
     );
     const webhooks = docs(byPath(files, 'webhooks.yaml'));
     assert.deepEqual(

@@ -15,6 +15,12 @@ import {
   webhookConversion,
   webhookManifests,
 } from './generators.js';
+import {
+  ARGOCD_HEALTH_CHECKS_FILE,
+  FLUX_HEALTH_CHECKS_FILE,
+  argoCdHealthConfigMap,
+  fluxHealthChecks,
+} from './health-checks.js';
 import { operatorManifests, operatorManifestsComment, type OperatorFeatures } from './operator-manifests.js';
 import { shardLabelPolicyManifests } from './shard-label-policy.js';
 import {
@@ -151,6 +157,39 @@ function rbacFile(config: OperatorProjectConfig, manager: Manager): GeneratedFil
   return { path: RBAC_FILE, content: yaml(config, objects, config.comments?.rbac) };
 }
 
+/**
+ * The kinds' GitOps health checks (health-checks.ts), outside the Kustomize base: one file for
+ * Flux, one for Argo CD, both from the kstatus rules. None without kinds.
+ */
+function healthCheckFiles(config: OperatorProjectConfig): GeneratedFile[] {
+  if (config.kinds.length === 0) return [];
+  const kinds = [...config.kinds].sort((a, b) => `${a.plural}.${a.group}`.localeCompare(`${b.plural}.${b.group}`));
+  return [
+    {
+      path: FLUX_HEALTH_CHECKS_FILE,
+      content: yaml(
+        config,
+        [fluxHealthChecks(kinds)],
+        [
+          'Flux health checks (kstatus rules, docs/status.md): merge into the spec of the Flux Kustomization',
+          "that applies these kinds' objects (with wait: true or healthChecks naming them).",
+        ],
+      ),
+    },
+    {
+      path: ARGOCD_HEALTH_CHECKS_FILE,
+      content: yaml(
+        config,
+        [argoCdHealthConfigMap(kinds)],
+        [
+          'Argo CD health checks (kstatus rules, docs/status.md), one Lua script per kind: merge into argocd-cm,',
+          'e.g. kubectl -n argocd patch configmap argocd-cm --type merge --patch-file health/argocd-cm.yaml',
+        ],
+      ),
+    },
+  ];
+}
+
 /** crd.yaml: one CRD per kind (none without kinds). */
 export async function generateCrds(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
   validateProjectConfig(config);
@@ -168,7 +207,7 @@ export async function generateRbac(config: OperatorProjectConfig): Promise<Gener
  * The whole Kustomize base: CRDs, RBAC, the operator's Namespace/ServiceAccount/Deployment/metrics
  * Service/NetworkPolicy, and when the manager has webhooks their configurations, Service and
  * cert-manager serving certificate, and with sharding the admission policy guarding the shard labels;
- * kustomization.yaml lists them.
+ * kustomization.yaml lists them. Beside it, health/ holds each kind's Flux and Argo CD health checks.
  */
 export async function generateManifests(config: OperatorProjectConfig): Promise<GeneratedFile[]> {
   validateProjectConfig(config);
@@ -216,6 +255,7 @@ export async function generateManifests(config: OperatorProjectConfig): Promise<
     });
   }
   const resources = files.map((f) => f.path);
+  files.push(...healthCheckFiles(config));
   files.push({
     path: KUSTOMIZATION_FILE,
     content: yaml(config, [{ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }]),

@@ -27,4 +27,16 @@ export {
   METRICS_NAMESPACE_LABEL,
 } from './operator-manifests.js';
 export type { OperatorFeatures } from './operator-manifests.js';
+
+export {
+  fluxHealthCheckExpr,
+  fluxHealthChecks,
+  argoCdHealthLua,
+  argoCdHealthKey,
+  argoCdHealthConfigMap,
+  hasSuspendField,
+  FLUX_HEALTH_CHECKS_FILE,
+  ARGOCD_HEALTH_CHECKS_FILE,
+} from './health-checks.js';
+export type { FluxHealthCheckExpr } from './health-checks.js';
 export { WEBHOOK_SERVICE_PORT, DEFAULT_WEBHOOK_INGRESS_FROM } from './webhook-serving-manifests.js';

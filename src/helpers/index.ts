@@ -31,6 +31,10 @@ export {
   formatConditionTime,
 } from './conditions.js';
 export type { Condition, ConditionInput, ConditionStatus, SetConditionOptions } from './conditions.js';
+export { setKstatusConditions } from './kstatus.js';
+export type { KstatusProgress, KstatusConditionOptions } from './kstatus.js';
+export { computeKstatus, READY_CONDITION, RECONCILING_CONDITION, STALLED_CONDITION } from '../core/kstatus-rules.js';
+export type { KstatusObject, KstatusResult, KstatusRule, KstatusStatus } from '../core/kstatus-rules.js';
 export { patchStatus, updateStatus, desiredStatus } from './status.js';
 export type { StatusObject, StatusWriteOptions, StatusWriteResult } from './status.js';
 export {

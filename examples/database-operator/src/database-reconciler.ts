@@ -29,7 +29,7 @@ import {
   type ReconcileRequest,
   type Result,
 } from 'operator-runtime';
-import { runActions, type Action } from 'operator-runtime/helpers';
+import { runActions, setKstatusConditions, type Action, type KstatusProgress } from 'operator-runtime/helpers';
 import type { Registry } from 'prom-client';
 import type { BackupService } from './backup-client.js';
 import { describeBackupFailure, resolveBackupEndpoint, type BackupEndpointPolicy } from './backup-endpoints.js';
@@ -130,19 +130,12 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     const supported = SUPPORTED_VERSIONS[db.spec.engine];
     if (!supported.includes(db.spec.version)) {
       // The schema cannot know which versions we run: report it, do not retry until the spec changes.
-      await this.writeStatus(
-        db,
-        { phase: 'Degraded' },
-        [
-          {
-            type: 'Ready',
-            status: 'False',
-            reason: 'UnsupportedVersion',
-            message: `${db.spec.engine} ${db.spec.version} is not supported (supported: ${supported.join(', ')})`,
-          },
-        ],
-        signal,
-      );
+      // Stalled (kstatus): retrying cannot help, only a spec change can; Flux and Argo CD say Failed/Degraded.
+      await this.writeStatus(db, { phase: 'Degraded' }, [], signal, {
+        state: 'Stalled',
+        reason: 'UnsupportedVersion',
+        message: `${db.spec.engine} ${db.spec.version} is not supported (supported: ${supported.join(', ')})`,
+      });
       this.options.recorder.event(
         db,
         'Warning',
@@ -247,20 +240,13 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
         reason: 'ResourcesCreated',
         message: 'Secret, ConfigMap, Service and StatefulSet exist',
       },
-      converged
-        ? {
-            type: 'Ready',
-            status: 'True',
-            reason: 'ReplicasReady',
-            message: `${ready}/${db.spec.replicas} replicas ready`,
-          }
-        : {
-            type: 'Ready',
-            status: 'False',
-            reason: 'ReplicasNotReady',
-            message: `${ready}/${db.spec.replicas} replicas ready`,
-          },
     ];
+    // kstatus: Ready when the replicas are, Reconciling (the StatefulSet is still rolling) until then.
+    const progress: KstatusProgress = {
+      state: converged ? 'Ready' : 'Reconciling',
+      reason: converged ? 'ReplicasReady' : 'ReplicasNotReady',
+      message: `${ready}/${db.spec.replicas} replicas ready`,
+    };
     // Said while the Database lives, not first at deletion, so its owner can fix the spec in time.
     const backupEndpoint = this.backupEndpointCondition(db);
     if (backupEndpoint) conditions.push(backupEndpoint);
@@ -273,6 +259,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
       },
       conditions,
       signal,
+      progress,
     );
   }
 
@@ -290,6 +277,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
         {},
         [{ type: 'BackedUp', status: 'False', reason: 'EndpointNotAllowed', message: resolved.message }],
         signal,
+        { state: 'Stalled', reason: 'EndpointNotAllowed', message: resolved.message },
       );
       this.options.recorder.event(db, 'Warning', 'EndpointNotAllowed', resolved.message);
       throw new TerminalError('spec.backup.endpoint is not allowed');
@@ -354,12 +342,17 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     return undefined;
   }
 
-  /** Merges fields and conditions into the status; re-reads and re-applies on conflict; no write when unchanged. */
+  /**
+   * Merges fields and conditions into the status, and with `progress` the kstatus conditions
+   * (Ready, Reconciling, Stalled); every condition and status.observedGeneration carry the
+   * generation this reconcile read. Re-reads and re-applies on conflict; no write when unchanged.
+   */
   private async writeStatus(
     db: Database,
     fields: Partial<DatabaseStatus>,
     conditions: ConditionInput[],
     signal: AbortSignal,
+    progress?: KstatusProgress,
   ): Promise<Database> {
     let current = db;
     let first = true;
@@ -377,8 +370,10 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
         }
         first = false;
         let nextConditions = current.status?.conditions ?? [];
-        for (const c of conditions)
-          nextConditions = setCondition(nextConditions, { ...c, observedGeneration: db.metadata.generation });
+        const observedGeneration = db.metadata.generation;
+        for (const c of conditions) nextConditions = setCondition(nextConditions, { ...c, observedGeneration });
+        if (progress && observedGeneration !== undefined)
+          nextConditions = setKstatusConditions(nextConditions, progress, { observedGeneration });
         const status: DatabaseStatus = { ...current.status, ...fields, conditions: nextConditions };
         const { object } = await patchStatus(this.options.client, current, status, {
           signal,

@@ -8,6 +8,7 @@ import { Type } from '../../crd/typebox.js';
 import { kinds } from '../../client/kinds.js';
 import type { OperatorProjectConfig } from '../../codegen/config.js';
 import { defineCustomKind } from '../../crd/custom-kind.js';
+import { k8s } from '../../crd/k8s.js';
 import { Manager } from '../../manager/manager.js';
 import { offlineClient } from '../../rbac/offline-client.js';
 import type { ScaffoldNames } from './scaffold-names.js';
@@ -28,6 +29,7 @@ export function scaffoldProjectConfig(n: ScaffoldNames): OperatorProjectConfig {
           status: Type.Object({
             observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
             configMap: Type.Optional(Type.String()),
+            conditions: Type.Optional(k8s.conditions()),
           }),
         },
         subresources: { status: {} },

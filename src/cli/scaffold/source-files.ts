@@ -19,7 +19,7 @@ export function kindSource(n: ScaffoldNames): string {
  * from here (\`npm run generate\` writes config/crd.yaml).
  */
 import type { ObjectOf } from 'operator-runtime';
-import { Type, defineCustomKind } from 'operator-runtime/crd';
+import { Type, defineCustomKind, k8s } from 'operator-runtime/crd';
 
 export const ${n.kind}Spec = Type.Object({
   /** What the operator publishes in the ${n.kind}'s ConfigMap. */
@@ -31,6 +31,8 @@ export const ${n.kind}Status = Type.Object({
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
   /** The ConfigMap holding the message. */
   configMap: Type.Optional(Type.String()),
+  /** Ready, Reconciling, Stalled (kstatus): what Flux, Argo CD and \`kubectl wait\` read. */
+  conditions: Type.Optional(k8s.conditions()),
 });
 
 export const ${n.constant} = defineCustomKind({
@@ -59,6 +61,7 @@ export function reconcilerSource(n: ScaffoldNames): string {
  * what the generated RBAC grants (\`npm run generate\` writes config/rbac.yaml).
  */
 import { createOrPatch, kinds, patchStatus, setControllerReference, type Manager, type ObjectOf } from 'operator-runtime';
+import { setKstatusConditions } from 'operator-runtime/helpers';
 import { ${n.constant} } from './${n.file}.js';
 
 export const CONTROLLER_NAME = '${n.controller}';
@@ -79,8 +82,16 @@ export function register${n.kind}Controller(manager: Manager): void {
       const name = \`\${${n.singular}.metadata.name}-message\`;
       const configMap: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ${n.singular}.metadata.namespace } };
       await createOrPatch(manager.client, setControllerReference(${n.singular}, configMap), (cm) => void (cm.data = { ...cm.data, message: ${n.singular}.spec.message }), { signal });
-      // Sends nothing when the status already says so; sets observedGeneration.
-      await patchStatus(manager.client, ${n.singular}, { configMap: name }, { signal });
+      // kstatus: Ready once converged. Write { state: 'Reconciling', reason } while work is still under
+      // way and { state: 'Stalled', reason, message } when only a spec change can help (operator-runtime's docs/status.md).
+      const observedGeneration = ${n.singular}.metadata.generation ?? 0;
+      const conditions = setKstatusConditions(
+        ${n.singular}.status?.conditions,
+        { state: 'Ready', reason: 'MessagePublished', message: \`ConfigMap \${name} holds the message\` },
+        { observedGeneration, clock: manager.clock },
+      );
+      // Sends nothing when the status already says so; sets status.observedGeneration.
+      await patchStatus(manager.client, ${n.singular}, { configMap: name, conditions }, { signal, observedGeneration });
     });
 }
 `;
@@ -223,6 +234,9 @@ test('a ${n.kind} gets a ConfigMap with its message, and its status names it', a
   });
   assert.equal(${n.singular}.status?.configMap, 'hello-message');
   assert.equal(${n.singular}.status?.observedGeneration, ${n.singular}.metadata.generation);
+  const ready = ${n.singular}.status?.conditions?.find((c) => c.type === 'Ready');
+  assert.equal(ready?.status, 'True');
+  assert.equal(ready?.observedGeneration, ${n.singular}.metadata.generation);
 });
 
 test('a changed message reaches the ConfigMap', async () => {
