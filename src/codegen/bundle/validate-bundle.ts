@@ -93,7 +93,7 @@ function parseDocuments(file: string, content: string, problems: Problems): unkn
   const list = Array.isArray(docs) ? docs : [docs];
   const broken = list.find((d) => d.errors.length > 0);
   if (broken) {
-    problems.error(file, '', `does not parse as YAML: ${broken.errors[0]!.message.split('\n')[0]}`);
+    problems.error(file, '', `does not parse as YAML: ${broken.errors[0]!.message.split('\n')[0]!.replace(/:$/, '')}`);
     return undefined;
   }
   return list.map((d) => d.toJS() as unknown).filter((v) => v !== null && v !== undefined);
@@ -172,7 +172,7 @@ function loadManifests(files: ReadonlyMap<string, string>, problems: Problems): 
   const out: LoadedManifest[] = [];
   for (const [file, content] of [...files]
     .filter(([p]) => p.startsWith(MANIFESTS_DIR))
-    .sort(([a], [b]) => a.localeCompare(b))) {
+    .sort(([a], [b]) => (a < b ? -1 : 1))) {
     const rest = file.slice(MANIFESTS_DIR.length);
     if (rest.includes('/')) {
       problems.error(file, '', 'the manifests directory must not contain directories');
