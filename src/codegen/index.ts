@@ -60,5 +60,13 @@ export type {
   ApiVersionFinding,
   TypedObject,
 } from './bundle/removed-apis.js';
-export { clusterServiceVersion, CSV_API_VERSION } from './bundle/cluster-service-version.js';
-export type { ClusterServiceVersion } from './bundle/cluster-service-version.js';
+export { CSV_API_VERSION } from './bundle/cluster-service-version.js';
+export type {
+  ClusterServiceVersion,
+  InstallMode,
+  InstallModeType,
+  OwnedCrd,
+  Descriptor,
+  WebhookDefinition,
+  StrategyPermissions,
+} from './bundle/cluster-service-version.js';

@@ -2,7 +2,7 @@
  * The project files of a scaffolded operator: package.json (depending on this operator-runtime's
  * version; its own dependency ranges for prom-client and the TypeScript tooling), the
  * TypeScript configs, a two-stage Dockerfile running compiled JS as uid 65532, a README and a
- * sample object (config/samples.yaml, also the OLM bundle's alm-examples).
+ * sample object (`samples.yaml` in the project's config folder, also the OLM bundle's alm-examples).
  */
 import type { FileToWrite } from '../write-files.js';
 import { runtimePackage, runtimeRange } from '../runtime-package.js';
@@ -29,7 +29,7 @@ export function packageJson(n: ScaffoldNames): string {
       pretest: 'operator-runtime testenv use',
       test: 'node --import tsx --test src/*.test.ts',
       generate: 'operator-runtime generate manifests',
-      // The OLM bundle (bundle/): its version is this file's, its alm-examples config/samples.yaml.
+      // The OLM bundle (the bundle folder): its version is this file's, its alm-examples the sample object.
       bundle: 'operator-runtime generate bundle && operator-runtime validate bundle bundle',
     },
     dependencies: {
