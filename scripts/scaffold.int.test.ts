@@ -226,6 +226,8 @@ export default defineConfig({ name: 'note-operator', namespace: 'notes', image: 
     const version = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
     assert.equal((await sh(node24, [bin, '--version'], { cwd: project, stderr: false })).trim(), version.version);
     await sh(node24, [bin, 'generate', 'manifests', '--out', 'config-node24'], { cwd: project });
-    assert.deepEqual(await readTree(join(project, 'config-node24')), configAfterInit);
+    // samples.yaml is the scaffold's hand-written sample, not generated.
+    const generated = Object.fromEntries(Object.entries(configAfterInit).filter(([path]) => path !== 'samples.yaml'));
+    assert.deepEqual(await readTree(join(project, 'config-node24')), generated);
   });
 });
