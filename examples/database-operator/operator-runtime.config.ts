@@ -33,6 +33,16 @@ export default defineConfig({
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
     ],
   },
+  // The OLM bundle (`operator-runtime generate bundle`, bundle.test.ts): its version is package.json's.
+  bundle: {
+    displayName: 'Database Operator',
+    description:
+      'Runs PostgreSQL and MySQL databases (Database) and rolls one engine version across clusters (DatabaseFleet).',
+    keywords: ['database', 'postgres', 'mysql'],
+    provider: { name: 'operator-runtime' },
+    channels: ['alpha'],
+    samples: ['config/samples.yaml', 'samples/database-fleet.yaml'],
+  },
   comments: {
     crds: [
       "Database: the reference operator's custom resource (databases.example.com/v1, storage; v1alpha1",

@@ -13,3 +13,17 @@ export class CliUsageError extends OperatorRuntimeError {
     super('ERR_CLI_USAGE', message, options);
   }
 }
+
+/**
+ * A check the user asked for found problems (`validate bundle`, `--kubernetes-version`): each of
+ * `problems` is printed as one `error:` line, then the message; exit code 1.
+ */
+export class CliCheckFailedError extends OperatorRuntimeError {
+  declare readonly code: 'ERR_CLI_CHECK_FAILED';
+  readonly problems: readonly string[];
+
+  constructor(message: string, problems: readonly string[]) {
+    super('ERR_CLI_CHECK_FAILED', message);
+    this.problems = [...problems];
+  }
+}

@@ -7,6 +7,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { generateCrds, generateManifests, generateRbac, type GeneratedFile } from '../codegen/generate.js';
 import type { OperatorProjectConfig } from '../codegen/config.js';
 import { OperatorRuntimeError } from '../core/errors.js';
+import { checkGeneratedApis } from './api-version-check.js';
 import { CliUsageError } from './cli-error.js';
 import { findConfig, loadConfig } from './load-config.js';
 import { writeFilesAtomically } from './write-files.js';
@@ -20,7 +21,14 @@ export interface GenerateCommandOptions {
   readonly cwd: string;
   readonly config?: string;
   readonly out?: string;
+  /** Refuse (write nothing) when a file uses an API this Kubernetes version removed; warn on deprecated ones. */
+  readonly kubernetesVersion?: string;
+  /** Where deprecation warnings go. */
+  readonly warn?: (text: string) => void;
 }
+
+export const KUBERNETES_VERSION_HELP =
+  'refuse manifests using an API this Kubernetes version no longer serves (e.g. 1.30); warn on deprecated ones';
 
 const GENERATE: Record<GenerateTarget, (config: OperatorProjectConfig) => Promise<GeneratedFile[]>> = {
   crds: generateCrds,
@@ -46,6 +54,8 @@ export async function runGenerate(target: GenerateTarget, options: GenerateComma
   }
   if (files.length === 0)
     throw new CliUsageError(`config ${path} defines nothing to generate for "${target}" (no kinds)`);
+  if (options.kubernetesVersion !== undefined)
+    for (const warning of checkGeneratedApis(files, options.kubernetesVersion)) options.warn?.(`warning: ${warning}\n`);
   await writeFilesAtomically(outDir, files);
   return files.map((f) => relative(options.cwd, resolve(outDir, f.path)) || f.path);
 }

@@ -189,6 +189,7 @@ describe('operator-runtime CLI', () => {
       'config/deployment.yaml',
       'config/kustomization.yaml',
       'config/rbac.yaml',
+      'config/samples.yaml',
       'operator-runtime.config.ts',
       'package.json',
       'src/main.ts',

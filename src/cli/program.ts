@@ -1,11 +1,12 @@
 /**
- * The `operator-runtime` command line: `generate crds|rbac|manifests`, `init <dir>`,
+ * The `operator-runtime` command line: `generate crds|rbac|manifests|bundle`, `validate bundle <dir>`, `init <dir>`,
  * `testenv install|list|use|cleanup`, `--help` on
  * every command and `--version`. Bad input prints one line naming what is wrong and exits 2.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { CliUsageError, USAGE_EXIT_CODE } from './cli-error.js';
-import { GENERATE_TARGETS, runGenerate, type GenerateTarget } from './generate-command.js';
+import { addBundleCommands } from './bundle-command.js';
+import { CliCheckFailedError, CliUsageError, USAGE_EXIT_CODE } from './cli-error.js';
+import { GENERATE_TARGETS, KUBERNETES_VERSION_HELP, runGenerate, type GenerateTarget } from './generate-command.js';
 import { runInit } from './init-command.js';
 import { runtimePackage } from './runtime-package.js';
 import { addTestenvCommand, isTestenvFailure } from './testenv-command.js';
@@ -51,7 +52,7 @@ function buildProgram(io: CliIo): Command {
   const generate = program
     .command('generate')
     .description('write manifests from operator-runtime.config.ts')
-    .usage('<crds|rbac|manifests> [options]');
+    .usage('<crds|rbac|manifests|bundle> [options]');
   for (const target of GENERATE_TARGETS) {
     generate
       .command(target)
@@ -61,11 +62,13 @@ function buildProgram(io: CliIo): Command {
         'the project config (default: operator-runtime.config.{ts,mts,js,mjs} in the current folder)',
       )
       .option('-o, --out <dir>', "output folder (default: the config's outDir, else config/ beside the config)")
-      .action(async (options: { config?: string; out?: string }) => {
-        const written = await runGenerate(target, { cwd: io.cwd, ...options });
+      .option('--kubernetes-version <version>', KUBERNETES_VERSION_HELP)
+      .action(async (options: { config?: string; out?: string; kubernetesVersion?: string }) => {
+        const written = await runGenerate(target, { cwd: io.cwd, ...options, warn: io.stderr });
         for (const path of written) io.stdout(`wrote ${path}\n`);
       });
   }
+  addBundleCommands(program, generate, io);
 
   program
     .command('init')
@@ -130,6 +133,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
     }
     if (isTestenvFailure(error)) {
+      io.stderr(`error: ${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof CliCheckFailedError) {
+      for (const problem of error.problems) io.stderr(`error: ${problem}\n`);
       io.stderr(`error: ${error.message}\n`);
       return 1;
     }

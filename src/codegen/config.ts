@@ -7,6 +7,7 @@ import type { EnvVar, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import type { NetworkPolicyPeer } from 'kubernetes-types/networking/v1.js';
 import type { Manager } from '../manager/manager.js';
 import type { AnyCustomKind } from '../crd/custom-kind.js';
+import type { BundleConfig } from './bundle/bundle-config.js';
 
 /** How the operator's Deployment runs; everything not set here has a hardened default. */
 export interface DeploymentConfig {
@@ -58,6 +59,8 @@ export interface OperatorProjectConfig {
   readonly deployment?: DeploymentConfig;
   /** Comment lines under a generated file's header (what it holds, where its source is). */
   readonly comments?: GeneratedFileComments;
+  /** The OLM bundle `operator-runtime generate bundle` writes (package, channels, samples). */
+  readonly bundle?: BundleConfig;
   /** The command the generated files name for regenerating them. @defaultValue 'npx operator-runtime generate manifests' */
   readonly regenerate?: string;
 }

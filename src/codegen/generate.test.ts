@@ -226,10 +226,10 @@ describe('generateManifests', () => {
     ) as unknown as Deployment;
     const pod = deployment.spec!.template.spec!;
     assert.deepEqual(pod.volumes, [
-      { name: 'webhook-certs', secret: { secretName: 'gadget-operator-webhook-server-cert' } },
+      { name: 'webhook-cert', secret: { secretName: 'gadget-operator-webhook-server-cert' } },
     ]);
     assert.deepEqual(pod.containers[0]!.volumeMounts, [
-      { name: 'webhook-certs', mountPath: '/tmp/k8s-webhook-server/serving-certs', readOnly: true },
+      { name: 'webhook-cert', mountPath: '/tmp/k8s-webhook-server/serving-certs', readOnly: true },
     ]);
     assert.deepEqual(
       pod.containers[0]!.ports?.map((p) => `${p.name}:${p.containerPort}`),

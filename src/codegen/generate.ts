@@ -22,6 +22,7 @@ import {
   fluxHealthChecks,
 } from './health-checks.js';
 import { operatorManifests, operatorManifestsComment, type OperatorFeatures } from './operator-manifests.js';
+import type { RbacManifest } from '../rbac/rbac-manifests.js';
 import { shardLabelPolicyManifests } from './shard-label-policy.js';
 import {
   servingCertificateManifests,
@@ -97,7 +98,8 @@ export function validateProjectConfig(config: OperatorProjectConfig): void {
   );
 }
 
-async function buildManager(config: OperatorProjectConfig): Promise<Manager> {
+/** Calls the config's `manager()` and checks it returned a Manager (every generator reads the same one). */
+export async function buildManager(config: OperatorProjectConfig): Promise<Manager> {
   const manager: unknown = await config.manager();
   if (
     typeof manager !== 'object' ||
@@ -112,7 +114,7 @@ async function buildManager(config: OperatorProjectConfig): Promise<Manager> {
   return manager as Manager;
 }
 
-const featuresOf = (manager: Manager): OperatorFeatures => ({ webhooks: manager.webhooks.size > 0 });
+export const featuresOf = (manager: Manager): OperatorFeatures => ({ webhooks: manager.webhooks.size > 0 });
 
 function yaml(config: OperatorProjectConfig, objects: readonly object[], comment?: readonly string[]): string {
   return manifestYaml(objects, {
@@ -149,12 +151,16 @@ function crdFiles(config: OperatorProjectConfig, manager: Manager): GeneratedFil
   ];
 }
 
-function rbacFile(config: OperatorProjectConfig, manager: Manager): GeneratedFile {
-  const objects = rbacManifests(manager, {
+/** rbac.yaml's objects: the roles the manager declares, bound to the operator's ServiceAccount. */
+export function operatorRbac(config: OperatorProjectConfig, manager: Manager): RbacManifest[] {
+  return rbacManifests(manager, {
     name: config.name,
     serviceAccount: { name: config.name, namespace: config.namespace },
   });
-  return { path: RBAC_FILE, content: yaml(config, objects, config.comments?.rbac) };
+}
+
+function rbacFile(config: OperatorProjectConfig, manager: Manager): GeneratedFile {
+  return { path: RBAC_FILE, content: yaml(config, operatorRbac(config, manager), config.comments?.rbac) };
 }
 
 /**

@@ -40,3 +40,43 @@ export {
 } from './health-checks.js';
 export type { FluxHealthCheckExpr } from './health-checks.js';
 export { WEBHOOK_SERVICE_PORT, DEFAULT_WEBHOOK_INGRESS_FROM } from './webhook-serving-manifests.js';
+export {
+  generateBundle,
+  BUNDLE_REGENERATE_COMMAND,
+  ANNOTATIONS_FILE,
+  BUNDLE_DOCKERFILE,
+} from './bundle/generate-bundle.js';
+export type { GenerateBundleOptions, GeneratedBundle } from './bundle/generate-bundle.js';
+export {
+  DEFAULT_BUNDLE_CHANNELS,
+  DEFAULT_MIN_KUBE_VERSION,
+  DEFAULT_BUNDLE_DIR,
+  DEFAULT_SAMPLES_FILE,
+} from './bundle/bundle-config.js';
+export type { BundleConfig } from './bundle/bundle-config.js';
+export { validateBundle, formatProblem, MAX_BUNDLE_COMPRESSED_BYTES } from './bundle/validate-bundle.js';
+export type { BundleProblem, BundleValidation, ValidateBundleOptions } from './bundle/validate-bundle.js';
+export {
+  REMOVED_APIS,
+  DEPRECATED_APIS,
+  checkApiVersion,
+  parseKubernetesVersion,
+  formatKubernetesVersion,
+} from './bundle/removed-apis.js';
+export type {
+  RemovedApi,
+  DeprecatedApi,
+  KubernetesVersion,
+  ApiVersionFinding,
+  TypedObject,
+} from './bundle/removed-apis.js';
+export { CSV_API_VERSION } from './bundle/cluster-service-version.js';
+export type {
+  ClusterServiceVersion,
+  InstallMode,
+  InstallModeType,
+  OwnedCrd,
+  Descriptor,
+  WebhookDefinition,
+  StrategyPermissions,
+} from './bundle/cluster-service-version.js';

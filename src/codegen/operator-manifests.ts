@@ -50,7 +50,10 @@ export function serviceAccountManifest(config: OperatorProjectConfig): ServiceAc
 export function deploymentManifest(config: OperatorProjectConfig, features: OperatorFeatures): Deployment {
   const d = config.deployment ?? {};
   const labels = nameLabel(config);
-  const webhookVolume = 'webhook-certs';
+  // OLM's name for the serving-certificate volume: installing the bundle, OLM replaces a volume of
+  // this name with its own certificate (operator-lifecycle-manager pkg/controller/install/certresources.go,
+  // addCertVolumeAndVolumeMount), so the CSV can carry this very Deployment.
+  const webhookVolume = 'webhook-cert';
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',

@@ -1,7 +1,8 @@
 /**
  * The project files of a scaffolded operator: package.json (depending on this operator-runtime's
  * version; its own dependency ranges for prom-client and the TypeScript tooling), the
- * TypeScript configs, a two-stage Dockerfile running compiled JS as uid 65532, and a README.
+ * TypeScript configs, a two-stage Dockerfile running compiled JS as uid 65532, a README and a
+ * sample object (`samples.yaml` in the project's config folder, also the OLM bundle's alm-examples).
  */
 import type { FileToWrite } from '../write-files.js';
 import { runtimePackage, runtimeRange } from '../runtime-package.js';
@@ -28,6 +29,8 @@ export function packageJson(n: ScaffoldNames): string {
       pretest: 'operator-runtime testenv use',
       test: 'node --import tsx --test src/*.test.ts',
       generate: 'operator-runtime generate manifests',
+      // The OLM bundle (the bundle folder): its version is this file's, its alm-examples the sample object.
+      bundle: 'operator-runtime generate bundle && operator-runtime validate bundle bundle',
     },
     dependencies: {
       [runtime.name]: `^${runtime.version}`,
@@ -113,6 +116,8 @@ records the ConfigMap in the ${n.kind}'s status.
 | \`src/operator.simulation.test.ts\` | the operator under seeded crashes, stale caches, lost events and API errors, on the fake client and clock (\`simulate()\`; \`SIM_SEED=<n>\` replays a failing seed) |
 | \`operator-runtime.config.ts\` | what \`npm run generate\` reads |
 | \`config/\` | the generated Kustomize base: CRD, RBAC, Namespace, ServiceAccount, Deployment, metrics Service, NetworkPolicy |
+| \`config/samples.yaml\` | a sample ${n.kind} (hand-written; also the OLM bundle's \`alm-examples\`) |
+| \`bundle/\` | the generated OLM registry+v1 bundle (\`npm run bundle\`): ClusterServiceVersion, CRD, \`metadata/annotations.yaml\` |
 | \`Dockerfile\` | the image: compiled JS, production dependencies, uid 65532, read-only |
 
 ## Commands
@@ -122,6 +127,7 @@ npm install
 npm test                 # pretest: \`operator-runtime testenv use\` finds or downloads etcd and kube-apiserver
 OPERATOR_RUNTIME_USE_EXISTING_CLUSTER=true KUBECONFIG=~/.kube/config npm test   # or your cluster (kind, k3d)
 npm run generate         # rewrite config/ after changing the schema or the controller's declarations
+npm run bundle           # write bundle/ (an OLM bundle, version from package.json) and validate it
 npm run build && KUBECONFIG=~/.kube/config npm start
 kubectl apply -k config  # deploy (build and push the image first)
 \`\`\`
@@ -138,6 +144,18 @@ Kustomize overlay.
 `;
 }
 
+/** One object of the kind to try the operator with; `npm run bundle` puts it in the CSV's alm-examples. */
+export function samplesYaml(n: ScaffoldNames): string {
+  return `# A sample ${n.kind}: kubectl apply -f config/samples.yaml (also the OLM bundle's alm-examples).
+apiVersion: ${n.group}/v1
+kind: ${n.kind}
+metadata:
+  name: hello
+spec:
+  message: Hello from operator-runtime
+`;
+}
+
 export function projectFiles(n: ScaffoldNames): FileToWrite[] {
   return [
     { path: 'package.json', content: packageJson(n) },
@@ -147,5 +165,6 @@ export function projectFiles(n: ScaffoldNames): FileToWrite[] {
     { path: '.dockerignore', content: 'node_modules\ndist\n' },
     { path: '.gitignore', content: 'node_modules\ndist\n' },
     { path: 'README.md', content: readme(n) },
+    { path: 'config/samples.yaml', content: samplesYaml(n) },
   ];
 }
