@@ -1,6 +1,6 @@
 /**
  * The `operator-runtime` command line: `generate crds|rbac|manifests`, `init <dir>`,
- * `testenv install|list|use|cleanup`, `--help` on
+ * `testenv install|list|use|cleanup`, `sbom`, `sign`, `verify`, `--help` on
  * every command and `--version`. Bad input prints one line naming what is wrong and exits 2.
  */
 import { Command, CommanderError, Option } from 'commander';
@@ -8,6 +8,7 @@ import { CliUsageError, USAGE_EXIT_CODE } from './cli-error.js';
 import { GENERATE_TARGETS, runGenerate, type GenerateTarget } from './generate-command.js';
 import { runInit } from './init-command.js';
 import { runtimePackage } from './runtime-package.js';
+import { addSupplyChainCommands, isSupplyChainFailure } from './supply-chain/supply-chain-commands.js';
 import { addTestenvCommand, isTestenvFailure } from './testenv-command.js';
 import type { ProgressStream } from '../testing/envtest/progress-bar.js';
 
@@ -86,6 +87,7 @@ function buildProgram(io: CliIo): Command {
       );
     });
   addTestenvCommand(program, io);
+  addSupplyChainCommands(program, io);
   return program;
 }
 
@@ -129,7 +131,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // --help and --version end through exitOverride too, with exit code 0.
       return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
     }
-    if (isTestenvFailure(error)) {
+    if (isTestenvFailure(error) || isSupplyChainFailure(error)) {
       io.stderr(`error: ${error.message}\n`);
       return 1;
     }
