@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { OperatorRuntimeError } from '../../core/errors.js';
 import { CliUsageError } from '../cli-error.js';
 
@@ -179,7 +180,8 @@ export async function verifyFiles(options: CosignOptions): Promise<string[]> {
       ]);
       const sbomPath = resolve(options.cwd, options.sbom);
       const expected: unknown = JSON.parse(await readFile(sbomPath, 'utf8'));
-      if (JSON.stringify(await attestedPredicate(attestation)) !== JSON.stringify(expected)) {
+      // cosign re-encodes the predicate (its keys sorted): compare values, not bytes.
+      if (!isDeepStrictEqual(await attestedPredicate(attestation), expected)) {
         throw new CosignError(`${options.sbom} is not the SBOM attested in ${relative(options.cwd, attestation)}`);
       }
       verified.push(`${file}: SBOM attestation verified (${options.sbom})`);
