@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs cosign (signing and verifying SBOMs and packed artifacts, docs/supply-chain.md) and
-# kustomize (rendering the GitOps overlays of examples/database-operator/deploy) for the tests.
+# kustomize (rendering the GitOps overlays of examples/database-operator/overlays) for the tests.
 #
 # Both come as binary packages from Debian's development suite ("sid") on the mirror this machine
 # already uses, through a private apt state (APT_CONFIG), as scripts/install-modern-apiserver.sh

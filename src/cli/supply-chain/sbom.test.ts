@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -183,6 +183,19 @@ describe('operator-runtime sbom', () => {
     );
   });
 
+  test('--help on sbom, sign and verify', async () => {
+    for (const [command, option] of [
+      ['sbom', /--image <dir>[\s\S]*--spec-version <version>/],
+      ['sign', /-k, --key <key>[\s\S]*--sbom <file>/],
+      ['verify', /-k, --key <key>[\s\S]*--sbom <file>/],
+    ] as const) {
+      const help = await cli(REPO, [command, '--help']);
+      assert.equal(help.code, 0);
+      assert.match(help.stdout, new RegExp(`^Usage: operator-runtime ${command}`));
+      assert.match(help.stdout, option);
+    }
+  });
+
   test('bad input: one line naming what is wrong, exit 2, nothing written', async () => {
     const empty = join(dir, 'empty');
     await mkdir(empty);
@@ -191,6 +204,7 @@ describe('operator-runtime sbom', () => {
     // Found nowhere above a temporary folder.
     assert.equal(noLock.code, 2);
     assert.match(noLock.stderr, /^error: no package-lock\.json found in .*empty or above it: run npm install/);
+    assert.deepEqual(await readdir(empty), ['package.json'], 'nothing written');
     const version = await cli(REPO, ['sbom', '--spec-version', '1.4', '-o', join(dir, 'x.json')]);
     assert.deepEqual([version.code, version.stderr], [2, 'error: --spec-version 1.4: use one of 1.5, 1.6\n']);
     const notProject = await cli(dir, ['sbom', '-p', 'nowhere']);
