@@ -4,7 +4,8 @@
  * temporary folder; the project installs the tarball (offline-first from the npm cache), its own
  * `npm test` passes against a real TestEnv, it type-checks and builds, `npm run generate`
  * rewrites its config folder byte for byte (the manifests `init` wrote agree with the scaffold's own code),
- * and `npm run bundle` writes an OLM bundle that validates clean.
+ * `npm run bundle` writes an OLM bundle that validates clean, and `npm run sbom` lists its production
+ * dependencies and none of its dev tooling.
  * Prints the time from `init` to the green scaffold test. The bin also runs on Node 24.
  */
 import { after, before, describe, test } from 'node:test';
@@ -153,6 +154,26 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
     await sh('npm', ['run', '--silent', 'typecheck'], { cwd: project });
     await sh('npm', ['run', '--silent', 'build'], { cwd: project });
     assert.ok((await readdir(join(project, 'dist'))).includes('main.js'));
+  });
+
+  test('npm run sbom writes a CycloneDX SBOM of the production dependencies: the runtime, none of the dev tooling', async () => {
+    assert.ok(configAfterInit, 'the scaffold exists');
+    const output = await sh('npm', ['run', '--silent', 'sbom'], { cwd: project });
+    assert.match(output, /wrote sbom\.cdx\.json \(\d+ components\)/);
+    const bom = JSON.parse(await readFile(join(project, 'sbom.cdx.json'), 'utf8')) as {
+      bomFormat: string;
+      specVersion: string;
+      metadata: { component: { name: string } };
+      components: { name: string; group?: string; version: string }[];
+    };
+    assert.deepEqual(
+      [bom.bomFormat, bom.specVersion, bom.metadata.component.name],
+      ['CycloneDX', '1.6', 'my-operator'],
+    );
+    const listed = new Set(bom.components.map((c) => (c.group ? `${c.group}/${c.name}` : c.name)));
+    for (const name of ['operator-runtime', 'prom-client', 'pino', 'undici', 'yaml']) assert.ok(listed.has(name), name);
+    for (const name of ['typescript', 'tsx', '@types/node', '@cyclonedx/cyclonedx-library', 'esbuild'])
+      assert.ok(!listed.has(name), `${name} (dev tooling) is not listed`);
   });
 
   test('npm run generate rewrites config/ byte for byte: what init wrote matches the scaffold’s own schema and controller', async () => {

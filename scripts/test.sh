@@ -33,6 +33,11 @@ fi
 step "test tools (chromium, prometheus)"
 scripts/install-test-tools.sh
 
+step "cosign and kustomize (Debian sid's binaries; cached after the first download)"
+supply_chain_tools="$(scripts/install-cosign-kustomize.sh | tail -n 1)"
+export OPERATOR_RUNTIME_SUPPLY_CHAIN_TOOLS="$supply_chain_tools"
+echo "binaries in $OPERATOR_RUNTIME_SUPPLY_CHAIN_TOOLS"
+
 step "typecheck"
 npm run --silent typecheck
 

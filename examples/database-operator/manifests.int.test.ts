@@ -17,6 +17,7 @@ import { parseAllDocuments } from 'yaml';
 import { KubeClient } from 'operator-runtime';
 import { TestEnv, kubectl } from 'operator-runtime/testing';
 import { lineDiff } from '../../scripts/generate-example-crd.js';
+import { CERT_MANAGER_CRDS } from './testing/cert-manager-kinds.js';
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,29 +34,6 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 /** Files in config/ that are not generated (the image build, sample objects). */
 const HAND_WRITTEN = ['Dockerfile', 'samples.yaml'];
-
-/**
- * cert-manager's Issuer and Certificate kinds, schema-less: the base's webhook serving certificate
- * needs cert-manager in a cluster; here only its kinds must exist for the dry run to check the rest.
- */
-const certManagerCrd = (kind: string, plural: string) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${plural}.cert-manager.io` },
-  spec: {
-    group: 'cert-manager.io',
-    names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-    scope: 'Namespaced',
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-});
 
 interface Manifest {
   apiVersion: string;
@@ -114,7 +92,7 @@ describe('the reference operator’s Kustomize base', { timeout: 300_000 }, () =
 
     before(async () => {
       env = await TestEnv.start({
-        crds: [certManagerCrd('Issuer', 'issuers'), certManagerCrd('Certificate', 'certificates')],
+        crds: CERT_MANAGER_CRDS,
       });
       client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig });
     });

@@ -3,12 +3,13 @@
  * runs (compiled JS + production dependencies, operator-runtime from its packed tarball), then run
  * `node dist/main.js` as uid 65532 with the whole filesystem read-only and no writable /tmp — a
  * private mount namespace where / and /dev/shm are remounted read-only — against a TestEnv. It must
- * become ready and reconcile a Database. Needs root (unshare, mount, setpriv), as the chaos tests do.
+ * become ready and reconcile a Database. The runtime files' SBOM (`operator-runtime sbom --image`)
+ * lists the packages the lockfile's production SBOM does. Needs root (unshare, mount, setpriv), as the chaos tests do.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmod, copyFile, link, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, link, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +17,7 @@ import { stringify } from 'yaml';
 import { KubeClient, type Kubeconfig } from 'operator-runtime';
 import { TestEnv, eventually, freePort, readManifests } from 'operator-runtime/testing';
 import { REPO, userEnv, withDist } from '../../scripts/packaging/dist.js';
+import { runCli } from '../../src/cli/program.js';
 import type { Database } from './src/database.js';
 import { DATABASE } from './src/database.js';
 
@@ -94,6 +96,34 @@ describe(
         'dist',
         'package.json',
       ]);
+    });
+
+    test("the image's SBOM (sbom --image) lists the packages the lockfile's production SBOM lists, and the operator's own files", async () => {
+      const sbom = async (args: string[]) => {
+        const out = join(dir, `${args.includes('--image') ? 'image' : 'lockfile'}.cdx.json`);
+        let stderr = '';
+        const code = await runCli([...args, '--out', out], {
+          cwd: REPO,
+          stdout: () => undefined,
+          stderr: (t) => void (stderr += t),
+        });
+        assert.equal(code, 0, stderr);
+        return JSON.parse(await readFile(out, 'utf8')) as {
+          components: { type: string; name: string; group?: string; hashes?: { alg: string }[] }[];
+        };
+      };
+      const names = (bom: Awaited<ReturnType<typeof sbom>>, type: string) =>
+        bom.components
+          .filter((c) => c.type === type)
+          .map((c) => (c.group ? `${c.group}/${c.name}` : c.name))
+          .sort();
+      const image = await sbom(['sbom', '--image', app]);
+      const lockfile = await sbom(['sbom', '--project', 'examples/database-operator']);
+      // Names, not versions: the layout installs from ranges, the lockfile pins.
+      assert.deepEqual(names(image, 'library'), names(lockfile, 'library'));
+      const files = names(image, 'file');
+      assert.ok(files.includes('dist/main.js') && files.includes('package.json'), files.join(', '));
+      assert.ok(image.components.filter((c) => c.type === 'file').every((c) => c.hashes?.[0]?.alg === 'SHA-256'));
     });
 
     test('the sandbox lets uid 65532 write nowhere: not /tmp, not the app, not /dev/shm', async () => {

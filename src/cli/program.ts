@@ -1,6 +1,6 @@
 /**
  * The `operator-runtime` command line: `generate crds|rbac|manifests|bundle`, `validate bundle <dir>`, `init <dir>`,
- * `testenv install|list|use|cleanup`, `--help` on
+ * `testenv install|list|use|cleanup`, `sbom`, `sign`, `verify`, `--help` on
  * every command and `--version`. Bad input prints one line naming what is wrong and exits 2.
  */
 import { Command, CommanderError, Option } from 'commander';
@@ -9,6 +9,7 @@ import { CliCheckFailedError, CliUsageError, USAGE_EXIT_CODE } from './cli-error
 import { GENERATE_TARGETS, KUBERNETES_VERSION_HELP, runGenerate, type GenerateTarget } from './generate-command.js';
 import { runInit } from './init-command.js';
 import { runtimePackage } from './runtime-package.js';
+import { addSupplyChainCommands, isSupplyChainFailure } from './supply-chain/supply-chain-commands.js';
 import { addTestenvCommand, isTestenvFailure } from './testenv-command.js';
 import type { ProgressStream } from '../testing/control-plane/envtest/progress-bar.js';
 
@@ -89,6 +90,7 @@ function buildProgram(io: CliIo): Command {
       );
     });
   addTestenvCommand(program, io);
+  addSupplyChainCommands(program, io);
   return program;
 }
 
@@ -132,7 +134,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // --help and --version end through exitOverride too, with exit code 0.
       return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
     }
-    if (isTestenvFailure(error)) {
+    if (isTestenvFailure(error) || isSupplyChainFailure(error)) {
       io.stderr(`error: ${error.message}\n`);
       return 1;
     }

@@ -1,6 +1,6 @@
 /**
  * The project files of a scaffolded operator: package.json (depending on this operator-runtime's
- * version; its own dependency ranges for prom-client and the TypeScript tooling), the
+ * version; its own dependency ranges for prom-client, the TypeScript tooling and the SBOM library), the
  * TypeScript configs, a two-stage Dockerfile running compiled JS as uid 65532, a README and a
  * sample object (`samples.yaml` in the project's config folder, also the OLM bundle's alm-examples).
  */
@@ -31,12 +31,15 @@ export function packageJson(n: ScaffoldNames): string {
       generate: 'operator-runtime generate manifests',
       // The OLM bundle (the bundle folder): its version is this file's, its alm-examples the sample object.
       bundle: 'operator-runtime generate bundle && operator-runtime validate bundle bundle',
+      // CycloneDX SBOM of the production dependencies (docs/supply-chain.md in operator-runtime).
+      sbom: 'operator-runtime sbom',
     },
     dependencies: {
       [runtime.name]: `^${runtime.version}`,
       'prom-client': range('prom-client', '^15.1.3'),
     },
     devDependencies: {
+      '@cyclonedx/cyclonedx-library': range('@cyclonedx/cyclonedx-library', '^10.3.0'),
       '@types/node': range('@types/node', '^20.19.0'),
       tsx: range('tsx', '^4.19.0'),
       typescript: range('typescript', '~6.0.3'),
@@ -128,6 +131,7 @@ npm test                 # pretest: \`operator-runtime testenv use\` finds or do
 OPERATOR_RUNTIME_USE_EXISTING_CLUSTER=true KUBECONFIG=~/.kube/config npm test   # or your cluster (kind, k3d)
 npm run generate         # rewrite config/ after changing the schema or the controller's declarations
 npm run bundle           # write bundle/ (an OLM bundle, version from package.json) and validate it
+npm run sbom             # sbom.cdx.json: CycloneDX SBOM of the production dependencies (from package-lock.json)
 npm run build && KUBECONFIG=~/.kube/config npm start
 kubectl apply -k config  # deploy (build and push the image first)
 \`\`\`
@@ -137,6 +141,12 @@ The test's control plane: \`npm test\` first runs \`operator-runtime testenv use
 present, else downloads envtest's (checked against the sha512 of controller-tools' index) into
 \`~/.cache/operator-runtime/envtest\`. Offline, point \`OPERATOR_RUNTIME_ENVTEST_INDEX\` at a mirror;
 behind a proxy, set \`HTTPS_PROXY\`. See operator-runtime's docs/testing.md.
+
+Supply chain: \`npm run sbom\` lists what \`npm ci --omit=dev\` installs, never the dev tooling;
+\`npx operator-runtime sbom --image <dir>\` lists an image's runtime files instead. Sign the SBOM and
+the packed artifacts with cosign: \`npx operator-runtime sign sbom.cdx.json --key cosign.key\`, then
+\`npx operator-runtime verify sbom.cdx.json --key cosign.pub\` (operator-runtime's docs/supply-chain.md,
+also for keyless signing in a release pipeline).
 
 Files in \`config/\` are generated: change the schema, the controller's \`writes\` or
 \`operator-runtime.config.ts\` and run \`npm run generate\`; put environment-specific changes in a
@@ -163,7 +173,7 @@ export function projectFiles(n: ScaffoldNames): FileToWrite[] {
     { path: 'tsconfig.build.json', content: TSCONFIG_BUILD },
     { path: 'Dockerfile', content: dockerfile(n) },
     { path: '.dockerignore', content: 'node_modules\ndist\n' },
-    { path: '.gitignore', content: 'node_modules\ndist\n' },
+    { path: '.gitignore', content: 'node_modules\ndist\nsbom.cdx.json\n' },
     { path: 'README.md', content: readme(n) },
     { path: 'config/samples.yaml', content: samplesYaml(n) },
   ];
