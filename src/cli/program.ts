@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { CliUsageError, USAGE_EXIT_CODE } from './cli-error.js';
 import { GENERATE_TARGETS, runGenerate, type GenerateTarget } from './generate-command.js';
 import { runInit } from './init-command.js';
+import { addLintCommand, isLintFailure } from './lint-command.js';
 import { runtimePackage } from './runtime-package.js';
 import { addTestenvCommand, isTestenvFailure } from './testenv-command.js';
 import type { ProgressStream } from '../testing/envtest/progress-bar.js';
@@ -86,6 +87,7 @@ function buildProgram(io: CliIo): Command {
       );
     });
   addTestenvCommand(program, io);
+  addLintCommand(program, io);
   return program;
 }
 
@@ -129,7 +131,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // --help and --version end through exitOverride too, with exit code 0.
       return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
     }
-    if (isTestenvFailure(error)) {
+    if (isTestenvFailure(error) || isLintFailure(error)) {
       io.stderr(`error: ${error.message}\n`);
       return 1;
     }
