@@ -116,6 +116,8 @@ async function eslintFindings(
   return { lines, errors, warnings, files: results.length };
 }
 
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 function kindLine(f: KindConventionFinding): string {
   return `${f.kind} ${f.apiVersion} ${f.path || '(version)'}  ${f.severity}  ${f.message}  ${f.check}`;
 }
@@ -159,8 +161,9 @@ export async function runLint(options: LintCommandOptions, io: Pick<CliIo, 'stdo
     io.stdout(
       `timing: ${code.files} files through the reconciler rules in ${eslintMs.toFixed(0)} ms; ${kindCount} kinds through the custom-kind checks in ${kindsMs.toFixed(0)} ms\n`,
     );
-  if (errors + warnings > 0) io.stdout(`${errors + warnings} problems (${errors} errors, ${warnings} warnings)\n`);
-  if (errors > 0) throw new LintFindingsError(`lint found ${errors} error${errors === 1 ? '' : 's'}`);
+  if (errors + warnings > 0)
+    io.stdout(`${count(errors + warnings, 'problem')} (${count(errors, 'error')}, ${count(warnings, 'warning')})\n`);
+  if (errors > 0) throw new LintFindingsError(`lint found ${count(errors, 'error')}`);
 }
 
 /** Registers `lint` on the program. */
