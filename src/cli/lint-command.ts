@@ -159,7 +159,7 @@ export async function runLint(options: LintCommandOptions, io: Pick<CliIo, 'stdo
   const warnings = code.warnings + kinds.filter((f) => f.severity === 'warning').length;
   if (options.timing)
     io.stdout(
-      `timing: ${code.files} files through the reconciler rules in ${eslintMs.toFixed(0)} ms; ${kindCount} kinds through the custom-kind checks in ${kindsMs.toFixed(0)} ms\n`,
+      `timing: ${count(code.files, 'file')} through the reconciler rules in ${eslintMs.toFixed(0)} ms; ${count(kindCount, 'kind')} through the custom-kind checks in ${kindsMs.toFixed(0)} ms\n`,
     );
   if (errors + warnings > 0)
     io.stdout(`${count(errors + warnings, 'problem')} (${count(errors, 'error')}, ${count(warnings, 'warning')})\n`);

@@ -11,6 +11,9 @@ import type { ScaffoldNames } from './scaffold-names.js';
 export const SCAFFOLD_NODE_IMAGE = 'node:24.22.3-bookworm-slim';
 
 const range = (dependency: string, fallback: string) => runtimeRange(dependency) ?? fallback;
+/** The lint peers at the versions the runtime is tested with (its peer ranges are wider). */
+const lintRange = (dependency: string, fallback: string) =>
+  runtimePackage().devDependencies?.[dependency] ?? range(dependency, fallback);
 
 export function packageJson(n: ScaffoldNames): string {
   const runtime = runtimePackage();
@@ -28,6 +31,8 @@ export function packageJson(n: ScaffoldNames): string {
       pretest: 'operator-runtime testenv use',
       test: 'node --import tsx --test src/*.test.ts',
       generate: 'operator-runtime generate manifests',
+      // The reconciler rules (operator-runtime/eslint) over src/ and the conventions over the kinds.
+      lint: 'operator-runtime lint',
     },
     dependencies: {
       [runtime.name]: `^${runtime.version}`,
@@ -35,7 +40,11 @@ export function packageJson(n: ScaffoldNames): string {
     },
     devDependencies: {
       '@types/node': range('@types/node', '^20.19.0'),
+      // operator-runtime lint's ESLint; @typescript-eslint/utils is released with typescript-eslint.
+      '@typescript-eslint/utils': lintRange('typescript-eslint', '^8.0.0'),
+      eslint: lintRange('eslint', '^10.0.0'),
       tsx: range('tsx', '^4.19.0'),
+      'typescript-eslint': lintRange('typescript-eslint', '^8.0.0'),
       typescript: range('typescript', '~6.0.3'),
     },
   };
@@ -122,6 +131,7 @@ npm install
 npm test                 # pretest: \`operator-runtime testenv use\` finds or downloads etcd and kube-apiserver
 OPERATOR_RUNTIME_USE_EXISTING_CLUSTER=true KUBECONFIG=~/.kube/config npm test   # or your cluster (kind, k3d)
 npm run generate         # rewrite config/ after changing the schema or the controller's declarations
+npm run lint             # operator-runtime lint: reconciler anti-patterns in src/, API conventions on the kind
 npm run build && KUBECONFIG=~/.kube/config npm start
 kubectl apply -k config  # deploy (build and push the image first)
 \`\`\`
