@@ -15,7 +15,6 @@ import { kindConventionFindings, type KindConventionFinding } from '../crd/kind-
 import { OperatorRuntimeError } from '../core/errors.js';
 import { CliUsageError } from './cli-error.js';
 import { CONFIG_FILE_NAMES, findConfig, loadConfig } from './load-config.js';
-import type { CliIo } from './program.js';
 
 /** Folders linted when none are named: an operator's sources, as the scaffold lays them out. */
 export const DEFAULT_LINT_PATHS = ['src'] as const;
@@ -31,6 +30,11 @@ export interface LintCommandOptions {
   readonly kinds?: boolean;
   /** Print how long each half took. */
   readonly timing?: boolean;
+}
+
+/** Where the findings go (the CLI's stdout). */
+export interface LintOutput {
+  readonly stdout: (text: string) => void;
 }
 
 /** Lint ran and found errors: the findings are printed already; exit 1. */
@@ -128,7 +132,7 @@ function hasConfig(dir: string): boolean {
 }
 
 /** Runs both halves, prints the findings; throws LintFindingsError when any is an error. */
-export async function runLint(options: LintCommandOptions, io: Pick<CliIo, 'stdout'>): Promise<void> {
+export async function runLint(options: LintCommandOptions, io: LintOutput): Promise<void> {
   const checkKinds = options.kinds ?? true;
   const configPath =
     checkKinds && (options.config !== undefined || hasConfig(options.cwd))
@@ -167,7 +171,7 @@ export async function runLint(options: LintCommandOptions, io: Pick<CliIo, 'stdo
 }
 
 /** Registers `lint` on the program. */
-export function addLintCommand(program: Command, io: CliIo): void {
+export function addLintCommand(program: Command, io: LintOutput & { readonly cwd: string }): void {
   program
     .command('lint')
     .description(
