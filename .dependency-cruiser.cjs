@@ -49,7 +49,7 @@ const LAYERS = {
   ],
   testing: ['core', 'client', 'cache', 'helpers', 'controller', 'logging', 'webhook', 'manager', 'fleet'],
   codegen: ['core', 'client', 'crd', 'rbac', 'webhook', 'sharding', 'manager'],
-  cli: ['core', 'client', 'crd', 'rbac', 'manager', 'codegen', 'testing'],
+  cli: ['core', 'client', 'crd', 'rbac', 'manager', 'codegen', 'testing', 'eslint'],
   // Lint rules read source text; they import nothing of the runtime, so linting never loads it.
   eslint: [],
 };

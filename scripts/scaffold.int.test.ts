@@ -2,7 +2,7 @@
  * `operator-runtime init` as a new user meets it: the packed tarball is installed into a tool
  * folder outside the repository and its `operator-runtime` bin scaffolds a project into another
  * temporary folder; the project installs the tarball (offline-first from the npm cache), its own
- * `npm test` passes against a real TestEnv, it type-checks and builds, `npm run generate`
+ * `npm test` passes against a real TestEnv, it type-checks, lints clean and builds, `npm run generate`
  * rewrites its config folder byte for byte (the manifests `init` wrote agree with the scaffold's own code),
  * `npm run bundle` writes an OLM bundle that validates clean, and `npm run sbom` lists its production
  * dependencies and none of its dev tooling.
@@ -149,9 +149,11 @@ describe('operator-runtime init, from the packed tarball', { timeout: 900_000 },
     }
   });
 
-  test('the scaffold type-checks strictly and builds to dist/', async () => {
+  test('the scaffold type-checks strictly, lints clean (operator-runtime lint) and builds to dist/', async () => {
     assert.ok(configAfterInit, 'the scaffold exists');
     await sh('npm', ['run', '--silent', 'typecheck'], { cwd: project });
+    // Its reconciler through operator-runtime/eslint's rules, its kind through the conventions: no finding.
+    assert.equal(await sh('npm', ['run', '--silent', 'lint'], { cwd: project }), '');
     await sh('npm', ['run', '--silent', 'build'], { cwd: project });
     assert.ok((await readdir(join(project, 'dist'))).includes('main.js'));
   });

@@ -8,6 +8,7 @@ import { addBundleCommands } from './bundle-command.js';
 import { CliCheckFailedError, CliUsageError, USAGE_EXIT_CODE } from './cli-error.js';
 import { GENERATE_TARGETS, KUBERNETES_VERSION_HELP, runGenerate, type GenerateTarget } from './generate-command.js';
 import { runInit } from './init-command.js';
+import { addLintCommand, isLintFailure } from './lint-command.js';
 import { runtimePackage } from './runtime-package.js';
 import { addSupplyChainCommands, isSupplyChainFailure } from './supply-chain/supply-chain-commands.js';
 import { addTestenvCommand, isTestenvFailure } from './testenv-command.js';
@@ -91,6 +92,7 @@ function buildProgram(io: CliIo): Command {
     });
   addTestenvCommand(program, io);
   addSupplyChainCommands(program, io);
+  addLintCommand(program, io);
   return program;
 }
 
@@ -134,7 +136,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // --help and --version end through exitOverride too, with exit code 0.
       return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
     }
-    if (isTestenvFailure(error) || isSupplyChainFailure(error)) {
+    if (isTestenvFailure(error) || isSupplyChainFailure(error) || isLintFailure(error)) {
       io.stderr(`error: ${error.message}\n`);
       return 1;
     }

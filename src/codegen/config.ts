@@ -8,6 +8,7 @@ import type { NetworkPolicyPeer } from 'kubernetes-types/networking/v1.js';
 import type { Manager } from '../manager/manager.js';
 import type { AnyCustomKind } from '../crd/custom-kind.js';
 import type { BundleConfig } from './bundle/bundle-config.js';
+import type { KindConventionAllowance } from '../crd/kind-conventions.js';
 
 /** How the operator's Deployment runs; everything not set here has a hardened default. */
 export interface DeploymentConfig {
@@ -63,6 +64,17 @@ export interface OperatorProjectConfig {
   readonly bundle?: BundleConfig;
   /** The command the generated files name for regenerating them. @defaultValue 'npx operator-runtime generate manifests' */
   readonly regenerate?: string;
+  /** What `operator-runtime lint` accepts on purpose; see docs/lint.md. */
+  readonly lint?: LintConfig;
+}
+
+/** `operator-runtime lint`'s project settings. */
+export interface LintConfig {
+  /**
+   * Custom-kind findings accepted on purpose, each with its reason (enum values that are command
+   * names, a float the API must carry): `{ check: 'enum-pascal-case', kind: 'Database', path: '.spec.engine', reason: '…' }`.
+   */
+  readonly allow?: readonly KindConventionAllowance[];
 }
 
 export interface GeneratedFileComments {

@@ -4,6 +4,7 @@
  * built before the CLI writes any of them.
  */
 import type { AnyCustomKind } from '../crd/custom-kind.js';
+import { KIND_CONVENTION_CHECKS } from '../crd/kind-conventions.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorProjectConfig } from './config.js';
@@ -95,6 +96,16 @@ export function validateProjectConfig(config: OperatorProjectConfig): void {
     'outDir',
     config.outDir === undefined || (typeof config.outDir === 'string' && config.outDir.length > 0),
     'must be a non-empty path',
+  );
+  (config.lint?.allow ?? []).forEach((a, i) =>
+    field(
+      `lint.allow[${i}]`,
+      (KIND_CONVENTION_CHECKS as readonly string[]).includes(a.check) &&
+        typeof a.path === 'string' &&
+        typeof a.reason === 'string' &&
+        a.reason.trim().length > 0,
+      `needs a check (one of ${KIND_CONVENTION_CHECKS.join(', ')}), a path and a reason, got ${JSON.stringify(a)}`,
+    ),
   );
 }
 

@@ -3,7 +3,8 @@
  * and the generators themselves as functions (config in, file contents out) for scripts and tests.
  */
 export { defineConfig, DEFAULT_WEBHOOK_CERT_DIR } from './config.js';
-export type { OperatorProjectConfig, DeploymentConfig, GeneratedFileComments } from './config.js';
+export type { OperatorProjectConfig, DeploymentConfig, GeneratedFileComments, LintConfig } from './config.js';
+export type { KindConventionAllowance, KindConventionCheck } from '../crd/kind-conventions.js';
 export {
   generateCrds,
   generateRbac,

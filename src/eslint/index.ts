@@ -1,8 +1,9 @@
 /**
  * `operator-runtime/eslint`: lint rules for reconcilers, each aimed at one of the anti-patterns
  * docs/lint.md traces back to their source — blocking work in a reconcile, finalizers overwritten,
- * fire-and-forget async, creates a retry repeats, reads that bypass the informer cache, status
- * written without a concurrency check, requeue delays in the wrong unit. A flat-config plugin: add
+ * fire-and-forget async, creates a retry repeats, reads that bypass the informer cache, owned
+ * objects created without a controller reference, status written without a concurrency check,
+ * requeue delays in the wrong unit. A flat-config plugin: add
  * `configs.recommended` (or `configs.strict`) after typescript-eslint's configs. Needs `eslint`,
  * `typescript-eslint` and `@typescript-eslint/utils` (optional peer dependencies: only projects that
  * lint install them; the runtime never loads this entry).
@@ -13,6 +14,7 @@ import { noFinalizerOverwrite } from './no-finalizer-overwrite.js';
 import { noFloatingAsyncInReconcile } from './no-floating-async-in-reconcile.js';
 import { noGenerateNameInReconcile } from './no-generate-name-in-reconcile.js';
 import { noUncachedListInReconcile } from './no-uncached-list-in-reconcile.js';
+import { ownedCreateWithControllerReference } from './owned-create-with-controller-reference.js';
 import { requeueUnit } from './requeue-unit.js';
 import { statusWriteWithConcurrencyCheck } from './status-write-with-concurrency-check.js';
 
@@ -25,6 +27,7 @@ const rules = {
   'no-floating-async-in-reconcile': noFloatingAsyncInReconcile,
   'no-generate-name-in-reconcile': noGenerateNameInReconcile,
   'no-uncached-list-in-reconcile': noUncachedListInReconcile,
+  'owned-create-with-controller-reference': ownedCreateWithControllerReference,
   'requeue-unit': requeueUnit,
   'status-write-with-concurrency-check': statusWriteWithConcurrencyCheck,
 };

@@ -9,6 +9,7 @@ import { Type, k8s } from 'operator-runtime/crd';
 /** The same shape as a Database's `spec.version`: the fleet sets exactly this string on each Database. */
 export const FleetVersionSchema = Type.String({
   pattern: '^[0-9]+(\\.[0-9]+){0,2}$',
+  maxLength: 32,
   description: 'The engine version every selected Database must run, e.g. "16".',
 });
 
@@ -42,24 +43,24 @@ export const DatabaseFleetSpecSchema = Type.Object({
 });
 
 export const FleetClusterStatusSchema = Type.Object({
-  name: Type.String(),
+  name: Type.String({ maxLength: 253 }),
   state: ClusterStateSchema,
   /** Selected Databases seen in the cluster. */
   databases: Type.Integer({ minimum: 0 }),
   /** Of those, how many run the fleet's version and are Ready at their current generation. */
   ready: Type.Integer({ minimum: 0 }),
   /** The distinct `spec.version`s of the cluster's selected Databases, sorted. */
-  versions: Type.Array(Type.String(), k8s.listSet()),
-  message: Type.String(),
+  versions: Type.Array(Type.String({ maxLength: 32 }), { ...k8s.listSet(), maxItems: 64 }),
+  message: Type.String({ maxLength: 4096 }),
 });
 
 export const DatabaseFleetStatusSchema = Type.Object({
   phase: Type.Optional(FleetPhaseSchema),
   observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
   /** The version the status was computed for (spec.version at observedGeneration). */
-  targetVersion: Type.Optional(Type.String()),
+  targetVersion: Type.Optional(Type.String({ maxLength: 32 })),
   /** The cluster the rollout is on (in flight, or halted at); absent when none. */
-  currentCluster: Type.Optional(Type.String()),
-  clusters: Type.Optional(Type.Array(FleetClusterStatusSchema, k8s.listMap(['name']))),
-  conditions: Type.Optional(k8s.conditions()),
+  currentCluster: Type.Optional(Type.String({ maxLength: 253 })),
+  clusters: Type.Optional(Type.Array(FleetClusterStatusSchema, { ...k8s.listMap(['name']), maxItems: 1024 })),
+  conditions: Type.Optional(k8s.conditions({ maxItems: 16 })),
 });

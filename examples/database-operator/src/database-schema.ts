@@ -18,13 +18,23 @@ export const PhaseSchema = Type.Union([
 
 export const DatabaseSpecSchema = Type.Object({
   engine: EngineSchema,
-  version: Type.String({ pattern: '^[0-9]+(\\.[0-9]+){0,2}$', description: 'Engine version, e.g. "16" or "8.0.36".' }),
+  version: Type.String({
+    pattern: '^[0-9]+(\\.[0-9]+){0,2}$',
+    maxLength: 32,
+    description: 'Engine version, e.g. "16" or "8.0.36".',
+  }),
   replicas: Type.Integer({ minimum: 1, maximum: 9 }),
-  storage: Type.String({ pattern: '^[0-9]+(Mi|Gi|Ti)$', description: 'Volume size per replica, e.g. "10Gi".' }),
+  storage: Type.String({
+    pattern: '^[0-9]+(Mi|Gi|Ti)$',
+    maxLength: 32,
+    description: 'Volume size per replica, e.g. "10Gi".',
+  }),
   backup: Type.Optional(
     Type.Object({
       enabled: Type.Optional(Type.Boolean({ default: true })),
-      endpoint: Type.Optional(Type.String({ description: "Backup service URL; the operator's default when empty." })),
+      endpoint: Type.Optional(
+        Type.String({ maxLength: 2048, description: "Backup service URL; the operator's default when empty." }),
+      ),
     }),
   ),
 });
@@ -33,6 +43,6 @@ export const DatabaseStatusSchema = Type.Object({
   phase: Type.Optional(PhaseSchema),
   readyReplicas: Type.Optional(Type.Integer()),
   observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
-  endpoint: Type.Optional(Type.String()),
-  conditions: Type.Optional(k8s.conditions()),
+  endpoint: Type.Optional(Type.String({ maxLength: 512 })),
+  conditions: Type.Optional(k8s.conditions({ maxItems: 16 })),
 });

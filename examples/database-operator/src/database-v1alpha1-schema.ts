@@ -9,6 +9,7 @@ import { DatabaseSpecSchema } from './database-schema.js';
 export const DatabaseV1alpha1SpecSchema = Type.Object({
   image: Type.String({
     pattern: '^(postgres|mysql):[0-9]+(\\.[0-9]+){0,2}$',
+    maxLength: 64,
     description: 'Engine and version, e.g. "postgres:16" (v1: spec.engine and spec.version).',
   }),
   instances: Type.Integer({ minimum: 1, maximum: 9, description: 'v1: spec.replicas.' }),

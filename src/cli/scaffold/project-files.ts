@@ -12,6 +12,9 @@ import type { ScaffoldNames } from './scaffold-names.js';
 export const SCAFFOLD_NODE_IMAGE = 'node:24.22.3-bookworm-slim';
 
 const range = (dependency: string, fallback: string) => runtimeRange(dependency) ?? fallback;
+/** The lint peers at the versions the runtime is tested with (its peer ranges are wider). */
+const lintRange = (dependency: string, fallback: string) =>
+  runtimePackage().devDependencies?.[dependency] ?? range(dependency, fallback);
 
 export function packageJson(n: ScaffoldNames): string {
   const runtime = runtimePackage();
@@ -33,6 +36,8 @@ export function packageJson(n: ScaffoldNames): string {
       bundle: 'operator-runtime generate bundle && operator-runtime validate bundle bundle',
       // CycloneDX SBOM of the production dependencies (docs/supply-chain.md in operator-runtime).
       sbom: 'operator-runtime sbom',
+      // The reconciler rules (operator-runtime/eslint) over src/ and the conventions over the kinds.
+      lint: 'operator-runtime lint',
     },
     dependencies: {
       [runtime.name]: `^${runtime.version}`,
@@ -41,7 +46,11 @@ export function packageJson(n: ScaffoldNames): string {
     devDependencies: {
       '@cyclonedx/cyclonedx-library': range('@cyclonedx/cyclonedx-library', '^10.3.0'),
       '@types/node': range('@types/node', '^20.19.0'),
+      // operator-runtime lint's ESLint; @typescript-eslint/utils is released with typescript-eslint.
+      '@typescript-eslint/utils': lintRange('typescript-eslint', '^8.0.0'),
+      eslint: lintRange('eslint', '^10.0.0'),
       tsx: range('tsx', '^4.19.0'),
+      'typescript-eslint': lintRange('typescript-eslint', '^8.0.0'),
       typescript: range('typescript', '~6.0.3'),
     },
   };
@@ -132,6 +141,7 @@ OPERATOR_RUNTIME_USE_EXISTING_CLUSTER=true KUBECONFIG=~/.kube/config npm test   
 npm run generate         # rewrite config/ after changing the schema or the controller's declarations
 npm run bundle           # write bundle/ (an OLM bundle, version from package.json) and validate it
 npm run sbom             # sbom.cdx.json: CycloneDX SBOM of the production dependencies (from package-lock.json)
+npm run lint             # operator-runtime lint: reconciler anti-patterns in src/, API conventions on the kind
 npm run build && KUBECONFIG=~/.kube/config npm start
 kubectl apply -k config  # deploy (build and push the image first)
 \`\`\`

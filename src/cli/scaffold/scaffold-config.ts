@@ -12,7 +12,7 @@ import { k8s } from '../../crd/k8s.js';
 import { Manager } from '../../manager/manager.js';
 import { offlineClient } from '../../rbac/offline-client.js';
 import type { ScaffoldNames } from './scaffold-names.js';
-import { SCAFFOLD_MESSAGE_MAX_LENGTH } from './source-files.js';
+import { SCAFFOLD_MESSAGE_MAX_LENGTH, SCAFFOLD_NAME_MAX_LENGTH } from './source-files.js';
 
 export function scaffoldProjectConfig(n: ScaffoldNames): OperatorProjectConfig {
   const kind = defineCustomKind({
@@ -28,8 +28,8 @@ export function scaffoldProjectConfig(n: ScaffoldNames): OperatorProjectConfig {
           spec: Type.Object({ message: Type.String({ minLength: 1, maxLength: SCAFFOLD_MESSAGE_MAX_LENGTH }) }),
           status: Type.Object({
             observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-            configMap: Type.Optional(Type.String()),
-            conditions: Type.Optional(k8s.conditions()),
+            configMap: Type.Optional(Type.String({ maxLength: SCAFFOLD_NAME_MAX_LENGTH })),
+            conditions: Type.Optional(k8s.conditions({ maxItems: 16 })),
           }),
         },
         subresources: { status: {} },

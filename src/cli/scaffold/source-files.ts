@@ -12,6 +12,8 @@ import type { ScaffoldNames } from './scaffold-names.js';
 
 /** Spec fields of the scaffolded kind (kept in step with scaffold-config.ts). */
 export const SCAFFOLD_MESSAGE_MAX_LENGTH = 256;
+/** An object name's longest (a DNS subdomain): bounds the status field naming the ConfigMap. */
+export const SCAFFOLD_NAME_MAX_LENGTH = 253;
 
 export function kindSource(n: ScaffoldNames): string {
   return `/**
@@ -30,9 +32,9 @@ export const ${n.kind}Status = Type.Object({
   /** The generation this status describes. */
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
   /** The ConfigMap holding the message. */
-  configMap: Type.Optional(Type.String()),
+  configMap: Type.Optional(Type.String({ maxLength: ${SCAFFOLD_NAME_MAX_LENGTH} })),
   /** Ready, Reconciling, Stalled (kstatus): what Flux, Argo CD and \`kubectl wait\` read. */
-  conditions: Type.Optional(k8s.conditions()),
+  conditions: Type.Optional(k8s.conditions({ maxItems: 16 })),
 });
 
 export const ${n.constant} = defineCustomKind({
