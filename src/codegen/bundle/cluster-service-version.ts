@@ -15,7 +15,7 @@ import type { RbacManifest } from '../../rbac/rbac-manifests.js';
 import { CONVERSION_PATH } from '../../webhook/webhooks.js';
 import type { WebhookConfiguration } from '../../webhook/webhook-manifests.js';
 import type { OperatorProjectConfig } from '../config.js';
-import { DEFAULT_WEBHOOK_PORT } from '../operator-manifests.js';
+import { DEFAULT_WEBHOOK_PORT } from '../../webhook/webhook-server.js';
 import { WEBHOOK_SERVICE_PORT } from '../webhook-serving-manifests.js';
 import { DEFAULT_MIN_KUBE_VERSION } from './bundle-config.js';
 
