@@ -23,7 +23,7 @@ const LAYERS = {
   cluster: ['core', 'client', 'cache'],
   helpers: ['core', 'client', 'metrics'],
   'leader-election': ['core', 'client', 'metrics', 'rbac'],
-  controller: ['core', 'client', 'cache', 'workqueue', 'metrics'],
+  controller: ['core', 'client', 'cache', 'cluster', 'workqueue', 'metrics', 'rbac'],
   console: ['core', 'logging', 'cache', 'controller'],
   webhook: ['core', 'client', 'cache', 'metrics', 'logging'],
   sharding: ['core', 'client', 'cache', 'controller', 'leader-election', 'metrics'],

@@ -17,25 +17,25 @@ export {
   DEFAULT_HEAP_COMPACTION_MIN_GROWTH_BYTES,
 } from './heap-compactor.js';
 export type { HeapCompactionOptions } from './heap-compactor.js';
-export { ControllerBuilder } from './controller-builder.js';
-export { ControllerDeclaration } from './controller-declaration.js';
+export { ControllerBuilder } from '../controller/controller-builder.js';
+export { ControllerDeclaration } from '../controller/controller-declaration.js';
 export type {
   ControllerBuilderOptions,
   ControllerWatchOptions,
   ControllerWritesOptions,
-} from './controller-builder.js';
-export type { ControllerHost, ControllerCacheOptions } from './controller-host.js';
-export type { PrioritizedTriggerKey, TriggerKey } from './trigger-source.js';
+} from '../controller/controller-builder.js';
+export type { ControllerHost, ControllerCacheOptions } from '../controller/controller-host.js';
+export type { PrioritizedTriggerKey, TriggerKey } from '../controller/trigger-source.js';
 export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';
 export type { HealthCheck } from './health-checks.js';
 // Fleets (src/fleet): the manager runs them, so they enter through this entry point.
 export {
-  FleetControllerBuilder,
   DEFAULT_FLEET_MAX_CONCURRENT_RECONCILES,
   DEFAULT_FLEET_RECONCILE_TIMEOUT_MS,
   defaultMaxConcurrentReconcilesPerCluster,
   type FleetControllerOptions,
-} from './fleet-controller-builder.js';
+} from '../controller/fleet-controller-options.js';
+export type { FleetControllerBuilder } from '../fleet/fleet-controller-builder.js';
 export { InvalidClusterNameError, validateClusterName } from '../fleet/cluster-provider.js';
 export type { ClusterEvents, ClusterProvider, MemberCluster } from '../fleet/cluster-provider.js';
 export { clusterOfKey, fleetKey, parseFleetKey } from '../fleet/fleet-request.js';

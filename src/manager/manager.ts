@@ -12,8 +12,8 @@ import { AlreadyStartedError, InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
-import { ControllerBuilder } from './controller-builder.js';
-import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
+import { ControllerBuilder } from '../controller/controller-builder.js';
+import type { ControllerCacheOptions, ControllerHost } from '../controller/controller-host.js';
 import { EventRecorder, type RecordedEvent } from '../controller/event-recorder.js';
 import type { HealthCheck } from './health-checks.js';
 import { ConsoleState } from '../console/console-state.js';
@@ -37,7 +37,8 @@ import { shardAwareClient } from '../sharding/shard-aware-client.js';
 import type { ShardingOptions, ShardMembership } from '../sharding/sharding-options.js';
 import { Fleet, type FleetView } from '../fleet/fleet.js';
 import { MemberEventRecorder } from '../fleet/member-event-recorder.js';
-import { FleetControllerBuilder, type FleetControllerHost } from './fleet-controller-builder.js';
+import { fleetTarget, type FleetControllerHost } from '../fleet/fleet-controller-target.js';
+import type { FleetControllerBuilder } from '../fleet/fleet-controller-builder.js';
 import type { FleetOptions } from '../fleet/fleet-options.js';
 import { shardedClusters } from '../fleet/sharded-clusters.js';
 import { MemberTermBridge } from './member-term-bridge.js';
@@ -372,7 +373,7 @@ export class Manager {
       add: (runnable, options) => this.add(runnable, options),
       requireMemberPermissions: (...requirements) => this.memberRequirements.push(...requirements),
     };
-    return new FleetControllerBuilder(host, name);
+    return new ControllerBuilder((d) => fleetTarget(host, d), name);
   }
 
   /** Starts building a controller whose runnable is added to this manager by `complete()`. */
@@ -488,6 +489,15 @@ export class Manager {
       logger: this.logger,
       registry: this.registry,
       gracefulShutdownMs: this.gracefulShutdownMs,
+      cluster: {
+        name: '',
+        labels: {},
+        client: this.client,
+        apiClient: this.apiClient,
+        get synced() {
+          return cluster.hasSynced();
+        },
+      },
       trackController: (name) => this.console?.trackController(name),
       prepareInformers: (type, options) => {
         if (!scopeNeeded(type)) cacheFor(options).informersFor(type);
