@@ -42,8 +42,7 @@ import type { FleetControllerBuilder } from '../fleet/fleet-controller-builder.j
 import type { FleetOptions } from '../fleet/fleet-options.js';
 import { shardedClusters } from '../fleet/sharded-clusters.js';
 import { MemberTermBridge } from './member-term-bridge.js';
-import { HeapCompactor, validateHeapCompactionOptions, type HeapCompactionOptions } from './heap-compactor.js';
-import { MEMORY_REDUCING_GC_SUPPORTED } from '../core/memory-reducing-gc.js';
+import { heapCompactionRunnable, type HeapCompactionOptions } from './heap-compactor.js';
 
 export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };
 /** @defaultValue 30,000 ms */
@@ -285,21 +284,13 @@ export class Manager {
     });
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
-    const compaction = options.heapCompaction ?? (this.clock === realClock ? {} : false);
-    if (compaction && MEMORY_REDUCING_GC_SUPPORTED) {
-      const { clock, logger, registry } = this;
-      // The compactor validates its options.
-      const compactor = new HeapCompactor(compaction, {
-        clock,
-        registry,
-        logger: logger.child({ component: 'heap' }),
-        ready: () => this.informersReady(),
-      });
-      this.add(compactor, { name: 'heap-compaction', needLeaderElection: false });
-    } else if (compaction) {
-      // Not run on this V8, but bad options fail on every Node alike.
-      validateHeapCompactionOptions(compaction);
-    }
+    const compactor = heapCompactionRunnable(options.heapCompaction, {
+      clock: this.clock,
+      registry: this.registry,
+      logger: this.logger.child({ component: 'heap' }),
+      ready: () => this.informersReady(),
+    });
+    if (compactor) this.add(compactor, { name: 'heap-compaction', needLeaderElection: false });
     if (options.webhook) {
       validateWebhookServerOptions(options.webhook);
       this.readyChecks.set('webhook', () => this.endpoints.webhook?.serving ?? false);
