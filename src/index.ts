@@ -62,6 +62,7 @@ export type {
   ObjectReconciler,
   ObjectReconcileContext,
   ObjectReconcileFunction,
+  ClusterView,
   Predicate,
   EventType,
 } from './controller/index.js';

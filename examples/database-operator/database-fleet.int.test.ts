@@ -171,6 +171,7 @@ describe('a DatabaseFleet rollout across three member API servers (1.36 CRD-only
           signal: AbortSignal.timeout(30_000),
           log: recordingLogger(),
           reconcileID: 'int',
+          cluster: { name: '', labels: {}, client: host, apiClient: host, synced: true },
           get: () =>
             host.get(DATABASE_FLEET, 'pg', { namespace: NS }).catch((err: unknown) => {
               if (isNotFound(err)) return undefined;

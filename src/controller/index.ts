@@ -22,6 +22,7 @@ export type {
   ObjectReconcileContext,
   ObjectReconcileFunction,
 } from './reconciler.js';
+export type { ClusterView } from '../cluster/cluster-view.js';
 export { done, requeueAfter } from './result.js';
 export type { Result } from './result.js';
 export { TerminalError, isTerminalError } from './terminal-error.js';

@@ -1,9 +1,16 @@
+import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Logger } from '../core/logger.js';
 import type { ObjectRef } from '../core/object-key.js';
 import type { Result } from './result.js';
 
-/** What to reconcile: only a key. The reconciler reads current state itself (level-triggered). */
-export type ReconcileRequest = ObjectRef;
+/**
+ * What to reconcile: only a key. The reconciler reads current state itself (level-triggered).
+ * A fleet controller's requests also name the member cluster (`FleetRequest`: `cluster` always set).
+ */
+export interface ReconcileRequest extends ObjectRef {
+  /** The member cluster the object lives in; absent for the host cluster. */
+  readonly cluster?: string;
+}
 
 export interface ReconcileContext {
   /**
@@ -33,6 +40,11 @@ export type ReconcileFunction = Reconciler['reconcile'];
  */
 export interface ObjectReconcileContext<T> extends ReconcileContext {
   /**
+   * The cluster of the request: a member cluster for a fleet controller (`log` is then bound with
+   * its name as `cluster`), the host cluster (name '') otherwise. One reconciler can serve both.
+   */
+  readonly cluster: ClusterView;
+  /**
    * The primary object with the request's key, read from the controller's cache now (waiting for
    * its first sync if needed), or `undefined` when it does not exist (deleted). Typed from the kind
    * given to `.for()`. Every call reads again: after a write, a later call sees the watch catch up.
@@ -40,16 +52,20 @@ export interface ObjectReconcileContext<T> extends ReconcileContext {
   get(): Promise<T | undefined>;
 }
 
-/** A reconciler of a controller whose primary kind's objects are `T` (see {@link ObjectReconcileContext}). */
-export interface ObjectReconciler<T> {
-  reconcile(request: ReconcileRequest, context: ObjectReconcileContext<T>): Promise<Result | void>;
+/**
+ * A reconciler of a controller whose primary kind's objects are `T` (see {@link ObjectReconcileContext}).
+ * `R` is its request: a fleet controller's names the cluster (`FleetRequest`); one written for
+ * `ReconcileRequest` serves host and fleet controllers alike.
+ */
+export interface ObjectReconciler<T, R extends ReconcileRequest = ReconcileRequest> {
+  reconcile(request: R, context: ObjectReconcileContext<T>): Promise<Result | void>;
 }
 
 /**
  * Lets a plain async function be an {@link ObjectReconciler}. A function type, not a method's, so
  * a reconciler written for another kind's objects is a type error (parameters checked strictly).
  */
-export type ObjectReconcileFunction<T> = (
-  request: ReconcileRequest,
+export type ObjectReconcileFunction<T, R extends ReconcileRequest = ReconcileRequest> = (
+  request: R,
   context: ObjectReconcileContext<T>,
 ) => Promise<Result | void>;

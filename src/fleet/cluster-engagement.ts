@@ -1,16 +1,14 @@
 /**
  * One engagement of one member cluster: from `connect()` to its informers stopped and its client
- * closed. It owns the cluster's informer factory, cache and cache-backed client, under its own
- * AbortController, so ending it ends everything of that cluster and nothing of any other. Fleet
+ * closed. It owns the cluster's `Cluster` (informer factory, cache and cache-backed client), under
+ * its own AbortController, so ending it ends everything of that cluster and nothing of any other. Fleet
  * controllers attach their handlers to it and run their reconciles of its keys through `track`,
  * so `stop()` can end them before the caches go.
  */
 import type { Registry } from 'prom-client';
-import { clientListerWatcherFactory } from '../cache/client-lister-watcher.js';
-import { createDelegatingClient } from '../cache/delegating-client.js';
 import type { HandlerRegistration, InformerHealth, SharedInformer } from '../cache/informer.js';
-import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache, type KindLabelSelector } from '../cache/informer-cache.js';
-import { InformerFactory } from '../cache/informer-factory.js';
+import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, type KindLabelSelector } from '../cache/informer-cache.js';
+import { Cluster } from '../cluster/cluster.js';
 import type { Client } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import { linkedAbortController, sleep } from '../core/abort.js';
@@ -63,13 +61,6 @@ export interface FleetClusterHealth {
   readonly informers: readonly InformerHealth[];
 }
 
-interface Connected {
-  readonly apiClient: Client;
-  readonly client: Client;
-  readonly informers: InformerFactory;
-  readonly cache: InformerCache;
-}
-
 export class ClusterEngagement implements ClusterView {
   readonly name: string;
   readonly revision: string;
@@ -78,7 +69,7 @@ export class ClusterEngagement implements ClusterView {
   private readonly disposeLink: () => void;
   private readonly log: Logger;
   private readonly engagedAtMs: number;
-  private connection: Connected | undefined;
+  private connection: Cluster | undefined;
   private connectFailures = 0;
   private running: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
@@ -123,7 +114,7 @@ export class ClusterEngagement implements ClusterView {
   }
 
   get synced(): boolean {
-    return this.connection?.informers.hasSynced() ?? false;
+    return this.connection?.hasSynced() ?? false;
   }
 
   /** The names of every informer this engagement created (once stopped, of those it had). */
@@ -139,9 +130,9 @@ export class ClusterEngagement implements ClusterView {
   state(): ClusterState {
     const connection = this.connection;
     if (!connection) return this.connectFailures > 0 ? 'unhealthy' : 'connecting';
-    const failing = connection.informers.health().some((h) => h.consecutiveFailures >= MEMBER_UNHEALTHY_WATCH_FAILURES);
+    const failing = connection.health().some((h) => h.consecutiveFailures >= MEMBER_UNHEALTHY_WATCH_FAILURES);
     if (failing) return 'unhealthy';
-    if (connection.informers.hasSynced()) return 'ready';
+    if (connection.hasSynced()) return 'ready';
     const late = this.context.clock.monotonicNow() - this.engagedAtMs > this.context.clusterSyncTimeoutMs;
     return late ? 'unhealthy' : 'syncing';
   }
@@ -153,7 +144,7 @@ export class ClusterEngagement implements ClusterView {
       state: this.state(),
       synced: this.synced,
       connectFailures: this.connectFailures,
-      informers: this.connection?.informers.health() ?? [],
+      informers: this.connection?.health() ?? [],
     };
   }
 
@@ -204,13 +195,10 @@ export class ClusterEngagement implements ClusterView {
       this.abort.abort(new ClusterDisengagedError(this.name));
       await Promise.allSettled([...this.inFlight]);
       await this.running;
-      const closing = this.connection?.apiClient as { close?: () => unknown } | undefined;
-      if (typeof closing?.close === 'function') {
-        try {
-          await closing.close();
-        } catch (err) {
-          this.log.warn({ err }, 'closing the member cluster client failed');
-        }
+      try {
+        await this.connection?.stop();
+      } catch (err) {
+        this.log.warn({ err }, 'closing the member cluster client failed');
       }
       this.createdInformers = this.connection?.informers.list().map((i) => i.name) ?? [];
       // Nothing of the cluster may outlive the engagement: the fleet drops its last reference next.
@@ -246,33 +234,28 @@ export class ClusterEngagement implements ClusterView {
       }
     }
     this.connectFailures = 0;
-    const logger = this.log.child({ component: 'cache' });
     const { clock, registry } = this.context;
-    const informers = new InformerFactory(clientListerWatcherFactory(apiClient), {
-      clock,
-      logger,
-      registry,
-      namePrefix: `${this.name}/`,
-    });
-    const cache = new InformerCache(informers, {
-      ...omitUndefined({ labelSelectorsByKind: this.context.labelSelectorsByKind }),
+    const cluster = new Cluster({
+      apiClient,
+      ...omitUndefined({
+        labelSelectorsByKind: this.context.labelSelectorsByKind,
+        ownWritesWaitMs: this.context.ownWritesWaitMs,
+      }),
       syncTimeoutMs: this.context.clusterSyncTimeoutMs || DEFAULT_CACHE_SYNC_TIMEOUT_MS,
-    });
-    const client = createDelegatingClient(apiClient, cache, {
-      ...omitUndefined({ ownWritesWaitMs: this.context.ownWritesWaitMs }),
+      informerNamePrefix: `${this.name}/`,
       clock,
+      logger: this.log,
       registry,
-      logger,
     });
-    for (const kind of this.context.kinds()) cache.informersFor(kind);
-    this.connection = { apiClient, client, informers, cache };
-    const running = informers.start(signal);
-    this.log.info({ informers: informers.list().length }, 'member cluster connected: informers starting');
+    for (const kind of this.context.kinds()) cluster.cache.informersFor(kind);
+    this.connection = cluster;
+    const running = cluster.start(signal);
+    this.log.info({ informers: cluster.informers.list().length }, 'member cluster connected: informers starting');
     this.context.connected(this);
     await running;
   }
 
-  private require(): Connected {
+  private require(): Cluster {
     if (!this.connection) throw new ClusterNotConnectedError(this.name);
     return this.connection;
   }

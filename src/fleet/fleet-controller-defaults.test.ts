@@ -17,7 +17,7 @@ import {
   DEFAULT_FLEET_MAX_CONCURRENT_RECONCILES,
   DEFAULT_FLEET_RECONCILE_TIMEOUT_MS,
   type FleetControllerOptions,
-} from '../manager/fleet-controller-builder.js';
+} from '../controller/fleet-controller-options.js';
 import { quietClient } from '../manager/testing/quiet-client.js';
 import { FakeClient } from '../testing/fake-client/fake-client.js';
 import type { ClusterEvents, ClusterProvider, MemberCluster } from './cluster-provider.js';

@@ -3,10 +3,11 @@
  * `mcreconcile.Request`). Its queue key is `cluster/namespace/name` (`cluster/name` for a
  * cluster-scoped object): cluster names are DNS labels, so the first `/` ends the cluster.
  */
-import { objectKey, parseObjectKey, type ObjectRef } from '../core/object-key.js';
+import { objectKey, parseObjectKey } from '../core/object-key.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import type { ReconcileRequest } from '../controller/reconciler.js';
 
-export interface FleetRequest extends ObjectRef {
+export interface FleetRequest extends ReconcileRequest {
   /** The member cluster's name (`MemberCluster.name`). */
   readonly cluster: string;
 }

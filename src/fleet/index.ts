@@ -19,12 +19,7 @@ export { clusterOfKey, fleetKey, parseFleetKey } from './fleet-request.js';
 export type { FleetRequest } from './fleet-request.js';
 export { DEFAULT_CLUSTER_SYNC_TIMEOUT_MS, DEFAULT_FLEET_MAX_CLUSTERS } from './fleet-options.js';
 export type { FleetOptions } from './fleet-options.js';
-export type {
-  ClusterView,
-  FleetReconcileContext,
-  FleetReconciler,
-  FleetReconcileFunction,
-} from './fleet-reconciler.js';
+export type { FleetReconcileContext, FleetReconciler, FleetReconcileFunction } from './fleet-reconciler.js';
 export type { FleetView } from './fleet.js';
 export type { FleetClusterHealth } from './cluster-engagement.js';
 export type { ClusterState } from './fleet-metrics.js';

@@ -8,10 +8,10 @@
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { Registry } from 'prom-client';
-import type { Clock, TimerHandle } from '../core/clock.js';
+import { realClock, type Clock, type TimerHandle } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { collectGarbageAndShrinkHeap } from '../core/memory-reducing-gc.js';
+import { MEMORY_REDUCING_GC_SUPPORTED, collectGarbageAndShrinkHeap } from '../core/memory-reducing-gc.js';
 import { getOrCreateCounter, getOrCreateHistogram } from '../metrics/get-or-create-metric.js';
 import type { Counter, Histogram } from 'prom-client';
 import type { Runnable } from './runnable.js';
@@ -77,6 +77,23 @@ function eventLoopUtilizationSincePreviousCall(): () => number {
 }
 
 const committedHeap = (): number => getHeapStatistics().total_heap_size;
+
+/**
+ * The manager's `heapCompaction` option as a runnable, or undefined when it does not run: `false`,
+ * a V8 without the memory-reducing GC, or (by default) a fake clock. Bad options fail on every Node
+ * alike, even where it would not run.
+ */
+export function heapCompactionRunnable(
+  option: HeapCompactionOptions | false | undefined,
+  deps: HeapCompactorDeps,
+): HeapCompactor | undefined {
+  const compaction = option ?? (deps.clock === realClock ? {} : false);
+  if (!compaction) return undefined;
+  // The compactor validates its options.
+  if (MEMORY_REDUCING_GC_SUPPORTED) return new HeapCompactor(compaction, deps);
+  validateHeapCompactionOptions(compaction);
+  return undefined;
+}
 
 export class HeapCompactor implements Runnable {
   private readonly quietPeriodMs: number;

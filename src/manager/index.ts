@@ -17,26 +17,26 @@ export {
   DEFAULT_HEAP_COMPACTION_MIN_GROWTH_BYTES,
 } from './heap-compactor.js';
 export type { HeapCompactionOptions } from './heap-compactor.js';
-export { ControllerBuilder } from './controller-builder.js';
-export { ControllerDeclaration } from './controller-declaration.js';
+export { ControllerBuilder } from '../controller/controller-builder.js';
+export { ControllerDeclaration } from '../controller/controller-declaration.js';
 export type {
   ControllerBuilderOptions,
   ControllerWatchOptions,
   ControllerWritesOptions,
-} from './controller-builder.js';
-export type { ControllerHost, ControllerCacheOptions } from './controller-host.js';
-export type { PrioritizedTriggerKey, TriggerKey } from './trigger-source.js';
+} from '../controller/controller-builder.js';
+export type { ControllerHost, ControllerCacheOptions } from '../controller/controller-host.js';
+export type { PrioritizedTriggerKey, TriggerKey } from '../controller/trigger-source.js';
 export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';
 export type { HealthCheck } from './health-checks.js';
 export type { ConsoleOptions } from '../console/console-options.js';
 // The manager's side of fleets; the fleet's own names (providers, requests, views) are only in operator-runtime/fleet.
 export {
-  FleetControllerBuilder,
   DEFAULT_FLEET_MAX_CONCURRENT_RECONCILES,
   DEFAULT_FLEET_RECONCILE_TIMEOUT_MS,
   defaultMaxConcurrentReconcilesPerCluster,
   type FleetControllerOptions,
-} from './fleet-controller-builder.js';
+} from '../controller/fleet-controller-options.js';
+export type { FleetControllerBuilder } from '../fleet/fleet-controller-builder.js';
 export { DEFAULT_SECURE_METRICS_PORT, defaultBindHost } from './secure-metrics.js';
 export type { SecureMetricsOptions } from './secure-metrics.js';
 export { DEFAULT_AUTH_CACHE_TTL_MS, DEFAULT_AUTH_CACHE_SIZE } from './token-review-authorizer.js';

@@ -1,11 +1,10 @@
 import type { Registry } from 'prom-client';
-import { clientListerWatcherFactory } from '../cache/client-lister-watcher.js';
-import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache, type KindLabelSelector } from '../cache/informer-cache.js';
-import { InformerFactory } from '../cache/informer-factory.js';
-import { createDelegatingClient } from '../cache/delegating-client.js';
+import type { InformerCache, KindLabelSelector } from '../cache/informer-cache.js';
+import type { InformerFactory } from '../cache/informer-factory.js';
 import type { Client, RestMapper } from '../client/contracts.js';
 import type { SharedInformer } from '../cache/informer.js';
-import { kindKey, type KubeObject } from '../core/object-key.js';
+import type { KubeObject } from '../core/object-key.js';
+import { Cluster } from '../cluster/cluster.js';
 import type { ResourceType } from '../client/discovery.js';
 import { whenAborted } from '../core/abort.js';
 import { realClock, type Clock } from '../core/clock.js';
@@ -13,8 +12,8 @@ import { AlreadyStartedError, InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
-import { ControllerBuilder } from './controller-builder.js';
-import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
+import { ControllerBuilder } from '../controller/controller-builder.js';
+import type { ControllerCacheOptions, ControllerHost } from '../controller/controller-host.js';
 import { EventRecorder, type RecordedEvent } from '../controller/event-recorder.js';
 import type { HealthCheck } from './health-checks.js';
 import { ConsoleState } from '../console/console-state.js';
@@ -38,12 +37,12 @@ import { shardAwareClient } from '../sharding/shard-aware-client.js';
 import type { ShardingOptions, ShardMembership } from '../sharding/sharding-options.js';
 import { Fleet, type FleetView } from '../fleet/fleet.js';
 import { MemberEventRecorder } from '../fleet/member-event-recorder.js';
-import { FleetControllerBuilder, type FleetControllerHost } from './fleet-controller-builder.js';
+import { fleetTarget, type FleetControllerHost } from '../fleet/fleet-controller-target.js';
+import type { FleetControllerBuilder } from '../fleet/fleet-controller-builder.js';
 import type { FleetOptions } from '../fleet/fleet-options.js';
 import { shardedClusters } from '../fleet/sharded-clusters.js';
 import { MemberTermBridge } from './member-term-bridge.js';
-import { HeapCompactor, validateHeapCompactionOptions, type HeapCompactionOptions } from './heap-compactor.js';
-import { MEMORY_REDUCING_GC_SUPPORTED } from '../core/memory-reducing-gc.js';
+import { heapCompactionRunnable, type HeapCompactionOptions } from './heap-compactor.js';
 
 export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };
 /** @defaultValue 30,000 ms */
@@ -81,7 +80,7 @@ export interface ManagerOptions {
   readonly bindHost?: string;
   /** How long stopping may take for in-flight reconciles. @defaultValue {@link DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS} */
   readonly gracefulShutdownMs?: number;
-  /** @defaultValue {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS} (120 s) */
+  /** @defaultValue `DEFAULT_CACHE_SYNC_TIMEOUT_MS` (120 s) */
   readonly cacheSyncTimeoutMs?: number;
   /**
    * How long a cached read of `client` waits for the cache to observe the client's own earlier
@@ -186,7 +185,8 @@ export class Manager {
   private readonly healthChecks = new Map<string, HealthCheck>();
   private readonly readyChecks = new Map<string, HealthCheck>();
   private readonly options: ManagerOptions;
-  private readonly restMapper: RestMapper;
+  /** The host cluster: its client, informers, cache and delegating client. */
+  private readonly hostCluster: Cluster;
   /** What controllers built by `controller()` see of this manager. */
   private readonly host: ControllerHost;
   private readonly endpoints: Endpoints;
@@ -196,7 +196,6 @@ export class Manager {
   constructor(options: ManagerOptions) {
     this.options = options;
     this.apiClient = options.client;
-    this.restMapper = options.restMapper ?? options.client.mapper;
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? silentLogger;
     this.registry = options.registry ?? createMetricsRegistry({ defaultMetrics: true });
@@ -223,16 +222,21 @@ export class Manager {
         );
       }
     }
-    this.informers = new InformerFactory(clientListerWatcherFactory(this.apiClient), {
+    this.hostCluster = new Cluster({
+      apiClient: this.apiClient,
+      ...omitUndefined({
+        restMapper: options.restMapper,
+        namespaces: options.namespaces,
+        labelSelectorsByKind: options.labelSelectorsByKind,
+        syncTimeoutMs: options.cacheSyncTimeoutMs,
+        ownWritesWaitMs: options.ownWritesWaitMs,
+      }),
       clock: this.clock,
-      logger: this.logger.child({ component: 'cache' }),
+      logger: this.logger,
       registry: this.registry,
     });
-    this.cache = new InformerCache(this.informers, {
-      ...omitUndefined({ namespaces: options.namespaces, labelSelectorsByKind: options.labelSelectorsByKind }),
-      isNamespaced: (type) => this.scopeOf(type) ?? true,
-      syncTimeoutMs: options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
-    });
+    this.informers = this.hostCluster.informers;
+    this.cache = this.hostCluster.cache;
     this.ring = options.sharding
       ? new Sharding(options.sharding, {
           client: this.apiClient,
@@ -242,15 +246,7 @@ export class Manager {
           ...omitUndefined({ namespaces: this.namespaces }),
         })
       : undefined;
-    // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
-    // knows it then; without, scope does not matter to the cache and reads skip discovery.
-    const cached = createDelegatingClient(this.apiClient, this.cache, {
-      ...(options.namespaces?.length ? { restMapper: this.restMapper } : {}),
-      ...omitUndefined({ ownWritesWaitMs: options.ownWritesWaitMs }),
-      clock: this.clock,
-      registry: this.registry,
-      logger: this.logger.child({ component: 'cache' }),
-    });
+    const cached = this.hostCluster.client;
     // Sharded: reads of a sharded primary kind go to the API server, never to an unfiltered informer.
     this.client = this.ring ? shardAwareClient(cached, this.apiClient, this.ring) : cached;
     this.host = this.controllerHost();
@@ -288,21 +284,13 @@ export class Manager {
     });
     this.healthChecks.set('ping', () => true);
     this.readyChecks.set('informers', () => this.informersReady());
-    const compaction = options.heapCompaction ?? (this.clock === realClock ? {} : false);
-    if (compaction && MEMORY_REDUCING_GC_SUPPORTED) {
-      const { clock, logger, registry } = this;
-      // The compactor validates its options.
-      const compactor = new HeapCompactor(compaction, {
-        clock,
-        registry,
-        logger: logger.child({ component: 'heap' }),
-        ready: () => this.informersReady(),
-      });
-      this.add(compactor, { name: 'heap-compaction', needLeaderElection: false });
-    } else if (compaction) {
-      // Not run on this V8, but bad options fail on every Node alike.
-      validateHeapCompactionOptions(compaction);
-    }
+    const compactor = heapCompactionRunnable(options.heapCompaction, {
+      clock: this.clock,
+      registry: this.registry,
+      logger: this.logger.child({ component: 'heap' }),
+      ready: () => this.informersReady(),
+    });
+    if (compactor) this.add(compactor, { name: 'heap-compaction', needLeaderElection: false });
     if (options.webhook) {
       validateWebhookServerOptions(options.webhook);
       this.readyChecks.set('webhook', () => this.endpoints.webhook?.serving ?? false);
@@ -376,7 +364,7 @@ export class Manager {
       add: (runnable, options) => this.add(runnable, options),
       requireMemberPermissions: (...requirements) => this.memberRequirements.push(...requirements),
     };
-    return new FleetControllerBuilder(host, name);
+    return new ControllerBuilder((d) => fleetTarget(host, d), name);
   }
 
   /** Starts building a controller whose runnable is added to this manager by `complete()`. */
@@ -450,13 +438,8 @@ export class Manager {
   }
 
   /** Whether a kind is namespaced, from the REST mapper. */
-  async isNamespaced(type: ResourceType, signal?: AbortSignal): Promise<boolean> {
-    return (await this.restMapper.mapping(type, signal)).namespaced;
-  }
-
-  /** A kind's scope if the mapper already knows it (no I/O): the cache asks synchronously. */
-  private scopeOf(type: ResourceType): boolean | undefined {
-    return this.restMapper.cached(type)?.namespaced;
+  isNamespaced(type: ResourceType, signal?: AbortSignal): Promise<boolean> {
+    return this.hostCluster.isNamespaced(type, signal);
   }
 
   /**
@@ -489,38 +472,29 @@ export class Manager {
   private controllerHost(): ControllerHost {
     // A controller with its own label selectors reads through its own view of the shared factory:
     // informers with the same spec are still shared, and the manager's cache stays as configured.
-    const cacheFor = (options: ControllerCacheOptions): InformerCache => {
-      const own = options.labelSelectorsByKind ?? [];
-      const shard = options.shardSelector;
-      if (own.length === 0 && !shard) return this.cache;
-      const ownKinds = new Set(own.map(kindKey));
-      const selectors = [...(this.options.labelSelectorsByKind ?? []).filter((k) => !ownKinds.has(kindKey(k))), ...own];
-      const shardKind = shard ? kindKey(shard) : '';
-      const base = selectors.find((k) => kindKey(k) === shardKind)?.labelSelector;
-      return new InformerCache(this.informers, {
-        ...omitUndefined({ namespaces: this.options.namespaces }),
-        labelSelectorsByKind: shard
-          ? [
-              ...selectors.filter((k) => kindKey(k) !== shardKind),
-              { ...shard, labelSelector: base ? `${base},${shard.labelSelector}` : shard.labelSelector },
-            ]
-          : selectors,
-        isNamespaced: (type) => this.scopeOf(type) ?? true,
-      });
-    };
-    const scopeNeeded = (type: ResourceType): boolean =>
-      (this.options.namespaces?.length ?? 0) > 0 && this.scopeOf(type) === undefined;
+    const cluster = this.hostCluster;
+    const cacheFor = (options: ControllerCacheOptions): InformerCache => cluster.cacheView(options);
+    const scopeNeeded = (type: ResourceType): boolean => cluster.scopeNeeded(type);
     return {
       clock: this.clock,
       logger: this.logger,
       registry: this.registry,
       gracefulShutdownMs: this.gracefulShutdownMs,
+      cluster: {
+        name: '',
+        labels: {},
+        client: this.client,
+        apiClient: this.apiClient,
+        get synced() {
+          return cluster.hasSynced();
+        },
+      },
       trackController: (name) => this.console?.trackController(name),
       prepareInformers: (type, options) => {
         if (!scopeNeeded(type)) cacheFor(options).informersFor(type);
       },
       informersFor: async (type, options, signal): Promise<SharedInformer<KubeObject>[]> => {
-        if (scopeNeeded(type)) await this.restMapper.mapping(type, signal);
+        if (scopeNeeded(type)) await cluster.mapper.mapping(type, signal);
         return cacheFor(options).informersFor(type);
       },
       isNamespaced: (type, signal) => this.isNamespaced(type, signal),
@@ -602,9 +576,8 @@ export class Manager {
     const work = (name: Placement): RunnableGroup => new RunnableGroup(name, { onFailure }).add(...this.placed(name));
     const caches = new RunnableGroup('caches', { onFailure }).add({
       name: 'informers',
-      runnable: this.informers,
-      ready: () =>
-        this.informers.waitForSync(stop.signal, this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS),
+      runnable: this.hostCluster,
+      ready: () => this.hostCluster.waitForSync(stop.signal),
     });
     const term = { stopping: stop.signal, fail: stop.fail, logger: log };
     const election = this.options.leaderElection;
@@ -642,8 +615,7 @@ export class Manager {
   }
 
   private informersReady(): boolean {
-    if (!this.cachesSynced || !this.informers.hasSynced()) return false;
-    return this.informers.health().every((h) => h.consecutiveFailures < DEFAULT_UNHEALTHY_WATCH_FAILURES);
+    return this.cachesSynced && this.hostCluster.healthy(DEFAULT_UNHEALTHY_WATCH_FAILURES);
   }
 
   /** White-box tests read these. */

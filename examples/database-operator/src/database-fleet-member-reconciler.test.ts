@@ -6,10 +6,11 @@ import { FakeClient } from 'operator-runtime/testing/fake-client';
 import { recordingLogger } from 'operator-runtime/testing';
 import { BackupClient } from './backup-client.js';
 import { DATABASE } from './database.js';
-import { FleetDatabaseReconciler, type MemberClusterRef } from './database-fleet-member-reconciler.js';
+import type { ClusterView } from 'operator-runtime';
+import { FleetDatabaseReconciler } from './database-fleet-member-reconciler.js';
 import { SECRET, STATEFUL_SET } from './database-reconciler.js';
 
-function member(name: string, version: string): MemberClusterRef & { fake: FakeClient } {
+function member(name: string, version: string): ClusterView & { fake: FakeClient } {
   const fake = new FakeClient({
     crds: [customResourceDefinition(DATABASE)],
     objects: [
@@ -21,7 +22,7 @@ function member(name: string, version: string): MemberClusterRef & { fake: FakeC
       },
     ],
   });
-  return { name, client: fake, fake };
+  return { name, labels: {}, client: fake, apiClient: fake, synced: true, fake };
 }
 
 test("one reconciler over the fleet writes each member's Database objects, status and Events into that member", async () => {

@@ -5,20 +5,15 @@
  * controller's `.owns(...)` informers run) and to an Event recorder writing into that member, so
  * a Database's Secret, StatefulSet, status and Events all land in the cluster the Database is in.
  */
-import type { Client, ObjectReconcileContext, ReconcileRequest, Result } from 'operator-runtime';
+import type { Client, ClusterView, ObjectReconcileContext, ReconcileRequest, Result } from 'operator-runtime';
 import type { Database } from './database.js';
 import { DatabaseReconciler, type DatabaseEventSink, type DatabaseReconcilerOptions } from './database-reconciler.js';
 
-/** What a fleet reconcile's context tells of its cluster (the fleet runtime's `ClusterView` is one). */
-export interface MemberClusterRef {
-  readonly name: string;
-  readonly client: Client;
-}
+/** What the reconciler needs of a reconcile's cluster (`ctx.cluster`, a `ClusterView`, is one). */
+export type MemberClusterRef = Pick<ClusterView, 'name' | 'client'>;
 
-/** A fleet controller's context for a Database (the fleet runtime's `FleetReconcileContext<Database>` is one). */
-export interface MemberReconcileContext extends ObjectReconcileContext<Database> {
-  readonly cluster: MemberClusterRef;
-}
+/** A fleet controller's context for a Database: the one context type every controller gets. */
+export type MemberReconcileContext = ObjectReconcileContext<Database>;
 
 /** A fleet controller's request: the key and its member cluster. */
 export interface MemberReconcileRequest extends ReconcileRequest {

@@ -102,6 +102,7 @@ class Bed {
         signal: controller.signal,
         log: recordingLogger(),
         reconcileID: 'r',
+        cluster: { name: '', labels: {}, client: this.host, apiClient: this.host, synced: true },
         get: () =>
           this.host.get(DATABASE_FLEET, FLEET, { namespace: NS }).catch((err: unknown) => {
             if (isNotFound(err)) return undefined;

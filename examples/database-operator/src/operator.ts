@@ -6,7 +6,7 @@
 import { EventRecorder, LeaderElector, Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
 import type { Controller, ReconcileObserver } from 'operator-runtime/controller';
 import type { FleetOptions } from 'operator-runtime/fleet';
-import type { SecureMetricsOptions } from 'operator-runtime/manager';
+import type { ControllerDeclaration, SecureMetricsOptions } from 'operator-runtime/manager';
 import type { WebhookServerOptions } from 'operator-runtime/webhook';
 import type { Registry } from 'prom-client';
 import { BackupClient, type BackupService } from './backup-client.js';
@@ -157,21 +157,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     backupPollMs: options.backupPollMs,
     clock: manager.clock,
   });
-  const controller = manager
-    .controller(CONTROLLER_NAME)
-    .for(DATABASE)
-    .owns(SECRET)
-    .owns(CONFIG_MAP)
-    .owns(SERVICE)
-    .owns(STATEFUL_SET)
-    // Every write the reconciler makes; with the kinds above, config/rbac.yaml is generated from
-    // these (docs/rbac.md), and rbac-minimal.int.test.ts shows each resulting rule is needed.
-    .writes(DATABASE, ['patch']) // the finalizer: handleFinalizer merge-patches metadata.finalizers
-    .writes(DATABASE, ['patch'], { subresource: 'status' }) // patchStatus
-    .writes(SECRET, ['create']) // created once, never patched: its password is never regenerated
-    .writes(CONFIG_MAP, ['create', 'patch']) // createOrPatch
-    .writes(SERVICE, ['create', 'patch'])
-    .writes(STATEFUL_SET, ['create', 'patch'])
+  const controller = databaseController(manager.controller(CONTROLLER_NAME).for(DATABASE))
     .withOptions({
       maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
       reconcileTimeoutMs: 60_000,
@@ -221,21 +207,28 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     : undefined;
   // Every member's Databases, reconciled as the host controller reconciles the host's.
   if (memberReconciler && fleet?.members) {
-    manager
-      .fleetController(CONTROLLER_NAME)
-      .for(DATABASE)
-      .owns(SECRET)
-      .owns(CONFIG_MAP)
-      .owns(SERVICE)
-      .owns(STATEFUL_SET)
-      .writes(DATABASE, ['patch'])
-      .writes(DATABASE, ['patch'], { subresource: 'status' })
-      .writes(SECRET, ['create'])
-      .writes(CONFIG_MAP, ['create', 'patch'])
-      .writes(SERVICE, ['create', 'patch'])
-      .writes(STATEFUL_SET, ['create', 'patch'])
+    databaseController(manager.fleetController(CONTROLLER_NAME).for(DATABASE))
       .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4, reconcileTimeoutMs: 60_000 })
       .complete(memberReconciler);
   }
   return { manager, elector, controller, fleetController, memberReconciler, close: closeBackups };
+}
+
+/**
+ * What the Database controller owns and writes, declared once for the host's controller and the
+ * fleet's (one builder for both). With the kinds it watches, config/rbac.yaml is generated from
+ * these writes (docs/rbac.md), and rbac-minimal.int.test.ts shows each resulting rule is needed.
+ */
+function databaseController<B extends ControllerDeclaration>(builder: B): B {
+  return builder
+    .owns(SECRET)
+    .owns(CONFIG_MAP)
+    .owns(SERVICE)
+    .owns(STATEFUL_SET)
+    .writes(DATABASE, ['patch']) // the finalizer: handleFinalizer merge-patches metadata.finalizers
+    .writes(DATABASE, ['patch'], { subresource: 'status' }) // patchStatus
+    .writes(SECRET, ['create']) // created once, never patched: its password is never regenerated
+    .writes(CONFIG_MAP, ['create', 'patch']) // createOrPatch
+    .writes(SERVICE, ['create', 'patch'])
+    .writes(STATEFUL_SET, ['create', 'patch']);
 }

@@ -12,9 +12,16 @@ import { Registry } from 'prom-client';
 import type { SharedInformer } from '../cache/informer.js';
 import { recordingLogger } from '../logging/recording-logger.js';
 import { ControllerBuilder } from './controller-builder.js';
+import type { ClusterView } from '../cluster/cluster-view.js';
+
+/** The host cluster as a reconcile sees it. */
+const hostView = (): ClusterView => {
+  const client = new FakeClient();
+  return { name: '', labels: {}, client, apiClient: client, synced: true };
+};
 import type { ControllerHost } from './controller-host.js';
-import { Manager } from './manager.js';
-import type { Runnable } from './runnable.js';
+import { Manager } from '../manager/manager.js';
+import type { Runnable } from '../manager/runnable.js';
 
 // The type-level checks below fail `npm run typecheck` when the kind given to `.for()` stops
 // reaching the reconciler: each expected-error directive is itself an error once its line compiles.
@@ -195,6 +202,7 @@ test('ctx.get() waits for the primary informer to sync before answering (a trigg
     logger: recordingLogger(),
     registry: new Registry(),
     gracefulShutdownMs: 1_000,
+    cluster: hostView(),
     trackController: () => undefined,
     prepareInformers: () => undefined,
     informersFor: async () => [informer as unknown as SharedInformer<KubeObject>],

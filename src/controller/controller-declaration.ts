@@ -9,8 +9,8 @@ import type { Kind } from '../client/kind.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { KubeObject } from '../core/object-key.js';
 import { omitUndefined } from '../core/omit-undefined.js';
-import type { MapFunction } from '../controller/enqueue-handlers.js';
-import { DEFAULT_PRIMARY_PREDICATE, type Predicate } from '../controller/predicates.js';
+import type { MapFunction } from './enqueue-handlers.js';
+import { DEFAULT_PRIMARY_PREDICATE, type Predicate } from './predicates.js';
 import type { WriteVerb } from '../rbac/permission.js';
 import type {
   ControllerBuilderOptions,

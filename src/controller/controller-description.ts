@@ -4,9 +4,9 @@
  */
 import type { ResourceType } from '../client/discovery.js';
 import type { KubeObject } from '../core/object-key.js';
-import type { ReconcileObserver } from '../controller/controller.js';
-import type { MapFunction } from '../controller/enqueue-handlers.js';
-import type { Predicate } from '../controller/predicates.js';
+import type { ReconcileObserver } from './controller.js';
+import type { MapFunction } from './enqueue-handlers.js';
+import type { Predicate } from './predicates.js';
 import type { WriteVerb } from '../rbac/permission.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import type { ControllerCacheOptions } from './controller-host.js';
@@ -38,6 +38,11 @@ export interface ControllerBuilderOptions {
    * in first out. @defaultValue true
    */
   readonly priorityQueue?: boolean;
+  /**
+   * A fleet controller's cap on the reconciles of one member cluster at once (see
+   * `FleetControllerOptions`); a host controller refuses it. @defaultValue `defaultMaxConcurrentReconcilesPerCluster` for a fleet controller
+   */
+  readonly maxConcurrentReconcilesPerCluster?: number;
 }
 
 /** A kind the controller watches, and how its events become keys of the primary kind. */

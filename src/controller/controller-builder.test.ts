@@ -9,9 +9,17 @@ import type { KubeObject } from '../core/object-key.js';
 import { recordingLogger } from '../logging/recording-logger.js';
 import { kinds } from '../client/kinds.js';
 import type { Reconciler } from '../controller/reconciler.js';
+import { FakeClient } from '../testing/fake-client/fake-client.js';
 import { ControllerBuilder } from './controller-builder.js';
+import type { ClusterView } from '../cluster/cluster-view.js';
+
+/** The host cluster as a reconcile sees it. */
+const hostView = (): ClusterView => {
+  const client = new FakeClient();
+  return { name: '', labels: {}, client, apiClient: client, synced: true };
+};
 import type { ControllerCacheOptions, ControllerHost } from './controller-host.js';
-import type { Runnable, RunnableOptions } from './runnable.js';
+import type { Runnable, RunnableOptions } from '../manager/runnable.js';
 
 const CM: ResourceType = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SECRET: ResourceType = { apiVersion: 'v1', kind: 'Secret' };
@@ -28,6 +36,7 @@ function fakeHost() {
     logger,
     registry: new Registry(),
     gracefulShutdownMs: 1_000,
+    cluster: hostView(),
     trackController: () => undefined,
     prepareInformers: (type, cache) => void prepared.push({ kind: type.kind, cache }),
     informersFor: async (type, cache) => {

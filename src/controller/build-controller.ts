@@ -1,0 +1,179 @@
+/**
+ * Turns a controller's description (what `ControllerBuilder` recorded) into a running controller
+ * against its target — the host cluster or a fleet's members, one code path for both: the
+ * Controller, its console view and shard gate, the handlers each cluster's informers get, the
+ * reconcile context with `get()` from the request's cluster, and the runnable that wires them up
+ * when it starts.
+ */
+import type { HandlerRegistration } from '../cache/informer.js';
+import { objectKey, type KubeObject } from '../core/object-key.js';
+import { omitUndefined } from '../core/omit-undefined.js';
+import { Controller, type ReconcileObserver } from './controller.js';
+import type { ControllerDescription, ControllerSource } from './controller-description.js';
+import type { AttachSources, ControllerCluster, ControllerRunnable, ControllerTarget } from './controller-host.js';
+import {
+  enqueueHandler,
+  mapToControllingOwner,
+  mapToSelf,
+  type KeySink,
+  type MapFunction,
+} from './enqueue-handlers.js';
+import type {
+  ObjectReconcileContext,
+  ObjectReconcileFunction,
+  ObjectReconciler,
+  ReconcileContext,
+  Reconciler,
+  ReconcileRequest,
+} from './reconciler.js';
+import { pumpTriggers } from './trigger-source.js';
+
+/** Builds the controller `d` describes against `target` and hands its runnable to the target's runner. */
+export function buildController<T extends KubeObject, R extends ReconcileRequest>(
+  target: ControllerTarget<R>,
+  d: ControllerDescription,
+  reconciler: ObjectReconciler<T, R> | ObjectReconcileFunction<T, R>,
+): Controller {
+  const reconcile: ObjectReconcileFunction<T, R> =
+    typeof reconciler === 'function' ? reconciler : (req, ctx) => reconciler.reconcile(req, ctx);
+  const { gate } = target;
+  // The options' observer hears of the reconciles `reconciler` ran: not of the keys a shard gate skipped.
+  const ran = gate && d.options.observer ? new Set<string>() : undefined;
+  const withObject: Reconciler = {
+    reconcile: (request, ctx) => {
+      const resolved = target.resolve(request);
+      // The cluster left (or is being replaced): the key is forgotten; a new engagement's initial
+      // list enqueues its keys again.
+      if (!resolved) return Promise.resolve();
+      ran?.add(ctx.reconcileID);
+      const { cluster } = resolved;
+      return cluster.track(ctx.signal, (signal) =>
+        reconcile(resolved.request, objectContext<T>(ctx, signal, resolved.request, cluster)),
+      );
+    },
+  };
+  const { maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, priorityQueue } = d.options;
+  const observer = combineObservers(target.view, d.options.observer, ran);
+  const controller = new Controller({
+    name: d.name,
+    reconciler: gate ? gate.wrap(withObject) : withObject,
+    clock: target.clock,
+    logger: target.logger,
+    registry: target.registry,
+    gracefulShutdownMs: target.gracefulShutdownMs,
+    ...omitUndefined({ maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, observer, priorityQueue }),
+    ...target.controllerOptions,
+  });
+  target.view?.attach(controller.queue, controller.workerCount);
+  target.add(controllerRunnable(target, d, controller));
+  return controller;
+}
+
+/** The console view and the options' observer as one (the latter filtered to reconciles that ran, when `ran` is given). */
+function combineObservers(
+  view: ReconcileObserver | undefined,
+  own: ReconcileObserver | undefined,
+  ran: Set<string> | undefined,
+): ReconcileObserver | undefined {
+  const filtered: ReconcileObserver | undefined =
+    own && ran ? { reconciled: (r) => void (ran.delete(r.reconcileID) && own.reconciled(r)) } : own;
+  if (!view || !filtered) return view ?? filtered;
+  return {
+    reconciled: (r) => {
+      view.reconciled(r);
+      filtered.reconciled(r);
+    },
+  };
+}
+
+/** How a source's events become keys; `owns` maps to the controlling owner, which needs the primary's scope. */
+function mapOf(
+  d: ControllerDescription,
+  source: ControllerSource,
+  primaryNamespaced: boolean,
+): MapFunction<KubeObject> {
+  if (source.declaredBy === 'owns') return mapToControllingOwner({ ...d.primary, clusterScoped: !primaryNamespaced });
+  return source.map ?? mapToSelf;
+}
+
+/**
+ * Puts the controller's handlers on one cluster's informers: each source's events become keys of
+ * that cluster (prefixed with it in a fleet's one queue). On a failure part way, what was put on
+ * is removed before the error goes on.
+ */
+function sourceAttacher(d: ControllerDescription, controller: Controller): AttachSources {
+  const sources = d.sources.map((s) => ({ ...s, predicates: [...s.predicates, ...d.eventFilters] }));
+  const ownsSome = sources.some((s) => s.declaredBy === 'owns');
+  return async (cluster, signal) => {
+    const registrations: HandlerRegistration[] = [];
+    try {
+      const primaryNamespaced = ownsSome ? await cluster.isNamespaced(d.primary, signal) : true;
+      const prefix = cluster.keyPrefix;
+      const sink: KeySink = prefix
+        ? { add: (key, options) => controller.queue.add(prefix + key, options) }
+        : controller.queue;
+      for (const source of sources) {
+        const handler = enqueueHandler(sink, mapOf(d, source, primaryNamespaced), source.predicates);
+        for (const informer of await cluster.informersFor(source.type, signal))
+          registrations.push(informer.addEventHandler(handler, { name: `${d.name}:${source.type.kind}` }));
+      }
+      return registrations;
+    } catch (err) {
+      for (const r of registrations) r.remove();
+      throw err;
+    }
+  };
+}
+
+/**
+ * Starts the controller once its target attached its handlers (to the host at once, to each member
+ * as it connects), with its triggers pumped; detaches them all when it stops.
+ */
+function controllerRunnable<R extends ReconcileRequest>(
+  target: ControllerTarget<R>,
+  d: ControllerDescription,
+  controller: Controller,
+): ControllerRunnable {
+  const attach = sourceAttacher(d, controller);
+  const log = target.logger.child({ controller: d.name });
+  return {
+    async start(signal) {
+      let detach: (() => void) | undefined;
+      try {
+        detach = await target.connect(attach, (key) => controller.queue.add(key), signal);
+        const pumps = d.triggers.map((keys) => pumpTriggers(keys, controller.queue, signal, log));
+        await controller.start(signal);
+        await Promise.all(pumps);
+      } finally {
+        detach?.();
+      }
+    },
+  };
+}
+
+/**
+ * The reconcile context: the request's cluster and `get()`, the primary object of the request's key
+ * from that cluster's informers the controller's events come from (so a reconcile never misses what
+ * triggered it). The cache holds only objects of the `.for` kind, which is what makes the `T` honest.
+ */
+function objectContext<T>(
+  ctx: ReconcileContext,
+  signal: AbortSignal,
+  request: ReconcileRequest,
+  cluster: ControllerCluster,
+): ObjectReconcileContext<T> {
+  const key = objectKey(request);
+  return {
+    ...ctx,
+    signal,
+    cluster: cluster.view,
+    async get(): Promise<T | undefined> {
+      for (const informer of cluster.primaryInformers()) {
+        if (!informer.hasSynced()) await informer.waitForSync(signal);
+        const found = informer.reader.get(key);
+        if (found !== undefined) return found as T;
+      }
+      return undefined;
+    },
+  };
+}
