@@ -151,13 +151,25 @@ test('no name is exported by two subpath entries (the root alone re-exports, as 
 /**
  * Types a public declaration names that no entry exports, left so while issue 36 items 1–3 reshape
  * what reaches them: the console's views (through `Manager.console`, `ControllerHost.trackController`
- * and the `Omit<>` bases of `ConsoleOptions`) and the sharding seam `ControllerHost.sharding`.
+ * and the `Omit<>` bases of `ConsoleOptions`), the sharding seam `ControllerHost.sharding`, and the
+ * one controller builder's seam types (`ControllerTarget` and what it names), which the `Manager`
+ * interface of item 3 is to keep off the public surface.
  * When the Manager interface and the one controller builder stop exposing them, this list shrinks;
  * the test below fails on a name that no longer needs to be here.
  */
 const UNEXPORTED_BEING_REMOVED: ReadonlySet<string> = new Set([
-  'Admission',
-  'CacheInformers',
+  'AttachSources',
+  'ControllerCluster',
+  'ControllerConsoleView',
+  'ControllerDescription',
+  'ControllerGate',
+  'ControllerRunnable',
+  'ControllerRunnableOptions',
+  'ControllerSharding',
+  'ControllerSource',
+  'ControllerTarget',
+  'TargetControllerOptions',
+  'WriteDeclaration',
   'ClusterHealthView',
   'ClusterSnapshot',
   'ConsoleServerOptions',
@@ -174,8 +186,6 @@ const UNEXPORTED_BEING_REMOVED: ReadonlySet<string> = new Set([
   'RecentReconcile',
   'ReconcileResult',
   'ReconcileWindowOptions',
-  'ShardGate',
-  'ShardingHost',
   'WindowPoint',
   'WindowSummary',
 ]);

@@ -113,6 +113,8 @@ describe('operator-runtime CLI', () => {
       'wrote config/crd.yaml',
       'wrote config/rbac.yaml',
       'wrote config/deployment.yaml',
+      'wrote config/health/flux-health-checks.yaml',
+      'wrote config/health/argocd-cm.yaml',
       'wrote config/kustomization.yaml',
     ]);
     const kustomization = parseAllDocuments(
@@ -169,7 +171,8 @@ describe('operator-runtime CLI', () => {
     const dir = await project({ [CONFIG]: config() });
     await cli(dir, 'generate', 'manifests', '--out', 'a');
     await cli(dir, 'generate', 'manifests', '--out', 'b');
-    for (const file of await readdir(join(dir, 'a')))
+    const files = await readdir(join(dir, 'a'), { recursive: true });
+    for (const file of files.filter((f) => f.endsWith('.yaml')))
       assert.equal(await readFile(join(dir, 'a', file), 'utf8'), await readFile(join(dir, 'b', file), 'utf8'), file);
   });
 
@@ -179,7 +182,9 @@ describe('operator-runtime CLI', () => {
     const run = await cli(root, 'init', target, '--group', 'shop.example.org', '--kind', 'PizzaOrder');
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /created .*pizza-shop \(\d+ files\)/);
-    const files = (await readdir(target, { recursive: true })).filter((f) => !['src', 'config'].includes(f)).sort();
+    const files = (await readdir(target, { recursive: true }))
+      .filter((f) => !['src', 'config', 'config/health'].includes(f))
+      .sort();
     assert.deepEqual(files, [
       '.dockerignore',
       '.gitignore',
@@ -187,6 +192,8 @@ describe('operator-runtime CLI', () => {
       'README.md',
       'config/crd.yaml',
       'config/deployment.yaml',
+      'config/health/argocd-cm.yaml',
+      'config/health/flux-health-checks.yaml',
       'config/kustomization.yaml',
       'config/rbac.yaml',
       'config/samples.yaml',

@@ -1,5 +1,5 @@
 /**
- * The simulation against a time-driven operator (testing/cron-operator.ts), written in another style
+ * The simulation against a time-driven operator (test-support/cron-operator.ts), written in another style
  * than the widget operator, and two bugs of the kind a CronJob user's copy has: a requeue delay in
  * the wrong unit (a hot loop at steady state: every seed must end with a quiescence finding within
  * the run's budget, never a hang) and a run created from a stale cached list under a generated name
@@ -16,7 +16,7 @@ import { cronSimulation } from './test-support/cron-operator.js';
 const FILE = 'src/testing/simulation/cron-operator-evaluation.test.ts';
 const HOT_LOOP_SEEDS = [1, 2, 3, 4, 5];
 const CLEAN_SEEDS = 20;
-/** The duplicate-run bug needs a stale view right after a run's create: seed 15 draws one (when written). */
+/** The duplicate-run bug needs a stale view right after a run's create: seed #15 draws one (when written). */
 const DUPLICATE_WITHIN_SEEDS = 60;
 
 test('a requeue delay in seconds passed as milliseconds: every seed ends with a quiescence finding naming the key and its rate, within the budget', async () => {

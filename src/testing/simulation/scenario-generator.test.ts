@@ -1,7 +1,7 @@
 /**
  * Scenarios generated from a kind's schema (scenario-generator.ts) and the differential oracle.
  * With no hand-written scenario, each seed drawing its own: the correct CronTask operator stays
- * clean and its duplicate-run bug is caught (seed 15 when written); an operator that only sets its
+ * clean and its duplicate-run bug is caught (seed #15 when written); an operator that only sets its
  * child on create is caught without any fault by the differential oracle.
  */
 import { test } from 'node:test';
