@@ -32,6 +32,7 @@ const NOT_BACKOFF_KNOBS: ReadonlyMap<string, string> = new Map([
     'WatcherOptions.backoffResetMs',
     'how long a watcher must stay healthy before its backoff starts over: watcher state, not a delay',
   ],
+  ['ScenarioGeneratorOptions.steps', 'how many scenario steps a generated scenario has: a length, not a delay'],
   ['TransportOptions.maxRetryAfterMs', "a cap on the server's Retry-After, which replaces our delay"],
   ['HttpClientOptions.maxRetryAfterMs', "a cap on the server's Retry-After, which replaces our delay"],
   ['RetryOnConflictOptions.retryable', 'which errors are retried: a predicate, not a delay'],
