@@ -74,7 +74,6 @@ export class ListDecoder {
   push(chunk: Uint8Array): void {
     const n = chunk.length;
     let i = 0;
-    if (this.captureStart === -1 && this.capturing()) this.captureStart = 0;
     while (i < n) {
       if (this.inString) {
         i = this.skipString(chunk, i);
@@ -158,10 +157,6 @@ export class ListDecoder {
   end(): Record<string, unknown> {
     if (this.expect !== 'end') throw new ListDecodeError('the list response ended before its closing brace');
     return this.fields;
-  }
-
-  private capturing(): boolean {
-    return this.readingKey || this.expect === 'in-value' || this.expect === 'in-item';
   }
 
   /** One byte of a top-level value or an item, outside strings; returns the next index. */
