@@ -260,26 +260,32 @@ describe('the packed tarball, installed into a fresh project', { timeout: 600_00
   );
 
   for (const resolution of ['nodenext', 'bundler'] as const) {
-    test(`a strict TypeScript consumer compiles under moduleResolution ${resolution}`, async () => {
-      const project = join(dir, `ts-${resolution}`);
-      await mkdir(project);
-      await writeFile(join(project, 'consumer.ts'), consumerTs(entries));
-      await writeFile(join(project, 'tsconfig.json'), tsconfig(resolution));
-      // Shares the consumer's node_modules, as a project would have its own.
-      await run('ln', ['-s', join(consumer, 'node_modules'), join(project, 'node_modules')]);
-      await writeFile(
-        join(project, 'package.json'),
-        JSON.stringify({ name: `ts-${resolution}`, private: true, type: 'module' }),
-      );
-      const result = await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], {
-        cwd: project,
-        env: userEnv(),
-      }).then(
-        () => '',
-        (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}` || 'tsc failed',
-      );
-      assert.equal(result, '');
-    });
+    test(
+      `a strict TypeScript consumer compiles under moduleResolution ${resolution}`,
+      // What tsc decides does not depend on the Node major running it; scripts/test.sh's run on
+      // its second Node major leaves out the ~30 s of a core each compile costs.
+      { skip: process.env.OPERATOR_RUNTIME_SECOND_NODE === '1' && 'checked on the first Node major of this run' },
+      async () => {
+        const project = join(dir, `ts-${resolution}`);
+        await mkdir(project);
+        await writeFile(join(project, 'consumer.ts'), consumerTs(entries));
+        await writeFile(join(project, 'tsconfig.json'), tsconfig(resolution));
+        // Shares the consumer's node_modules, as a project would have its own.
+        await run('ln', ['-s', join(consumer, 'node_modules'), join(project, 'node_modules')]);
+        await writeFile(
+          join(project, 'package.json'),
+          JSON.stringify({ name: `ts-${resolution}`, private: true, type: 'module' }),
+        );
+        const result = await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], {
+          cwd: project,
+          env: userEnv(),
+        }).then(
+          () => '',
+          (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}` || 'tsc failed',
+        );
+        assert.equal(result, '');
+      },
+    );
   }
 
   test('publint reports no problems', async () => {
