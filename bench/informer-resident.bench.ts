@@ -43,9 +43,9 @@ const settleMs = process.env.RESIDENT_SETTLE_MS ? Number(process.env.RESIDENT_SE
 const mib = (b: number | undefined): string => (b === undefined ? '–' : (b / MIB).toFixed(1));
 const rows: (ResidentFigures & { flags: string; bareRss: number })[] = [];
 console.log(
-  'objects | node | flags | informer | sync ms | peak RSS | settled RSS | compacted RSS | bare RSS | live heap | committed heap | settled (compacted) ≤ bare+1.5·live+16 | peak ≤ 1.5·settled',
+  'objects | node | flags | informer | sync ms | peak RSS | settled RSS | compacted RSS | bare RSS | live heap | committed heap | settled (compacted) ≤ bare+1.5·live+16 | peak ≤ 1.5·settled | at the end: binary / anonymous / [heap] / other files',
 );
-console.log('---|---|---|---|---|---|---|---|---|---|---|---|---');
+console.log('---|---|---|---|---|---|---|---|---|---|---|---|---|---');
 for (const objects of counts) {
   const server = await startListServer(objects);
   try {
@@ -80,6 +80,11 @@ for (const objects of counts) {
               mib(f.heapTotal),
               `${f.settledRss <= budget ? 'yes' : 'no'} (${held <= budget ? 'yes' : 'no'}) of ${mib(budget)}`,
               `${f.peakRss <= 1.5 * f.settledRss ? 'yes' : 'no'} (${(f.peakRss / f.settledRss).toFixed(2)})`,
+              f.mappings
+                ? [f.mappings.binary, f.mappings.anonymous, f.mappings.mallocHeap, f.mappings.otherFiles]
+                    .map(mib)
+                    .join(' / ')
+                : '–',
             ].join(' | '),
           );
         }

@@ -11,6 +11,7 @@
  *
  *   node --expose-gc bench/resident/informer-child.mjs <port> <objects> <mode>
  */
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -104,6 +105,34 @@ if (Number(process.versions.v8.split('.')[0]) >= 12) {
   gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   compactedRss = process.memoryUsage().rss;
 }
+/**
+ * Resident memory by what backs it (/proc/self/smaps), in bytes: the node binary's pages (clean
+ * code, shared and reclaimable), anonymous mappings (V8's heap, thread stacks and arenas), malloc's
+ * main `[heap]`, and other files (shared libraries, ICU data).
+ */
+function rssByMapping() {
+  const totals = { binary: 0, anonymous: 0, mallocHeap: 0, otherFiles: 0 };
+  let bucket = 'anonymous';
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) {
+      const path = header[1] ?? '';
+      bucket =
+        path === process.execPath
+          ? 'binary'
+          : path === '' || path.startsWith('[anon') || path === '[stack]'
+            ? 'anonymous'
+            : path === '[heap]'
+              ? 'mallocHeap'
+              : 'otherFiles';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) totals[bucket] += Number(rss[1]) * 1024;
+  }
+  return totals;
+}
+
 process.stdout.write(
   `${JSON.stringify({
     mode,
@@ -115,6 +144,7 @@ process.stdout.write(
     liveHeap: settled.heapUsed - before.heapUsed,
     heapTotal: settled.heapTotal,
     compactedRss,
+    mappings: rssByMapping(),
   })}\n`,
 );
 await run?.stop();

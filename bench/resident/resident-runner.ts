@@ -27,6 +27,8 @@ export interface ResidentFigures {
   readonly heapTotal: number;
   /** After a last-resort GC, as the manager's idle heap compaction runs one (V8 12+ only). */
   readonly compactedRss?: number;
+  /** Resident memory by what backs it, at the end (after the compaction where there is one). */
+  readonly mappings?: { binary: number; anonymous: number; mallocHeap: number; otherFiles: number };
 }
 
 export interface ListServer {
