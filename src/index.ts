@@ -47,7 +47,15 @@ export type {
 
 // Core (no entry of its own, so its public types live here): the base errors, the logger interface,
 // object identity, time as a dependency, the one backoff shape.
-export { OperatorRuntimeError, InvalidArgumentError, keyOf, objectKey } from './core/index.js';
+export {
+  OperatorRuntimeError,
+  InvalidArgumentError,
+  InvalidOptionError,
+  AbortedError,
+  AlreadyStartedError,
+  keyOf,
+  objectKey,
+} from './core/index.js';
 export type { Logger, KubeObject, ObjectMeta, ObjectRef, OwnerReference } from './core/index.js';
 export type { Clock, TimerHandle, TimerOptions, BackoffOptions, ResolvedBackoff } from './core/index.js';
 
