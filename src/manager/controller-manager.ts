@@ -433,7 +433,10 @@ export class ControllerManager {
     const { servers, caches, everyReplica, terms } = this.groups(stop, log);
     try {
       await servers.start();
-      log.info({ metricsPort: this.endpoints.metricsPort, healthPort: this.endpoints.healthPort }, 'endpoints listening');
+      log.info(
+        { metricsPort: this.endpoints.metricsPort, healthPort: this.endpoints.healthPort },
+        'endpoints listening',
+      );
       await caches.start();
       this.cachesSynced = true;
       log.info({ informers: this.informers.list().length }, 'caches synced');
