@@ -31,17 +31,14 @@ const LAYERS = {
   webhook: ['core', 'client', 'cache', 'metrics', 'logging'],
   sharding: ['core', 'client', 'cache', 'controller', 'leader-election', 'metrics'],
   fleet: ['core', 'client', 'metrics', 'cache', 'cluster', 'controller', 'rbac', 'leader-election', 'sharding'],
+  // Lifecycle and wiring: the host cluster, controllers, endpoints and the features it runs.
   manager: [
     'core',
     'metrics',
-    'logging',
     'client',
-    'crd',
     'rbac',
-    'workqueue',
     'cache',
     'cluster',
-    'helpers',
     'leader-election',
     'controller',
     'console',
@@ -145,7 +142,7 @@ module.exports = {
       severity: 'error',
       comment:
         'The package ships src/ and dist/ only: library code and test support never import examples/, ' +
-        'chaos/, bench/ or scripts/. Test files may (a test of the reference operator\'s kind, a benchmark).',
+        "chaos/, bench/ or scripts/. Test files may (a test of the reference operator's kind, a benchmark).",
       from: { path: '^src/', pathNot: TEST_OR_SUPPORT.slice(0, 2) },
       to: { path: '^(examples|chaos|bench|scripts)/' },
     },

@@ -219,8 +219,8 @@ async function child(
     });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
-  while (variant !== 'off' && !manager.consoleUrl) await new Promise((r) => setTimeout(r, 10));
-  if (manager.consoleUrl) console.log(`console ${manager.consoleUrl}`);
+  while (variant !== 'off' && !manager.endpoints.consoleUrl) await new Promise((r) => setTimeout(r, 10));
+  if (manager.endpoints.consoleUrl) console.log(`console ${manager.endpoints.consoleUrl}`);
 
   let next = 0;
   const perTick = ratePerSec / 10;

@@ -62,7 +62,10 @@ const running = manager.start(stop.signal);
 const secretName = fleet.member('member').secretManifest({ namespace: secrets }).metadata.name;
 let exitCode = 0;
 try {
-  await eventually('manager ready', async () => (await fetch(`http://127.0.0.1:${manager.healthPort}/readyz`)).ok);
+  await eventually(
+    'manager ready',
+    async () => (await fetch(`http://127.0.0.1:${manager.endpoints.healthPort}/readyz`)).ok,
+  );
   // One object so a join has something to reconcile; the rest come later.
   await member.create({ ...WIDGET, metadata: { name: 'w-0', namespace: NAMESPACE }, spec: { size: 1 } });
 

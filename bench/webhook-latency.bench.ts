@@ -117,10 +117,10 @@ try {
   });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
-  await eventually('webhook server', () => manager.webhookPort);
+  await eventually('webhook server', () => manager.endpoints.webhookPort);
   const objects = webhookManifests(manager, {
     name: 'bench',
-    url: `https://127.0.0.1:${manager.webhookPort}`,
+    url: `https://127.0.0.1:${manager.endpoints.webhookPort}`,
     caBundle: cert.caPem,
     namespaceSelector: { matchLabels: { 'bench-webhooks': 'on' } },
   });

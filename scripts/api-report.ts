@@ -154,11 +154,16 @@ function signatureOf(checker: ts.TypeChecker, symbol: ts.Symbol, kind: string): 
       const node = decl as ts.InterfaceDeclaration;
       const params = node.typeParameters ? `<${node.typeParameters.map((p) => printed(p)).join(', ')}>` : '';
       const members = membersOf(checker, checker.getDeclaredTypeOfSymbol(symbol), decl);
-      return `${params} { ${members.join('; ')} }`;
+      // An interface with a constant of its name (`new Manager(options)`): how it is built is public too.
+      const ctors =
+        symbol.flags & ts.SymbolFlags.Variable && symbol.valueDeclaration
+          ? publicConstructors(checker, checker.getTypeOfSymbolAtLocation(symbol, symbol.valueDeclaration), decl)
+          : [];
+      return `${params} { ${[...ctors, ...members].join('; ')} }`;
     }
     case 'class': {
       const statics = checker.getTypeOfSymbolAtLocation(symbol, decl);
-      const ctors = statics.getConstructSignatures().map((s) => `new ${checker.signatureToString(s, decl, FORMAT)}`);
+      const ctors = publicConstructors(checker, statics, decl);
       const staticMembers = membersOf(checker, statics, decl)
         .filter((m) => !m.startsWith('prototype:'))
         .map((m) => `static ${m}`);
@@ -242,6 +247,14 @@ export function buildApiSurface(root: string = REPO_ROOT): ApiSurface {
     return { entry, names, text: renderEntry(entry, names) };
   });
   return { reports, unexported: unexportedTypes(checker, root, publicSymbols) };
+}
+
+/** The construct signatures of a class or constructor type, less those marked @internal. */
+function publicConstructors(checker: ts.TypeChecker, statics: ts.Type, decl: ts.Declaration): string[] {
+  return statics
+    .getConstructSignatures()
+    .filter((s) => !s.declaration || ts.isFunctionTypeNode(s.declaration) || isPublicMember(s.declaration))
+    .map((s) => `new ${checker.signatureToString(s, decl, FORMAT)}`);
 }
 
 /** Whether a class member or interface member is part of the public shape (not private, protected, `#x` or @internal). */

@@ -300,7 +300,7 @@ describe('the operator console renders hostile names and messages as text', () =
 
 /** The manager binds its servers first thing in start(); waits for that. */
 function consoleUrl(manager: Manager): Promise<string> {
-  return eventually('the console is listening', () => manager.consoleUrl);
+  return eventually('the console is listening', () => manager.endpoints.consoleUrl);
 }
 
 async function waitForFinalizer(client: KubeClient, name: string): Promise<void> {

@@ -79,7 +79,7 @@ describe('the Database webhooks against kube-apiserver 1.20, driven by kubectl',
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
     operator = build(client);
     running = operator.manager.start(stop.signal);
-    await eventually('the webhook server', () => operator.manager.webhookPort === port);
+    await eventually('the webhook server', () => operator.manager.endpoints.webhookPort === port);
     const configurations = webhookManifests(operator.manager, { name: 'database-operator', url, caBundle: cert.caPem });
     assert.deepEqual(
       configurations.map((c) => c.kind),

@@ -24,7 +24,12 @@ import { kindKey, objectKey, type KubeObject } from '../core/object-key.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 import type { InformerCache } from './informer-cache.js';
 import { matchesLabels, parseLabelSelector } from './label-selector.js';
-import { DEFAULT_OWN_WRITES_WAIT_MS, OwnWrites, type OwnWriteExpectation } from './own-writes.js';
+import {
+  DEFAULT_OWN_WRITES_WAIT_MS,
+  OwnWrites,
+  type ObservingInformer,
+  type OwnWriteExpectation,
+} from './own-writes.js';
 import { parseShardSelector, selectorMatches } from '../client/shard-selector.js';
 
 export interface DelegatingClientOptions {
@@ -159,6 +164,16 @@ export class DelegatingClient implements Client {
     }
     return response;
   };
+
+  /**
+   * Waits until `informers` (informers of this client's cache, such as a controller's primary
+   * informers read by `ctx.get()`) have observed this client's writes of `key` recorded so far; at
+   * most `ownWritesWaitMs`, and not at all when read-your-own-writes is off.
+   * @internal
+   */
+  async observedOwnWrites(informers: readonly ObservingInformer[], key: string, signal?: AbortSignal): Promise<void> {
+    await this.ownWrites?.observed(informers, key, signal);
+  }
 
   /**
    * Waits until the informers of this read have observed this client's earlier writes (of `key`,

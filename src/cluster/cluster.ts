@@ -6,15 +6,15 @@
  */
 import type { Registry } from 'prom-client';
 import { clientListerWatcherFactory } from '../cache/client-lister-watcher.js';
-import { createDelegatingClient } from '../cache/delegating-client.js';
-import type { InformerHealth } from '../cache/informer.js';
+import { DelegatingClient } from '../cache/delegating-client.js';
+import type { InformerHealth, SharedInformer } from '../cache/informer.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, InformerCache, type KindLabelSelector } from '../cache/informer-cache.js';
 import { InformerFactory } from '../cache/informer-factory.js';
 import type { Client, RestMapper } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { kindKey } from '../core/object-key.js';
+import { kindKey, type KubeObject } from '../core/object-key.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 
 export interface ClusterOptions {
@@ -51,6 +51,8 @@ export class Cluster {
   /** Reads from the cache (starting a kind's informer on first use), writes to the API server. */
   readonly client: Client;
   readonly mapper: RestMapper;
+  /** `client`, with what read-your-own-writes needs beyond the `Client` contract. */
+  private readonly delegating: DelegatingClient;
   readonly informers: InformerFactory;
   /** Cache-backed reads (get/list/byIndex) of everything the cluster's informers watch. */
   readonly cache: InformerCache;
@@ -75,13 +77,22 @@ export class Cluster {
     this.cache = this.newCache(this.labelSelectorsByKind, this.syncTimeoutMs);
     // With namespaces, the delegating client maps a kind before its first cache read, so `scopeOf`
     // knows it then; without, scope does not matter to the cache and reads skip discovery.
-    this.client = createDelegatingClient(this.apiClient, this.cache, {
+    this.delegating = new DelegatingClient(this.apiClient, this.cache, {
       ...(this.namespaces ? { restMapper: this.mapper } : {}),
       ...omitUndefined({ ownWritesWaitMs: options.ownWritesWaitMs }),
       clock,
       registry,
       logger,
     });
+    this.client = this.delegating;
+  }
+
+  /**
+   * Waits, bounded by `ownWritesWaitMs`, until `informers` (of this cluster's factory: a controller's
+   * primary informers) have observed `client`'s writes of `key` so far; at once when the option is 0.
+   */
+  observedOwnWrites(informers: readonly SharedInformer<KubeObject>[], key: string, signal: AbortSignal): Promise<void> {
+    return this.delegating.observedOwnWrites(informers, key, signal);
   }
 
   /** Runs the informers (those created before and those asked for later) until `signal` aborts. */

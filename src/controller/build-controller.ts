@@ -167,9 +167,11 @@ function objectContext<T>(
     ...ctx,
     signal,
     cluster: cluster.view,
-    async get(): Promise<T | undefined> {
+    async get(options): Promise<T | undefined> {
       for (const informer of cluster.primaryInformers()) {
         if (!informer.hasSynced()) await informer.waitForSync(signal);
+        // Read-your-own-writes: the reconciler's own writes of this object, seen before it is read.
+        if (options?.freshness !== 'cached') await cluster.observedOwnWrites?.([informer], key, signal);
         const found = informer.reader.get(key);
         if (found !== undefined) return found as T;
       }

@@ -33,7 +33,11 @@ export class ControllerBuilder<
 > extends ControllerDeclaration {
   private readonly target: ControllerTargetFactory<R>;
 
-  /** `host`: the host cluster's manager; or the factory of another target (a fleet's). */
+  /**
+   * `host`: the host cluster's manager; or the factory of another target (a fleet's). Users get a
+   * builder from `manager.controller()` or `manager.fleetController()`.
+   * @internal
+   */
   constructor(host: ControllerHost | ControllerTargetFactory<R>, name: string) {
     super(name);
     // Built from a ControllerHost, it is a host builder (`R` is `ReconcileRequest`, the default):

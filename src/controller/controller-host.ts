@@ -96,6 +96,11 @@ export interface ControllerHost {
   ): Promise<SharedInformer<KubeObject>[]>;
   /** Whether a kind is namespaced, from the REST mapper. */
   isNamespaced(type: ResourceType, signal: AbortSignal): Promise<boolean>;
+  /**
+   * Waits (bounded) until `informers` have observed the cluster client's own writes of `key`: what
+   * makes `ctx.get()` read your own writes. Absent: `ctx.get()` does not wait.
+   */
+  observedOwnWrites?(informers: readonly SharedInformer<KubeObject>[], key: string, signal: AbortSignal): Promise<void>;
   /** Runs the controller (leader-only unless `needLeaderElection: false`). */
   add(runnable: ControllerRunnable, options: ControllerRunnableOptions): void;
   /** Records what the controller needs RBAC to allow (see `Manager.permissions()`). */
@@ -116,6 +121,8 @@ export interface ControllerCluster {
   informersFor(type: ResourceType, signal: AbortSignal): Promise<readonly SharedInformer<KubeObject>[]>;
   /** The informers `ctx.get()` reads the primary object from. */
   primaryInformers(): readonly SharedInformer<KubeObject>[];
+  /** Waits (bounded) until `informers` have observed this cluster's client's own writes of `key`. */
+  observedOwnWrites?(informers: readonly SharedInformer<KubeObject>[], key: string, signal: AbortSignal): Promise<void>;
   /** Runs one reconcile of this cluster, under a signal that also ends when the cluster leaves. */
   track(signal: AbortSignal, reconcile: (signal: AbortSignal) => Promise<Result | void>): Promise<Result | void>;
 }

@@ -48,6 +48,7 @@ export function hostTarget(host: ControllerHost, d: ControllerDescription): Cont
       return primary;
     },
     primaryInformers: () => primary,
+    ...(host.observedOwnWrites ? { observedOwnWrites: host.observedOwnWrites.bind(host) } : {}),
     track: (signal, reconcile) => reconcile(signal),
   };
   return {

@@ -1,3 +1,4 @@
+import type { ReadFreshness } from '../client/client-options.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Logger } from '../core/logger.js';
 import type { ObjectRef } from '../core/object-key.js';
@@ -47,9 +48,12 @@ export interface ObjectReconcileContext<T> extends ReconcileContext {
   /**
    * The primary object with the request's key, read from the controller's cache now (waiting for
    * its first sync if needed), or `undefined` when it does not exist (deleted). Typed from the kind
-   * given to `.for()`. Every call reads again: after a write, a later call sees the watch catch up.
+   * given to `.for()`. Every call reads again. Read-your-own-writes: after a write of this object
+   * through the cluster's client (`ctx.cluster.client`, `manager.client`) has returned, `get()`
+   * answers that write or something newer, waiting for the watch at most `ownWritesWaitMs`
+   * (docs/read-your-own-writes.md); `{ freshness: 'cached' }` answers the cache at once.
    */
-  get(): Promise<T | undefined>;
+  get(options?: { readonly freshness?: ReadFreshness }): Promise<T | undefined>;
 }
 
 /**

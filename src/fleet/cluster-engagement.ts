@@ -127,6 +127,11 @@ export class ClusterEngagement implements ClusterView {
     return this.require().cache.informersFor(type);
   }
 
+  /** Waits (bounded) until `informers` have observed this member's client's own writes of `key`. */
+  observedOwnWrites(informers: readonly SharedInformer<KubeObject>[], key: string, signal: AbortSignal): Promise<void> {
+    return this.require().observedOwnWrites(informers, key, signal);
+  }
+
   state(): ClusterState {
     const connection = this.connection;
     if (!connection) return this.connectFailures > 0 ? 'unhealthy' : 'connecting';

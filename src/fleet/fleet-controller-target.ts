@@ -128,6 +128,7 @@ function memberCluster(engagement: ClusterEngagement, d: ControllerDescription, 
     isNamespaced: async (type, signal) => (await engagement.apiClient.mapper.mapping(type, signal)).namespaced,
     informersFor: (type) => Promise.resolve(engagement.informersFor(type)),
     primaryInformers: () => engagement.informersFor(d.primary),
+    observedOwnWrites: (informers, key, signal) => engagement.observedOwnWrites(informers, key, signal),
     track: (signal, reconcile) =>
       engagement.track(signal, async (tracked) => {
         try {

@@ -75,7 +75,10 @@ describe('a fleet of real API servers', () => {
         events.in(ctx.cluster).event(w, 'Normal', 'Observed', `generation ${w.metadata.generation}`);
       });
     running = manager.start(stop.signal);
-    await eventually('manager ready', async () => (await fetch(`http://127.0.0.1:${manager.healthPort}/readyz`)).ok);
+    await eventually(
+      'manager ready',
+      async () => (await fetch(`http://127.0.0.1:${manager.endpoints.healthPort}/readyz`)).ok,
+    );
   });
 
   after(async () => {
@@ -121,7 +124,7 @@ describe('a fleet of real API servers', () => {
     );
     // The console lists both members and their informers, and shows no credential of theirs.
     const state = await eventually('the console shows both members synced', async () => {
-      const body = await (await fetch(`${manager.consoleUrl!}api/state`)).text();
+      const body = await (await fetch(`${manager.endpoints.consoleUrl!}api/state`)).text();
       const s = JSON.parse(body) as {
         clusters: { name: string; synced: boolean; objects: number }[];
         informers: { name: string }[];
@@ -143,7 +146,7 @@ describe('a fleet of real API servers', () => {
       ),
     );
     const consoleEvents = (
-      JSON.parse(await (await fetch(`${manager.consoleUrl!}api/state`)).text()) as {
+      JSON.parse(await (await fetch(`${manager.endpoints.consoleUrl!}api/state`)).text()) as {
         events: { cluster?: string; reason: string }[];
       }
     ).events;
@@ -165,7 +168,10 @@ describe('a fleet of real API servers', () => {
       await eventually('east/w-2 converged while west is cut off', () => observed('east', 'w-2'), {
         timeoutMs: 10_000,
       });
-      assert.ok((await fetch(`http://127.0.0.1:${manager.healthPort}/readyz`)).ok, '/readyz depends on the host only');
+      assert.ok(
+        (await fetch(`http://127.0.0.1:${manager.endpoints.healthPort}/readyz`)).ok,
+        '/readyz depends on the host only',
+      );
     } finally {
       fleet.member('west').heal();
     }

@@ -85,7 +85,21 @@ function serving(name: string, listen: () => Promise<Closable>): GroupMember {
   };
 }
 
-export class Endpoints {
+/** Where the manager's endpoints listen, once started (undefined before, and for an endpoint turned off). */
+export interface ManagerEndpoints {
+  /** The port /metrics listens on. */
+  readonly metricsPort: number | undefined;
+  /** The port /healthz and /readyz listen on (the metrics port when they share it). */
+  readonly healthPort: number | undefined;
+  /** The console's URL. */
+  readonly consoleUrl: string | undefined;
+  /** The port the webhook server listens on. */
+  readonly webhookPort: number | undefined;
+  /** The certificate (PEM) the webhook server presents now: the `caBundle` when it is self-signed. */
+  readonly webhookCertificatePem: string | undefined;
+}
+
+export class Endpoints implements ManagerEndpoints {
   webhook: WebhookServer | undefined;
   console: ConsoleServer | undefined;
   metrics: EndpointServer | undefined;
@@ -96,6 +110,26 @@ export class Endpoints {
     private readonly options: EndpointsOptions,
     private readonly deps: EndpointsDeps,
   ) {}
+
+  get metricsPort(): number | undefined {
+    return this.metrics?.boundPort;
+  }
+
+  get healthPort(): number | undefined {
+    return this.health?.boundPort;
+  }
+
+  get consoleUrl(): string | undefined {
+    return this.console?.url;
+  }
+
+  get webhookPort(): number | undefined {
+    return this.webhook?.port;
+  }
+
+  get webhookCertificatePem(): string | undefined {
+    return this.webhook?.certificatePem;
+  }
 
   /**
    * The servers in start order. The webhook server comes first (the API server may call admission

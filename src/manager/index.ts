@@ -9,7 +9,7 @@ export {
   DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS,
   DEFAULT_UNHEALTHY_WATCH_FAILURES,
 } from './manager.js';
-export type { ManagerOptions } from './manager.js';
+export type { ManagerOptions, ManagerEndpoints } from './manager.js';
 export {
   DEFAULT_HEAP_COMPACTION_QUIET_PERIOD_MS,
   DEFAULT_HEAP_COMPACTION_IDLE_UTILIZATION,
@@ -24,7 +24,7 @@ export type {
   ControllerWatchOptions,
   ControllerWritesOptions,
 } from '../controller/controller-builder.js';
-export type { ControllerHost, ControllerCacheOptions } from '../controller/controller-host.js';
+export type { ControllerCacheOptions } from '../controller/controller-host.js';
 export type { PrioritizedTriggerKey, TriggerKey } from '../controller/trigger-source.js';
 export type { Runnable, RunnableOptions, LeaderElection } from './runnable.js';
 export type { HealthCheck } from './health-checks.js';

@@ -92,14 +92,16 @@ test('while the manager stops, its webhook server answers until every runnable h
   manager.add({
     async start(signal) {
       await whenAborted(signal);
-      answeredWhileStopping.push(await answers(manager.webhookPort!, manager.webhookCertificatePem!));
+      answeredWhileStopping.push(
+        await answers(manager.endpoints.webhookPort!, manager.endpoints.webhookCertificatePem!),
+      );
     },
   });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
-  while (manager.webhookPort === undefined) await new Promise((r) => setImmediate(r));
+  while (manager.endpoints.webhookPort === undefined) await new Promise((r) => setImmediate(r));
   stop.abort();
   await running;
   assert.deepEqual(answeredWhileStopping, [true]);
-  assert.equal(manager.webhookPort, undefined, 'closed once everything else stopped');
+  assert.equal(manager.endpoints.webhookPort, undefined, 'closed once everything else stopped');
 });

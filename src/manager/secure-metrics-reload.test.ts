@@ -62,7 +62,7 @@ test(
     const run = manager.start(stop.signal);
     try {
       await synced;
-      const port = manager.metricsPort!;
+      const port = manager.endpoints.metricsPort!;
       const fp = (pem: string): string => new X509Certificate(pem).fingerprint256;
       assert.equal(await servedFingerprint(port), fp(first.cert));
       await writePair(dir, second);

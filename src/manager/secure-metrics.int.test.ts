@@ -104,17 +104,20 @@ describe('secure metrics against a real API server: TokenReview authenticates, S
   });
 
   test('a token whose user has RBAC for get /metrics gets 200 with the metrics', async () => {
-    const res = await get(manager.metricsPort!, cert, tokens.prometheus);
+    const res = await get(manager.endpoints.metricsPort!, cert, tokens.prometheus);
     assert.equal(res.status, 200);
     assert.match(res.body, /^# HELP /m);
   });
 
   test('a valid token whose user lacks that RBAC gets 403', async () => {
-    assert.equal((await get(manager.metricsPort!, cert, tokens.tenant)).status, 403);
+    assert.equal((await get(manager.endpoints.metricsPort!, cert, tokens.tenant)).status, 403);
   });
 
   test('no token, or a token the API server does not know, gets 401', async () => {
-    assert.equal((await get(manager.metricsPort!, cert)).status, 401);
-    assert.equal((await get(manager.metricsPort!, cert, `${tokens.prometheus!.slice(0, -4)}AAAA`)).status, 401);
+    assert.equal((await get(manager.endpoints.metricsPort!, cert)).status, 401);
+    assert.equal(
+      (await get(manager.endpoints.metricsPort!, cert, `${tokens.prometheus!.slice(0, -4)}AAAA`)).status,
+      401,
+    );
   });
 });

@@ -109,7 +109,7 @@ test('secure metrics: HTTPS; no token 401, a token without RBAC 403, an allowed 
     secureMetrics: {},
   });
   await running(manager, async () => {
-    const port = manager.metricsPort!;
+    const port = manager.endpoints.metricsPort!;
     assert.equal((await get('https', port, '/metrics')).status, 401);
     assert.equal((await get('https', port, '/metrics', 'forged')).status, 401);
     assert.equal((await get('https', port, '/metrics', 'other')).status, 403);
@@ -117,7 +117,7 @@ test('secure metrics: HTTPS; no token 401, a token without RBAC 403, an allowed 
     assert.equal(ok.status, 200);
     assert.match(ok.body, /^# HELP /m);
     await assert.rejects(get('http', port, '/metrics', 'good'), 'plain HTTP is not served on the secure port');
-    assert.equal((await get('http', manager.healthPort!, '/healthz')).status, 200);
+    assert.equal((await get('http', manager.endpoints.healthPort!, '/healthz')).status, 200);
   });
 });
 

@@ -77,8 +77,8 @@ test('the manager serves webhooks before its caches list, and /readyz reports th
   const stop = new AbortController();
   const running = manager.start(stop.signal);
   // Reachable while the cache is still listing (the API server may call it as soon as it lists).
-  while (manager.webhookPort === undefined) await new Promise((r) => setImmediate(r));
-  assert.deepEqual(await review(manager.webhookPort, manager.webhookCertificatePem!), {
+  while (manager.endpoints.webhookPort === undefined) await new Promise((r) => setImmediate(r));
+  assert.deepEqual(await review(manager.endpoints.webhookPort, manager.endpoints.webhookCertificatePem!), {
     allowed: false,
     message: 'too big',
   });
@@ -86,7 +86,7 @@ test('the manager serves webhooks before its caches list, and /readyz reports th
   await eventually('caches synced', () => manager.informers.hasSynced());
   stop.abort();
   await running;
-  assert.equal(manager.webhookPort, undefined, 'closed on stop');
+  assert.equal(manager.endpoints.webhookPort, undefined, 'closed on stop');
 });
 
 test('/readyz lists the webhook server among its checks', async () => {

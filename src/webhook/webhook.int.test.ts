@@ -204,7 +204,7 @@ describe('webhooks against kube-apiserver 1.20, driven by kubectl', () => {
       crd(webhookConversion(widgetManager(client, port, cert.dir), WIDGET, { url: url(), caBundle: cert.caPem })),
     ]);
     startManager();
-    await eventually('webhook server listening', () => manager.webhookPort === port);
+    await eventually('webhook server listening', () => manager.endpoints.webhookPort === port);
     await applyConfiguration();
   });
 

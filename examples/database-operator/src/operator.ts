@@ -43,7 +43,7 @@ export interface DatabaseOperatorOptions {
   readonly bindHost?: string;
   /** Serve /metrics over HTTPS to RBAC-authorized tokens only (see Manager's `secureMetrics`). */
   readonly secureMetrics?: SecureMetricsOptions;
-  /** Serves the operator console on this port (0: a free one; see `manager.consoleUrl`); off when omitted. */
+  /** Serves the operator console on this port (0: a free one; see `manager.endpoints.consoleUrl`); off when omitted. */
   readonly consolePort?: number;
   readonly maxConcurrentReconciles?: number;
   readonly backupPollMs?: number;
