@@ -87,9 +87,17 @@ export {
   getCondition,
   isConditionTrue,
   patchStatus,
+  writeStatus,
   setControllerReference,
   createOrPatch,
   applyOwned,
   retryOnConflict,
 } from './helpers/index.js';
-export type { Condition, ConditionInput, HandleFinalizerOptions, FinalizerStep } from './helpers/index.js';
+export type {
+  Condition,
+  ConditionInput,
+  HandleFinalizerOptions,
+  FinalizerStep,
+  WriteStatusOptions,
+  WriteStatusResult,
+} from './helpers/index.js';
