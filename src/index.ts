@@ -93,11 +93,4 @@ export {
   applyOwned,
   retryOnConflict,
 } from './helpers/index.js';
-export type {
-  Condition,
-  ConditionInput,
-  HandleFinalizerOptions,
-  FinalizerStep,
-  WriteStatusOptions,
-  WriteStatusResult,
-} from './helpers/index.js';
+export type { Condition, ConditionInput, HandleFinalizerOptions, FinalizerStep } from './helpers/index.js';
