@@ -95,6 +95,7 @@ export {
   getCondition,
   isConditionTrue,
   patchStatus,
+  writeStatus,
   setControllerReference,
   createOrPatch,
   applyOwned,

@@ -8,11 +8,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, KubeClient, isNotFound, patchStatus, type Kubeconfig } from 'operator-runtime';
+import { ApiError, KubeClient, isNotFound, patchStatus, type ClusterView, type Kubeconfig } from 'operator-runtime';
 import { TestEnv, readManifests, recordingLogger } from 'operator-runtime/testing';
 import { DATABASE } from './src/database.js';
 import { DATABASE_FLEET } from './src/database-fleet.js';
-import { DatabaseFleetReconciler, type FleetMemberView } from './src/database-fleet-reconciler.js';
+import { DatabaseFleetReconciler } from './src/database-fleet-reconciler.js';
 
 const CRDS = await readManifests(new URL('./config/crd.yaml', import.meta.url));
 const NS = 'default';
@@ -106,7 +106,7 @@ describe('a DatabaseFleet rollout across three member API servers (1.36 CRD-only
   const envs: TestEnv[] = [];
   const clients: KubeClient[] = [];
   let host: KubeClient;
-  const members: FleetMemberView[] = [];
+  const members: ClusterView[] = [];
   const events: string[] = [];
 
   before(async () => {
@@ -133,10 +133,9 @@ describe('a DatabaseFleet rollout across three member API servers (1.36 CRD-only
     for (const e of envs) await e.stop();
   });
 
-  const version = async (m: FleetMemberView) =>
-    (await m.client.get(DATABASE, 'orders', { namespace: NS })).spec.version;
+  const version = async (m: ClusterView) => (await m.client.get(DATABASE, 'orders', { namespace: NS })).spec.version;
   const versions = async () => Promise.all(members.map(version));
-  const setStatus = async (m: FleetMemberView, degraded: boolean) => {
+  const setStatus = async (m: ClusterView, degraded: boolean) => {
     const db = await m.client.get(DATABASE, 'orders', { namespace: NS });
     await patchStatus(m.client, db, {
       phase: degraded ? 'Degraded' : 'Ready',

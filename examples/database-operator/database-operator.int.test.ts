@@ -8,7 +8,8 @@ import { TestEnv, eventually, kubectl, readManifests } from 'operator-runtime/te
 import type { Registry } from 'prom-client';
 import { BackupService } from './testing/backup-service.js';
 import { DATABASE, FINALIZER, type Database } from './src/database.js';
-import { createDatabaseOperator, type DatabaseOperator } from './src/operator.js';
+import type { DatabaseOperator } from './src/operator.js';
+import { createOperatorUnderTest } from './testing/operator-rig.js';
 import { SECRET, STATEFUL_SET } from './src/resources.js';
 
 const crdFile = new URL('./config/crd.yaml', import.meta.url);
@@ -59,7 +60,7 @@ describe('the Database operator against a real control plane', () => {
     client = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig });
     registry = createMetricsRegistry();
     operatorClient = await KubeClient.fromKubeconfig({ kubeconfig: env.kubeconfig as unknown as Kubeconfig, registry });
-    operator = createDatabaseOperator({
+    operator = createOperatorUnderTest({
       client: operatorClient,
       registry,
       logger: createLogger({ level: 'silent' }),

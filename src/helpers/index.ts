@@ -37,6 +37,8 @@ export { computeKstatus, READY_CONDITION, RECONCILING_CONDITION, STALLED_CONDITI
 export type { KstatusObject, KstatusResult, KstatusRule, KstatusStatus } from '../core/kstatus-rules.js';
 export { patchStatus, updateStatus, desiredStatus } from './status.js';
 export type { StatusObject, StatusWriteOptions, StatusWriteResult } from './status.js';
+export { writeStatus } from './write-status.js';
+export type { WriteStatusOptions, WriteStatusResult } from './write-status.js';
 export {
   setControllerReference,
   setOwnerReference,

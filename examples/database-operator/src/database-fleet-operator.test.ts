@@ -1,19 +1,23 @@
 /**
- * createDatabaseOperator with a fleet: the DatabaseFleet controller runs on the manager (a
- * FakeClient host, FakeClient members, a FakeClock) and its RBAC is declared; without a fleet
- * nothing of it is there (config/rbac.yaml is unchanged).
+ * The operator with a fleet: the manager engages FakeClient members (a FakeClient host, a
+ * FakeClock), the Database controller reconciles each member's Databases there, the DatabaseFleet
+ * controller rolls a version out across them, and its RBAC is declared; without a fleet nothing of
+ * it is there (config/rbac.yaml is unchanged).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger, createMetricsRegistry, patchStatus } from 'operator-runtime';
+import { createLogger, createMetricsRegistry, patchStatus, type Client } from 'operator-runtime';
 import { customResourceDefinition } from 'operator-runtime/crd';
 import { offlineClient, rbacManifests } from 'operator-runtime/rbac';
 import { FakeClient } from 'operator-runtime/testing/fake-client';
+import { staticClusters } from 'operator-runtime/fleet';
 import { FakeClock } from 'operator-runtime/testing';
 import { DATABASE } from './database.js';
 import { DATABASE_FLEET } from './database-fleet.js';
-import { DEFAULT_ROLLOUT_POLL_MS, type FleetMemberView } from './database-fleet-reconciler.js';
+import { DEFAULT_ROLLOUT_POLL_MS } from './database-fleet-reconciler.js';
+import { STATEFUL_SET } from './database-reconciler.js';
 import { createDatabaseOperator, type DatabaseOperatorOptions } from './operator.js';
+import { createOperatorUnderTest } from '../testing/operator-rig.js';
 
 const BASE = {
   registry: createMetricsRegistry(),
@@ -44,20 +48,21 @@ function fleetRules(options: Omit<DatabaseOperatorOptions, 'client' | 'registry'
 
 test('with a fleet the operator declares what the DatabaseFleet controller needs in the host cluster, and no more', () => {
   assert.deepEqual(fleetRules(BASE), []);
-  assert.deepEqual(fleetRules({ ...BASE, fleet: { view: { clusters: () => [] } } }), [
+  assert.deepEqual(fleetRules({ ...BASE, fleet: { members: { provider: staticClusters([]) } } }), [
     'databasefleets/status:patch',
     'databasefleets:list,watch',
   ]);
 });
 
-test('the operator with a fleet rolls a DatabaseFleet out through its manager, one member at a time', async () => {
+test("the operator with a fleet reconciles each member's Databases there and rolls a DatabaseFleet out, one member at a time", async () => {
   const clock = new FakeClock(Date.UTC(2026, 11, 2));
   const host = new FakeClient({
     clock,
     crds: [customResourceDefinition(DATABASE), customResourceDefinition(DATABASE_FLEET)],
   });
-  const members: FleetMemberView[] = ['one', 'two'].map((name) => {
-    const fake = new FakeClient({
+  const members = ['one', 'two'].map((name) => ({
+    name,
+    client: new FakeClient({
       clock,
       crds: [customResourceDefinition(DATABASE)],
       objects: [
@@ -68,52 +73,63 @@ test('the operator with a fleet rolls a DatabaseFleet out through its manager, o
           spec: { engine: 'postgres', version: '15', replicas: 1, storage: '1Gi' },
         },
       ],
-    });
-    return { name, labels: { env: 'prod' }, client: fake, apiClient: fake, synced: true };
-  });
-  const operator = createDatabaseOperator({
+    }),
+  }));
+  const operator = createOperatorUnderTest({
     ...BASE,
     client: host,
     clock,
-    fleet: { view: { clusters: () => members } },
+    fleet: {
+      members: { provider: staticClusters(members.map((m) => ({ ...m, labels: { env: 'prod' } }))) },
+    },
   });
-  assert.ok(operator.fleetController && operator.memberReconciler);
-  const version = async (m: FleetMemberView) =>
-    (await m.client.get(DATABASE, 'orders', { namespace: 'shop' })).spec.version;
+  assert.ok(operator.fleetController);
+  const database = (client: Client) => client.get(DATABASE, 'orders', { namespace: 'shop' });
   /** Steps the fake clock until `until` holds (bounded: a rollout that stalls fails the test). */
   const until = async (what: string, check: () => Promise<boolean>) => {
     for (let i = 0; i < 50; i++) {
-      if (await check()) return;
+      if (await check().catch(() => false)) return;
       await clock.advance(DEFAULT_ROLLOUT_POLL_MS / 4);
     }
     assert.fail(`never: ${what}`);
   };
-  const settle = async (m: FleetMemberView) => {
-    const db = await m.client.get(DATABASE, 'orders', { namespace: 'shop' });
-    const at = new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
-    await patchStatus(m.client, db, {
-      phase: 'Ready',
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ReplicasReady', message: '1/1', lastTransitionTime: at }],
+  /** The member's StatefulSet rolled out (what its controller would report): the Database becomes Ready. */
+  const settle = (m: (typeof members)[number]) =>
+    until(`${m.name}'s Database is Ready`, async () => {
+      const db = await database(m.client);
+      const sts = await m.client.get(STATEFUL_SET, 'orders', { namespace: 'shop' });
+      if (sts.spec?.template.spec?.containers[0]?.image !== `postgres:${db.spec.version}`) return false;
+      if (sts.status?.observedGeneration !== sts.metadata?.generation)
+        await patchStatus(m.client, sts, {
+          replicas: 1,
+          readyReplicas: 1,
+          observedGeneration: sts.metadata?.generation,
+        });
+      return db.status?.phase === 'Ready' && db.status.observedGeneration === db.metadata.generation;
     });
-  };
   const stop = new AbortController();
   const running = operator.manager.start(stop.signal);
   try {
+    for (const m of members) await settle(m);
     await host.create({
       apiVersion: 'example.com/v1',
       kind: 'DatabaseFleet',
       metadata: { name: 'pg', namespace: 'ops' },
       spec: { version: '16', clusterSelector: { matchLabels: { env: 'prod' } } },
     });
-    await until('member one gets 16', async () => (await version(members[0]!)) === '16');
-    assert.equal(await version(members[1]!), '15');
+    await until('member one gets 16', async () => (await database(members[0]!.client)).spec.version === '16');
+    assert.equal((await database(members[1]!.client)).spec.version, '15');
     await settle(members[0]!);
-    await until('member two gets 16', async () => (await version(members[1]!)) === '16');
+    await until('member two gets 16', async () => (await database(members[1]!.client)).spec.version === '16');
     await settle(members[1]!);
     await until(
       'the fleet is Consistent',
       async () => (await host.get(DATABASE_FLEET, 'pg', { namespace: 'ops' })).status?.phase === 'Consistent',
     );
+    for (const m of members) {
+      const sts = await m.client.get(STATEFUL_SET, 'orders', { namespace: 'shop' });
+      assert.equal(sts.spec?.template.spec?.containers[0]?.image, 'postgres:16', `${m.name} runs 16`);
+    }
   } finally {
     stop.abort();
     await running;

@@ -1,11 +1,19 @@
 /**
- * The DatabaseFleet reconciler over FakeClients: one host, member clusters as FleetMemberViews, a
+ * The DatabaseFleet reconciler over FakeClients: one host, member clusters as ClusterViews, a
  * FakeClock. Each member's Database operator is played by `settle` (observedGeneration caught up,
  * Ready) and `degrade` (phase Degraded), as its reconciler would write them.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TerminalError, isNotFound, patchStatus, type EventType, type KubeObject, type Result } from 'operator-runtime';
+import {
+  TerminalError,
+  isNotFound,
+  patchStatus,
+  type ClusterView,
+  type EventType,
+  type KubeObject,
+  type Result,
+} from 'operator-runtime';
 import { customResourceDefinition } from 'operator-runtime/crd';
 import {
   FakeClient,
@@ -21,13 +29,12 @@ import {
   DEFAULT_CONSISTENCY_CHECK_MS,
   DEFAULT_ROLLOUT_POLL_MS,
   DatabaseFleetReconciler,
-  type FleetMemberView,
 } from './database-fleet-reconciler.js';
 
 const NS = 'database-operator-system';
 const FLEET = 'postgres-fleet';
 
-interface Member extends FleetMemberView {
+interface Member extends ClusterView {
   readonly fake: FakeClient;
   labels: Record<string, string>;
   synced: boolean;

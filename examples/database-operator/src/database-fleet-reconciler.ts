@@ -2,8 +2,8 @@
  * The DatabaseFleet reconciler: a host-cluster controller (`.for(DATABASE_FLEET)`) that reads the
  * Databases of every selected member cluster, asks fleet-rollout.ts for the one action to take,
  * takes it (sets `spec.version` on one cluster's Databases), reports every cluster in the status and
- * says what it did in Events. Member clusters reach it as a {@link FleetView} — the manager's
- * `manager.fleet` in the operator, FakeClients in tests.
+ * says what it did in Events. Member clusters reach it as the library's `ClusterView`s — the
+ * manager's `manager.fleet` in the operator, FakeClients in tests.
  *
  * Member changes do not queue a fleet by themselves (they are in other clusters' caches): while a
  * rollout is in flight or halted the fleet is requeued every `rolloutPollMs`, and when Consistent
@@ -13,15 +13,15 @@ import {
   ApiError,
   OperatorRuntimeError,
   TerminalError,
-  patchStatus,
   requeueAfter,
   retryOnConflict,
   setCondition,
+  writeStatus,
   type Client,
   type Clock,
+  type ClusterView,
   type ConditionInput,
-  type EventType,
-  type KubeObject,
+  type EventRecorder,
   type ObjectReconcileContext,
   type ObjectReconciler,
   type ReconcileRequest,
@@ -34,8 +34,9 @@ import {
   matchesLabels,
   type LabelSelector,
 } from 'operator-runtime/cache';
+import type { FleetView } from 'operator-runtime/fleet';
 import { DATABASE, type Database } from './database.js';
-import { DATABASE_FLEET, type DatabaseFleet, type DatabaseFleetStatus } from './database-fleet.js';
+import type { DatabaseFleet, DatabaseFleetStatus } from './database-fleet.js';
 import { rolloutEvents } from './fleet-rollout-events.js';
 import { decideRollout, type ObservedCluster, type RolloutDecision } from './fleet-rollout.js';
 
@@ -47,33 +48,13 @@ export const DEFAULT_ROLLOUT_POLL_MS = 2000;
 /** How often a Consistent (or paused) fleet is checked for drift. @defaultValue 30,000 */
 export const DEFAULT_CONSISTENCY_CHECK_MS = 30_000;
 
-/** One member cluster as the fleet reconciler needs it; the fleet runtime's `ClusterView` is one. */
-export interface FleetMemberView {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  /** Cache-backed reads (read-your-own-writes), writes to the member's API server. */
-  readonly client: Client;
-  /** Reads from the member's API server: re-reads after a write conflict. */
-  readonly apiClient: Client;
-  /** False until the member's caches have synced (or while it is cut off): then it is Unreachable. */
-  readonly synced: boolean;
-}
-
-/** The engaged member clusters (the manager's `manager.fleet`). */
-export interface FleetView {
-  clusters(): readonly FleetMemberView[];
-}
-
-/** Where the fleet's Events go (an `EventRecorder` in the host cluster). */
-export interface FleetEventSink {
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
-}
-
 export interface DatabaseFleetReconcilerOptions {
   /** The host cluster's client (the manager's): reads DatabaseFleets from its cache, writes their status. */
   readonly client: Client;
-  readonly fleet: FleetView;
-  readonly recorder: FleetEventSink;
+  /** The member clusters engaged now (the manager's `manager.fleet`). */
+  readonly fleet: Pick<FleetView, 'clusters'>;
+  /** Where the fleet's Events go: an `EventRecorder` in the host cluster. */
+  readonly recorder: Pick<EventRecorder, 'event'>;
   /** @defaultValue {@link DEFAULT_ROLLOUT_POLL_MS} */
   readonly rolloutPollMs?: number;
   /** @defaultValue {@link DEFAULT_CONSISTENCY_CHECK_MS} */
@@ -155,7 +136,7 @@ export class DatabaseFleetReconciler implements ObjectReconciler<DatabaseFleet> 
    * `spec.version` by a merge patch carrying the resourceVersion read: a Database changed since is a
    * 409, re-read from the member's API server and decided again (already on the version: nothing).
    */
-  private async setVersion(member: FleetMemberView, db: Database, version: string, signal: AbortSignal) {
+  private async setVersion(member: ClusterView, db: Database, version: string, signal: AbortSignal) {
     let current = db;
     let first = true;
     await retryOnConflict(
@@ -178,33 +159,25 @@ export class DatabaseFleetReconciler implements ObjectReconciler<DatabaseFleet> 
     );
   }
 
-  /** The status through /status with observedGeneration; conditions merged (lastTransitionTime kept); re-read on conflict. */
+  /**
+   * The status through /status with observedGeneration; conditions merged (lastTransitionTime
+   * kept); re-read and recomputed on conflict; not written over a status of a newer generation.
+   */
   private async writeStatus(
     fleet: DatabaseFleet,
     status: DatabaseFleetStatus,
     conditions: readonly ConditionInput[],
     signal: AbortSignal,
   ): Promise<void> {
-    const generation = fleet.metadata.generation;
+    const observedGeneration = fleet.metadata.generation;
     const clock = this.options.clock ? { clock: this.options.clock } : {};
-    let current = fleet;
-    let first = true;
-    await retryOnConflict(
-      async () => {
-        if (!first)
-          current = await this.options.client.get(DATABASE_FLEET, fleet.metadata.name, {
-            namespace: fleet.metadata.namespace,
-            signal,
-          });
-        first = false;
-        let next = current.status?.conditions ?? [];
-        for (const c of conditions) next = setCondition(next, { ...c, observedGeneration: generation }, clock);
-        await patchStatus(
-          this.options.client,
-          current,
-          { ...status, conditions: next },
-          { signal, observedGeneration: generation },
-        );
+    await writeStatus(
+      this.options.client,
+      fleet,
+      (latest) => {
+        let next = latest.status?.conditions ?? [];
+        for (const c of conditions) next = setCondition(next, { ...c, observedGeneration }, clock);
+        return { ...status, conditions: next };
       },
       { signal, ...clock },
     );
@@ -225,7 +198,7 @@ function invalidSpec(message: string): ConditionInput {
 }
 
 /** A member's selected Databases from its cache; Unreachable when it has not synced or cannot be listed. */
-async function observeMember(member: FleetMemberView, selector: LabelSelector, signal: AbortSignal): Promise<Observed> {
+async function observeMember(member: ClusterView, selector: LabelSelector, signal: AbortSignal): Promise<Observed> {
   if (!member.synced)
     return {
       cluster: { name: member.name, reachable: false, message: "the cluster's caches have not synced" },

@@ -1,6 +1,8 @@
 /**
  * The Database reconciler: level-triggered, idempotent, one Action per owned object, status from
- * what it observes, and a backup-before-delete finalizer that never blocks a worker.
+ * what it observes, and a backup-before-delete finalizer that never blocks a worker. One instance
+ * serves the host cluster and every fleet member: it reads and writes through the client of the
+ * request's cluster (`ctx.cluster.client`) and records Events there.
  */
 import { randomBytes } from 'node:crypto';
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
@@ -12,17 +14,17 @@ import {
   isAlreadyExists,
   isNotFound,
   isConditionTrue,
-  patchStatus,
   requeueAfter,
   retryOnConflict,
   setCondition,
   setControllerReference,
+  writeStatus,
   type Client,
   type Clock,
+  type ClusterView,
   type ConditionInput,
-  type EventType,
+  type EventRecorder,
   type Kind,
-  type KubeObject,
   type Logger,
   type ObjectReconcileContext,
   type ObjectReconciler,
@@ -30,6 +32,7 @@ import {
   type Result,
 } from 'operator-runtime';
 import { runActions, setKstatusConditions, type Action, type KstatusProgress } from 'operator-runtime/helpers';
+import type { ControllerDeclaration } from 'operator-runtime/manager';
 import type { Registry } from 'prom-client';
 import type { BackupService } from './backup-client.js';
 import { describeBackupFailure, resolveBackupEndpoint, type BackupEndpointPolicy } from './backup-endpoints.js';
@@ -60,15 +63,12 @@ export const CONTROLLER_NAME = 'database';
 /** How often a running backup is polled (the worker is free in between). @defaultValue 1000 */
 export const DEFAULT_BACKUP_POLL_MS = 1000;
 
-/** Where the reconciler's Events go: the manager's `EventRecorder` (or, over a fleet, the member's). */
-export interface DatabaseEventSink {
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
-}
-
 export interface DatabaseReconcilerOptions {
-  /** The manager's client: reads (owned objects) from its cache, writes to the API server. */
-  readonly client: Client;
-  readonly recorder: DatabaseEventSink;
+  /**
+   * Where Events about a Database in `cluster` go: the manager's `EventRecorder` for the host
+   * cluster, a member's (`manager.memberEventRecorder(…).in(cluster)`) for a fleet member.
+   */
+  recorderFor(cluster: ClusterView): Pick<EventRecorder, 'event'>;
   readonly backups: BackupService;
   /** Used when a Database does not name its own backup endpoint. */
   readonly defaultBackupEndpoint: string;
@@ -84,8 +84,11 @@ export interface DatabaseReconcilerOptions {
   readonly clock?: Clock;
 }
 
+/** One reconcile: the Database, and the cluster it lives in (its client reads from that cluster's cache). */
 interface Ctx {
   readonly db: Database;
+  readonly client: Client;
+  readonly recorder: Pick<EventRecorder, 'event'>;
   readonly signal: AbortSignal;
   readonly log: Logger;
   /** Filled by the actions, read by the status action. */
@@ -113,48 +116,41 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
 
   async reconcile(_request: ReconcileRequest, ctx: ObjectReconcileContext<Database>): Promise<Result | void> {
     const { signal, log } = ctx;
-    const { client } = this.options;
+    // Reads from the cluster's cache, writes to its API server: a no-op reconcile costs no request.
+    const { client } = ctx.cluster;
+    const recorder = this.options.recorderFor(ctx.cluster);
     // The Database as the cache holds it now (level-triggered: not the event that queued the key).
     const current = await ctx.get();
     if (!current) return; // deleted; owned objects go with it (garbage collector)
-    let db = current;
-    const step = await handleFinalizer(client, db, {
+    const step = await handleFinalizer(client, current, {
       name: FINALIZER,
       signal,
-      cleanup: (obj) => this.backupBeforeDelete(obj, signal, log),
+      cleanup: (obj) => this.backupBeforeDelete({ db: obj, client, recorder, signal, log }),
       ...(this.options.clock ? { retry: { clock: this.options.clock } } : {}),
     });
     if (step.kind === 'stop') return step.result;
-    db = step.object;
+    const db = step.object;
+    const run: Ctx = { db, client, recorder, signal, log };
 
     const supported = SUPPORTED_VERSIONS[db.spec.engine];
     if (!supported.includes(db.spec.version)) {
       // The schema cannot know which versions we run: report it, do not retry until the spec changes.
       // Stalled (kstatus): retrying cannot help, only a spec change can; Flux and Argo CD say Failed/Degraded.
-      await this.writeStatus(db, { phase: 'Degraded' }, [], signal, {
+      await this.writeStatus(run, { phase: 'Degraded' }, [], {
         state: 'Stalled',
         reason: 'UnsupportedVersion',
         message: `${db.spec.engine} ${db.spec.version} is not supported (supported: ${supported.join(', ')})`,
       });
-      this.options.recorder.event(
-        db,
-        'Warning',
-        'UnsupportedVersion',
-        `${db.spec.engine} ${db.spec.version} is not supported`,
-      );
+      recorder.event(db, 'Warning', 'UnsupportedVersion', `${db.spec.engine} ${db.spec.version} is not supported`);
       throw new TerminalError(`unsupported version ${db.spec.engine} ${db.spec.version}`);
     }
 
-    const report = await runActions(
-      this.actions,
-      { db, signal, log },
-      {
-        controller: CONTROLLER_NAME,
-        logger: log,
-        signal,
-        ...(this.options.registry ? { registry: this.options.registry } : {}),
-      },
-    );
+    const report = await runActions(this.actions, run, {
+      controller: CONTROLLER_NAME,
+      logger: log,
+      signal,
+      ...(this.options.registry ? { registry: this.options.registry } : {}),
+    });
     return report.result;
   }
 
@@ -162,24 +158,24 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
   private async ensureSecret(ctx: Ctx) {
     const { db, signal } = ctx;
     // Never regenerate: an existing Secret is kept as it is (its password is the database's).
-    if (await this.cached(SECRET, names.secret(db), db, signal)) return; // an action that returns nothing lets the chain go on
+    if (await cached(ctx, SECRET, names.secret(db))) return; // an action that returns nothing lets the chain go on
     const password = randomBytes(18).toString('base64url');
     const secret = setControllerReference(db, desiredSecret(db, password));
     try {
-      await this.options.client.create(secret, { signal, fieldManager: FIELD_MANAGER });
+      await ctx.client.create(secret, { signal, fieldManager: FIELD_MANAGER });
     } catch (err) {
       if (!isAlreadyExists(err)) throw err; // AlreadyExists: our cache was behind: fine
       return;
     }
     const recreated = isConditionTrue(db.status?.conditions, 'Provisioned');
     if (recreated)
-      this.options.recorder.event(
+      ctx.recorder.event(
         db,
         'Warning',
         'SecretRecreated',
         `Secret ${names.secret(db)} was missing and has been recreated with a new password`,
       );
-    else this.options.recorder.event(db, 'Normal', 'SecretCreated', `Secret ${names.secret(db)} created`);
+    else ctx.recorder.event(db, 'Normal', 'SecretCreated', `Secret ${names.secret(db)} created`);
   }
 
   /** createOrPatch with only the fields we manage: an object that did not drift gets no write. */
@@ -195,7 +191,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     const result = await retryOnConflict(
       () =>
         createOrPatch(
-          this.options.client,
+          ctx.client,
           wanted,
           (obj) => {
             if (!obj.metadata.resourceVersion) return; // create: everything as desired
@@ -227,8 +223,8 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
 
   /** Status from what we observe: the StatefulSet's ready replicas. Written only when it changed. */
   private async reportStatus(ctx: Ctx) {
-    const { db, signal } = ctx;
-    const sts = ctx.statefulSet ?? (await this.cached(STATEFUL_SET, names.statefulSet(db), db, signal));
+    const { db } = ctx;
+    const sts = ctx.statefulSet ?? (await cached(ctx, STATEFUL_SET, names.statefulSet(db)));
     const ready = sts?.status?.readyReplicas ?? 0;
     const converged =
       ready === db.spec.replicas && (sts?.status?.observedGeneration ?? 0) >= (sts?.metadata?.generation ?? 1);
@@ -251,35 +247,34 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     const backupEndpoint = this.backupEndpointCondition(db);
     if (backupEndpoint) conditions.push(backupEndpoint);
     await this.writeStatus(
-      db,
+      ctx,
       {
         phase,
         readyReplicas: ready,
         endpoint: `${names.service(db)}.${db.metadata.namespace}.svc:${PORTS[db.spec.engine]}`,
       },
       conditions,
-      signal,
       progress,
     );
   }
 
   /** The finalizer's cleanup: backup first, polled with requeueAfter so no worker waits on it. */
-  private async backupBeforeDelete(db: Database, signal: AbortSignal, log: Logger): Promise<Result | void> {
+  private async backupBeforeDelete(ctx: Ctx): Promise<Result | void> {
+    const { signal, log, recorder } = ctx;
+    let { db } = ctx;
     if (db.spec.backup?.enabled === false) return;
-    if (db.status?.phase !== 'Deleting')
-      await this.writeStatus(db, { phase: 'Deleting' }, [], signal).then((d) => (db = d));
+    if (db.status?.phase !== 'Deleting') db = await this.writeStatus(ctx, { phase: 'Deleting' }, []);
     const resolved = resolveBackupEndpoint(db, this.endpoints);
     if (!resolved.allowed) {
       // No request is made. The finalizer stays until the spec names an allowed endpoint (or
       // none, or disables backup): not retried, since only a spec change can help.
       await this.writeStatus(
-        db,
+        ctx,
         {},
         [{ type: 'BackedUp', status: 'False', reason: 'EndpointNotAllowed', message: resolved.message }],
-        signal,
         { state: 'Stalled', reason: 'EndpointNotAllowed', message: resolved.message },
       );
-      this.options.recorder.event(db, 'Warning', 'EndpointNotAllowed', resolved.message);
+      recorder.event(db, 'Warning', 'EndpointNotAllowed', resolved.message);
       throw new TerminalError('spec.backup.endpoint is not allowed');
     }
     let backup;
@@ -288,34 +283,25 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     } catch (err) {
       // Status and Events are tenant-readable: codes only, never what the service said.
       const message = describeBackupFailure(err);
-      await this.writeStatus(
-        db,
-        {},
-        [{ type: 'BackedUp', status: 'False', reason: 'BackupFailed', message }],
-        signal,
-      ).catch(() => undefined);
-      this.options.recorder.event(db, 'Warning', 'BackupFailed', `backup before delete failed: ${message}`);
+      await this.writeStatus(ctx, {}, [{ type: 'BackedUp', status: 'False', reason: 'BackupFailed', message }]).catch(
+        () => undefined,
+      );
+      recorder.event(db, 'Warning', 'BackupFailed', `backup before delete failed: ${message}`);
       throw err; // keeps the finalizer; the workqueue backs off
     }
     if (backup.state !== 'completed') {
       log.info({ backup: backup.id }, 'backup running');
       if (getCondition(db.status?.conditions, 'BackedUp')?.reason !== 'BackupRunning') {
-        await this.writeStatus(
-          db,
-          {},
-          [{ type: 'BackedUp', status: 'False', reason: 'BackupRunning', message: `backup ${backup.id} running` }],
-          signal,
-        );
+        await this.writeStatus(ctx, {}, [
+          { type: 'BackedUp', status: 'False', reason: 'BackupRunning', message: `backup ${backup.id} running` },
+        ]);
       }
       return requeueAfter(this.options.backupPollMs ?? DEFAULT_BACKUP_POLL_MS);
     }
-    await this.writeStatus(
-      db,
-      {},
-      [{ type: 'BackedUp', status: 'True', reason: 'BackupCompleted', message: `backup ${backup.id} completed` }],
-      signal,
-    );
-    this.options.recorder.event(db, 'Normal', 'BackedUp', `backup ${backup.id} completed; removing finalizer`);
+    await this.writeStatus(ctx, {}, [
+      { type: 'BackedUp', status: 'True', reason: 'BackupCompleted', message: `backup ${backup.id} completed` },
+    ]);
+    recorder.event(db, 'Normal', 'BackedUp', `backup ${backup.id} completed; removing finalizer`);
     log.info({ backup: backup.id }, 'backup completed');
   }
 
@@ -345,55 +331,66 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
   /**
    * Merges fields and conditions into the status, and with `progress` the kstatus conditions
    * (Ready, Reconciling, Stalled); every condition and status.observedGeneration carry the
-   * generation this reconcile read. Re-reads and re-applies on conflict; no write when unchanged.
+   * generation this reconcile read. `writeStatus` re-reads and recomputes on conflict, sends
+   * nothing when unchanged, and refuses to write over a status that observed a newer generation
+   * (that generation's reconcile owns it). Returns the Database as last read or written.
    */
   private async writeStatus(
-    db: Database,
+    ctx: Ctx,
     fields: Partial<DatabaseStatus>,
     conditions: ConditionInput[],
-    signal: AbortSignal,
     progress?: KstatusProgress,
   ): Promise<Database> {
-    let current = db;
-    let first = true;
-    return retryOnConflict(
-      async () => {
-        if (!first) {
-          current = await this.options.client.get(DATABASE, db.metadata.name, {
-            namespace: db.metadata.namespace,
-            signal,
-          });
-          // The spec changed since this reconcile read it: its status is for an older generation
-          // and would overwrite a newer one (the simulation found this: a restart against a stale
-          // cache wrote observedGeneration 1 over 2). The change's own reconcile writes status.
-          if (current.metadata.generation !== db.metadata.generation) return current;
-        }
-        first = false;
-        let nextConditions = current.status?.conditions ?? [];
-        const observedGeneration = db.metadata.generation;
-        for (const c of conditions) nextConditions = setCondition(nextConditions, { ...c, observedGeneration });
+    const { db, signal } = ctx;
+    const observedGeneration = db.metadata.generation;
+    const written = await writeStatus(
+      ctx.client,
+      db,
+      (latest) => {
+        let next = latest.status?.conditions ?? [];
+        for (const c of conditions) next = setCondition(next, { ...c, observedGeneration });
         if (progress && observedGeneration !== undefined)
-          nextConditions = setKstatusConditions(nextConditions, progress, { observedGeneration });
-        const status: DatabaseStatus = { ...current.status, ...fields, conditions: nextConditions };
-        const { object } = await patchStatus(this.options.client, current, status, {
-          signal,
-          observedGeneration: db.metadata.generation,
-        });
-        return object;
+          next = setKstatusConditions(next, progress, { observedGeneration });
+        return { ...latest.status, ...fields, conditions: next };
       },
-      { signal, clock: this.options.clock },
+      { signal, ...(this.options.clock ? { clock: this.options.clock } : {}) },
     );
+    if (written.outcome === 'superseded')
+      ctx.log.info(
+        { generation: written.generation, observedGeneration: written.observedGeneration },
+        'status not written: the Database changed since this reconcile read it, and a newer status is there',
+      );
+    return written.object;
   }
+}
 
-  /** An owned object from the cache (the manager's client reads there), or undefined. */
-  private async cached<T>(type: Kind<T>, name: string, db: Database, signal: AbortSignal): Promise<T | undefined> {
-    try {
-      return await this.options.client.get(type, name, { namespace: db.metadata.namespace, signal });
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+/** An owned object from the cluster's cache (its client reads there), or undefined. */
+async function cached<T>(ctx: Ctx, type: Kind<T>, name: string): Promise<T | undefined> {
+  try {
+    return await ctx.client.get(type, name, { namespace: ctx.db.metadata.namespace, signal: ctx.signal });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
   }
+}
+
+/**
+ * What the Database controller owns and writes, declared once for the host's controller and the
+ * fleet's (one builder for both). With the kinds it watches, config/rbac.yaml is generated from
+ * these writes (docs/rbac.md), and rbac-minimal.int.test.ts shows each resulting rule is needed.
+ */
+export function declareDatabaseController<B extends ControllerDeclaration>(builder: B): B {
+  return builder
+    .owns(SECRET)
+    .owns(CONFIG_MAP)
+    .owns(SERVICE)
+    .owns(STATEFUL_SET)
+    .writes(DATABASE, ['patch']) // the finalizer: handleFinalizer merge-patches metadata.finalizers
+    .writes(DATABASE, ['patch'], { subresource: 'status' }) // writeStatus
+    .writes(SECRET, ['create']) // created once, never patched: its password is never regenerated
+    .writes(CONFIG_MAP, ['create', 'patch']) // createOrPatch
+    .writes(SERVICE, ['create', 'patch'])
+    .writes(STATEFUL_SET, ['create', 'patch']);
 }
 
 /** The desired object as JSON would carry it (no undefined fields), to overlay onto what the server has. */

@@ -1,5 +1,5 @@
 /**
- * The reference operator under simulate() (issue 28): `createDatabaseOperator` unchanged, against
+ * The reference operator under simulate() (issue 28): the operator unchanged (built by the rig), against
  * the fake client on the fake clock, under seeded fault schedules, through the 20-step scenario of
  * testing/database-simulation.ts, with the simulated backup service (testing/simulated-backup-service.ts).
  * `SIM_SEED=<n>` replays one seed; `SIM_SEEDS=1-1000` runs more (bench/simulation.bench.ts: 1,000

@@ -1,21 +1,19 @@
 /**
  * Assembles the Database operator on a manager: the controller with its owned kinds, the event
  * recorder, the backup client, (optionally) leader election, and with a fleet of member clusters
- * the DatabaseFleet controller. `main.ts` runs it as a process; tests build it in-process.
+ * the fleet's controllers (database-fleet-operator.ts). `main.ts` runs it as a process; tests build
+ * it in-process through the rig (testing/operator-rig.ts), on a manager of their own.
  */
-import { EventRecorder, LeaderElector, Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
-import type { Controller, ReconcileObserver } from 'operator-runtime/controller';
-import type { FleetOptions } from 'operator-runtime/fleet';
-import type { ControllerDeclaration, SecureMetricsOptions } from 'operator-runtime/manager';
+import { LeaderElector, Manager, type Client, type Logger, type ManagerOptions } from 'operator-runtime';
+import type { Controller } from 'operator-runtime/controller';
+import type { ControllerBuilderOptions, SecureMetricsOptions } from 'operator-runtime/manager';
 import type { WebhookServerOptions } from 'operator-runtime/webhook';
 import type { Registry } from 'prom-client';
 import { BackupClient, type BackupService } from './backup-client.js';
 import { allowedOrigins } from './backup-endpoints.js';
 import { DATABASE } from './database.js';
-import { DATABASE_FLEET } from './database-fleet.js';
-import { FleetDatabaseReconciler } from './database-fleet-member-reconciler.js';
-import { DatabaseFleetReconciler, FLEET_CONTROLLER_NAME, type FleetView } from './database-fleet-reconciler.js';
-import { CONTROLLER_NAME, DatabaseReconciler } from './database-reconciler.js';
+import { addDatabaseFleetControllers, type DatabaseOperatorFleetOptions } from './database-fleet-operator.js';
+import { CONTROLLER_NAME, DatabaseReconciler, declareDatabaseController } from './database-reconciler.js';
 import { CONFIG_MAP, MANAGED_BY_SELECTOR, SECRET, SERVICE, STATEFUL_SET } from './resources.js';
 import { registerDatabaseWebhooks } from './webhooks.js';
 
@@ -48,8 +46,6 @@ export interface DatabaseOperatorOptions {
   readonly maxConcurrentReconciles?: number;
   readonly backupPollMs?: number;
   readonly gracefulShutdownMs?: number;
-  /** The manager's clock (tests pass a FakeClock). @defaultValue the real clock */
-  readonly clock?: ManagerOptions['clock'];
   /**
    * Serves the Database's admission and conversion webhooks (webhooks.ts) with these options (the
    * manager's `webhook`); the cluster side comes from `webhookManifests(manager, …)`. Off when omitted.
@@ -60,45 +56,26 @@ export interface DatabaseOperatorOptions {
    * assigned to it. The assigning sharder is leader-only, so give `leaderElectionNamespace` too.
    */
   readonly sharding?: ManagerOptions['sharding'];
-  /** Told about every finished reconcile (the controller's `observer`: tracing, or tests that check overlap). */
-  readonly observer?: ReconcileObserver;
-  /** Member clusters besides the one `client` talks to: adds the DatabaseFleet controller. Off when omitted. */
+  /** Member clusters besides the one `client` talks to: adds the fleet's controllers. Off when omitted. */
   readonly fleet?: DatabaseOperatorFleetOptions;
-}
-
-/**
- * The operator over a fleet (issue 26): with `members`, the manager engages those member clusters,
- * a fleet controller reconciles every member's Databases (the same reconciler, bound per member),
- * and the DatabaseFleet controller rolls versions out across them.
- */
-export interface DatabaseOperatorFleetOptions {
-  /** The manager's `fleet` option: where member clusters come from (docs/fleet.md). */
-  readonly members?: FleetOptions;
-  /**
-   * The member clusters the DatabaseFleet controller reads and upgrades, when not the manager's own
-   * fleet (tests hand in fake members). @defaultValue `manager.fleet`, with `members`
-   */
-  readonly view?: FleetView;
-  /** @defaultValue DEFAULT_ROLLOUT_POLL_MS */
-  readonly rolloutPollMs?: number;
-  /** @defaultValue DEFAULT_CONSISTENCY_CHECK_MS */
-  readonly consistencyCheckMs?: number;
 }
 
 export interface DatabaseOperator {
   readonly manager: Manager;
-  readonly elector: LeaderElector | undefined;
   readonly controller: Controller;
   /** The DatabaseFleet controller in the host cluster; only with `fleet`. */
   readonly fleetController: Controller | undefined;
-  /** The Database reconciler for every member's Databases (`.complete()`d on the manager's fleet controller); only with `fleet`. */
-  readonly memberReconciler: FleetDatabaseReconciler | undefined;
   close(): Promise<void>;
 }
 
 export const LEASE_NAME = 'database-operator';
 
 export function createDatabaseOperator(options: DatabaseOperatorOptions): DatabaseOperator {
+  return addDatabaseOperator(new Manager(databaseManagerOptions(options)), options);
+}
+
+/** The manager the operator runs on: its cache, servers, leader election, sharding and fleet. */
+export function databaseManagerOptions(options: DatabaseOperatorOptions): ManagerOptions {
   const { client, registry, logger } = options;
   const elector = options.leaderElectionNamespace
     ? new LeaderElector({
@@ -113,7 +90,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
         logger,
       })
     : undefined;
-  const manager = new Manager({
+  return {
     client,
     registry,
     logger,
@@ -129,11 +106,23 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     secureMetrics: options.secureMetrics,
     console: options.consolePort !== undefined ? { port: options.consolePort } : undefined,
     gracefulShutdownMs: options.gracefulShutdownMs,
-    clock: options.clock,
     webhook: options.webhook,
     sharding: options.sharding,
     fleet: options.fleet?.members,
-  });
+  };
+}
+
+/**
+ * The operator's controllers, webhooks, Event recorders and backup client, on `manager` (built from
+ * {@link databaseManagerOptions}). `run` is given to every controller it registers — a
+ * `ReconcileObserver` for tracing, say.
+ */
+export function addDatabaseOperator(
+  manager: Manager,
+  options: DatabaseOperatorOptions,
+  run: Pick<ControllerBuilderOptions, 'observer'> = {},
+): DatabaseOperator {
+  const { registry } = options;
   const endpointPolicy = {
     defaultEndpoint: options.backupEndpoint,
     allowedEndpoints: options.allowedBackupEndpoints ?? [],
@@ -144,12 +133,12 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     options.backups ?? new BackupClient({ registry, metricHosts: allowedOrigins(endpointPolicy).map((u) => u.host) });
   // A backup service the caller handed in is the caller's to close.
   const closeBackups = options.backups ? () => Promise.resolve() : () => backups.close();
-  const recorder: EventRecorder = manager.eventRecorder('database-operator');
+  const recorder = manager.eventRecorder('database-operator');
+  // Events about a member's Database are written into that member (with a fleet only).
+  const memberRecorder = options.fleet ? manager.memberEventRecorder('database-operator') : undefined;
+  // One reconciler for the host's Databases and every member's: it works in the request's cluster.
   const reconciler = new DatabaseReconciler({
-    // Reads from the cache, writes to the API server: a no-op reconcile costs no request at all.
-    // Sharded, the manager's client reads Databases (re-reads after a write conflict) from the API server.
-    client: manager.client,
-    recorder,
+    recorderFor: (cluster) => (memberRecorder && cluster.name !== '' ? memberRecorder.in(cluster) : recorder),
     backups,
     defaultBackupEndpoint: options.backupEndpoint,
     allowedBackupEndpoints: endpointPolicy.allowedEndpoints,
@@ -157,78 +146,16 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     backupPollMs: options.backupPollMs,
     clock: manager.clock,
   });
-  const controller = databaseController(manager.controller(CONTROLLER_NAME).for(DATABASE))
-    .withOptions({
-      maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
-      reconcileTimeoutMs: 60_000,
-      observer: options.observer,
-    })
+  const runOptions = {
+    maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4,
+    reconcileTimeoutMs: 60_000,
+    ...run,
+  };
+  const controller = declareDatabaseController(manager.controller(CONTROLLER_NAME).for(DATABASE))
+    .withOptions(runOptions)
     .complete(reconciler);
-
-  const fleet = options.fleet;
-  const view: FleetView | undefined = fleet?.view ?? manager.fleet;
-  if (fleet && !view)
-    throw new Error("the fleet option needs members (the manager's fleet) or a view of member clusters");
-  const fleetController =
-    fleet && view
-      ? manager
-          .controller(FLEET_CONTROLLER_NAME)
-          .for(DATABASE_FLEET)
-          // Its status only: member Databases are written with each member's own client and RBAC.
-          .writes(DATABASE_FLEET, ['patch'], { subresource: 'status' })
-          .withOptions({ maxConcurrentReconciles: 2, reconcileTimeoutMs: 60_000, observer: options.observer })
-          .complete(
-            new DatabaseFleetReconciler({
-              client: manager.client,
-              fleet: view,
-              recorder,
-              rolloutPollMs: fleet.rolloutPollMs,
-              consistencyCheckMs: fleet.consistencyCheckMs,
-              clock: manager.clock,
-            }),
-          )
-      : undefined;
-  // The same Database reconciler, bound per member to its client and an Event recorder writing there.
-  const memberReconciler = fleet
-    ? new FleetDatabaseReconciler({
-        backups,
-        defaultBackupEndpoint: options.backupEndpoint,
-        allowedBackupEndpoints: endpointPolicy.allowedEndpoints,
-        registry,
-        backupPollMs: options.backupPollMs,
-        clock: manager.clock,
-        recorderFor: (cluster) =>
-          new EventRecorder({
-            client: cluster.client,
-            component: 'database-operator',
-            logger: logger.child({ cluster: cluster.name }),
-          }),
-      })
+  const fleetController = options.fleet
+    ? addDatabaseFleetControllers(manager, options.fleet, { reconciler, recorder, run: runOptions })
     : undefined;
-  // Every member's Databases, reconciled as the host controller reconciles the host's.
-  if (memberReconciler && fleet?.members) {
-    databaseController(manager.fleetController(CONTROLLER_NAME).for(DATABASE))
-      .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4, reconcileTimeoutMs: 60_000 })
-      .complete(memberReconciler);
-  }
-  return { manager, elector, controller, fleetController, memberReconciler, close: closeBackups };
-}
-
-/**
- * What the Database controller owns and writes, declared once for the host's controller and the
- * fleet's (one builder for both). With the kinds it watches, config/rbac.yaml is generated from
- * these writes (docs/rbac.md), and rbac-minimal.int.test.ts shows each resulting rule is needed.
- */
-function databaseController<B extends ControllerDeclaration>(builder: B): B {
-  return builder
-    .owns(SECRET)
-    .owns(CONFIG_MAP)
-    .owns(SERVICE)
-    .owns(STATEFUL_SET)
-    .writes(DATABASE, ['patch']) // the finalizer: handleFinalizer merge-patches metadata.finalizers
-    .writes(DATABASE, ['patch'], { subresource: 'status' }) // patchStatus
-    .writes(SECRET, ['create']) // created once, never patched: its password is never regenerated
-    .writes(CONFIG_MAP, ['create', 'patch']) // createOrPatch
-    .writes(SERVICE, ['create', 'patch'])
-    .writes(STATEFUL_SET, ['create', 'patch']);
+  return { manager, controller, fleetController, close: closeBackups };
 }

@@ -1,9 +1,10 @@
 /**
  * The reference operator as simulate() runs it (database-simulation.test.ts, and
- * bench/simulation.bench.ts): `createDatabaseOperator` unchanged, a 20-step scenario of creates,
- * scaling, upgrades, deletes and drift of owned objects.
+ * bench/simulation.bench.ts): the operator unchanged, built by the rig (operator-rig.ts) on the
+ * simulation's clock, through a 20-step scenario of creates, scaling, upgrades, deletes and drift
+ * of owned objects.
  *
- * The backup service is simulated-backup-service.ts, handed to `createDatabaseOperator` as its
+ * The backup service is simulated-backup-service.ts, handed to the operator as its
  * `backups`: two of the three deleted Databases have backup on, and the invariant below asks that
  * each of them, once gone, has a completed backup — the finalizer may be released only after it.
  */
@@ -18,7 +19,7 @@ import {
 } from 'operator-runtime/testing/simulation';
 import type { BackupService } from '../src/backup-client.js';
 import { DATABASE, type Database } from '../src/database.js';
-import { createDatabaseOperator } from '../src/operator.js';
+import { createOperatorUnderTest } from './operator-rig.js';
 import { BACKUP_RECORD, BACKUP_RECORD_KIND_SPEC, SimulatedBackupService } from './simulated-backup-service.js';
 
 function db(name: string, spec: Partial<Database['spec']> = {}): Database {
@@ -98,7 +99,7 @@ export function databaseSimulation(options: DatabaseSimulationOptions = {}): Sim
   const backups = options.backups ?? ((client: Client) => new SimulatedBackupService(client));
   return {
     setup: ({ client, clock, logger, registry }) =>
-      createDatabaseOperator({
+      createOperatorUnderTest({
         client,
         clock,
         logger,

@@ -7,8 +7,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import { KubeClient, createLogger, createMetricsRegistry, runUntilSignal } from 'operator-runtime';
-import { createDatabaseOperator } from '../src/operator.js';
 import { logLevelFromEnv, operatorOptionsFromEnv } from '../src/operator-env.js';
+import { createOperatorUnderTest } from './operator-rig.js';
 import { recordStatusWrites } from './record-status-writes.js';
 import type { ReplicaRecord } from './replica-records.js';
 
@@ -24,7 +24,7 @@ const replica = process.env.POD_NAME || String(process.pid);
 const record = (r: ReplicaRecord): void => appendFileSync(file, `${JSON.stringify(r)}\n`);
 const registry = createMetricsRegistry({ defaultMetrics: true });
 const client = await KubeClient.fromDefault({ registry, logger });
-const operator = createDatabaseOperator({
+const operator = createOperatorUnderTest({
   ...options,
   client: recordStatusWrites(client, (w) => record({ type: 'status-write', t: Date.now(), replica, ...w })),
   registry,

@@ -1,3 +1,7 @@
+/**
+ * The Database reconciler works in the request's cluster: one instance over the host and every
+ * fleet member writes each cluster's objects, status and Events into that cluster.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMetricsRegistry, isNotFound, type EventType, type KubeObject } from 'operator-runtime';
@@ -7,8 +11,7 @@ import { recordingLogger } from 'operator-runtime/testing';
 import { BackupClient } from './backup-client.js';
 import { DATABASE } from './database.js';
 import type { ClusterView } from 'operator-runtime';
-import { FleetDatabaseReconciler } from './database-fleet-member-reconciler.js';
-import { SECRET, STATEFUL_SET } from './database-reconciler.js';
+import { DatabaseReconciler, SECRET, STATEFUL_SET } from './database-reconciler.js';
 
 function member(name: string, version: string): ClusterView & { fake: FakeClient } {
   const fake = new FakeClient({
@@ -25,13 +28,13 @@ function member(name: string, version: string): ClusterView & { fake: FakeClient
   return { name, labels: {}, client: fake, apiClient: fake, synced: true, fake };
 }
 
-test("one reconciler over the fleet writes each member's Database objects, status and Events into that member", async () => {
-  const a = member('a', '15');
+test("one reconciler over the host and a fleet member writes each cluster's Database objects, status and Events into that cluster", async () => {
+  const a = member('', '15'); // the host cluster
   const b = member('b', '16');
   const events: { cluster: string; reason: string }[] = [];
   const bound: string[] = [];
   const backups = new BackupClient({ registry: createMetricsRegistry() });
-  const reconciler = new FleetDatabaseReconciler({
+  const reconciler = new DatabaseReconciler({
     backups,
     defaultBackupEndpoint: 'http://backup.invalid:8090',
     recorderFor: (cluster) => {
@@ -46,7 +49,7 @@ test("one reconciler over the fleet writes each member's Database objects, statu
     for (const round of [1, 2])
       for (const m of [a, b]) {
         await reconciler.reconcile(
-          { cluster: m.name, namespace: 'shop', name: 'orders' },
+          { ...(m.name ? { cluster: m.name } : {}), namespace: 'shop', name: 'orders' },
           {
             cluster: m,
             signal: new AbortController().signal,
@@ -60,7 +63,7 @@ test("one reconciler over the fleet writes each member's Database objects, statu
           },
         );
       }
-    assert.deepEqual(bound, ['a', 'b'], 'one DatabaseReconciler (and recorder) per member, reused');
+    assert.deepEqual(bound, ['', 'b', '', 'b'], "the recorder of the request's cluster, each reconcile");
     for (const m of [a, b]) {
       const sts = await m.fake.get(STATEFUL_SET, 'orders', { namespace: 'shop' });
       const image = sts.spec?.template.spec?.containers[0]?.image;
@@ -75,7 +78,7 @@ test("one reconciler over the fleet writes each member's Database objects, statu
       assert.equal(db.status?.phase, 'Provisioning');
     }
     assert.deepEqual(events, [
-      { cluster: 'a', reason: 'SecretCreated' },
+      { cluster: '', reason: 'SecretCreated' },
       { cluster: 'b', reason: 'SecretCreated' },
     ]);
   } finally {
