@@ -7,10 +7,22 @@
  *   - api:  tracing on, `@opentelemetry/api` installed, no SDK registered (no-op spans);
  *   - sdk:  `NodeTracerProvider` with a `BatchSpanProcessor` and the OTLP/HTTP exporter sending to
  *           a receiver in another process (three spans per reconcile: its trigger, itself, its patch).
- * Each round runs the three in turn; the medians are the figures. Reconciles per second are wall
+ * Each round runs the three in turn, in an order that turns each round; the medians are the figures. Reconciles per second are wall
  * clock (the whole pipeline, watch events to status writes); µs CPU per reconcile is our process's.
  *
  *   node --import tsx bench/tracing-overhead.bench.ts [objects=2000] [workers=8]
+ *
+ * First figures (2000 Widgets, 8 workers, 3 rounds, the modes in a fixed order then), taken with the
+ * 2-core machine at load 21–23 (other sessions' tests), so a round varies by ±30%:
+ *
+ *   tracing                        reconciles/s   µs CPU/reconcile
+ *   off                                     217                487
+ *   API only (no SDK)                       246                373
+ *   SDK + batch OTLP/HTTP                   185                587     (17.2 MB of spans exported)
+ *
+ * Off and API only are not told apart at this load (API only came out ahead: the noise); the SDK
+ * with a batch exporter costs some 100–200 µs CPU per reconcile for its three spans and their
+ * export. Figures worth quoting need a quiet machine.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -123,7 +135,9 @@ try {
   );
   for (let round = 1; round <= rounds; round++) {
     const line: string[] = [];
-    for (const mode of MODES) {
+    // The order turns each round: the first mode of a round pays for the last one's garbage and export.
+    const order = MODES.map((_, i) => MODES[(i + round) % MODES.length]!);
+    for (const mode of order) {
       const { perSecond, cpuUs } = await measure(mode, round);
       figures.get(mode)!.perSecond.push(perSecond);
       figures.get(mode)!.cpuUs.push(cpuUs);
