@@ -73,7 +73,7 @@ export class ClientSpan {
     this.api.propagation.inject(this.context, headers);
   }
 
-  /** Ends the span with its HTTP status (an error status from 500 up, or when `error` is given). */
+  /** Ends the span with its HTTP status (an error status from 400 up, as for any client span, or when `error` is given). */
   end(outcome: { readonly status?: number; readonly retries: number; readonly error?: unknown }): void {
     const { span, api } = this;
     if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
@@ -81,7 +81,7 @@ export class ClientSpan {
     if (outcome.error !== undefined) {
       recordError(span, outcome.error);
       span.setStatus({ code: api.SpanStatusCode.ERROR, message: errorMessage(outcome.error) });
-    } else if (outcome.status !== undefined && outcome.status >= 500) {
+    } else if (outcome.status !== undefined && outcome.status >= 400) {
       span.setStatus({ code: api.SpanStatusCode.ERROR });
     }
     span.end();
