@@ -20,9 +20,12 @@
  *   API only (no SDK)                       246                373
  *   SDK + batch OTLP/HTTP                   185                587     (17.2 MB of spans exported)
  *
+ * A second run, the order turning (load 20–24): off 272/s 384 µs, API only 456/s 307 µs, SDK
+ * 183/s 649 µs (one API-only round at 1214/s: the machine, not the code).
+ *
  * Off and API only are not told apart at this load (API only came out ahead: the noise); the SDK
  * with a batch exporter costs some 100–200 µs CPU per reconcile for its three spans and their
- * export. Figures worth quoting need a quiet machine.
+ * export (100–260 µs in the two runs). Figures worth quoting need a quiet machine.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
