@@ -24,8 +24,8 @@
  * 183/s 649 µs (one API-only round at 1214/s: the machine, not the code).
  *
  * Off and API only are not told apart at this load (API only came out ahead: the noise); the SDK
- * with a batch exporter costs some 100–200 µs CPU per reconcile for its three spans and their
- * export (100–260 µs in the two runs). Figures worth quoting need a quiet machine.
+ * with a batch exporter costs some 100–260 µs CPU per reconcile for its three spans and their
+ * export. Figures worth quoting need a quiet machine.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
