@@ -16,13 +16,22 @@ export interface WidgetRound {
   readonly round: number;
   /** Called at each reconcile's start with how many have started this round (1 for the first). */
   readonly onReconcile?: (started: number) => void;
+  /** The controller's `tracing` option (bench/tracing-overhead.bench.ts). @defaultValue the controller's default */
+  readonly tracing?: boolean;
 }
 
 /**
  * Starts a manager with the controller and stops it once every Widget was reconciled; resolves with
  * `performance.now()` at that moment, so a caller's timing leaves the manager's stop out.
  */
-export async function runWidgetRound({ client, objects, workers, round, onReconcile }: WidgetRound): Promise<number> {
+export async function runWidgetRound({
+  client,
+  objects,
+  workers,
+  round,
+  onReconcile,
+  tracing,
+}: WidgetRound): Promise<number> {
   const manager = new Manager({ client, metricsPort: 0, healthPort: 0, logger: createLogger({ level: 'silent' }) });
   let started = 0;
   let reconciled = 0;
@@ -31,7 +40,7 @@ export async function runWidgetRound({ client, objects, workers, round, onReconc
   manager
     .controller('bench')
     .for(WIDGET)
-    .withOptions({ maxConcurrentReconciles: workers })
+    .withOptions({ maxConcurrentReconciles: workers, ...(tracing !== undefined && { tracing }) })
     .complete(async (req, { signal }) => {
       onReconcile?.(++started);
       const w = await manager.cache.get<{ metadata: { generation: number } }>(WIDGET, req, { signal });

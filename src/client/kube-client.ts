@@ -177,7 +177,12 @@ export class KubeClient implements Client {
     const path = this.path(m, { namespace: opts.namespace, name, subresource: opts.subresource, op: 'get' });
     const query = new URLSearchParams();
     if (opts.resourceVersion !== undefined) query.set('resourceVersion', opts.resourceVersion);
-    const res = await this.transport.request<T>({ method: 'GET', path: withQuery(path, query), signal: opts.signal });
+    const res = await this.transport.request<T>({
+      method: 'GET',
+      path: withQuery(path, query),
+      signal: opts.signal,
+      operation: operation('get', m, opts.subresource),
+    });
     return res.body;
   }
 
@@ -220,6 +225,7 @@ export class KubeClient implements Client {
       path,
       signal: opts.signal,
       list: { maxItemBytes: this.maxWatchLineBytes, shape },
+      operation: operation('list', m),
       ...(opts.metadataOnly ? { headers: { accept: METADATA_ONLY_ACCEPT.list } } : {}),
     });
     const { items, meta } = listBodyOf(res.body, path);
@@ -256,6 +262,7 @@ export class KubeClient implements Client {
       body: stringifyJson(obj),
       contentType: 'application/json',
       signal: opts.signal,
+      operation: operation('create', m),
     });
     reportWarnings(res.headers.warning, opts);
     return res.body;
@@ -282,6 +289,7 @@ export class KubeClient implements Client {
       body: stringifyJson(obj),
       contentType: 'application/json',
       signal: opts.signal,
+      operation: operation('update', m, opts.subresource),
     });
     reportWarnings(res.headers.warning, opts);
     return res.body;
@@ -306,6 +314,7 @@ export class KubeClient implements Client {
       body: typeof patch === 'string' ? patch : stringifyJson(patch),
       contentType: PATCH_CONTENT_TYPES[opts.type],
       signal: opts.signal,
+      operation: operation(opts.type === 'apply' ? 'apply' : 'patch', m, opts.subresource),
     });
     reportWarnings(res.headers.warning, opts);
     return res.body;
@@ -348,6 +357,7 @@ export class KubeClient implements Client {
       body: stringifyJson(body),
       contentType: 'application/json',
       signal: opts.signal,
+      operation: operation('delete', m),
     });
     return res.body;
   }
@@ -533,4 +543,9 @@ function reportWarnings(
   if (!opts.onWarnings || header === undefined) return;
   const warnings = parseWarningHeaders(header);
   if (warnings.length > 0) opts.onWarnings(warnings);
+}
+
+/** The verb and kind of a call, for its trace span: `patch Database/status`. */
+function operation(verb: string, m: ResourceMapping, subresource?: string): { verb: string; kind: string } {
+  return { verb, kind: subresource ? `${m.kind}/${subresource}` : m.kind };
 }

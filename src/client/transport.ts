@@ -27,6 +27,7 @@ import type { ClusterConfig } from './kubeconfig.js';
 import { TokenBucketRateLimiter } from './rate-limiter.js';
 import { dispatcherRequest, Pool, proxyAgentClass } from './undici-parts.js';
 import { IDEMPOTENT_METHODS, isRetryableNetworkError, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
+import { runtimeTracer, startClientSpan } from '../core/tracing.js';
 
 export interface TransportOptions {
   readonly clock?: Clock;
@@ -124,6 +125,8 @@ export interface TransportRequest {
    * several times its size.
    */
   readonly list?: ListReading;
+  /** What the call does, for its trace span (`get Database`); the method and path name it otherwise. */
+  readonly operation?: { readonly verb: string; readonly kind: string };
 }
 
 export interface ListReading {
@@ -211,6 +214,8 @@ export class Transport {
   private readonly options: TransportOptions;
   private dispatchers: Dispatchers | undefined;
   private closed = false;
+  /** Undefined without `@opentelemetry/api`; spans only inside a recording span (a reconcile's). */
+  private readonly tracing = runtimeTracer();
 
   constructor(config: ClusterConfig, options: TransportOptions = {}) {
     this.config = config;
@@ -249,13 +254,36 @@ export class Transport {
    * `requestDeadlineMs` (then `RequestTimeoutError`); throws ApiError on >= 400.
    */
   async request<T = unknown>(req: TransportRequest): Promise<TransportResponse<T>> {
-    if (!Number.isFinite(this.requestDeadlineMs)) return this.requestWithRetries<T>(req, { attempts: 0 });
+    const span = startClientSpan(this.tracing, spanName(req), {
+      'http.request.method': req.method,
+      'server.address': this.server.hostname,
+      'url.path': req.path.split('?', 1)[0]!,
+      ...(req.operation && { 'k8s.verb': req.operation.verb, 'k8s.kind': req.operation.kind }),
+    });
+    if (!span) return this.untracedRequest(req);
+    const headers: Record<string, string> = { ...req.headers };
+    span.inject(headers);
+    const tally = { attempts: 0 };
+    try {
+      const res = await this.untracedRequest<T>({ ...req, headers }, tally);
+      span.end({ status: res.status, retries: tally.attempts - 1 });
+      return res;
+    } catch (err) {
+      span.end({ status: err instanceof ApiError ? err.status : undefined, retries: tally.attempts - 1, error: err });
+      throw err;
+    }
+  }
+
+  private async untracedRequest<T>(
+    req: TransportRequest,
+    tally: { attempts: number } = { attempts: 0 },
+  ): Promise<TransportResponse<T>> {
+    if (!Number.isFinite(this.requestDeadlineMs)) return this.requestWithRetries<T>(req, tally);
     if (req.signal?.aborted) throw new AbortedError('request aborted', { cause: req.signal.reason });
     // One signal for the whole call: the caller's, or the deadline's, whichever comes first.
     const deadline = new AbortController();
     const linked = linkedAbortController(req.signal, deadline.signal);
     const timer = this.clock.setTimer(this.requestDeadlineMs, () => deadline.abort());
-    const tally = { attempts: 0 };
     try {
       return await this.requestWithRetries<T>({ ...req, signal: linked.controller.signal }, tally);
     } catch (err) {
@@ -536,6 +564,11 @@ export class Transport {
   private newBackoff(): ExponentialBackoff {
     return new ExponentialBackoff({ ...this.backoff, random: this.options.random });
   }
+}
+
+/** `get Database` when the client said what the call does, else the method and the path without its query. */
+function spanName(req: TransportRequest): string {
+  return req.operation ? `${req.operation.verb} ${req.operation.kind}` : `${req.method} ${req.path.split('?', 1)[0]!}`;
 }
 
 function errorCodeOf(err: unknown): string {

@@ -26,7 +26,8 @@ import type {
   Reconciler,
   ReconcileRequest,
 } from './reconciler.js';
-import { pumpTriggers } from './trigger-source.js';
+import { pumpTriggers, type TriggerSink } from './trigger-source.js';
+import { tracedSink } from './trace-triggers.js';
 
 /** Builds the controller `d` describes against `target` and hands its runnable to the target's runner. */
 export function buildController<T extends KubeObject, R extends ReconcileRequest>(
@@ -52,7 +53,7 @@ export function buildController<T extends KubeObject, R extends ReconcileRequest
       );
     },
   };
-  const { maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, priorityQueue } = d.options;
+  const { maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, priorityQueue, tracing } = d.options;
   const observer = combineObservers(target.view, d.options.observer, ran);
   const controller = new Controller({
     name: d.name,
@@ -61,7 +62,7 @@ export function buildController<T extends KubeObject, R extends ReconcileRequest
     logger: target.logger,
     registry: target.registry,
     gracefulShutdownMs: target.gracefulShutdownMs,
-    ...omitUndefined({ maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, observer, priorityQueue }),
+    ...omitUndefined({ maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, observer, priorityQueue, tracing }),
     ...target.controllerOptions,
   });
   target.view?.attach(controller.queue, controller.workerCount);
@@ -113,7 +114,8 @@ function sourceAttacher(d: ControllerDescription, controller: Controller): Attac
         ? { add: (key, options) => controller.queue.add(prefix + key, options) }
         : controller.queue;
       for (const source of sources) {
-        const handler = enqueueHandler(sink, mapOf(d, source, primaryNamespaced), source.predicates);
+        const sourceSink = controller.traced ? tracedSink(controller, sink, source, cluster) : sink;
+        const handler = enqueueHandler(sourceSink, mapOf(d, source, primaryNamespaced), source.predicates);
         for (const informer of await cluster.informersFor(source.type, signal))
           registrations.push(informer.addEventHandler(handler, { name: `${d.name}:${source.type.kind}` }));
       }
@@ -140,8 +142,11 @@ function controllerRunnable<R extends ReconcileRequest>(
     async start(signal) {
       let detach: (() => void) | undefined;
       try {
-        detach = await target.connect(attach, (key) => controller.queue.add(key), signal);
-        const pumps = d.triggers.map((keys) => pumpTriggers(keys, controller.queue, signal, log));
+        detach = await target.connect(attach, (key) => enqueueAs(controller, key, 'handover'), signal);
+        const external: TriggerSink = controller.traced
+          ? { add: (key, options) => enqueueAs(controller, key, 'external', options) }
+          : controller.queue;
+        const pumps = d.triggers.map((keys) => pumpTriggers(keys, external, signal, log));
         await controller.start(signal);
         await Promise.all(pumps);
       } finally {
@@ -149,6 +154,17 @@ function controllerRunnable<R extends ReconcileRequest>(
       }
     },
   };
+}
+
+/** Queues a key with its cause noted for the trace (when traced). */
+function enqueueAs(
+  controller: Controller,
+  key: string,
+  type: 'handover' | 'external',
+  options?: Parameters<TriggerSink['add']>[1],
+): void {
+  if (controller.traced) controller.recordTrigger(key, { type });
+  controller.queue.add(key, options);
 }
 
 /**

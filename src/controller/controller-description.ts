@@ -39,6 +39,11 @@ export interface ControllerBuilderOptions {
    */
   readonly priorityQueue?: boolean;
   /**
+   * A trace span per reconcile when `@opentelemetry/api` is installed (see `ControllerOptions.tracing`);
+   * false: none from this controller. @defaultValue {@link DEFAULT_CONTROLLER_TRACING}
+   */
+  readonly tracing?: boolean;
+  /**
    * A fleet controller's cap on the reconciles of one member cluster at once (see
    * `FleetControllerOptions`); a host controller refuses it. @defaultValue `defaultMaxConcurrentReconcilesPerCluster` for a fleet controller
    */

@@ -8,6 +8,7 @@ import { isLeadershipLost } from '../core/leadership-lost.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { objectKey, parseObjectKey, type ObjectRef } from '../core/object-key.js';
 import { omitUndefined } from '../core/omit-undefined.js';
+import { runtimeTracer } from '../core/tracing.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { DEFAULT_PRIORITY, Workqueue, type AddOptions } from '../workqueue/workqueue.js';
 import { DeferredChildLogger } from './deferred-child-logger.js';
@@ -15,6 +16,7 @@ import { ControllerMetrics, type ReconcileOutcomeLabel } from './controller-metr
 import type { ReconcileRequest, Reconciler } from './reconciler.js';
 import type { Result } from './result.js';
 import { isTerminalError } from './terminal-error.js';
+import { ReconcileTracing, type ReconcileSpan, type ReconcileTrigger } from './reconcile-tracing.js';
 
 /** @defaultValue 1 */
 export const DEFAULT_MAX_CONCURRENT_RECONCILES = 1;
@@ -83,7 +85,17 @@ export interface ControllerOptions {
    * @defaultValue {@link objectRequestCodec} (`namespace/name` keys)
    */
   readonly requests?: RequestCodec;
+  /**
+   * A span per reconcile, with its trigger and the API and HTTP calls it makes as children, when
+   * `@opentelemetry/api` is installed (an optional peer; spans go wherever the application's SDK
+   * sends them, nowhere without one). false: no spans from this controller.
+   * @defaultValue {@link DEFAULT_CONTROLLER_TRACING}
+   */
+  readonly tracing?: boolean;
 }
+
+/** Reconciles are traced whenever `@opentelemetry/api` is installed. @defaultValue true */
+export const DEFAULT_CONTROLLER_TRACING = true;
 
 /** Turns a queue key into a request, and names the request on log lines. */
 export interface RequestCodec {
@@ -154,6 +166,7 @@ export class Controller {
    */
   private readonly inFlight = new Set<AbortController>();
   private started = false;
+  private readonly tracing: ReconcileTracing | undefined;
 
   constructor(options: ControllerOptions) {
     if (!options.name) throw new InvalidOptionError('name', 'is required');
@@ -198,6 +211,21 @@ export class Controller {
     this.metrics = options.registry ? new ControllerMetrics(options.registry, this.name, this.workers) : undefined;
     this.observer = options.observer;
     this.requests = options.requests ?? objectRequestCodec;
+    const tracer = (options.tracing ?? DEFAULT_CONTROLLER_TRACING) ? runtimeTracer() : undefined;
+    this.tracing = tracer && new ReconcileTracing(tracer.api, tracer.tracer, this.name);
+  }
+
+  /** Whether reconciles are traced (`tracing` on and `@opentelemetry/api` installed): worth calling {@link recordTrigger}. */
+  get traced(): boolean {
+    return this.tracing !== undefined;
+  }
+
+  /**
+   * Notes what caused `key` (a queue key) to be queued, for the span of its next reconcile; the
+   * controller's own sources and requeues do it themselves. A no-op when not {@link traced}.
+   */
+  recordTrigger(key: string, trigger: ReconcileTrigger): void {
+    this.tracing?.record(key, trigger);
   }
 
   /** Number of workers (`maxConcurrentReconciles`). */
@@ -210,7 +238,9 @@ export class Controller {
    * `options.priority` if that is higher).
    */
   enqueue(ref: ObjectRef, options?: AddOptions): void {
-    this.queue.add(objectKey(ref), options);
+    const key = objectKey(ref);
+    this.tracing?.record(key, { type: 'enqueue' });
+    this.queue.add(key, options);
   }
 
   /**
@@ -274,7 +304,13 @@ export class Controller {
   private async reconcileKey(key: string): Promise<void> {
     const request = this.requests.parse(key);
     const reconcileID = randomUUID();
-    const log = new DeferredChildLogger(this.log, { ...this.requests.logFields(request), reconcileID });
+    const traced = this.tracing?.start(key, reconcileID, request);
+    // The trace id on every line of the reconcile ties its logs to its trace (and reconcileID is on the span).
+    const log = new DeferredChildLogger(this.log, {
+      ...this.requests.logFields(request),
+      reconcileID,
+      ...(traced?.traceID !== undefined && { traceID: traced.traceID }),
+    });
     const abort = new AbortController();
     this.inFlight.add(abort);
     const timer =
@@ -292,10 +328,13 @@ export class Controller {
     let outcome: ReconcileOutcomeLabel = 'success';
     let flags: { terminal?: boolean; panic?: boolean } = {};
     let thrown: unknown;
+    let result: Result | void = undefined;
     try {
-      let result: Result | void;
       try {
-        result = await this.reconciler.reconcile(request, { signal: abort.signal, log, reconcileID });
+        const context = { signal: abort.signal, log, reconcileID };
+        result = await (traced
+          ? traced.run(() => this.reconciler.reconcile(request, context))
+          : this.reconciler.reconcile(request, context));
       } catch (err) {
         outcome = 'error';
         thrown = err;
@@ -316,6 +355,7 @@ export class Controller {
       this.inFlight.delete(abort);
       const durationMs = this.clock.monotonicNow() - started;
       this.metrics?.reconcileFinished(outcome, durationMs / 1000, flags);
+      if (traced) this.finishSpan(traced, key, outcome, flags, result, thrown);
       if (this.observer)
         this.notify({
           key,
@@ -325,6 +365,22 @@ export class Controller {
           outcome: flags.terminal ? 'terminal_error' : outcome,
           error: thrown,
         });
+    }
+  }
+
+  private finishSpan(
+    traced: ReconcileSpan,
+    key: string,
+    outcome: ReconcileOutcomeLabel,
+    flags: { terminal?: boolean },
+    result: Result | void,
+    error: unknown,
+  ): void {
+    try {
+      this.tracing!.finish(traced, key, { label: flags.terminal ? 'terminal_error' : outcome, result, error });
+    } catch (err) {
+      // A tracing SDK's bug must not become a reconcile failure.
+      this.log.error({ err }, 'ending the reconcile span failed');
     }
   }
 

@@ -7,7 +7,8 @@ import type { ObjectEvent, Predicate } from './predicates.js';
 
 /** Where the handlers put keys (the controller's workqueue, or a recorder in tests). */
 export interface KeySink {
-  add(key: string, options?: AddOptions): void;
+  /** `cause`: the event the key comes from (what a controller's trace notes as the reconcile's trigger). */
+  add(key: string, options?: AddOptions, cause?: ObjectEvent<KubeObject>): void;
 }
 
 /** What nothing changed for is queued behind what did (controller-runtime's `WithLowPriorityWhenUnchanged`). */
@@ -37,24 +38,27 @@ export function enqueueHandler<T extends KubeObject>(
   predicates: readonly Predicate<T>[] = [],
 ): Required<SyncEventHandler<T>> {
   const pass = (event: ObjectEvent<T>): boolean => predicates.every((p) => p(event));
-  const enqueue = (options: AddOptions | undefined, ...objects: T[]): void => {
+  const enqueue = (options: AddOptions | undefined, event: ObjectEvent<T>, ...objects: T[]): void => {
     const keys = new Set<string>();
     for (const obj of objects) for (const ref of map(obj)) keys.add(objectKey(ref));
-    for (const key of keys) sink.add(key, options);
+    for (const key of keys) sink.add(key, options, event);
   };
   return {
     add(obj, info) {
-      if (pass({ type: 'add', object: obj })) enqueue(info?.isInInitialList ? UNCHANGED : undefined, obj);
+      const event: ObjectEvent<T> = { type: 'add', object: obj };
+      if (pass(event)) enqueue(info?.isInInitialList ? UNCHANGED : undefined, event, obj);
     },
     update(old, obj) {
-      if (!pass({ type: 'update', old, object: obj })) return;
+      const event: ObjectEvent<T> = { type: 'update', old, object: obj };
+      if (!pass(event)) return;
       const unchanged =
         old.metadata?.resourceVersion !== undefined && old.metadata.resourceVersion === obj.metadata?.resourceVersion;
-      enqueue(unchanged ? UNCHANGED : undefined, obj, old);
+      enqueue(unchanged ? UNCHANGED : undefined, event, obj, old);
     },
     delete(deleted: T | Tombstone<T>) {
       const obj = deletedObject(deleted);
-      if (pass({ type: 'delete', object: obj, finalStateUnknown: isTombstone(deleted) })) enqueue(undefined, obj);
+      const event: ObjectEvent<T> = { type: 'delete', object: obj, finalStateUnknown: isTombstone(deleted) };
+      if (pass(event)) enqueue(undefined, event, obj);
     },
   };
 }

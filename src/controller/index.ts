@@ -9,10 +9,12 @@ export {
   DEFAULT_MAX_CONCURRENT_RECONCILES,
   DEFAULT_GRACEFUL_SHUTDOWN_MS,
   DEFAULT_RECONCILE_TIMEOUT_MS,
+  DEFAULT_CONTROLLER_TRACING,
 } from './controller.js';
 export { objectRequestCodec } from './controller.js';
 export type { ControllerOptions, ReconcileObserver, ReconcileRecord, RequestCodec } from './controller.js';
 export type { ReconcileOutcomeLabel } from './controller-metrics.js';
+export type { ReconcileTrigger } from './reconcile-tracing.js';
 export type {
   Reconciler,
   ReconcileRequest,

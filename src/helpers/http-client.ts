@@ -18,6 +18,7 @@ import { resolveBackoff, type BackoffOptions, type ResolvedBackoff } from '../co
 import { realClock, type Clock, type TimerHandle } from '../core/clock.js';
 import { InvalidOptionError, OperatorRuntimeError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
+import { runtimeTracer, startClientSpan } from '../core/tracing.js';
 import { getOrCreateCounter, getOrCreateHistogram } from '../metrics/get-or-create-metric.js';
 
 export interface HttpClientOptions {
@@ -237,6 +238,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
     : undefined;
 
+  // Undefined without `@opentelemetry/api`; a span per call only inside a recording span (a reconcile's).
+  const tracing = runtimeTracer();
+
   async function send(input: string | URL, opts: HttpRequestOptions = {}): Promise<HttpResponse> {
     const method = (opts.method ?? 'GET').toUpperCase();
     let url: URL;
@@ -246,12 +250,38 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       // Node's ERR_INVALID_URL carries the input (password included) in `input`: never pass it on.
       throw new HttpRequestError({ reason: 'invalidUrl', method, url: '<invalid URL>', attempts: [] });
     }
-    const host = hostLabel(url.host);
     const where = `${url.origin}${url.pathname}`;
-    const safeToRepeat =
-      IDEMPOTENT_METHODS.has(method) || opts.idempotencyKey !== undefined || opts.retryUnsafe === true;
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.idempotencyKey !== undefined) headers[keyHeader] = opts.idempotencyKey;
+    const span = startClientSpan(tracing, method, {
+      'http.request.method': method,
+      'server.address': url.hostname,
+      'url.full': where,
+    });
+    if (!span) return sendAttempts(url, method, where, headers, opts);
+    // The external service continues the trace from this call (W3C traceparent/tracestate).
+    span.inject(headers);
+    try {
+      const res = await sendAttempts(url, method, where, headers, opts);
+      span.end({ status: res.status, retries: res.attempts.length - 1 });
+      return res;
+    } catch (err) {
+      const attempts = err instanceof HttpRequestError ? err.attempts : [];
+      span.end({ status: attempts.at(-1)?.status, retries: Math.max(0, attempts.length - 1), error: err });
+      throw err;
+    }
+  }
+
+  async function sendAttempts(
+    url: URL,
+    method: string,
+    where: string,
+    headers: Record<string, string>,
+    opts: HttpRequestOptions,
+  ): Promise<HttpResponse> {
+    const host = hostLabel(url.host);
+    const safeToRepeat =
+      IDEMPOTENT_METHODS.has(method) || opts.idempotencyKey !== undefined || opts.retryUnsafe === true;
     const backoff = new ExponentialBackoff({ ...backoffOptions, random: options.random });
     const attempts: HttpAttempt[] = [];
     const fail = (reason: HttpFailureReason, cause?: unknown): HttpRequestError =>
