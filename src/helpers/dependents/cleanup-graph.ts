@@ -50,6 +50,8 @@ export async function cleanupGraph(
         const response = await run.client.delete<MetaObject>(node.spec.kind, current.metadata!.name!, {
           namespace: current.metadata?.namespace,
           signal: run.signal,
+          // What it owns goes too, after it (a Job's Pods): batch/v1 Jobs would default to Orphan.
+          propagationPolicy: 'Background',
         });
         run.logger?.info(
           { dependent: node.name, kind: current.kind, object: current.metadata?.name },
