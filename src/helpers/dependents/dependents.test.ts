@@ -132,6 +132,17 @@ test('reconciles in dependency order, reports each dependent in the conditions, 
   assert.deepEqual(client.requests.filter(isWrite), [], 'a converged graph costs no write');
 });
 
+test('a field someone else changed is applied back, though the spec hash still matches', async () => {
+  const { client, primary } = await setup();
+  const dependents = chain();
+  await dependents.reconcile(client, primary, { clock: immediateClock });
+  await client.patch(kinds.ConfigMap, 'g-config', { data: { size: '99' } }, { type: 'merge', namespace: 'ns' });
+  client.clearRequests();
+  await dependents.reconcile(client, primary, { clock: immediateClock });
+  assert.deepEqual(writes(client), ['patch ConfigMap'], 'only the drifted dependent is applied');
+  assert.equal((await client.get(kinds.ConfigMap, 'g-config', { namespace: 'ns' })).data?.size, '2');
+});
+
 test('a not-ready dependent holds back what depends on it: nothing after it is written', async () => {
   const { client, primary } = await setup();
   const report = await chain({ configReady: false }).reconcile(client, primary, { clock: immediateClock });

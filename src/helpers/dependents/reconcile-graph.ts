@@ -10,6 +10,7 @@ import type { MetaObject } from '../meta-object.js';
 import type { ReadyCheck, WriteOutcome } from './dependent.js';
 import { buildDesired, describeObject, readCurrent, type DependentNode, type RunContext } from './dependent-node.js';
 import type { DependentState } from './dependent-state.js';
+import { drifted } from './drifted.js';
 
 export interface GraphPass {
   /** In the order of `nodes`. */
@@ -70,9 +71,10 @@ async function reconcileOne(
           object: await run.client.create(desired, { signal: run.signal, fieldManager: run.fieldManager }),
         };
   } else if (write === 'apply') {
+    // The hash skips the request only while nobody changed a field we own (drifted).
     const applied = await applyOwned(run.client, desired, {
       fieldManager: run.fieldManager,
-      current,
+      ...(current && !drifted(desired, current) ? { current } : {}),
       signal: run.signal,
     });
     outcome = {
