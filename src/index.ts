@@ -91,7 +91,5 @@ export {
   createOrPatch,
   applyOwned,
   retryOnConflict,
-  dependentsOf,
 } from './helpers/index.js';
 export type { Condition, ConditionInput, HandleFinalizerOptions, FinalizerStep } from './helpers/index.js';
-export type { Dependents, DependentSpec, DependentsReport, DependentState } from './helpers/index.js';

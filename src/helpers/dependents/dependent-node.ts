@@ -30,8 +30,8 @@ export interface RunContext {
 }
 
 /**
- * The desired object of `node`: `desired`'s answer with apiVersion and kind filled from the kind, and
- * the primary as its controller when the dependent goes with it.
+ * The desired object of `node`: `desired`'s answer (a copy) with apiVersion and kind filled from the
+ * kind; `withOwner` adds the owner reference.
  */
 export async function buildDesired(
   node: DependentNode,
@@ -49,7 +49,7 @@ export async function buildDesired(
   };
   const built = await node.spec.desired(primary, context);
   const { kind } = node.spec;
-  // A copy: the owner reference below must not land in an object `desired` keeps.
+  // A copy: what we add must not land in an object `desired` keeps.
   const desired: MetaObject = {
     ...cloneJson(built),
     apiVersion: built.apiVersion ?? kind.apiVersion,
@@ -61,8 +61,13 @@ export async function buildDesired(
     );
   if (!desired.metadata?.name)
     throw new InvalidArgumentError(`dependent ${node.name}: desired returned an object without metadata.name`);
-  if ((node.spec.onDelete ?? 'delete') === 'delete') setControllerReference(primary, desired);
   return desired;
+}
+
+/** `desired` (a copy) with the primary as its controller when the dependent goes with it. */
+export function withOwner(node: DependentNode, primary: MetaObject, desired: MetaObject): MetaObject {
+  const copy = cloneJson(desired);
+  return (node.spec.onDelete ?? 'delete') === 'delete' ? setControllerReference(primary, copy) : copy;
 }
 
 /** The object `desired` names as the client reads it, or undefined when it does not exist. */

@@ -9,17 +9,32 @@ import type { WriteOperation } from './dependent.js';
  * - `failed`: building, reading or writing it threw (`error`, rethrown by `reconcile`).
  */
 export type DependentState =
-  | (DependentStateBase & { readonly state: 'ready' | 'notReady'; readonly operation: WriteOperation })
-  | (DependentStateBase & { readonly state: 'waiting'; readonly waitingFor: readonly string[] })
-  | (DependentStateBase & { readonly state: 'failed'; readonly error: unknown });
-
-interface DependentStateBase {
-  readonly name: string;
-  /** The primary's condition that reports it (`ConfigMapReady`). */
-  readonly conditionType: string;
-  /** For humans: the readiness message, what it waits for, or the error's message. */
-  readonly message: string;
-}
+  | {
+      readonly state: 'ready' | 'notReady';
+      readonly name: string;
+      /** The primary's condition that reports it (`ConfigMapReady`). */
+      readonly conditionType: string;
+      /** For humans: `readyWhen`'s message, or that the object is (not) ready. */
+      readonly message: string;
+      readonly operation: WriteOperation;
+    }
+  | {
+      readonly state: 'waiting';
+      readonly name: string;
+      readonly conditionType: string;
+      /** `waiting for <names>`. */
+      readonly message: string;
+      /** Its dependencies that are not ready or failed. */
+      readonly waitingFor: readonly string[];
+    }
+  | {
+      readonly state: 'failed';
+      readonly name: string;
+      readonly conditionType: string;
+      /** The error's message. */
+      readonly message: string;
+      readonly error: unknown;
+    };
 
 /** What `Dependents.reconcile` found and did. `D` maps each dependent's name to its object type. */
 export interface DependentsReport<P, D> {

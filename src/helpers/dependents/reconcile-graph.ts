@@ -8,7 +8,15 @@ import { throwIfAborted } from '../../core/abort.js';
 import { applyOwned } from '../apply-owned.js';
 import type { MetaObject } from '../meta-object.js';
 import type { ReadyCheck, WriteOutcome } from './dependent.js';
-import { buildDesired, describeObject, readCurrent, type DependentNode, type RunContext } from './dependent-node.js';
+import {
+  buildDesired,
+  describeObject,
+  readCurrent,
+  withOwner,
+  type DependentNode,
+  type RunContext,
+} from './dependent-node.js';
+import { specHashMatches, withSpecHash } from '../spec-hash.js';
 import type { DependentState } from './dependent-state.js';
 import { drifted } from './drifted.js';
 
@@ -59,7 +67,8 @@ async function reconcileOne(
   objects: ReadonlyMap<string, MetaObject>,
   run: RunContext,
 ): Promise<WriteOutcome<MetaObject>> {
-  const desired = await buildDesired(node, primary, objects);
+  const built = await buildDesired(node, primary, objects);
+  const desired = withOwner(node, primary, built);
   const current = await readCurrent(node, desired, run);
   const write = node.spec.write ?? 'apply';
   let outcome: WriteOutcome<MetaObject>;
@@ -71,16 +80,20 @@ async function reconcileOne(
           object: await run.client.create(desired, { signal: run.signal, fieldManager: run.fieldManager }),
         };
   } else if (write === 'apply') {
-    // The hash skips the request only while nobody changed a field we own (drifted).
-    const applied = await applyOwned(run.client, desired, {
-      fieldManager: run.fieldManager,
-      ...(current && !drifted(desired, current) ? { current } : {}),
-      signal: run.signal,
-    });
-    outcome = {
-      operation: applied.operation === 'unchanged' ? 'unchanged' : current ? 'applied' : 'created',
-      object: applied.object,
-    };
+    // The hash covers what `desired` built, not the owner reference: a primary's uid (new after a
+    // restore, random in a simulation) is not part of the desired state. It says our desired state
+    // did not change; `drifted` says nobody changed a field we own. Both hold: no request.
+    const body = withOwner(node, primary, withSpecHash(built));
+    if (current && specHashMatches(current, built) && !drifted(body, current)) {
+      outcome = { operation: 'unchanged', object: current };
+    } else {
+      const applied = await applyOwned(run.client, body, {
+        fieldManager: run.fieldManager,
+        specHash: false,
+        signal: run.signal,
+      });
+      outcome = { operation: current ? 'applied' : 'created', object: applied.object };
+    }
   } else {
     outcome = await write({ client: run.client, desired, current, fieldManager: run.fieldManager, signal: run.signal });
   }
