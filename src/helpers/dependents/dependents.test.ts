@@ -277,7 +277,7 @@ test('a failed dependent: its condition says why, its dependents wait, and the e
   assert.equal(computeKstatus(written).status, 'Failed');
 });
 
-test('status: false writes nothing to the primary; a function adds its fields to the write', async () => {
+test('status: false writes nothing to the primary; a function adds its fields, conditions its own conditions', async () => {
   const { client, primary } = await setup();
   await chain().reconcile(client, primary, { clock: immediateClock, status: false });
   assert.equal(
@@ -289,6 +289,13 @@ test('status: false writes nothing to the primary; a function adds its fields to
     status: (outcome) => ({ message: `${outcome.states.filter((s) => s.state === 'ready').length} ready` }),
   });
   assert.equal(report.primary.status?.message, '2 ready');
+  const withOwn = await chain().reconcile(client, report.primary, {
+    clock: immediateClock,
+    conditions: () => [{ type: 'Provisioned', status: 'True', reason: 'ResourcesCreated', message: 'all there' }],
+  });
+  const provisioned = getCondition(withOwn.primary.status?.conditions, 'Provisioned');
+  assert.deepEqual([provisioned?.status, provisioned?.observedGeneration], ['True', primary.metadata.generation]);
+  assert.equal(getCondition(withOwn.primary.status?.conditions, 'ConfigReady')?.status, 'True');
 });
 
 test('desired reading a dependent it does not depend on fails that dependent with a clear message', async () => {

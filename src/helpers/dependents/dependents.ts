@@ -18,7 +18,7 @@ import { throwIfAborted } from '../../core/abort.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { done, requeueAfter, type Result } from '../../core/result.js';
-import { validateCondition } from '../conditions.js';
+import { setCondition, validateCondition, type ConditionInput } from '../conditions.js';
 import type { MetaObject } from '../meta-object.js';
 import { retryOnConflict } from '../retry-on-conflict.js';
 import { patchStatus, type StatusObject } from '../status.js';
@@ -66,6 +66,11 @@ export interface ReconcileDependentsOptions<P, D> {
    * @defaultValue true
    */
   readonly status?: boolean | ((outcome: DependentsOutcome<P, D>) => Partial<StatusOf<P>>);
+  /**
+   * Conditions of your own set in the same write (e.g. `Provisioned`, a check of the spec), at the
+   * generation acted on; the dependents' and kstatus conditions are set after them. @defaultValue none
+   */
+  readonly conditions?: (outcome: DependentsOutcome<P, D>) => readonly ConditionInput[];
 }
 
 export interface CleanupDependentsOptions {
@@ -157,6 +162,7 @@ export class Dependents<P extends StatusObject, D> {
     const { signal, clock } = options;
     const observedGeneration = primary.metadata?.generation ?? 0;
     const fields = typeof options.status === 'function' ? options.status(outcome) : {};
+    const extraConditions = options.conditions?.(outcome) ?? [];
     let first = true;
     return retryOnConflict(
       async () => {
@@ -176,7 +182,9 @@ export class Dependents<P extends StatusObject, D> {
         }
         first = false;
         const status = (current.status ?? {}) as { conditions?: Parameters<typeof dependentConditions>[0] };
-        const conditions = dependentConditions(status.conditions, outcome.states, { observedGeneration, clock });
+        let own = status.conditions ?? [];
+        for (const c of extraConditions) own = setCondition(own, { ...c, observedGeneration }, { clock });
+        const conditions = dependentConditions(own, outcome.states, { observedGeneration, clock });
         const next = { ...status, ...fields, conditions } as NonNullable<P['status']>;
         const written = await patchStatus(client, current, next, {
           signal,
