@@ -75,3 +75,32 @@ export type {
   HttpAttempt,
   HttpFailureReason,
 } from './http-client.js';
+export {
+  dependentsOf,
+  Dependents,
+  DependentsBuilder,
+  DEFAULT_NOT_READY_REQUEUE_MS,
+  DEFAULT_DELETION_REQUEUE_MS,
+} from './dependents/dependents.js';
+export type {
+  DependentsOptions,
+  ReconcileDependentsOptions,
+  CleanupDependentsOptions,
+  DependentsOutcome,
+  StatusOf,
+} from './dependents/dependents.js';
+export type {
+  DependentSpec,
+  DependentsClient,
+  DeletePolicy,
+  ReadyCheck,
+  WriteOperation,
+  WriteOutcome,
+  WriteStrategy,
+  DependentWriteArgs,
+  DesiredContext,
+} from './dependents/dependent.js';
+export type { DependentState, DependentsReport } from './dependents/dependent-state.js';
+export { dependentConditions } from './dependents/dependent-conditions.js';
+export type { DependentConditionsOptions } from './dependents/dependent-conditions.js';
+export { InvalidDependentsError } from './dependents/invalid-dependents-error.js';

@@ -58,17 +58,33 @@ export type ${n.kind} = ObjectOf<typeof ${n.constant}>;
 
 export function reconcilerSource(n: ScaffoldNames): string {
   return `/**
- * The ${n.kind} controller: for each ${n.kind}, a ConfigMap \`<name>-message\` holding its message, owned
- * by it (deleted with it), and the ConfigMap's name in its status. The \`writes\` declarations are
- * what the generated RBAC grants (\`npm run generate\` writes config/rbac.yaml).
+ * The ${n.kind} controller: what a ${n.kind} needs is declared as dependents, each built from it —
+ * here one ConfigMap \`<name>-message\` holding its message, owned by it (deleted with it). The
+ * runtime applies them in dependency order and writes one condition per dependent plus Ready,
+ * Reconciling and Stalled (kstatus) to the ${n.kind}'s status. The \`writes\` declarations are what
+ * the generated RBAC grants (\`npm run generate\` writes config/rbac.yaml).
  */
-import { createOrPatch, kinds, patchStatus, setControllerReference, type Manager, type ObjectOf } from 'operator-runtime';
-import { setKstatusConditions } from 'operator-runtime/helpers';
+import { kinds, type Manager } from 'operator-runtime';
+import { dependentsOf } from 'operator-runtime/helpers';
 import { ${n.constant} } from './${n.file}.js';
 
 export const CONTROLLER_NAME = '${n.controller}';
 
-type ConfigMap = ObjectOf<typeof kinds.ConfigMap>;
+/**
+ * A ${n.kind}'s dependents. Add more with \`.add({ name, kind, desired, dependsOn, readyWhen })\`:
+ * they are applied in \`dependsOn\` order, independent ones in parallel, and one whose
+ * \`readyWhen\` says no holds back what depends on it (operator-runtime's docs/your-first-operator.md).
+ */
+export const dependents = dependentsOf(${n.constant}, { fieldManager: CONTROLLER_NAME })
+  .add({
+    name: 'message',
+    kind: kinds.ConfigMap,
+    desired: (${n.singular}) => ({
+      metadata: { name: \`\${${n.singular}.metadata.name}-message\`, namespace: ${n.singular}.metadata.namespace },
+      data: { message: ${n.singular}.spec.message },
+    }),
+  })
+  .build();
 
 export function register${n.kind}Controller(manager: Manager): void {
   manager
@@ -77,23 +93,19 @@ export function register${n.kind}Controller(manager: Manager): void {
     .owns(kinds.ConfigMap)
     .writes(kinds.ConfigMap, ['create', 'patch'])
     .writes(${n.constant}, ['patch'], { subresource: 'status' })
-    .complete(async (_request, { get, signal }) => {
+    .complete(async (_request, { get, signal, log }) => {
       // The ${n.kind} as the cache has it now, typed by .for(); undefined once it is deleted.
       const ${n.singular} = await get();
       if (!${n.singular}) return;
-      const name = \`\${${n.singular}.metadata.name}-message\`;
-      const configMap: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ${n.singular}.metadata.namespace } };
-      await createOrPatch(manager.client, setControllerReference(${n.singular}, configMap), (cm) => void (cm.data = { ...cm.data, message: ${n.singular}.spec.message }), { signal });
-      // kstatus: Ready once converged. Write { state: 'Reconciling', reason } while work is still under
-      // way and { state: 'Stalled', reason, message } when only a spec change can help (operator-runtime's docs/status.md).
-      const observedGeneration = ${n.singular}.metadata.generation ?? 0;
-      const conditions = setKstatusConditions(
-        ${n.singular}.status?.conditions,
-        { state: 'Ready', reason: 'MessagePublished', message: \`ConfigMap \${name} holds the message\` },
-        { observedGeneration, clock: manager.clock },
-      );
-      // Sends nothing when the status already says so; sets status.observedGeneration.
-      await patchStatus(manager.client, ${n.singular}, { configMap: name, conditions }, { signal, observedGeneration });
+      // Applies what is missing or changed (nothing is sent when all is as desired), then writes the
+      // conditions, status.observedGeneration and the fields returned here to the status.
+      const report = await dependents.reconcile(manager.client, ${n.singular}, {
+        signal,
+        logger: log,
+        clock: manager.clock,
+        status: (outcome) => ({ configMap: outcome.object('message')?.metadata?.name }),
+      });
+      return report.result; // done, or come back while a dependent is not ready
     });
 }
 `;
