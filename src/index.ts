@@ -20,6 +20,8 @@ export {
   isAlreadyExists,
   isForbidden,
   ignoreNotFound,
+  ApplyConflictError,
+  isApplyConflict,
 } from './client/index.js';
 export type {
   Client,
@@ -42,6 +44,9 @@ export type {
   WriteOptions,
   PatchOptions,
   ApplyOptions,
+  ApplyConfiguration,
+  StatusApplyConfiguration,
+  ApplyConflict,
   DeleteOptions,
 } from './client/index.js';
 
