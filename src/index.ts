@@ -21,7 +21,6 @@ export {
   isForbidden,
   ignoreNotFound,
   ApplyConflictError,
-  isApplyConflict,
 } from './client/index.js';
 export type {
   Client,
@@ -44,9 +43,6 @@ export type {
   WriteOptions,
   PatchOptions,
   ApplyOptions,
-  ApplyConfiguration,
-  StatusApplyConfiguration,
-  ApplyConflict,
   DeleteOptions,
 } from './client/index.js';
 

@@ -18,23 +18,27 @@ export type DeepPartial<T> = T extends (infer E)[]
       ? { [K in keyof T]?: DeepPartial<T[K]> }
       : T;
 
-/** Set by the server, never applied (an apply carrying `managedFields` is rejected). */
-type ServerSetMetadata =
-  | 'uid'
-  | 'resourceVersion'
-  | 'generation'
-  | 'managedFields'
-  | 'creationTimestamp'
-  | 'deletionTimestamp'
-  | 'deletionGracePeriodSeconds'
-  | 'selfLink'
-  | 'generateName';
-
 type MetadataOf<T> = T extends { metadata?: infer M } ? NonNullable<M> : never;
 
-/** The metadata of an apply configuration: the name addresses the object, the rest is optional. */
+/**
+ * The metadata of an apply configuration: the name addresses the object, the rest is optional;
+ * what the server sets is left out (an apply carrying `managedFields` is rejected).
+ */
 export type ApplyMetadata<T> = { name: string; namespace?: string } & DeepPartial<
-  Omit<MetadataOf<T>, ServerSetMetadata | 'name' | 'namespace'>
+  Omit<
+    MetadataOf<T>,
+    | 'name'
+    | 'namespace'
+    | 'uid'
+    | 'resourceVersion'
+    | 'generation'
+    | 'managedFields'
+    | 'creationTimestamp'
+    | 'deletionTimestamp'
+    | 'deletionGracePeriodSeconds'
+    | 'selfLink'
+    | 'generateName'
+  >
 >;
 
 /**

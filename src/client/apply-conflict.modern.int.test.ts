@@ -121,7 +121,7 @@ describe('an apply conflict with kubectl as the other field manager', () => {
         force: false,
         specHash: false,
         events: recorder,
-        log: { ...silentLogger, warn: (_obj: unknown, msg?: string) => warnings.push(msg ?? '') },
+        logger: { ...silentLogger, warn: (_obj: unknown, msg?: string) => warnings.push(msg ?? '') },
       },
     ).catch((e: unknown) => e);
     conflictOf(err);

@@ -46,7 +46,7 @@ test('an apply conflict is logged and recorded as a Warning Event on the given o
     {
       fieldManager: 'widget-controller',
       force: false,
-      log,
+      logger: log,
       events: { event: (obj, type, reason, message) => events.push({ obj, type, reason, message }) },
       eventObject: primary,
     },

@@ -31,7 +31,7 @@ export interface ApplyOwnedOptions {
   readonly specHash?: boolean;
   readonly signal?: AbortSignal;
   /** Where an apply conflict is logged (as a warning naming each field and owner), e.g. `ctx.log`. */
-  readonly log?: Logger;
+  readonly logger?: Logger;
   /**
    * Where an apply conflict is recorded as a Warning Event (reason `ApplyConflict`), e.g.
    * `manager.eventRecorder('widget-controller')`, so `kubectl describe` shows who owns what.
@@ -59,7 +59,7 @@ export interface ApplyOwnedResult<T> {
  * managedFields and status are stripped: an apply states intent, not a read-modify-write, and
  * status goes through `/status`. Typed from a kind, it takes an apply configuration:
  * `applyOwned(client, kinds.Service, { metadata: { name, namespace }, spec: { ports } }, options)`.
- * A conflict (with `force: false`) rejects with `ApplyConflictError`, logged to `log` and recorded
+ * A conflict (with `force: false`) rejects with `ApplyConflictError`, logged to `logger` and recorded
  * on `events` first.
  */
 export function applyOwned<T extends MetaObject>(
@@ -110,7 +110,7 @@ function reportConflict(
   applied: MetaObject,
   options: ApplyOwnedOptions,
 ): void {
-  options.log?.warn(
+  options.logger?.warn(
     {
       fieldManager: options.fieldManager,
       conflicts: err.conflicts.map((c) => ({ field: c.field, manager: c.manager })),
