@@ -20,6 +20,7 @@ export {
   isAlreadyExists,
   isForbidden,
   ignoreNotFound,
+  ApplyConflictError,
 } from './client/index.js';
 export type {
   Client,

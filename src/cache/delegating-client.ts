@@ -13,6 +13,7 @@
  * conflicts by re-reading, as everywhere in this runtime.
  */
 import type { Registry } from 'prom-client';
+import { applyArguments } from '../client/apply-configuration.js';
 import type { Client, RestMapper } from '../client/contracts.js';
 import type { ResourceType } from '../client/discovery.js';
 import type { Kind } from '../client/kind.js';
@@ -139,10 +140,15 @@ export class DelegatingClient implements Client {
       opts?.namespace,
       opts?.dryRun,
     );
-  apply: Client['apply'] = async (obj, opts) =>
-    this.wrote(obj, await this.client.apply(obj, opts), opts.namespace, opts.dryRun);
-  applyStatus: Client['applyStatus'] = async (obj, opts) =>
-    this.wrote(obj, await this.client.applyStatus(obj, opts), opts.namespace, opts.dryRun);
+  // Both forms of apply (an object, or a kind and its apply configuration) as the object they send.
+  apply: Client['apply'] = (async (first: object, second: object, third?: object) => {
+    const { obj, opts } = applyArguments(first, second, third);
+    return this.wrote(obj, await this.client.apply(obj, opts), opts.namespace, opts.dryRun);
+  }) as Client['apply'];
+  applyStatus: Client['applyStatus'] = (async (first: object, second: object, third?: object) => {
+    const { obj, opts } = applyArguments(first, second, third);
+    return this.wrote(obj, await this.client.applyStatus(obj, opts), opts.namespace, opts.dryRun);
+  }) as Client['applyStatus'];
   delete: Client['delete'] = async (type, name, opts) => {
     const response = await this.client.delete(type, name, opts);
     if (this.ownWrites && !opts?.dryRun) {

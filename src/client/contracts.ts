@@ -8,6 +8,7 @@
  * behaviour. A test double implements only the roles the code under test takes.
  */
 import type { StatusBody } from './api-error.js';
+import type { ApplyConfiguration, StatusApplyConfiguration } from './apply-configuration.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -56,9 +57,15 @@ export interface Patcher {
   patch<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts: PatchOptions): Promise<T>;
 }
 
-/** Server-side apply of the main resource. */
+/**
+ * Server-side apply of the main resource, either of an object (its apiVersion and kind address it)
+ * or, typed from the kind, of an apply configuration: `apply(kinds.Deployment, { metadata: { name,
+ * namespace }, spec: { replicas: 3 } }, { fieldManager })`. A conflict with another field manager
+ * rejects with `ApplyConflictError`, which names each field and its owner.
+ */
 export interface Applier {
   apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T>;
+  apply<T>(type: Kind<T>, config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T>;
 }
 
 export interface Deleter {
@@ -76,6 +83,11 @@ export interface StatusWriter {
   updateStatus<T extends ObjectLike>(obj: T, opts?: Omit<UpdateOptions, 'subresource'>): Promise<T>;
   patchStatus<T = KubeObject>(type: Kind<T>, name: string, patch: unknown, opts?: StatusPatchOptions): Promise<T>;
   applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T>;
+  applyStatus<T>(
+    type: Kind<T>,
+    config: StatusApplyConfiguration<T>,
+    opts: Omit<ApplyOptions, 'subresource'>,
+  ): Promise<T>;
 }
 
 /** Watches a kind from a resourceVersion; iterating starts the request, breaking out ends it. */

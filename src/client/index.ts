@@ -55,6 +55,20 @@ export {
   ignoreNotFound,
 } from './api-error.js';
 export type { StatusBody, StatusDetails } from './api-error.js';
+export {
+  ApplyConflictError,
+  isApplyConflict,
+  parseApplyConflicts,
+  describeApplyConflict,
+  FIELD_MANAGER_CONFLICT,
+} from './apply-conflict-error.js';
+export type { ApplyConflict, AppliedTarget } from './apply-conflict-error.js';
+export type {
+  ApplyConfiguration,
+  StatusApplyConfiguration,
+  ApplyMetadata,
+  DeepPartial,
+} from './apply-configuration.js';
 export { DiscoveryRestMapper, NoKindMatchError, isNoKindMatch } from './discovery.js';
 export { kind } from './kind.js';
 export type { Kind, ObjectOf } from './kind.js';

@@ -27,7 +27,16 @@ import {
   type Kubeconfig,
 } from './kubeconfig.js';
 import { stringifyJson } from './lossless-json.js';
-import { Transport, TransportError, WATCH_BODY_TIMEOUT_SLACK_MS, type TransportOptions } from './transport.js';
+import { applyArguments, type ApplyConfiguration, type StatusApplyConfiguration } from './apply-configuration.js';
+import { ApplyConflictError } from './apply-conflict-error.js';
+import { omitUndefined } from '../core/omit-undefined.js';
+import {
+  Transport,
+  TransportError,
+  WATCH_BODY_TIMEOUT_SLACK_MS,
+  type TransportOptions,
+  type TransportResponse,
+} from './transport.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -308,14 +317,27 @@ export class KubeClient implements Client {
     if (opts.force && opts.type !== 'apply') throw new InvalidOptionError('force', 'only applies to server-side apply');
     const m = await this.mapping(type, opts.signal);
     const path = this.path(m, { namespace: opts.namespace, name, subresource: opts.subresource, op: 'patch' });
-    const res = await this.transport.request<T>({
-      method: 'PATCH',
-      path: withQuery(path, writeQuery(opts, opts.force)),
-      body: typeof patch === 'string' ? patch : stringifyJson(patch),
-      contentType: PATCH_CONTENT_TYPES[opts.type],
-      signal: opts.signal,
-      operation: operation(opts.type === 'apply' ? 'apply' : 'patch', m, opts.subresource),
-    });
+    let res: TransportResponse<T>;
+    try {
+      res = await this.transport.request<T>({
+        method: 'PATCH',
+        path: withQuery(path, writeQuery(opts, opts.force)),
+        body: typeof patch === 'string' ? patch : stringifyJson(patch),
+        contentType: PATCH_CONTENT_TYPES[opts.type],
+        signal: opts.signal,
+        operation: operation(opts.type === 'apply' ? 'apply' : 'patch', m, opts.subresource),
+      });
+    } catch (err) {
+      if (opts.type !== 'apply') throw err;
+      throw (
+        ApplyConflictError.from(err, {
+          kind: m.kind,
+          name,
+          fieldManager: opts.fieldManager!,
+          ...omitUndefined({ namespace: opts.namespace, subresource: opts.subresource }),
+        }) ?? err
+      );
+    }
     reportWarnings(res.headers.warning, opts);
     return res.body;
   }
@@ -329,7 +351,11 @@ export class KubeClient implements Client {
    * Server-side apply of `obj` (its apiVersion, kind, name and namespace address it). managedFields
    * are dropped, since the server rejects an apply that carries them.
    */
-  async apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T> {
+  apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T>;
+  /** Server-side apply of an apply configuration typed from `type` (every field optional but the name). */
+  apply<T>(type: Kind<T>, config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T>;
+  async apply<T>(first: object, second: object, third?: object): Promise<T> {
+    const { obj, opts } = applyArguments(first, second, third);
     const body = stripManagedFields(obj);
     return this.patch<T>(typeOf(obj), nameOf(obj), body, {
       ...opts,
@@ -338,8 +364,16 @@ export class KubeClient implements Client {
     });
   }
 
-  applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T> {
-    return this.apply(obj, { ...opts, subresource: 'status' });
+  applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T>;
+  /** Server-side apply of the `status` subresource, typed from `type`. */
+  applyStatus<T>(
+    type: Kind<T>,
+    config: StatusApplyConfiguration<T>,
+    opts: Omit<ApplyOptions, 'subresource'>,
+  ): Promise<T>;
+  async applyStatus<T>(first: object, second: object, third?: object): Promise<T> {
+    const { obj, opts } = applyArguments(first, second, third);
+    return this.apply(obj as T & ObjectLike, { ...opts, subresource: 'status' });
   }
 
   /** Returns what the server answers: the object (still present while finalizers run) or a Status. */

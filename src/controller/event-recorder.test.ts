@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../client/api-error.js';
+import { NoKindMatchError } from '../client/discovery.js';
 import { FakeClock } from '../core/fake-clock.js';
 import type { KubeObject } from '../core/object-key.js';
 import { EventRecorder } from './event-recorder.js';
@@ -157,4 +158,112 @@ test('event() never throws even when its clock does', () => {
   const recorder = new EventRecorder({ client: recordingClient().client, component: 'c', clock });
   assert.doesNotThrow(() => recorder.event(db, 'Normal', 'X', 'y'));
   assert.equal(recorder.dropped, 1);
+});
+
+/** A recording client whose REST mapper serves events.k8s.io/v1 or not. */
+function discoveringClient(servesEventsV1: boolean, createFails?: unknown) {
+  const calls: { verb: 'create' | 'patch'; apiVersion: string; name: string; body: Record<string, unknown> }[] = [];
+  let failCreate = createFails;
+  const client = {
+    mapper: {
+      mapping: async (type: { apiVersion: string; kind: string }) => {
+        if (type.apiVersion === 'events.k8s.io/v1' && !servesEventsV1)
+          throw new NoKindMatchError(type.apiVersion, type.kind, 'the server does not serve this group-version');
+        return {} as never;
+      },
+      cached: () => undefined,
+    },
+    create: async (obj: KubeObject) => {
+      if (failCreate && obj.apiVersion === 'events.k8s.io/v1') {
+        const err = failCreate;
+        failCreate = undefined;
+        throw err;
+      }
+      calls.push({ verb: 'create', apiVersion: obj.apiVersion!, name: obj.metadata!.name!, body: obj as never });
+      return obj;
+    },
+    patch: async (type: { apiVersion: string }, name: string, body: unknown) => {
+      calls.push({ verb: 'patch', apiVersion: type.apiVersion, name, body: body as never });
+      return body;
+    },
+  };
+  return { calls, client: client as never };
+}
+
+test('where the server serves events.k8s.io/v1, repeats become one Event with series.count and lastObservedTime', async () => {
+  const clock = new FakeClock(Date.parse('2026-12-05T01:00:00.123Z'));
+  const { calls, client } = discoveringClient(true);
+  const recorder = new EventRecorder({ client, component: 'db-operator', host: 'h', clock });
+  recorder.event(db, 'Warning', 'BackupFailed', 'backup service unavailable');
+  clock.step(1000);
+  recorder.event(db, 'Warning', 'BackupFailed', 'backup service unavailable');
+  recorder.event(db, 'Warning', 'BackupFailed', 'backup service unavailable');
+  await recorder.flush();
+  assert.deepEqual(
+    calls.map((c) => [c.verb, c.apiVersion]),
+    [
+      ['create', 'events.k8s.io/v1'],
+      ['patch', 'events.k8s.io/v1'],
+      ['patch', 'events.k8s.io/v1'],
+    ],
+  );
+  const created = calls[0]!.body;
+  assert.deepEqual(
+    [
+      created.type,
+      created.reason,
+      created.action,
+      created.note,
+      created.reportingController,
+      created.reportingInstance,
+    ],
+    ['Warning', 'BackupFailed', 'BackupFailed', 'backup service unavailable', 'db-operator', 'h'],
+  );
+  assert.equal(created.eventTime, '2026-12-05T01:00:00.123000Z');
+  assert.equal(created.series, undefined, 'a first occurrence has no series (the server wants count >= 2)');
+  assert.deepEqual((created.regarding as Record<string, unknown>).name, 'db1');
+  assert.deepEqual(calls[2]!.body, { series: { count: 3, lastObservedTime: '2026-12-05T01:00:01.123000Z' } });
+  assert.equal(calls[2]!.name, calls[0]!.name);
+});
+
+test('where events.k8s.io/v1 is absent, the recorder falls back to core/v1 (count, lastTimestamp)', async () => {
+  const { calls, client } = discoveringClient(false);
+  const recorder = new EventRecorder({ client, component: 'c', clock: new FakeClock(0) });
+  recorder.event(db, 'Normal', 'Synced', 'ok');
+  recorder.event(db, 'Normal', 'Synced', 'ok');
+  await recorder.flush();
+  assert.deepEqual(
+    calls.map((c) => [c.verb, c.apiVersion]),
+    [
+      ['create', 'v1'],
+      ['patch', 'v1'],
+    ],
+  );
+  assert.equal(calls[1]!.body.count, 2);
+});
+
+test('events.k8s.io/v1 refused (403: RBAC for core Events only) falls back to core/v1 from then on, nothing dropped', async () => {
+  const { calls, client } = discoveringClient(true, new ApiError({ status: 403, message: 'forbidden' }));
+  const recorder = new EventRecorder({ client, component: 'c', clock: new FakeClock(0) });
+  recorder.event(db, 'Normal', 'A', 'a');
+  recorder.event(db, 'Normal', 'B', 'b');
+  await recorder.flush();
+  assert.deepEqual(
+    calls.map((c) => [c.verb, c.apiVersion]),
+    [
+      ['create', 'v1'],
+      ['create', 'v1'],
+    ],
+  );
+  assert.equal(recorder.dropped, 0);
+});
+
+test('an events.k8s.io/v1 note is cut to the 1 KiB the API allows, on a character boundary', async () => {
+  const { calls, client } = discoveringClient(true);
+  const recorder = new EventRecorder({ client, component: 'c', api: 'events.k8s.io/v1', clock: new FakeClock(0) });
+  recorder.event(db, 'Warning', 'Long', 'é'.repeat(2000));
+  await recorder.flush();
+  const note = calls[0]!.body.note as string;
+  assert.ok(Buffer.byteLength(note) <= 1024 && note.endsWith('...') && !note.includes('\uFFFD'));
+  assert.throws(() => new EventRecorder({ client, component: 'c', api: 'v2' as never }), /invalid option api/);
 });

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
-import type { Creator, Patcher } from '../client/contracts.js';
-import { isNotFound } from '../client/api-error.js';
+import type { Creator, Patcher, RestMapper } from '../client/contracts.js';
+import { apiErrorStatus, isNotFound } from '../client/api-error.js';
+import { isNoKindMatch } from '../client/discovery.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
@@ -18,8 +19,27 @@ export const DEFAULT_EVENT_QUEUE_LIMIT = 1000;
 /** Distinct (object, type, reason, message) tuples remembered for aggregation. @defaultValue 4096 */
 export const DEFAULT_EVENT_CACHE_SIZE = 4096;
 
+/**
+ * Which Events API the recorder writes: `events.k8s.io/v1` (repeats as `series.count` and
+ * `series.lastObservedTime`), core `v1` (repeats as `count` and `lastTimestamp`), or `auto`: the
+ * first when the server serves it (asked once through the client's REST mapper), else core v1.
+ */
+export type EventApi = 'auto' | 'events.k8s.io/v1' | 'v1';
+
+/** @defaultValue 'auto' */
+export const DEFAULT_EVENT_API: EventApi = 'auto';
+
+/** events.k8s.io/v1 limits `note` to 1 KiB; a longer message is cut to fit. */
+const MAX_NOTE_BYTES = 1024;
+
+const EVENTS_V1 = { apiVersion: 'events.k8s.io/v1', kind: 'Event' } as const;
+const CORE_V1 = { apiVersion: 'v1', kind: 'Event' } as const;
+
 export interface EventRecorderOptions {
-  readonly client: Creator & Patcher;
+  /** Writes the Events; with a REST `mapper` (every `Client` has one) `api: 'auto'` can ask discovery. */
+  readonly client: Creator & Patcher & { readonly mapper?: RestMapper };
+  /** @defaultValue DEFAULT_EVENT_API */
+  readonly api?: EventApi;
   /** `source.component` / `reportingComponent`, e.g. the operator's name. */
   readonly component: string;
   /** `source.host` / `reportingInstance`. @defaultValue os.hostname() */
@@ -50,6 +70,8 @@ export interface RecordedEvent {
 interface Aggregate {
   readonly name: string;
   readonly namespace: string;
+  /** The API the Event was created through, which its repeats patch. */
+  readonly api: 'events.k8s.io/v1' | 'v1';
   count: number;
 }
 
@@ -67,13 +89,17 @@ interface PendingEvent {
 }
 
 /**
- * Writes core/v1 Events about objects. Repeats of the same (object, type, reason, message) become
- * one Event whose `count` and `lastTimestamp` rise (a PATCH, not a new object); a per-object token
- * bucket drops events from a hot loop; writes run in the background through a bounded queue, so
- * `event()` never blocks or throws into a reconcile.
+ * Writes Events about objects: events.k8s.io/v1 where the server serves it, else core/v1 (`api`).
+ * Repeats of the same (object, type, reason, message) become one Event whose series count and last
+ * observed time rise (`series` in events.k8s.io/v1, `count` and `lastTimestamp` in core/v1: a
+ * PATCH, not a new object); a per-object token bucket drops events from a hot loop; writes run in
+ * the background through a bounded queue, so `event()` never blocks or throws into a reconcile.
  */
 export class EventRecorder {
-  private readonly client: Creator & Patcher;
+  private readonly client: Creator & Patcher & { readonly mapper?: RestMapper };
+  private readonly apiOption: EventApi;
+  /** The API chosen for new Events, once known. */
+  private resolvedApi: 'events.k8s.io/v1' | 'v1' | undefined;
   private readonly component: string;
   private readonly host: string;
   private readonly burst: number;
@@ -95,6 +121,10 @@ export class EventRecorder {
   constructor(options: EventRecorderOptions) {
     if (!options.component) throw new InvalidOptionError('component', 'is required');
     this.client = options.client;
+    this.apiOption = options.api ?? DEFAULT_EVENT_API;
+    if (!['auto', 'events.k8s.io/v1', 'v1'].includes(this.apiOption))
+      throw new InvalidOptionError('api', `must be 'auto', 'events.k8s.io/v1' or 'v1', not ${String(this.apiOption)}`);
+    if (this.apiOption !== 'auto') this.resolvedApi = this.apiOption;
     this.component = options.component;
     this.host = options.host ?? hostname();
     this.burst = options.burst ?? DEFAULT_EVENT_BURST;
@@ -194,15 +224,16 @@ export class EventRecorder {
       e.reason,
       e.message,
     ]);
-    const timestamp = new Date(e.atMs).toISOString().replace(/\.\d+Z$/, 'Z');
     const existing = this.aggregates.get(aggregateKey);
     if (existing) {
       existing.count++;
       try {
         await this.client.patch(
-          { apiVersion: 'v1', kind: 'Event' },
+          existing.api === 'v1' ? CORE_V1 : EVENTS_V1,
           existing.name,
-          { count: existing.count, lastTimestamp: timestamp },
+          existing.api === 'v1'
+            ? { count: existing.count, lastTimestamp: seconds(e.atMs) }
+            : { series: { count: existing.count, lastObservedTime: microseconds(e.atMs) } },
           { namespace: existing.namespace, type: 'merge' },
         );
         this.remember(this.aggregates, aggregateKey, existing);
@@ -214,20 +245,74 @@ export class EventRecorder {
     }
     const namespace = meta.namespace || 'default';
     const name = `${meta.name}.${(e.atMs * 1000 + (this.sequence++ % 1000)).toString(16)}`;
-    await this.client.create({
+    let api = this.resolvedApi ?? (await this.discoverApi());
+    if (api === 'events.k8s.io/v1') {
+      try {
+        await this.client.create(this.eventsV1Event(e, name, namespace));
+      } catch (err) {
+        // Served but not allowed (RBAC granting only core Events), or gone: core/v1 from now on.
+        if (this.apiOption !== 'auto' || !(apiErrorStatus(err) === 403 || isNotFound(err) || isNoKindMatch(err)))
+          throw err;
+        this.log.info({ status: apiErrorStatus(err) }, 'events.k8s.io/v1 refused: writing core/v1 Events');
+        this.resolvedApi = api = 'v1';
+      }
+    }
+    if (api === 'v1') await this.client.create(this.coreV1Event(e, name, namespace));
+    this.remember(this.aggregates, aggregateKey, { name, namespace, api, count: 1 });
+  }
+
+  /** `auto`: events.k8s.io/v1 if discovery lists it; a failed lookup other than "not served" is asked again next time. */
+  private async discoverApi(): Promise<'events.k8s.io/v1' | 'v1'> {
+    const mapper = this.client.mapper;
+    if (!mapper) return (this.resolvedApi = 'v1');
+    try {
+      await mapper.mapping(EVENTS_V1);
+      return (this.resolvedApi = 'events.k8s.io/v1');
+    } catch (err) {
+      if (isNoKindMatch(err)) return (this.resolvedApi = 'v1');
+      this.log.debug({ err }, 'events.k8s.io/v1 discovery failed: writing this Event as core/v1');
+      return 'v1';
+    }
+  }
+
+  private regarding(e: PendingEvent): Record<string, unknown> {
+    const meta = e.obj.metadata ?? {};
+    return {
+      apiVersion: e.obj.apiVersion,
+      kind: e.obj.kind,
+      name: meta.name,
+      ...omitUndefined({
+        namespace: meta.namespace || undefined,
+        uid: meta.uid || undefined,
+        resourceVersion: meta.resourceVersion || undefined,
+      }),
+    };
+  }
+
+  private eventsV1Event(e: PendingEvent, name: string, namespace: string): KubeObject {
+    return {
+      apiVersion: EVENTS_V1.apiVersion,
+      kind: 'Event',
+      metadata: { name, namespace },
+      regarding: this.regarding(e),
+      type: e.type,
+      reason: e.reason,
+      // The recorder's API has no separate action: the reason names what happened.
+      action: e.reason,
+      note: truncateUtf8(e.message, MAX_NOTE_BYTES),
+      eventTime: microseconds(e.atMs),
+      reportingController: this.component,
+      reportingInstance: this.host,
+    } as KubeObject;
+  }
+
+  private coreV1Event(e: PendingEvent, name: string, namespace: string): KubeObject {
+    const timestamp = seconds(e.atMs);
+    return {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name, namespace },
-      involvedObject: {
-        apiVersion: e.obj.apiVersion,
-        kind: e.obj.kind,
-        name: meta.name,
-        ...omitUndefined({
-          namespace: meta.namespace || undefined,
-          uid: meta.uid || undefined,
-          resourceVersion: meta.resourceVersion || undefined,
-        }),
-      },
+      involvedObject: this.regarding(e),
       type: e.type,
       reason: e.reason,
       message: e.message,
@@ -237,8 +322,7 @@ export class EventRecorder {
       firstTimestamp: timestamp,
       lastTimestamp: timestamp,
       count: 1,
-    } as KubeObject);
-    this.remember(this.aggregates, aggregateKey, { name, namespace, count: 1 });
+    } as KubeObject;
   }
 
   /** Map insertion order as an LRU: re-insert on use, evict the oldest beyond the cache size. */
@@ -247,4 +331,28 @@ export class EventRecorder {
     map.set(key, value);
     if (map.size > this.cacheSize) map.delete(map.keys().next().value!);
   }
+}
+
+/** metav1.Time: RFC 3339 in whole seconds. */
+function seconds(atMs: number): string {
+  return new Date(atMs).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/** metav1.MicroTime: RFC 3339 with six fractional digits. */
+function microseconds(atMs: number): string {
+  return new Date(atMs).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/** `text` cut to at most `maxBytes` of UTF-8, never inside a character, marked with an ellipsis when cut. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    const n = Buffer.byteLength(ch);
+    if (bytes + n > maxBytes - 3) break;
+    out += ch;
+    bytes += n;
+  }
+  return `${out}...`;
 }

@@ -48,5 +48,6 @@ export {
   DEFAULT_EVENT_REFILL_MS,
   DEFAULT_EVENT_QUEUE_LIMIT,
   DEFAULT_EVENT_CACHE_SIZE,
+  DEFAULT_EVENT_API,
 } from './event-recorder.js';
-export type { EventRecorderOptions, EventType, RecordedEvent } from './event-recorder.js';
+export type { EventRecorderOptions, EventType, RecordedEvent, EventApi } from './event-recorder.js';

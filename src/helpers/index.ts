@@ -50,8 +50,8 @@ export type { OwnerReferenceOptions } from './owner-references.js';
 export { createOrPatch } from './create-or-patch.js';
 export type { CreateOrPatchOptions, CreateOrPatchResult, OperationResult } from './create-or-patch.js';
 export { specHash, withSpecHash, specHashMatches, SPEC_HASH_ANNOTATION } from './spec-hash.js';
-export { applyOwned, DEFAULT_APPLY_FORCE } from './apply-owned.js';
-export type { ApplyOwnedOptions, ApplyOwnedResult } from './apply-owned.js';
+export { applyOwned, DEFAULT_APPLY_FORCE, APPLY_CONFLICT_EVENT_REASON } from './apply-owned.js';
+export type { ApplyOwnedOptions, ApplyOwnedResult, ApplyConflictEvents } from './apply-owned.js';
 export { runActions, ACTION_DURATION_METRIC, ACTION_DURATION_BUCKETS } from './actions.js';
 export type { Action, ActionRecord, ActionsReport, ActionOutcomeLabel, RunActionsOptions } from './actions.js';
 export {

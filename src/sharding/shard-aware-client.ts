@@ -37,8 +37,8 @@ export function shardAwareClient(cached: Client, server: Client, sharding: Shard
     updateStatus: (...args) => cached.updateStatus(...args),
     patch: (...args) => cached.patch(...args),
     patchStatus: (...args) => cached.patchStatus(...args),
-    apply: (...args) => cached.apply(...args),
-    applyStatus: (...args) => cached.applyStatus(...args),
+    apply: cached.apply.bind(cached),
+    applyStatus: cached.applyStatus.bind(cached),
     delete: (...args) => cached.delete(...args),
   };
 }

@@ -24,10 +24,10 @@ export function recordStatusWrites(client: Client, onWrite: (write: StatusWrite)
     create: (obj, opts) => client.create(obj, opts),
     update: (obj, opts) => client.update(obj, opts),
     patch: (type, name, patch, opts) => client.patch(type, name, patch, opts),
-    apply: (obj, opts) => client.apply(obj, opts),
+    apply: client.apply.bind(client),
     delete: (type, name, opts) => client.delete(type, name, opts),
     updateStatus: (obj, opts) => client.updateStatus(obj, opts),
-    applyStatus: (obj, opts) => client.applyStatus(obj, opts),
+    applyStatus: client.applyStatus.bind(client),
     async patchStatus(type, name, patch, opts) {
       const written = await client.patchStatus(type, name, patch, opts);
       if (type.apiVersion === DATABASE.apiVersion && type.kind === DATABASE.kind) {

@@ -12,7 +12,13 @@ import { randomUUID } from 'node:crypto';
 import type { Client, RestMapper } from '../../client/contracts.js';
 import type { ResourceMapping, ResourceType } from '../../client/discovery.js';
 import type { Kind } from '../../client/kind.js';
+import {
+  applyArguments,
+  type ApplyConfiguration,
+  type StatusApplyConfiguration,
+} from '../../client/apply-configuration.js';
 import type { StatusBody } from '../../client/api-error.js';
+import { ApplyConflictError } from '../../client/apply-conflict-error.js';
 import {
   type ApplyOptions,
   type DeleteOptions,
@@ -486,7 +492,21 @@ export class FakeClient implements Client {
     const doc: unknown = typeof patch === 'string' ? parseBody(patch, where) : clone(patch);
     const key = objectKey(kind, opts.namespace, name);
     const existing = this.store.get(kindId(kind), key);
-    if (opts.type === 'apply') return this.doApply(kind, name, key, existing, doc, opts, where) as T;
+    if (opts.type === 'apply') {
+      try {
+        return this.doApply(kind, name, key, existing, doc, opts, where) as T;
+      } catch (err) {
+        // As KubeClient: the server's 409 read back field by field.
+        throw (
+          ApplyConflictError.from(err, {
+            kind: kind.kind,
+            name,
+            fieldManager: opts.fieldManager!,
+            ...omitUndefined({ namespace: opts.namespace, subresource: opts.subresource }),
+          }) ?? err
+        );
+      }
+    }
     if (!existing) throw notFound(kind, name, where);
     let patched: unknown;
     if (opts.type === 'json') {
@@ -535,7 +555,10 @@ export class FakeClient implements Client {
     return this.patch<T>(type, name, patch, { ...opts, type: opts.type ?? 'merge', subresource: 'status' });
   }
 
-  apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T> {
+  apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T>;
+  apply<T>(type: Kind<T>, config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T>;
+  async apply<T>(first: object, second: object, third?: object): Promise<T> {
+    const { obj, opts } = applyArguments(first, second, third);
     const meta = obj.metadata as (ObjectLike['metadata'] & { managedFields?: unknown }) | undefined;
     let body: ObjectLike = obj;
     if (meta && 'managedFields' in meta) {
@@ -549,8 +572,15 @@ export class FakeClient implements Client {
     });
   }
 
-  applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T> {
-    return this.apply(obj, { ...opts, subresource: 'status' });
+  applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T>;
+  applyStatus<T>(
+    type: Kind<T>,
+    config: StatusApplyConfiguration<T>,
+    opts: Omit<ApplyOptions, 'subresource'>,
+  ): Promise<T>;
+  async applyStatus<T>(first: object, second: object, third?: object): Promise<T> {
+    const { obj, opts } = applyArguments(first, second, third);
+    return this.apply(obj as T & ObjectLike, { ...opts, subresource: 'status' });
   }
 
   async delete<T = KubeObject>(type: Kind<T>, name: string, opts: DeleteOptions = {}): Promise<T | StatusBody> {

@@ -34,6 +34,11 @@ import type {
 } from '../../client/client-options.js';
 import type { Client, RestMapper, StatusPatchOptions } from '../../client/contracts.js';
 import type { Kind } from '../../client/kind.js';
+import {
+  applyArguments,
+  type ApplyConfiguration,
+  type StatusApplyConfiguration,
+} from '../../client/apply-configuration.js';
 import type { StatusBody } from '../../client/api-error.js';
 import { listAll, listPages } from '../../client/paged-list.js';
 import type { WatchEvent } from '../../client/watch-decoder.js';
@@ -525,12 +530,15 @@ class SimulatedClient implements Client {
     );
   }
 
-  apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T> {
+  apply<T extends ObjectLike>(obj: T, opts: ApplyOptions): Promise<T>;
+  apply<T>(type: Kind<T>, config: ApplyConfiguration<T>, opts: ApplyOptions): Promise<T>;
+  async apply<T>(first: object, second: object, third?: object): Promise<T> {
+    const { obj, opts } = applyArguments(first, second, third);
     return this.run(
       'patch',
       { ...targetOf(obj, opts), ...(opts.subresource ? { subresource: opts.subresource } : {}) },
       opts.signal,
-      () => this.store.apply(obj, opts),
+      () => this.store.apply(obj as T & ObjectLike, opts),
       { verb: 'patch', ...precondition(obj.metadata?.resourceVersion) },
     );
   }
@@ -556,8 +564,15 @@ class SimulatedClient implements Client {
     return this.patch(type, name, patch, { ...opts, type: opts.type ?? 'merge', subresource: 'status' });
   }
 
-  applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T> {
-    return this.apply(obj, { ...opts, subresource: 'status' });
+  applyStatus<T extends ObjectLike>(obj: T, opts: Omit<ApplyOptions, 'subresource'>): Promise<T>;
+  applyStatus<T>(
+    type: Kind<T>,
+    config: StatusApplyConfiguration<T>,
+    opts: Omit<ApplyOptions, 'subresource'>,
+  ): Promise<T>;
+  async applyStatus<T>(first: object, second: object, third?: object): Promise<T> {
+    const { obj, opts } = applyArguments(first, second, third);
+    return this.apply(obj as T & ObjectLike, { ...opts, subresource: 'status' });
   }
 }
 
