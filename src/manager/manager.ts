@@ -43,6 +43,10 @@ import type { FleetOptions } from '../fleet/fleet-options.js';
 import { shardedClusters } from '../fleet/sharded-clusters.js';
 import { MemberTermBridge } from './member-term-bridge.js';
 import { heapCompactionRunnable, type HeapCompactionOptions } from './heap-compactor.js';
+import { observedWritesClient } from './observed-writes-client.js';
+import { PlanRun, type PlanOptions } from './plan-mode.js';
+import { ReconcileWrites } from '../console/reconcile-writes.js';
+import { objectKey as keyOf } from '../core/object-key.js';
 
 export { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT };
 /** @defaultValue 30,000 ms */
@@ -130,6 +134,14 @@ export interface ManagerOptions {
    * an idle heap by itself, sooner or later. `false` turns it off. @defaultValue on with the real clock, off with a fake one (tests)
    */
   readonly heapCompaction?: HeapCompactionOptions | false;
+  /**
+   * Plan mode (docs/observability.md): every write is sent as a server-side dry run (`dryRun=All`)
+   * and reported (JSON lines on stdout by default, and in the console) instead of persisted; reads
+   * stay real. Each controller reconciles each key once, and `start()` resolves by itself once
+   * every queue is quiet. No leader election runs (a plan takes no Lease, so it can run beside the
+   * operator it plans for); sharding and fleets are refused. @defaultValue off
+   */
+  readonly plan?: PlanOptions;
 }
 
 /** Which group a runnable added to the manager joins: sharded ones run while this replica holds its ring membership. */
@@ -171,6 +183,8 @@ export class Manager {
   readonly namespaces: readonly string[] | undefined;
   /** Whether /metrics is served only to authorized scrapers (`secureMetrics`). */
   readonly secureMetricsEnabled: boolean;
+  /** Plan mode's run (`plan` option): the writes planned so far. */
+  readonly plan: PlanRun | undefined;
   /** This replica's ring membership, with the `sharding` option. */
   get sharding(): ShardMembership | undefined {
     return this.ring;
@@ -271,9 +285,12 @@ export class Manager {
           ...omitUndefined({ leaderElection: options.leaderElection }),
         })
       : undefined;
-    const { apiClient: client, registry, logger, clock, webhooks, console, healthChecks, readyChecks } = this;
+    this.plan = this.planRun(options);
+    const observed = this.observeWrites();
+    if (observed) ({ client: this.client, apiClient: this.apiClient } = observed);
+    const { registry, logger, clock, webhooks, console, healthChecks, readyChecks } = this;
     this.endpoints = new Endpoints(options, {
-      client,
+      client: options.client,
       registry,
       logger,
       clock,
@@ -312,6 +329,48 @@ export class Manager {
       this.add(fleet, { name: 'fleet', needLeaderElection: false });
       if (fleet.readiness === 'all-clusters') this.readyChecks.set('fleet', () => fleet.allReady());
     }
+  }
+
+  /** Plan mode's run, after checking what plan mode cannot do. */
+  private planRun(options: ManagerOptions): PlanRun | undefined {
+    if (!options.plan) return undefined;
+    if (options.sharding) throw new InvalidOptionError('plan', 'cannot run sharded: a plan takes no membership Lease');
+    if (options.fleet) throw new InvalidOptionError('plan', 'cannot plan for member clusters (fleet)');
+    return new PlanRun(options.plan, {
+      clock: this.clock,
+      writes: this.console?.writes ?? new ReconcileWrites(),
+      informers: () => this.informers.health(),
+    });
+  }
+
+  /**
+   * With the console's history or plan mode, `client` and `apiClient` report each write (into the
+   * reconcile in progress, and plan mode's report) — in plan mode as a dry run. The cluster's own
+   * caches keep the plain client: reads need no observing.
+   */
+  private observeWrites(): { client: Client; apiClient: Client } | undefined {
+    const consoleState = this.console;
+    const history = consoleState && this.options.console?.history !== false;
+    const plan = this.plan;
+    if (!history && !plan) return undefined;
+    const writes = consoleState?.writes ?? new ReconcileWrites();
+    const cache = this.cache;
+    const observe = (client: Client): Client =>
+      observedWritesClient(client, {
+        dryRun: plan !== undefined,
+        onWrite: (write) => {
+          const scope = history ? consoleState.writes.record(write) : writes.current();
+          plan?.wrote(write, scope);
+        },
+        before: (type, namespace, name) => {
+          for (const { informer } of cache.existingInformersHolding(type, namespace)) {
+            const found = informer.reader.get(keyOf({ namespace, name }));
+            if (found !== undefined) return found;
+          }
+          return undefined;
+        },
+      });
+    return { client: observe(this.client), apiClient: observe(this.apiClient) };
   }
 
   /**
@@ -489,7 +548,10 @@ export class Manager {
           return cluster.hasSynced();
         },
       },
-      trackController: (name) => this.console?.trackController(name),
+      trackController: (name) => {
+        const view = this.console?.trackController(name);
+        return this.plan ? this.plan.track(name, view) : view;
+      },
       prepareInformers: (type, options) => {
         if (!scopeNeeded(type)) cacheFor(options).informersFor(type);
       },
@@ -548,7 +610,8 @@ export class Manager {
       log.info({ informers: this.informers.list().length }, 'caches synced');
       // In one step: the elections start in the same tick as the work every replica runs.
       await Promise.all([everyReplica.start(stop.signal), terms.start()]);
-      await whenAborted(stop.signal);
+      // Plan mode ends by itself once every key was reconciled and the queues are quiet.
+      await (this.plan ? this.plan.quiet(stop.signal) : whenAborted(stop.signal));
     } catch (err) {
       stop.fail(err);
     } finally {
@@ -580,7 +643,8 @@ export class Manager {
       ready: () => this.hostCluster.waitForSync(stop.signal),
     });
     const term = { stopping: stop.signal, fail: stop.fail, logger: log };
-    const election = this.options.leaderElection;
+    // A plan takes no Lease: it may run beside the operator it plans for.
+    const election = this.plan ? undefined : this.options.leaderElection;
     const terms = new RunnableGroup('terms', { onFailure }).add({
       name: 'leader-election',
       runnable: termRunnable(election ? (s, w) => election.run(s, w) : alwaysHeld, {
