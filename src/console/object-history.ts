@@ -7,7 +7,7 @@
  */
 import { InvalidOptionError } from '../core/errors.js';
 import type { ReconcileTrigger } from '../controller/reconcile-trigger.js';
-import type { ReconcileResult } from './controller-view.js';
+import type { ReconcileRecord } from '../controller/controller.js';
 import type { ObjectWrite } from './reconcile-writes.js';
 
 /** @defaultValue 20 */
@@ -32,7 +32,7 @@ export interface HistoryReconcile {
   readonly trigger: ReconcileTrigger;
   readonly startedAtMs: number;
   readonly durationMs: number;
-  readonly result: ReconcileResult;
+  readonly result: ReconcileRecord['outcome'];
   /** Redacted. */
   readonly error?: string;
   readonly writes: readonly ObjectWrite[];
