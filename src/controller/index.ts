@@ -48,3 +48,4 @@ export {
   DEFAULT_EVENT_CACHE_SIZE,
 } from './event-recorder.js';
 export type { EventRecorderOptions, EventType, RecordedEvent } from './event-recorder.js';
+export type { ReconcileTrigger } from './reconcile-trigger.js';

@@ -60,6 +60,8 @@ export interface DatabaseOperatorOptions {
    * assigned to it. The assigning sharder is leader-only, so give `leaderElectionNamespace` too.
    */
   readonly sharding?: ManagerOptions['sharding'];
+  /** Plan mode (the manager's `plan`): every write a dry run, reported instead of persisted; `--plan` in main.ts. */
+  readonly plan?: ManagerOptions['plan'];
   /** Told about every finished reconcile (the controller's `observer`: tracing, or tests that check overlap). */
   readonly observer?: ReconcileObserver;
   /** Member clusters besides the one `client` talks to: adds the DatabaseFleet controller. Off when omitted. */
@@ -133,6 +135,7 @@ export function createDatabaseOperator(options: DatabaseOperatorOptions): Databa
     webhook: options.webhook,
     sharding: options.sharding,
     fleet: options.fleet?.members,
+    plan: options.plan,
   });
   const endpointPolicy = {
     defaultEndpoint: options.backupEndpoint,
