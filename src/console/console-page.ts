@@ -30,6 +30,9 @@ th { color: var(--muted); font-weight: 600; }
 .empty { color: var(--muted); font-style: italic; }
 svg.chart { display: block; }
 .legend { color: var(--muted); font-size: 11px; }
+a.key { color: inherit; text-decoration: underline dotted; cursor: pointer; }
+pre.diff { margin: 2px 0 6px; padding: 4px 8px; background: #f7f8fa; border-left: 3px solid var(--line); font: 12px/1.35 ui-monospace, Menlo, monospace; white-space: pre-wrap; word-break: break-word; max-width: 900px; }
+.write { margin: 4px 0 0; }
 `;
 
 const SCRIPT = `
@@ -108,7 +111,7 @@ function render(s) {
   const failing = [], backoff = [];
   for (const c of s.controllers) {
     const retryAt = new Map(c.backoff.keys.map((k) => [k.key, k.retryAtMs]));
-    for (const f of c.failing.keys) failing.push(el('tr', null, cell(c.name), cell(f.key), cell(f.result, f.result), cell(f.failures, 'num'),
+    for (const f of c.failing.keys) failing.push(el('tr', null, cell(c.name), el('td', null, keyLink(c.name, f.key)), cell(f.result, f.result), cell(f.failures, 'num'),
       cell(ago(f.lastAtMs, now)), cell(retryAt.has(f.key) ? inFuture(retryAt.get(f.key), now) : (f.result === 'terminal_error' ? 'not retried' : '–')), cell(f.lastError, 'msg')));
     for (const b of c.backoff.keys) backoff.push(el('tr', null, cell(c.name), cell(b.key), cell(b.requeues, 'num'), cell(inFuture(b.retryAtMs, now)), cell(clock(b.retryAtMs))));
   }
@@ -116,7 +119,7 @@ function render(s) {
   fill('backoff-body', backoff, 5, 'no keys in backoff');
   const recent = byId('recent');
   recent.replaceChildren(...s.controllers.map((c) => {
-    const rows = c.recent.map((r) => el('tr', null, cell(clock(r.atMs)), cell(r.key), cell(r.result, r.result), cell(fmtMs(r.durationMs), 'num'), cell(r.error, 'msg')));
+    const rows = c.recent.map((r) => el('tr', null, cell(clock(r.atMs)), el('td', null, keyLink(c.name, r.key)), cell(r.result, r.result), cell(fmtMs(r.durationMs), 'num'), cell(r.error, 'msg')));
     const body = el('tbody', null, ...(rows.length ? rows : [el('tr', null, Object.assign(el('td', 'empty', 'none yet'), { colSpan: 5 }))]));
     const head = el('thead', null, el('tr', null, el('th', null, 'started'), el('th', null, 'key'), el('th', null, 'result'), el('th', 'num', 'duration'), el('th', null, 'error')));
     return el('div', null, el('h3', null, c.name + ' — last ' + c.recent.length), el('table', null, head, body));
@@ -131,6 +134,67 @@ function render(s) {
   fill('events-body', s.events.map((e) => el('tr', null, cell(clock(e.atMs)), cell(e.type, e.type), cell(e.reason + (e.count > 1 ? ' ×' + e.count : '')),
     cell((e.cluster ? e.cluster + ': ' : '') + e.involvedObject.kind + ' ' + (e.involvedObject.namespace ? e.involvedObject.namespace + '/' : '') + e.involvedObject.name), cell(e.message, 'msg'))), 5, 'no events recorded');
 }
+/** A key's cell: a link to its timeline (the hash carries controller and key, URL-encoded). */
+function keyLink(controller, key) {
+  const a = el('a', 'key', key);
+  a.href = '#' + new URLSearchParams({ controller, key }).toString();
+  return a;
+}
+function selected() {
+  const q = new URLSearchParams(location.hash.slice(1));
+  const controller = q.get('controller'), key = q.get('key');
+  return controller && key ? { controller, key } : undefined;
+}
+function describeTrigger(t) {
+  if (!t) return '–';
+  if (t.type === 'event') return t.kind + (t.listed ? ' listed' : ' changed') + ' (' + t.source + ')';
+  return { external: 'external trigger', requeue: 'requeue', retry: 'retry after error', unknown: '–' }[t.type] || String(t.type);
+}
+/** One marker per reconcile along its time axis, coloured by result (numbers only). */
+function timelineChart(reconciles) {
+  const W = 600, H = 28;
+  const root = svg('svg', { class: 'chart', id: 'timeline-chart', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, role: 'img' });
+  root.append(svg('line', { x1: 8, y1: H / 2, x2: W - 8, y2: H / 2, stroke: '#e4e7ec' }));
+  const times = reconciles.map((r) => r.startedAtMs);
+  const min = Math.min(...times), span = Math.max(1, Math.max(...times) - min);
+  for (const r of reconciles) {
+    const x = 8 + ((r.startedAtMs - min) / span) * (W - 16);
+    const fill = r.result === 'success' ? '#12805c' : r.result === 'requeue_after' ? '#b54708' : '#c0362c';
+    root.append(svg('circle', { cx: x.toFixed(1), cy: H / 2, r: 6, fill }));
+  }
+  return root;
+}
+function renderTimeline(t) {
+  byId('timeline').hidden = false;
+  byId('timeline-title').textContent = t.controller + ' · ' + t.key + ' · last ' + t.reconciles.length + ' reconciles';
+  if (t.reconciles.length === 0) {
+    byId('timeline-body').replaceChildren(el('div', 'empty', 'nothing remembered for this object'));
+    return;
+  }
+  const rows = [];
+  for (const r of t.reconciles) {
+    rows.push(el('tr', 'reconcile', cell(clock(r.startedAtMs)), cell(describeTrigger(r.trigger)), cell(fmtMs(r.durationMs), 'num'), cell(r.result, r.result),
+      cell(r.writes.length + (r.omittedWrites ? ' (+' + r.omittedWrites + ')' : ''), 'num'), cell(r.error, 'msg')));
+    if (r.writes.length) {
+      const writes = r.writes.map((w) => el('div', 'write', el('span', w.error ? 'error' : null,
+        w.verb + (w.subresource ? ' ' + w.subresource : '') + ' ' + w.kind + ' ' + (w.namespace ? w.namespace + '/' : '') + w.name + (w.dryRun ? ' (dry run)' : '') + (w.error ? ' failed: ' + w.error : '')),
+        el('pre', 'diff', JSON.stringify(w.diff, null, 2))));
+      const td = el('td', null, ...writes);
+      td.colSpan = 6;
+      rows.push(el('tr', 'writes', td));
+    }
+  }
+  const head = el('thead', null, el('tr', null, el('th', null, 'started'), el('th', null, 'trigger'), el('th', 'num', 'duration'), el('th', null, 'result'), el('th', 'num', 'writes'), el('th', null, 'error')));
+  byId('timeline-body').replaceChildren(timelineChart(t.reconciles), el('table', null, head, el('tbody', null, ...rows)));
+}
+async function loadTimeline() {
+  const s = selected();
+  if (!s) { byId('timeline').hidden = true; return; }
+  const res = await fetch('api/history?' + new URLSearchParams(s).toString(), { cache: 'no-store' });
+  if (!res.ok) throw new Error('HTTP ' + res.status);
+  renderTimeline(await res.json());
+}
+window.addEventListener('hashchange', () => { loadTimeline().catch(() => undefined); });
 async function poll() {
   const status = byId('status');
   try {
@@ -138,6 +202,7 @@ async function poll() {
     if (!res.ok) throw new Error('HTTP ' + res.status);
     const state = await res.json();
     render(state);
+    await loadTimeline();
     status.className = 'live';
     status.textContent = 'live · updated ' + clock(state.generatedAtMs);
   } catch (err) {
@@ -161,6 +226,8 @@ export const CONSOLE_HTML = `<!doctype html>
 <body>
 <header><h1>operator console</h1><span id="leader">…</span><span id="status">connecting…</span></header>
 <main>
+<section id="timeline" hidden><h2>Object timeline: <span id="timeline-title"></span></h2><div id="timeline-body"></div>
+<div class="legend">each reconcile of the object, newest first: what triggered it, its result, and each write as the fields it changed (a JSON merge patch; Secret values redacted). Open one from a key in the tables below.</div></section>
 <section id="controllers"><h2>Controllers</h2>${table('controllers-body', ['controller', '#queued', '#delayed', '#in flight / workers', '#rate (1 min)', '#errors (1 min)', '#p50', '#p99', 'last 5 min'])}
 <div class="legend">chart: reconciles per 10 s (errors red), p99 latency line (orange, own scale)</div></section>
 <section id="failing"><h2>Failing keys</h2>${table('failing-body', ['controller', 'key', 'result', '#failures in a row', 'last failure', 'next retry', 'last error'])}</section>

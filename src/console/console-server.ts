@@ -5,6 +5,10 @@ import { InvalidOptionError } from '../core/errors.js';
 import { closeServer, listenOn } from '../core/http-server-lifecycle.js';
 import { CONSOLE_CSP, CONSOLE_HTML } from './console-page.js';
 import type { ConsoleSnapshot } from './console-state.js';
+import type { ObjectTimeline } from './object-history.js';
+
+/** One object's remembered reconciles (`ConsoleState.timeline`), served at `api/history`. */
+export type TimelineSource = (controller: string, key: string) => ObjectTimeline | undefined;
 
 /** @defaultValue 8082 (next to the metrics 8080 and health 8081 ports) */
 export const DEFAULT_CONSOLE_PORT = 8082;
@@ -47,7 +51,8 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Serves the console, read-only: `GET /` is the page, `GET /api/state` the JSON it polls. Anything
+ * Serves the console, read-only: `GET /` is the page, `GET /api/state` the JSON it polls,
+ * `GET /api/history?controller=…&key=…` one object's remembered reconciles (its timeline). Anything
  * else is 404, any other method 405. Whatever address it is bound to, it refuses requests whose Host
  * header is not on its allow-list (loopback names, the bound address, the connection's local
  * address, `allowedHosts`), so a web page cannot read it through DNS rebinding. The snapshot is
@@ -64,6 +69,7 @@ export class ConsoleServer {
   constructor(
     private readonly snapshot: () => ConsoleSnapshot,
     options: ConsoleServerOptions = {},
+    private readonly timeline?: TimelineSource,
   ) {
     this.port = options.port ?? DEFAULT_CONSOLE_PORT;
     this.host = options.host ?? DEFAULT_CONSOLE_HOST;
@@ -120,6 +126,13 @@ export class ConsoleServer {
     return json;
   }
 
+  /** One object's timeline; an object with none remembered (or history off) has no reconciles. */
+  private timelineJson(query: URLSearchParams): string {
+    const controller = query.get('controller')!;
+    const key = query.get('key')!;
+    return JSON.stringify(this.timeline?.(controller, key) ?? { controller, key, reconciles: [] });
+  }
+
   private handle(req: IncomingMessage, res: ServerResponse): void {
     // Always on: it used to be skipped when bound to a non-loopback address (issue 24).
     const host = hostOf(req.headers.host);
@@ -130,8 +143,9 @@ export class ConsoleServer {
         .end('misdirected request: this Host is not one the console answers (see console.allowedHosts)\n');
       return;
     }
-    const path = (req.url ?? '/').split('?')[0]!;
-    if (path !== '/' && path !== '/api/state') {
+    const url = new URL(req.url ?? '/', 'http://console');
+    const path = url.pathname;
+    if (path !== '/' && path !== '/api/state' && path !== '/api/history') {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
       return;
     }
@@ -141,11 +155,19 @@ export class ConsoleServer {
         .end('the console is read-only\n');
       return;
     }
+    if (path === '/api/history' && !(url.searchParams.get('controller') && url.searchParams.get('key'))) {
+      res
+        .writeHead(400, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('api/history needs the query parameters controller and key\n');
+      return;
+    }
     try {
       const [contentType, body] =
         path === '/'
           ? ['text/html; charset=utf-8', CONSOLE_HTML]
-          : ['application/json; charset=utf-8', this.snapshotJson()];
+          : path === '/api/history'
+            ? ['application/json; charset=utf-8', this.timelineJson(url.searchParams)]
+            : ['application/json; charset=utf-8', this.snapshotJson()];
       res
         .writeHead(200, { ...SECURITY_HEADERS, 'content-type': contentType })
         .end(req.method === 'HEAD' ? undefined : body);

@@ -10,6 +10,13 @@ import { realClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { ControllerView, type ControllerSnapshot } from './controller-view.js';
 import { FixedRing } from './fixed-ring.js';
+import {
+  ObjectHistory,
+  type ObjectHistoryOptions,
+  type ObjectHistoryStats,
+  type ObjectTimeline,
+} from './object-history.js';
+import { ReconcileWrites } from './reconcile-writes.js';
 import { redactMessage } from './redact-message.js';
 import type { ReconcileWindowOptions } from './reconcile-window.js';
 
@@ -56,6 +63,11 @@ export interface ConsoleStateOptions extends ReconcileWindowOptions {
   readonly maxFailingKeys?: number;
   /** @defaultValue {@link DEFAULT_LIST_LIMIT} */
   readonly listLimit?: number;
+  /**
+   * The per-object history (each object's last reconciles with their triggers and writes, at
+   * `api/history`); `false` turns it off. @defaultValue on, with the `ObjectHistoryOptions` defaults
+   */
+  readonly history?: ObjectHistoryOptions | false;
 }
 
 export interface InformerSnapshot {
@@ -110,6 +122,8 @@ export interface ConsoleSnapshot {
   /** Member clusters of a fleet, by name; empty without one. */
   readonly clusters: readonly ClusterSnapshot[];
   readonly events: readonly EventSnapshot[];
+  /** What the per-object history holds now; undefined when it is off. */
+  readonly history?: ObjectHistoryStats;
 }
 
 export class ConsoleState {
@@ -117,6 +131,9 @@ export class ConsoleState {
   private readonly controllers = new Map<string, ControllerView>();
   private readonly events: FixedRing<EventSnapshot>;
   private readonly options: ConsoleStateOptions;
+  private readonly history: ObjectHistory | undefined;
+  /** Where the manager's write-observing client records the writes of the reconcile in progress. */
+  readonly writes = new ReconcileWrites();
 
   constructor(options: ConsoleStateOptions = {}) {
     for (const name of ['recentReconciles', 'recentEvents', 'maxFailingKeys', 'listLimit'] as const) {
@@ -127,6 +144,12 @@ export class ConsoleState {
     this.options = options;
     this.clock = options.clock ?? realClock;
     this.events = new FixedRing(options.recentEvents ?? DEFAULT_RECENT_EVENTS);
+    this.history = options.history === false ? undefined : new ObjectHistory(options.history ?? {});
+  }
+
+  /** One object's remembered reconciles, newest first (`api/history`); undefined when none is remembered. */
+  timeline(controller: string, key: string): ObjectTimeline | undefined {
+    return this.history?.timeline(controller, key);
   }
 
   /** The view a controller feeds; give it to the controller as its `observer`, then `attach` its queue. */
@@ -137,6 +160,7 @@ export class ConsoleState {
       recentReconciles: this.options.recentReconciles ?? DEFAULT_RECENT_RECONCILES,
       maxFailingKeys: this.options.maxFailingKeys ?? DEFAULT_MAX_FAILING_KEYS,
       listLimit: this.options.listLimit ?? DEFAULT_LIST_LIMIT,
+      history: this.history ? { store: this.history, writes: this.writes } : undefined,
     });
     this.controllers.set(name, view);
     return view;
@@ -181,6 +205,7 @@ export class ConsoleState {
       informers: [...(this.options.informers?.() ?? []).map(informerSnapshot), ...members.flatMap((m) => m.informers)],
       clusters: members.map((m) => clusterSnapshot(m.cluster, m.informers)),
       events: this.events.newestFirst(),
+      ...(this.history ? { history: this.history.stats() } : {}),
     };
   }
 }

@@ -1,7 +1,11 @@
 import type { ReconcileObserver, ReconcileRecord } from '../controller/controller.js';
 import type { Clock } from '../core/clock.js';
 import { omitUndefined } from '../core/omit-undefined.js';
+import type { HistoryTrigger } from '../controller/reconcile-trigger.js';
+import type { Result } from '../controller/result.js';
 import { FixedRing } from './fixed-ring.js';
+import type { ObjectHistory } from './object-history.js';
+import type { ReconcileScope, ReconcileWrites } from './reconcile-writes.js';
 import { describeError } from './redact-message.js';
 import {
   ReconcileWindow,
@@ -63,7 +67,15 @@ export interface ControllerViewOptions extends ReconcileWindowOptions {
   readonly recentReconciles: number;
   readonly maxFailingKeys: number;
   readonly listLimit: number;
+  /** The per-object history this view feeds, and where it finds each reconcile's writes; off when absent. */
+  readonly history?: { readonly store: ObjectHistory; readonly writes: ReconcileWrites };
 }
+
+/** Keys whose next trigger is remembered at most (a queue's worth); past it the oldest is dropped. */
+const MAX_PENDING_TRIGGERS = 100_000;
+const UNKNOWN: HistoryTrigger = Object.freeze({ type: 'unknown' });
+const REQUEUE: HistoryTrigger = Object.freeze({ type: 'requeue' });
+const RETRY: HistoryTrigger = Object.freeze({ type: 'retry' });
 
 /**
  * The console's record of one controller, fed by the controller as a {@link ReconcileObserver}:
@@ -77,6 +89,10 @@ export class ControllerView implements ReconcileObserver {
   private readonly failing = new Map<string, FailingKey>();
   private queue: QueueView | undefined;
   private workers: number | undefined;
+  /** What last put each queued key in (history on): the first cause since the key's last start wins. */
+  private readonly triggers = new Map<string, HistoryTrigger>();
+  /** Reconciles in progress (history on): their trigger and the scope their writes land in. */
+  private readonly open = new Map<string, { readonly trigger: HistoryTrigger; readonly scope: ReconcileScope }>();
 
   constructor(
     readonly name: string,
@@ -93,10 +109,27 @@ export class ControllerView implements ReconcileObserver {
     this.workers = workers;
   }
 
+  noteTrigger(key: string, trigger: HistoryTrigger): void {
+    if (!this.options.history || this.triggers.has(key)) return;
+    if (this.triggers.size >= MAX_PENDING_TRIGGERS) this.triggers.delete(this.triggers.keys().next().value!);
+    this.triggers.set(key, trigger);
+  }
+
+  around(key: string, reconcileID: string, run: () => Promise<Result | void>): Promise<Result | void> {
+    const history = this.options.history;
+    if (!history) return run();
+    const trigger = this.triggers.get(key) ?? UNKNOWN;
+    this.triggers.delete(key);
+    const scope: ReconcileScope = { controller: this.name, key, reconcileID, writes: [], omittedWrites: 0 };
+    this.open.set(reconcileID, { trigger, scope });
+    return history.writes.run(scope, run);
+  }
+
   reconciled(record: ReconcileRecord): void {
     const failed = record.outcome === 'error' || record.outcome === 'terminal_error';
     this.window.record(this.clock.now(), record.durationMs, failed);
     const error = failed ? describeError(record.error) : undefined;
+    this.remember(record, error);
     this.recent.push({
       atMs: record.startedAtMs,
       key: record.key,
@@ -119,6 +152,28 @@ export class ControllerView implements ReconcileObserver {
       lastAtMs: record.startedAtMs + record.durationMs,
     });
     if (this.failing.size > this.options.maxFailingKeys) this.failing.delete(this.failing.keys().next().value!);
+  }
+
+  /** Adds the reconcile to the object's history (when it ran through `around`), and what will have caused its next one. */
+  private remember(record: ReconcileRecord, error: string | undefined): void {
+    const history = this.options.history;
+    const open = history && this.open.get(record.reconcileID);
+    if (!history || !open) return;
+    this.open.delete(record.reconcileID);
+    const { scope, trigger } = open;
+    history.store.record(this.name, record.key, {
+      reconcileID: record.reconcileID,
+      trigger,
+      startedAtMs: record.startedAtMs,
+      durationMs: record.durationMs,
+      result: record.outcome,
+      ...omitUndefined({ error }),
+      writes: scope.writes,
+      omittedWrites: scope.omittedWrites,
+    });
+    // The controller queues these itself; an event arriving meanwhile was noted first and wins.
+    if (record.outcome === 'requeue_after') this.noteTrigger(record.key, REQUEUE);
+    else if (record.outcome === 'error') this.noteTrigger(record.key, RETRY);
   }
 
   snapshot(): ControllerSnapshot {

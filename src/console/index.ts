@@ -27,3 +27,13 @@ export { DEFAULT_BUCKET_MS, DEFAULT_WINDOW_MS, DEFAULT_SUMMARY_MS } from './reco
 export type { WindowPoint, WindowSummary } from './reconcile-window.js';
 export { redactMessage } from './redact-message.js';
 export type { ConsoleOptions } from './console-options.js';
+export {
+  ObjectHistory,
+  DEFAULT_HISTORY_RECONCILES_PER_OBJECT,
+  DEFAULT_HISTORY_MAX_OBJECTS,
+  DEFAULT_HISTORY_MAX_BYTES,
+} from './object-history.js';
+export type { ObjectHistoryOptions, HistoryReconcile, ObjectTimeline, ObjectHistoryStats } from './object-history.js';
+export { DEFAULT_MAX_WRITES_PER_RECONCILE } from './reconcile-writes.js';
+export type { ObjectWrite } from './reconcile-writes.js';
+export type { TimelineSource } from './console-server.js';

@@ -10,7 +10,14 @@ import { objectKey, type KubeObject } from '../core/object-key.js';
 import { omitUndefined } from '../core/omit-undefined.js';
 import { Controller, type ReconcileObserver } from './controller.js';
 import type { ControllerDescription, ControllerSource } from './controller-description.js';
-import type { AttachSources, ControllerCluster, ControllerRunnable, ControllerTarget } from './controller-host.js';
+import type {
+  AttachSources,
+  ControllerCluster,
+  ControllerConsoleView,
+  ControllerRunnable,
+  ControllerTarget,
+} from './controller-host.js';
+import { LOW_PRIORITY, type AddOptions } from '../workqueue/workqueue.js';
 import {
   enqueueHandler,
   mapToControllingOwner,
@@ -26,8 +33,10 @@ import type {
   Reconciler,
   ReconcileRequest,
 } from './reconciler.js';
+import type { Result } from './result.js';
 import { pumpTriggers, type TriggerSink } from './trigger-source.js';
 import { tracedSink } from './trace-triggers.js';
+import type { HistoryTrigger } from './reconcile-trigger.js';
 
 /** Builds the controller `d` describes against `target` and hands its runnable to the target's runner. */
 export function buildController<T extends KubeObject, R extends ReconcileRequest>(
@@ -48,9 +57,13 @@ export function buildController<T extends KubeObject, R extends ReconcileRequest
       if (!resolved) return Promise.resolve();
       ran?.add(ctx.reconcileID);
       const { cluster } = resolved;
-      return cluster.track(ctx.signal, (signal) =>
-        reconcile(resolved.request, objectContext<T>(ctx, signal, resolved.request, cluster)),
-      );
+      const run = (): Promise<Result | void> =>
+        cluster.track(ctx.signal, (signal) =>
+          reconcile(resolved.request, objectContext<T>(ctx, signal, resolved.request, cluster)),
+        );
+      // The console's history (writes made inside) and plan mode (each key once) wrap the run.
+      const around = target.view?.around;
+      return around ? around.call(target.view, queueKey(request), ctx.reconcileID, run) : run();
     },
   };
   const { maxConcurrentReconciles, rateLimiter, reconcileTimeoutMs, priorityQueue, tracing } = d.options;
@@ -102,7 +115,11 @@ function mapOf(
  * that cluster (prefixed with it in a fleet's one queue). On a failure part way, what was put on
  * is removed before the error goes on.
  */
-function sourceAttacher(d: ControllerDescription, controller: Controller): AttachSources {
+function sourceAttacher(
+  d: ControllerDescription,
+  controller: Controller,
+  view: ControllerConsoleView | undefined,
+): AttachSources {
   const sources = d.sources.map((s) => ({ ...s, predicates: [...s.predicates, ...d.eventFilters] }));
   const ownsSome = sources.some((s) => s.declaredBy === 'owns');
   return async (cluster, signal) => {
@@ -115,7 +132,11 @@ function sourceAttacher(d: ControllerDescription, controller: Controller): Attac
         : controller.queue;
       for (const source of sources) {
         const sourceSink = controller.traced ? tracedSink(controller, sink, source, cluster) : sink;
-        const handler = enqueueHandler(sourceSink, mapOf(d, source, primaryNamespaced), source.predicates);
+        const handler = enqueueHandler(
+          noting(sourceSink, view, source, prefix),
+          mapOf(d, source, primaryNamespaced),
+          source.predicates,
+        );
         for (const informer of await cluster.informersFor(source.type, signal))
           registrations.push(informer.addEventHandler(handler, { name: `${d.name}:${source.type.kind}` }));
       }
@@ -124,6 +145,37 @@ function sourceAttacher(d: ControllerDescription, controller: Controller): Attac
       for (const r of registrations) r.remove();
       throw err;
     }
+  };
+}
+
+/** The queue key of a request: a member cluster's keys carry its name first (`cluster/namespace/name`). */
+function queueKey(request: ReconcileRequest): string {
+  return request.cluster ? `${request.cluster}/${objectKey(request)}` : objectKey(request);
+}
+
+const EXTERNAL: HistoryTrigger = Object.freeze({ type: 'external' });
+
+/** `sink`, telling `view` (when it listens) which source each key came from; two shared trigger objects per source. */
+function noting(
+  sink: KeySink,
+  view: ControllerConsoleView | undefined,
+  source: ControllerSource,
+  prefix: string,
+): KeySink {
+  const note = view?.noteTrigger;
+  if (!note) return sink;
+  const changed: HistoryTrigger = Object.freeze({
+    type: 'event',
+    source: source.declaredBy,
+    kind: source.type.kind,
+    listed: false,
+  });
+  const listed: HistoryTrigger = Object.freeze({ ...changed, listed: true });
+  return {
+    add(key, options, cause) {
+      note.call(view, prefix + key, options?.priority === LOW_PRIORITY ? listed : changed);
+      sink.add(key, options, cause);
+    },
   };
 }
 
@@ -136,16 +188,22 @@ function controllerRunnable<R extends ReconcileRequest>(
   d: ControllerDescription,
   controller: Controller,
 ): ControllerRunnable {
-  const attach = sourceAttacher(d, controller);
+  const attach = sourceAttacher(d, controller, target.view);
   const log = target.logger.child({ controller: d.name });
   return {
     async start(signal) {
       let detach: (() => void) | undefined;
       try {
         detach = await target.connect(attach, (key) => enqueueAs(controller, key, 'handover'), signal);
-        const external: TriggerSink = controller.traced
+        const traced: TriggerSink = controller.traced
           ? { add: (key, options) => enqueueAs(controller, key, 'external', options) }
           : controller.queue;
+        const note = target.view?.noteTrigger;
+        const external: TriggerSink = note
+          ? {
+              add: (key: string, o?: AddOptions) => (note.call(target.view, key, EXTERNAL), traced.add(key, o)),
+            }
+          : traced;
         const pumps = d.triggers.map((keys) => pumpTriggers(keys, external, signal, log));
         await controller.start(signal);
         await Promise.all(pumps);

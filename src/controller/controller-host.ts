@@ -15,6 +15,7 @@ import type { Logger } from '../core/logger.js';
 import type { KubeObject } from '../core/object-key.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
 import type { Controller, ControllerOptions, ReconcileObserver } from './controller.js';
+import type { HistoryTrigger } from './reconcile-trigger.js';
 import type { Reconciler, ReconcileRequest } from './reconciler.js';
 import type { Result } from './result.js';
 
@@ -37,6 +38,13 @@ export interface ControllerCacheOptions {
 /** What a console keeps of one controller: it hears every reconcile and reads the live queue. */
 export interface ControllerConsoleView extends ReconcileObserver {
   attach(queue: Controller['queue'], workers: number): void;
+  /** Told what put `key` in the queue (the per-object history's trigger). */
+  noteTrigger?(key: string, trigger: HistoryTrigger): void;
+  /**
+   * Runs one reconcile of `key`: the per-object history captures the writes made inside `run`,
+   * and plan mode reconciles each key once (it may skip `run`).
+   */
+  around?(key: string, reconcileID: string, run: () => Promise<Result | void>): Promise<Result | void>;
 }
 
 /** A sharded primary kind's gate: admits only the keys this replica owns now. */

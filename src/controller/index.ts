@@ -51,3 +51,4 @@ export {
   DEFAULT_EVENT_API,
 } from './event-recorder.js';
 export type { EventRecorderOptions, EventType, RecordedEvent, EventApi } from './event-recorder.js';
+export type { HistoryTrigger } from './reconcile-trigger.js';

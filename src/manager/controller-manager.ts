@@ -38,6 +38,10 @@ import type { FleetOptions } from '../fleet/fleet-options.js';
 import { shardedClusters } from '../fleet/sharded-clusters.js';
 import { MemberTermBridge } from './member-term-bridge.js';
 import { heapCompactionRunnable } from './heap-compactor.js';
+import { observedWritesClient } from './observed-writes-client.js';
+import { PlanRun } from './plan-mode.js';
+import { ReconcileWrites } from '../console/reconcile-writes.js';
+import { objectKey as keyOf } from '../core/object-key.js';
 import {
   DEFAULT_MANAGER_GRACEFUL_SHUTDOWN_MS,
   DEFAULT_UNHEALTHY_WATCH_FAILURES,
@@ -84,6 +88,8 @@ export class ControllerManager {
   readonly namespaces: readonly string[] | undefined;
   /** Whether /metrics is served only to authorized scrapers (`secureMetrics`). */
   readonly secureMetricsEnabled: boolean;
+  /** Plan mode's run (`plan` option): the writes planned so far. */
+  readonly plan: PlanRun | undefined;
   /** This replica's ring membership, with the `sharding` option. */
   get sharding(): ShardMembership | undefined {
     return this.ring;
@@ -185,9 +191,12 @@ export class ControllerManager {
           ...omitUndefined({ leaderElection: options.leaderElection }),
         })
       : undefined;
-    const { apiClient: client, registry, logger, clock, webhooks, console, healthChecks, readyChecks } = this;
+    this.plan = this.planRun(options);
+    const observed = this.observeWrites();
+    if (observed) ({ client: this.client, apiClient: this.apiClient } = observed);
+    const { registry, logger, clock, webhooks, console, healthChecks, readyChecks } = this;
     this.endpoints = new Endpoints(options, {
-      client,
+      client: options.client,
       registry,
       logger,
       clock,
@@ -226,6 +235,48 @@ export class ControllerManager {
       this.add(fleet, { name: 'fleet', needLeaderElection: false });
       if (fleet.readiness === 'all-clusters') this.readyChecks.set('fleet', () => fleet.allReady());
     }
+  }
+
+  /** Plan mode's run, after checking what plan mode cannot do. */
+  private planRun(options: ManagerOptions): PlanRun | undefined {
+    if (!options.plan) return undefined;
+    if (options.sharding) throw new InvalidOptionError('plan', 'cannot run sharded: a plan takes no membership Lease');
+    if (options.fleet) throw new InvalidOptionError('plan', 'cannot plan for member clusters (fleet)');
+    return new PlanRun(options.plan, {
+      clock: this.clock,
+      writes: this.console?.writes ?? new ReconcileWrites(),
+      informers: () => this.informers.health(),
+    });
+  }
+
+  /**
+   * With the console's history or plan mode, `client` and `apiClient` report each write (into the
+   * reconcile in progress, and plan mode's report) — in plan mode as a dry run. The cluster's own
+   * caches keep the plain client: reads need no observing.
+   */
+  private observeWrites(): { client: Client; apiClient: Client } | undefined {
+    const consoleState = this.console;
+    const history = consoleState && this.options.console?.history !== false;
+    const plan = this.plan;
+    if (!history && !plan) return undefined;
+    const writes = consoleState?.writes ?? new ReconcileWrites();
+    const cache = this.cache;
+    const observe = (client: Client): Client =>
+      observedWritesClient(client, {
+        dryRun: plan !== undefined,
+        onWrite: (write) => {
+          const scope = history ? consoleState.writes.record(write) : writes.current();
+          plan?.wrote(write, scope);
+        },
+        before: (type, namespace, name) => {
+          for (const { informer } of cache.existingInformersHolding(type, namespace)) {
+            const found = informer.reader.get(keyOf({ namespace, name }));
+            if (found !== undefined) return found;
+          }
+          return undefined;
+        },
+      });
+    return { client: observe(this.client), apiClient: observe(this.apiClient) };
   }
 
   /**
@@ -403,7 +454,10 @@ export class ControllerManager {
           return cluster.hasSynced();
         },
       },
-      trackController: (name) => this.console?.trackController(name),
+      trackController: (name) => {
+        const view = this.console?.trackController(name);
+        return this.plan ? this.plan.track(name, view) : view;
+      },
       prepareInformers: (type, options) => {
         if (!scopeNeeded(type)) cacheFor(options).informersFor(type);
       },
@@ -442,7 +496,8 @@ export class ControllerManager {
       log.info({ informers: this.informers.list().length }, 'caches synced');
       // In one step: the elections start in the same tick as the work every replica runs.
       await Promise.all([everyReplica.start(stop.signal), terms.start()]);
-      await whenAborted(stop.signal);
+      // Plan mode ends by itself once every key was reconciled and the queues are quiet.
+      await (this.plan ? this.plan.quiet(stop.signal) : whenAborted(stop.signal));
     } catch (err) {
       stop.fail(err);
     } finally {
@@ -474,7 +529,8 @@ export class ControllerManager {
       ready: () => this.hostCluster.waitForSync(stop.signal),
     });
     const term = { stopping: stop.signal, fail: stop.fail, logger: log };
-    const election = this.options.leaderElection;
+    // A plan takes no Lease: it may run beside the operator it plans for.
+    const election = this.plan ? undefined : this.options.leaderElection;
     const terms = new RunnableGroup('terms', { onFailure }).add({
       name: 'leader-election',
       runnable: termRunnable(election ? (s, w) => election.run(s, w) : alwaysHeld, {

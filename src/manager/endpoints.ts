@@ -207,10 +207,14 @@ export class Endpoints implements ManagerEndpoints {
   private async listenConsole(state: ConsoleState): Promise<ConsoleServer> {
     const c = this.options.console;
     // An empty host means the default, as before.
-    this.console = new ConsoleServer(() => state.snapshot(), {
-      clock: this.deps.clock,
-      ...omitUndefined({ port: c?.port, host: c?.host || undefined, allowedHosts: c?.allowedHosts }),
-    });
+    this.console = new ConsoleServer(
+      () => state.snapshot(),
+      {
+        clock: this.deps.clock,
+        ...omitUndefined({ port: c?.port, host: c?.host || undefined, allowedHosts: c?.allowedHosts }),
+      },
+      (controller, key) => state.timeline(controller, key),
+    );
     await this.console.listen();
     return this.console;
   }

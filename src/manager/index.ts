@@ -42,3 +42,17 @@ export type { SecureMetricsOptions } from './secure-metrics.js';
 export { DEFAULT_AUTH_CACHE_TTL_MS, DEFAULT_AUTH_CACHE_SIZE } from './token-review-authorizer.js';
 export { runUntilSignal } from './run-until-signal.js';
 export type { RunUntilSignalOptions } from './run-until-signal.js';
+export { PlanRun, DEFAULT_PLAN_QUIET_MS } from './plan-mode.js';
+export type { PlanOptions, PlanLine, PlanWriteLine, PlanReconcileLine, PlanSummaryLine } from './plan-mode.js';
+export {
+  DEFAULT_HISTORY_RECONCILES_PER_OBJECT,
+  DEFAULT_HISTORY_MAX_OBJECTS,
+  DEFAULT_HISTORY_MAX_BYTES,
+} from '../console/object-history.js';
+export type {
+  ObjectHistoryOptions,
+  HistoryReconcile,
+  ObjectHistoryStats,
+  ObjectTimeline,
+} from '../console/object-history.js';
+export type { ObjectWrite, ReconcileScope } from '../console/reconcile-writes.js';

@@ -9,6 +9,7 @@ import type { WebhookServerOptions } from '../webhook/webhook-server.js';
 import type { ShardingOptions } from '../sharding/sharding-options.js';
 import type { FleetOptions } from '../fleet/fleet-options.js';
 import { DEFAULT_HEALTH_PORT, DEFAULT_METRICS_PORT } from './endpoints.js';
+import type { PlanOptions } from './plan-mode.js';
 import type { HeapCompactionOptions } from './heap-compactor.js';
 import type { LeaderElection } from './runnable.js';
 import type { SecureMetricsOptions } from './secure-metrics.js';
@@ -99,4 +100,12 @@ export interface ManagerOptions {
    * an idle heap by itself, sooner or later. `false` turns it off. @defaultValue on with the real clock, off with a fake one (tests)
    */
   readonly heapCompaction?: HeapCompactionOptions | false;
+  /**
+   * Plan mode (docs/observability.md): every write is sent as a server-side dry run (`dryRun=All`)
+   * and reported (JSON lines on stdout by default, and in the console) instead of persisted; reads
+   * stay real. Each controller reconciles each key once, and `start()` resolves by itself once
+   * every queue is quiet. No leader election runs (a plan takes no Lease, so it can run beside the
+   * operator it plans for); sharding and fleets are refused. @defaultValue off
+   */
+  readonly plan?: PlanOptions;
 }

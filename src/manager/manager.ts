@@ -13,6 +13,7 @@ import type { Logger } from '../core/logger.js';
 import type { ControllerBuilder } from '../controller/controller-builder.js';
 import type { EventRecorder } from '../controller/event-recorder.js';
 import type { PermissionRequirement } from '../rbac/permission.js';
+import type { PlanRun } from './plan-mode.js';
 import type { ShardMembership } from '../sharding/sharding-options.js';
 import type { Webhooks } from '../webhook/webhooks.js';
 import type { FleetView } from '../fleet/fleet.js';
@@ -99,6 +100,8 @@ export interface Manager {
   readonly fleet: FleetView | undefined;
   /** This replica's ring membership (`sharding` option). */
   readonly sharding: ShardMembership | undefined;
+  /** Plan mode's run (`plan` option): the writes planned so far. */
+  readonly plan: PlanRun | undefined;
 
   // RBAC.
   /**

@@ -56,6 +56,8 @@ export interface DatabaseOperatorOptions {
    * assigned to it. The assigning sharder is leader-only, so give `leaderElectionNamespace` too.
    */
   readonly sharding?: ManagerOptions['sharding'];
+  /** Plan mode (the manager's `plan`): every write a dry run, reported instead of persisted; `--plan` in main.ts. */
+  readonly plan?: ManagerOptions['plan'];
   /** Member clusters besides the one `client` talks to: adds the fleet's controllers. Off when omitted. */
   readonly fleet?: DatabaseOperatorFleetOptions;
 }
@@ -109,6 +111,7 @@ export function databaseManagerOptions(options: DatabaseOperatorOptions): Manage
     webhook: options.webhook,
     sharding: options.sharding,
     fleet: options.fleet?.members,
+    plan: options.plan,
   };
 }
 

@@ -130,6 +130,8 @@ export interface OperatorOptions {
   readonly metricsPort?: number;
   /** 0 picks a free port. @defaultValue 8081 */
   readonly healthPort?: number;
+  /** Plan mode (\`--plan\`): every write a server-side dry run, reported instead of persisted. @defaultValue off */
+  readonly plan?: ManagerOptions['plan'];
 }
 
 export function createOperator(options: OperatorOptions): Manager {
@@ -143,14 +145,17 @@ export function createOperator(options: OperatorOptions): Manager {
 export function mainSource(n: ScaffoldNames): string {
   return `/**
  * The ${n.name} process: connects with KUBECONFIG (or in-cluster), runs until SIGTERM, then drains.
+ * With \`--plan\` it changes nothing: every write is a server-side dry run, printed as a JSON line on
+ * stdout (logs go to stderr), and it exits once every object was reconciled once.
  */
 import { KubeClient, createLogger, createMetricsRegistry, runUntilSignal } from 'operator-runtime';
 import { createOperator } from './operator.js';
 
-const logger = createLogger({ name: '${n.name}' });
+const plan = process.argv.includes('--plan');
+const logger = createLogger({ name: '${n.name}', ...(plan ? { destination: process.stderr } : {}) });
 const registry = createMetricsRegistry({ defaultMetrics: true });
 const client = await KubeClient.fromDefault({ registry, logger });
-const manager = createOperator({ client, registry, logger });
+const manager = createOperator({ client, registry, logger, ...(plan ? { plan: {} } : {}) });
 const code = await runUntilSignal(manager, { logger });
 await client.close();
 process.exit(code);
