@@ -53,6 +53,12 @@ export const BUCKET_FINALIZER = 'storage.example.com/bucket';
 export const STORAGE_SERVICE = 'storage';
 const OWNER_TAG = 'owner-uid';
 const POLL_MS = 500;
+/**
+ * A ready bucket is looked at again this often (drift detection, as Crossplane polls): one read of
+ * an eventually consistent service, or a status write skipped against a stale cached status, must
+ * not be the last word. The 1,000-seed run found both without it (seeds #782 and #912).
+ */
+const RESYNC_MS = 5_000;
 
 export const BUCKET_KIND: KindRegistration = {
   apiVersion: BUCKET.apiVersion,
@@ -147,7 +153,7 @@ async function reconcileBucket(
   if (!record) return requeueAfter(POLL_MS);
   const phase = record.state === 'ready' ? 'Ready' : 'Provisioning';
   await patchStatus(client, bucket, { bucketId: record.id, phase }, { signal });
-  return phase === 'Ready' ? undefined : requeueAfter(POLL_MS);
+  return requeueAfter(phase === 'Ready' ? RESYNC_MS : POLL_MS);
 }
 
 /** The bucket as the spec asks, created or updated; undefined while the service is not ready for it. */
