@@ -434,8 +434,8 @@ export class SimulatedCluster {
   }
 
   private revisionOf(target: Target): string | undefined {
-    const obj = this.store.peek<KubeObject>(target, target.name!, target.namespace);
-    return obj?.metadata?.resourceVersion;
+    // Every write asks this: no copy of the whole object for one field (2% of a database seed).
+    return this.store.peekResourceVersion(target, target.name!, target.namespace);
   }
 
   private seenOf(incarnation: number, target: Target): number | undefined {
