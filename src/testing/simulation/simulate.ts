@@ -578,7 +578,7 @@ async function execute(
         clock,
         cluster,
         seed: run.seed,
-        // The fault-free run and the sweep (seed 0) see an honest service; seeded runs until faults stop.
+        // The fault-free run and the sweep (seed #0) see an honest service; seeded runs until faults stop.
         misbehaving: () => faultsOn && run.seed !== FAULT_FREE_SEED,
         trace: note,
       }),
