@@ -584,7 +584,8 @@ async function execute(
       }),
     ]),
   );
-  let finalServices: RunRecord['services'];
+  // What the services held as the run ended, before the processes are stopped (which takes fake time).
+  const finalServices: { value?: RunRecord['services'] } = {};
   const serviceFor = (incarnation: number) => (name: string) => {
     const service = services.get(name);
     if (!service)
@@ -720,7 +721,7 @@ async function execute(
     ...(services.size > 0
       ? {
           services:
-            finalServices ?? Object.fromEntries([...services].map(([name, service]) => [name, service.state()])),
+            finalServices.value ?? Object.fromEntries([...services].map(([name, service]) => [name, service.state()])),
         }
       : {}),
   });
@@ -867,7 +868,7 @@ async function execute(
   const finalObjects: KubeObject[] = [];
   const endedAtMs = now();
   // As the run ended, before the processes are stopped (which takes fake time).
-  finalServices = Object.fromEntries([...services].map(([name, service]) => [name, service.state()]));
+  finalServices.value = Object.fromEntries([...services].map(([name, service]) => [name, service.state()]));
   for (const type of kinds) finalObjects.push(...(await store.list(type)).items);
   for (const o of finalObjects) note(`final ${findingKey(o)} rv=${o.metadata?.resourceVersion ?? '?'}`);
   await recorder.flush();
