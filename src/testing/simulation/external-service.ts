@@ -29,7 +29,6 @@ import { sleep } from '../../core/abort.js';
 import type { FakeClock } from '../../core/fake-clock.js';
 import { seededRandom } from '../../core/seeded-random.js';
 import { InvalidOptionError } from '../../core/errors.js';
-import type { SimulatedCluster } from './simulated-cluster.js';
 
 export interface ExternalServiceOptions {
   /** Fake time each call takes, drawn in [min, max]. @defaultValue {@link DEFAULT_EXTERNAL_LATENCY_MS} */
@@ -144,11 +143,24 @@ interface Version {
   readonly idempotencyKey?: string;
 }
 
+/** The part of the fault layer (simulated-cluster.ts) a service call goes through: numbered, faulted, recorded. */
+export interface ServiceCallLayer {
+  call<R>(
+    incarnation: number,
+    verb: 'get' | 'list' | 'create' | 'update' | 'delete',
+    target: { readonly apiVersion: string; readonly kind: string; readonly name?: string },
+    signal: AbortSignal | undefined,
+    perform: () => Promise<R>,
+    write: { readonly verb: 'create' | 'update' | 'delete' } | undefined,
+    external: { error(status: number): Error },
+  ): Promise<R>;
+}
+
 export interface SimulatedExternalServiceOptions {
   readonly name: string;
   readonly options: ExternalServiceOptions;
   readonly clock: FakeClock;
-  readonly cluster: SimulatedCluster;
+  readonly cluster: ServiceCallLayer;
   /** The run's seed (misbehaviour is drawn from it) and whether it may misbehave now. */
   readonly seed: number;
   readonly misbehaving: () => boolean;
