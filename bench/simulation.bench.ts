@@ -7,12 +7,14 @@
  * CPU time the simulations used (seeds per CPU-second does not move with other work on the machine;
  * 2 dedicated cores give twice that per wall second), clean seeds and the machine's load.
  *
- *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx bench/simulation.bench.ts [seeds=1000] [processes=2] [operator=database|cron|widget]
+ *   NODE_OPTIONS=--conditions=operator-runtime-source node --import tsx bench/simulation.bench.ts [seeds=1000] [processes=2] [operator=database|cron|widget|bucket|site]
  *
  * Each process runs the fault-free reference run once as well. `cron` is the time-driven CronTask
- * operator (src/testing/simulation/test-support/cron-operator.ts), `widget` the widget operator, both
- * correct versions: `npm run bench:simulation` runs 1,000 seeds of each of the three and exits
- * non-zero if any seed fails (the correct operators' 1,000-seed check, issue 42).
+ * operator (src/testing/simulation/test-support/cron-operator.ts), `widget` the widget operator,
+ * `bucket` the Bucket operator over a simulated external service (bucket-operator.ts), `site` the
+ * two controllers writing one Site (site-operator.ts), all correct versions, the last two over
+ * generated scenarios: `npm run bench:simulation` runs 1,000 seeds of each and exits non-zero if
+ * any seed fails (the correct operators' 1,000-seed check, issue 42).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { execFile } from 'node:child_process';
@@ -21,11 +23,15 @@ import { simulate, type SimulationOptions } from 'operator-runtime/testing/simul
 import { databaseSimulation } from '../examples/database-operator/testing/database-simulation.js';
 import { cronSimulation } from '../src/testing/simulation/test-support/cron-operator.js';
 import { widgetSimulation } from '../src/testing/simulation/test-support/widget-operator.js';
+import { bucketSimulation } from '../src/testing/simulation/test-support/bucket-operator.js';
+import { siteSimulation } from '../src/testing/simulation/test-support/site-operator.js';
 
 const OPERATORS: Readonly<Record<string, () => SimulationOptions>> = {
   database: databaseSimulation,
   cron: () => cronSimulation(),
   widget: () => widgetSimulation(),
+  bucket: () => bucketSimulation(),
+  site: () => siteSimulation(),
 };
 
 interface Slice {

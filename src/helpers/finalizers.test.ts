@@ -139,3 +139,19 @@ test('an object without a resourceVersion is read first, so the write still has 
   );
   assert.ok((fake.requests[1]!.body as { metadata: { resourceVersion?: string } }).metadata.resourceVersion);
 });
+
+test('a conflict retry that finds a namesake (another uid) leaves its finalizers alone: the object asked about is gone', async () => {
+  const { fake, obj } = await setup(['example.com/backup']);
+  await fake.patch(GIZMO, 'g', { metadata: { finalizers: null } }, { type: 'merge', namespace: 'ns' });
+  await fake.delete(GIZMO, 'g', { namespace: 'ns' });
+  const namesake = await fake.create<Gizmo>({
+    ...gizmo('ns', 'g'),
+    metadata: { name: 'g', namespace: 'ns', finalizers: ['example.com/backup'] },
+  });
+  assert.notEqual(namesake.metadata?.uid, obj.metadata?.uid);
+  assert.equal(await removeFinalizer(fake, obj, 'example.com/backup', { retry }), undefined);
+  assert.deepEqual(fake.peek<Gizmo>(GIZMO, 'g', 'ns')?.metadata?.finalizers, ['example.com/backup']);
+  await assert.rejects(addFinalizer(fake, obj, 'example.com/other', { retry }), (err: unknown) =>
+    /with uid .* is gone \(a namesake with uid/.test(String(err)),
+  );
+});

@@ -3,7 +3,7 @@
  * resourceVersion it was computed from, so the API server answers 409 instead of letting two
  * controllers overwrite each other's list; on 409 the object is re-read and the edit re-applied.
  */
-import { isNotFound } from '../client/api-error.js';
+import { ApiError, isNotFound } from '../client/api-error.js';
 import type { Getter, Patcher } from '../client/contracts.js';
 import { InvalidFinalizerNameError } from './errors.js';
 import { nameOf, typeOf } from '../core/object-key.js';
@@ -102,6 +102,7 @@ async function editFinalizers<T extends MetaObject>(
   const type = typeOf(obj);
   const name = nameOf(obj);
   const namespace = obj.metadata?.namespace;
+  const uid = obj.metadata?.uid;
   let current: T | undefined = obj;
   return retryOnConflict(
     async (attempt) => {
@@ -111,6 +112,18 @@ async function editFinalizers<T extends MetaObject>(
         } catch (err) {
           if (goneIsFine && isNotFound(err)) return undefined;
           throw err;
+        }
+        // A namesake (deleted and created again under the same name) is another object: the one
+        // asked about is gone. Editing the namesake's list would release what its own finalizer
+        // still guards (the simulation found this: a stale restart's cleanup of the old object
+        // removed the new one's finalizer on the conflict retry, leaking its external resource).
+        if (uid !== undefined && current.metadata?.uid !== undefined && current.metadata.uid !== uid) {
+          if (goneIsFine) return undefined;
+          throw new ApiError({
+            status: 404,
+            reason: 'NotFound',
+            message: `${type.kind} ${namespace ? `${namespace}/` : ''}${name} with uid ${uid} is gone (a namesake with uid ${current.metadata.uid} took its name)`,
+          });
         }
       }
       const next = edit(current.metadata?.finalizers ?? []);

@@ -261,6 +261,14 @@ export class FakeClient implements Client {
     return obj ? (clone(obj) as T) : undefined;
   }
 
+  /** The stored object's resourceVersion, read without a copy (what `peek` would clone whole), or undefined. */
+  peekResourceVersion(type: Kind, name: string, namespace?: string): string | undefined {
+    const kind = this.kinds.require(type);
+    const rv = (this.store.get(kindId(kind), objectKey(kind, namespace, name))?.metadata as JsonObject | undefined)
+      ?.resourceVersion;
+    return typeof rv === 'string' ? rv : undefined;
+  }
+
   /** Number of watches currently open. */
   get openWatches(): number {
     return this.watches.size;

@@ -78,3 +78,23 @@ export type { OracleOptions } from './oracles.js';
 export { DEFAULT_END_STATE_IGNORED_KINDS, normalizeObject } from './normalize-object.js';
 export type { Finding, OracleName, RunRecord, CallRecord, WriteRecord, ReconcileSpan } from './simulation-records.js';
 export { ProcessDeadError, SimulatedTimeoutError, STALE_RESTART_CATCH_UP_MS } from './simulated-cluster.js';
+export {
+  ExternalServiceError,
+  isExternalNotFound,
+  DEFAULT_EXTERNAL_LATENCY_MS,
+  DEFAULT_EXTERNAL_WORK_MS,
+  DEFAULT_EXTERNAL_DELETE_MS,
+  DEFAULT_EXTERNAL_FAILURE_RATE,
+  DEFAULT_EXTERNAL_LOST_RESPONSE_RATE,
+  DEFAULT_EXTERNAL_STALE_READ_RATE,
+  DEFAULT_EXTERNAL_STALE_READ_LAG_MS,
+} from './external-service.js';
+export type {
+  ExternalService,
+  ExternalServiceOptions,
+  ExternalServiceState,
+  ExternalRecord,
+  ExternalRecordState,
+  ExternalCreateOptions,
+  ExternalCallOptions,
+} from './external-service.js';

@@ -16,6 +16,9 @@
  * `controller` is `true` or `false`, an absent one counting as `false`; `blockOwnerDeletion` only
  * matters to the garbage collector's ordering).
  *
+ * Sorted: `status.conditions` by `type` (a map keyed by type; when two controllers each add their
+ * own, the order is who wrote first).
+ *
  * Replaced: every string anywhere that is an ISO-8601 date-time (`2026-01-01T00:00:05Z`, with or
  * without fraction or offset) becomes `'<time>'` — timestamps in status, conditions'
  * `lastTransitionTime`, annotations, `deletionTimestamp`: fault delays move them, and which instant
@@ -55,6 +58,10 @@ export function normalizeObject(obj: KubeObject): unknown {
     delete status.observedGeneration;
     if (Array.isArray(status.conditions)) {
       for (const c of status.conditions as unknown[]) delete asRecord(c)?.observedGeneration;
+      // A list keyed by type (listType=map): which writer added its condition first is timing.
+      status.conditions = [...(status.conditions as unknown[])].sort((a, b) =>
+        String(asRecord(a)?.type) < String(asRecord(b)?.type) ? -1 : 1,
+      );
     }
   }
   return copy;

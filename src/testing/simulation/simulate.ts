@@ -53,6 +53,7 @@ import { FaultCoverageCounter, formatCoverage, type FaultCoverage } from './faul
 import { findingTrace, formatFinding } from './format-finding.js';
 import { RunBudget, type BudgetExhausted, type SimulationBudget } from './run-budget.js';
 import { escapeRegExp } from '../../core/escape-reg-exp.js';
+import { SimulatedExternalService, type ExternalService, type ExternalServiceOptions } from './external-service.js';
 
 /** What `setup` is given for each operator process. */
 export interface OperatorSetupOptions {
@@ -64,6 +65,11 @@ export interface OperatorSetupOptions {
   readonly registry: Registry;
   /** 0 for the first process, +1 per restart or new leader (e.g. for a leader election identity). */
   readonly incarnation: number;
+  /**
+   * This process's handle on the external service declared as `name` in the simulation's
+   * `services` (external-service.ts); throws for a name not declared.
+   */
+  service<S = Record<string, unknown>>(name: string): ExternalService<S>;
 }
 
 /** The user's manager set-up: builds (does not start) the operator on the given client and clock. */
@@ -88,6 +94,11 @@ export interface SimulationOptions extends Omit<OracleOptions, 'primaryKinds'> {
   readonly primaryKinds: readonly ResourceType[];
   /** Other kinds it writes (children, external records): recorded and compared at the end. */
   readonly ownedKinds?: readonly ResourceType[];
+  /**
+   * External services the operator calls, by name: simulated slow, failing and lying
+   * (external-service.ts); `setup` gets each from `service(name)`. @defaultValue none
+   */
+  readonly services?: Readonly<Record<string, ExternalServiceOptions>>;
   /** The store: kinds/CRDs to serve, objects present from the start. */
   readonly cluster?: Pick<FakeClientOptions, 'kinds' | 'crds' | 'objects' | 'requireNamespaces'>;
   /** Seeds to run: a list, or how many (1…n). @defaultValue {@link DEFAULT_SEEDS} */
@@ -408,7 +419,7 @@ function report(
             `seed=${f.seed} failed — replay: ${f.replay}`,
             f.faults.length === 0
               ? '  faults: none (the fault-free run fails)'
-              : `  faults (shrunk from ${f.faults.length} to ${f.shrunk.length}): ${f.shrunk.map(describeFault).join(', ') || 'none'}`,
+              : `  faults (shrunk from ${f.faults.length} to ${f.shrunk.length}): ${f.shrunk.map(describeFault).join(', ') || "none (the seed's external-service faults, in the trace, are enough)"}`,
             ...f.findings.map((x) => `  ${formatFinding(x)}`),
             ...(f.trace.length > 0 ? ['  trace (steps, faults, and the reconciles and writes of that object):'] : []),
             ...f.trace.map((line) => `    ${line}`),
@@ -558,6 +569,31 @@ async function execute(
     hooks,
     trace: note,
   });
+  const services = new Map(
+    Object.entries(options.services ?? {}).map(([name, serviceOptions]) => [
+      name,
+      new SimulatedExternalService({
+        name,
+        options: serviceOptions,
+        clock,
+        cluster,
+        seed: run.seed,
+        // The fault-free run and the sweep (seed #0) see an honest service; seeded runs until faults stop.
+        misbehaving: () => faultsOn && run.seed !== FAULT_FREE_SEED,
+        trace: note,
+      }),
+    ]),
+  );
+  // What the services held as the run ended, before the processes are stopped (which takes fake time).
+  const finalServices: { value?: RunRecord['services'] } = {};
+  const serviceFor = (incarnation: number) => (name: string) => {
+    const service = services.get(name);
+    if (!service)
+      throw new SimulationError(
+        `setup asked for the external service ${JSON.stringify(name)}, which the simulation's services do not declare (declared: ${[...services.keys()].join(', ') || 'none'})`,
+      );
+    return service.clientFor(incarnation);
+  };
 
   const start = (staleLag?: number): void => {
     const incarnation = nextIncarnation++;
@@ -600,7 +636,14 @@ async function execute(
     const p: Process = { incarnation, abort, done: Promise.resolve(), ended: false };
     processes.set(incarnation, p);
     p.done = (async () => {
-      const built = await options.setup({ client, clock, logger, registry: new Registry(), incarnation });
+      const built = await options.setup({
+        client,
+        clock,
+        logger,
+        registry: new Registry(),
+        incarnation,
+        service: serviceFor(incarnation) as OperatorSetupOptions['service'],
+      });
       const manager = built instanceof Manager ? built : built.manager;
       await manager.start(abort.signal);
     })()
@@ -675,6 +718,12 @@ async function execute(
     stepTimesMs,
     deletedByScenario,
     trace,
+    ...(services.size > 0
+      ? {
+          services:
+            finalServices.value ?? Object.fromEntries([...services].map(([name, service]) => [name, service.state()])),
+        }
+      : {}),
   });
 
   let gcTimer = true;
@@ -818,6 +867,8 @@ async function execute(
   };
   const finalObjects: KubeObject[] = [];
   const endedAtMs = now();
+  // As the run ended, before the processes are stopped (which takes fake time).
+  finalServices.value = Object.fromEntries([...services].map(([name, service]) => [name, service.state()]));
   for (const type of kinds) finalObjects.push(...(await store.list(type)).items);
   for (const o of finalObjects) note(`final ${findingKey(o)} rv=${o.metadata?.resourceVersion ?? '?'}`);
   await recorder.flush();

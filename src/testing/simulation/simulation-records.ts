@@ -7,6 +7,7 @@
 import type { KubeObject } from '../../core/object-key.js';
 import type { HistoryEvent } from '../chaos/consistency-audit.js';
 import type { Fault } from './fault.js';
+import type { ExternalServiceState } from './external-service.js';
 
 /** One API call the operator made, in order (the `at` of a fault counts these). */
 export interface CallRecord {
@@ -93,6 +94,8 @@ export interface RunRecord {
   readonly deletedByScenario: readonly string[];
   /** One line per call and reconcile: two replays of one seed give equal traces. */
   readonly trace: readonly string[];
+  /** What each external service (external-service.ts) held at the end, by name. */
+  readonly services?: Readonly<Record<string, ExternalServiceState>>;
   /** Set when the run spent its budget (run-budget.ts) and was stopped: the quiescence finding that says so. */
   readonly cutShort?: Finding;
 }
