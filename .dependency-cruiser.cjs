@@ -42,6 +42,7 @@ const LAYERS = {
     'leader-election',
     'controller',
     'console',
+    'helpers',
     'webhook',
     'sharding',
     'fleet',
