@@ -47,7 +47,7 @@ describe(`plan mode on ${COUNT} Databases after a spec-affecting operator change
   /** Runs the operator until `until` holds (or, in plan mode, until it ends by itself); returns it. */
   async function runOperator(
     extra: Partial<DatabaseOperatorOptions>,
-    until?: () => Promise<unknown>,
+    until?: (operator: ReturnType<typeof createDatabaseOperator>) => Promise<unknown>,
   ): Promise<ReturnType<typeof createDatabaseOperator>> {
     const registry = createMetricsRegistry();
     const operatorClient = await KubeClient.fromKubeconfig({
@@ -67,7 +67,7 @@ describe(`plan mode on ${COUNT} Databases after a spec-affecting operator change
     const stop = new AbortController();
     const running = operator.manager.start(stop.signal);
     try {
-      if (until) await until();
+      if (until) await until(operator);
       else await running;
     } finally {
       stop.abort();
@@ -154,17 +154,17 @@ describe(`plan mode on ${COUNT} Databases after a spec-affecting operator change
     for (const name of dbNames) assert.deepEqual(await configOf(name), OLD_CONFIG, 'still the old config');
 
     // A real run makes the writes the plan listed (its history records them the same way).
-    const operator = await runOperator({ consolePort: 0 }, () =>
-      eventually('every ConfigMap updated', async () => {
+    // The timelines are read over the console's API while the operator still serves it.
+    let timelines: ObjectTimeline[] = [];
+    await runOperator({ consolePort: 0 }, async (operator) => {
+      await eventually('every ConfigMap updated', async () => {
         for (const name of dbNames)
           if ((await configOf(name))?.['postgresql.conf'] === OLD_CONFIG['postgresql.conf']) return undefined;
         return true;
-      }),
-    );
-    const consoleUrl = operator.manager.endpoints.consoleUrl!;
-    const timelines = await Promise.all(
-      dbNames.map((name) => timelineOf(consoleUrl, CONTROLLER_NAME, `${NS}/${name}`)),
-    );
+      });
+      const consoleUrl = operator.manager.endpoints.consoleUrl!;
+      timelines = await Promise.all(dbNames.map((name) => timelineOf(consoleUrl, CONTROLLER_NAME, `${NS}/${name}`)));
+    });
     const real = timelines.flatMap((t) => t.reconciles.flatMap((r) => r.writes.filter((w) => w.kind !== 'Event')));
     assert.ok(real.every((w) => !w.dryRun));
     // The same audit does see a run that persists: the check above can fail.

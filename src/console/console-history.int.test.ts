@@ -18,7 +18,7 @@ import { TestEnv } from '../testing/control-plane/test-env.js';
 import { Manager } from '../manager/manager.js';
 import { TerminalError } from '../controller/terminal-error.js';
 import { resourceVersionChanged } from '../controller/predicates.js';
-import { pngColours } from './png-colours.test-support.js';
+import { pngColours } from './testing/png-colours.js';
 import type { ObjectTimeline } from './object-history.js';
 
 /** One object's timeline from the console's HTTP API (`api/history`). */

@@ -440,6 +440,10 @@ export class ControllerManager {
     const cluster = this.hostCluster;
     const cacheFor = (options: ControllerCacheOptions): InformerCache => cluster.cacheView(options);
     const scopeNeeded = (type: ResourceType): boolean => cluster.scopeNeeded(type);
+    // Read when a reconcile asks, not now: with the console's history or plan mode the constructor
+    // wraps the clients after this host is built, and a reconciler writing through `ctx.cluster`
+    // must be observed (in plan mode: dry-run) like one writing through `manager.client`.
+    const clients = (): { client: Client; apiClient: Client } => this;
     return {
       clock: this.clock,
       logger: this.logger,
@@ -448,8 +452,12 @@ export class ControllerManager {
       cluster: {
         name: '',
         labels: {},
-        client: this.client,
-        apiClient: this.apiClient,
+        get client() {
+          return clients().client;
+        },
+        get apiClient() {
+          return clients().apiClient;
+        },
         get synced() {
           return cluster.hasSynced();
         },

@@ -104,7 +104,10 @@ export class PlanRun {
     this.output(line);
   }
 
-  /** The view a controller gets in plan mode: each key reconciled once, inside a writes scope; `inner` (the console's) still hears everything. */
+  /**
+   * The view a controller gets in plan mode: each key reconciled once, inside a writes scope; `inner` (the console's) still hears everything.
+   * @internal the manager's seam
+   */
   track(name: string, inner: ControllerConsoleView | undefined): ControllerConsoleView {
     const done = new Set<string>();
     const writes = this.deps.writes;
