@@ -269,7 +269,15 @@ test('a file added under the name of an engaged cluster is refused, even with an
   );
   await unlink(path.join(d.dir, 'prod.yaml'));
   await d.rescan();
-  assert.deepEqual(d.summary().slice(1), [`engage prod ${rev(KC_B)}`]);
+  // A scan the watch started may have listed prod.yaml before it went and read it after: it sees the
+  // file gone and disengages first (seen once on Node 24 under load). Either way prod ends engaged
+  // from the second file, and never again from the first.
+  const after = d.summary().slice(1);
+  assert.equal(after.at(-1), `engage prod ${rev(KC_B)}`, after.join('\n'));
+  assert.ok(
+    after.every((e) => e === 'disengage prod' || e === `engage prod ${rev(KC_B)}`),
+    after.join('\n'),
+  );
 });
 
 test('a folder missing at start is no error: its files engage once it appears', async (t) => {
