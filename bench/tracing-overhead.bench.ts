@@ -1,5 +1,5 @@
 /**
- * What tracing costs a reconcile, side by side in one run (issue 38): the Widget controller of
+ * What tracing and the console's history cost a reconcile, side by side in one run (issue 38): the Widget controller of
  * bench/controller-e2e-cpu.bench.ts (each reconcile a cache read and a status merge-patch, against
  * the stand-in API server in another process) with
  *   - off:  the controller's `tracing: false` (what an application without `@opentelemetry/api` gets,
@@ -7,25 +7,24 @@
  *   - api:  tracing on, `@opentelemetry/api` installed, no SDK registered (no-op spans);
  *   - sdk:  `NodeTracerProvider` with a `BatchSpanProcessor` and the OTLP/HTTP exporter sending to
  *           a receiver in another process (three spans per reconcile: its trigger, itself, its patch).
- * Each round runs the three in turn, in an order that turns each round; the medians are the figures. Reconciles per second are wall
+ * Each round runs the modes in turn, in an order that turns each round; the medians are the figures. Reconciles per second are wall
  * clock (the whole pipeline, watch events to status writes); µs CPU per reconcile is our process's.
  *
  *   node --import tsx bench/tracing-overhead.bench.ts [objects=2000] [workers=8]
  *
- * First figures (2000 Widgets, 8 workers, 3 rounds, the modes in a fixed order then), taken with the
- * 2-core machine at load 21–23 (other sessions' tests), so a round varies by ±30%:
+ * Two further modes measure the console: its views without the per-object history (`console:
+ * { history: false }`), and with it (each write diffed against the cached object and remembered).
  *
- *   tracing                        reconciles/s   µs CPU/reconcile
- *   off                                     217                487
- *   API only (no SDK)                       246                373
- *   SDK + batch OTLP/HTTP                   185                587     (17.2 MB of spans exported)
+ * Figures (2000 Widgets, 8 workers, BENCH_ROUNDS=5, quiet 2-core machine, load 0.9–1.0):
  *
- * A second run, the order turning (load 20–24): off 272/s 384 µs, API only 456/s 307 µs, SDK
- * 183/s 649 µs (one API-only round at 1214/s: the machine, not the code).
+ *   mode                           reconciles/s   µs CPU/reconcile   CPU vs off
+ *   off                                    5270                185         1.00
+ *   API only (no SDK)                      5103                206         1.11
+ *   SDK + batch OTLP/HTTP                  3337                326         1.77
+ *   console, no history                    5246                190         1.03
+ *   console + object history               3852                266         1.44
  *
- * Off and API only are not told apart at this load (API only came out ahead: the noise); the SDK
- * with a batch exporter costs some 100–260 µs CPU per reconcile for its three spans and their
- * export. Figures worth quoting need a quiet machine.
+ * A round moves by ±30% with the garbage the mode before it left; docs/observability.md reads them.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -101,8 +100,8 @@ const kubeconfig = {
 };
 const client = await KubeClient.fromKubeconfig({ kubeconfig });
 
-type Mode = 'off' | 'api' | 'sdk';
-const MODES: readonly Mode[] = ['off', 'api', 'sdk'];
+type Mode = 'off' | 'api' | 'sdk' | 'console' | 'history';
+const MODES: readonly Mode[] = ['off', 'api', 'sdk', 'console', 'history'];
 
 /** One round of `mode`: reconciles per second (wall) and µs CPU per reconcile. */
 async function measure(mode: Mode, round: number): Promise<{ perSecond: number; cpuUs: number }> {
@@ -114,7 +113,14 @@ async function measure(mode: Mode, round: number): Promise<{ perSecond: number; 
   try {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const doneAt = await runWidgetRound({ client, objects, workers, round, tracing: mode !== 'off' });
+    const doneAt = await runWidgetRound({
+      client,
+      objects,
+      workers,
+      round,
+      tracing: mode === 'api' || mode === 'sdk',
+      console: mode === 'console' ? 'views' : mode === 'history' ? 'history' : 'none',
+    });
     const cpu = process.cpuUsage(cpu0);
     return { perSecond: objects / ((doneAt - t0) / 1000), cpuUs: (cpu.user + cpu.system) / objects };
   } finally {
@@ -154,10 +160,16 @@ try {
   console.log(`the OTLP receiver got ${(received.bytes / 1e6).toFixed(1)} MB of spans`);
   const off = figures.get('off')!;
   console.log(`median of ${rounds} (load ${loadavg()[0]!.toFixed(1)} at the end):`);
-  console.log('  tracing                        reconciles/s   µs CPU/reconcile   CPU vs off');
+  console.log('  mode                           reconciles/s   µs CPU/reconcile   CPU vs off');
   for (const mode of MODES) {
     const f = figures.get(mode)!;
-    const label = { off: 'off', api: 'API only (no SDK)', sdk: 'SDK + batch OTLP/HTTP' }[mode];
+    const label = {
+      off: 'off',
+      api: 'API only (no SDK)',
+      sdk: 'SDK + batch OTLP/HTTP',
+      console: 'console, no history',
+      history: 'console + object history',
+    }[mode];
     console.log(
       `  ${label.padEnd(30)} ${median(f.perSecond).toFixed(0).padStart(12)}   ${median(f.cpuUs).toFixed(0).padStart(16)}   ${(median(f.cpuUs) / median(off.cpuUs)).toFixed(2).padStart(10)}`,
     );

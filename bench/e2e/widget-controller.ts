@@ -18,6 +18,8 @@ export interface WidgetRound {
   readonly onReconcile?: (started: number) => void;
   /** The controller's `tracing` option (bench/tracing-overhead.bench.ts). @defaultValue the controller's default */
   readonly tracing?: boolean;
+  /** The operator console: none, its views without the per-object history, or with it (bench/tracing-overhead.bench.ts). @defaultValue 'none' */
+  readonly console?: 'none' | 'views' | 'history';
 }
 
 /**
@@ -31,8 +33,15 @@ export async function runWidgetRound({
   round,
   onReconcile,
   tracing,
+  console = 'none',
 }: WidgetRound): Promise<number> {
-  const manager = new Manager({ client, metricsPort: 0, healthPort: 0, logger: createLogger({ level: 'silent' }) });
+  const manager = new Manager({
+    client,
+    metricsPort: 0,
+    healthPort: 0,
+    logger: createLogger({ level: 'silent' }),
+    ...(console !== 'none' && { console: { port: 0, ...(console === 'views' && { history: false as const }) } }),
+  });
   let started = 0;
   let reconciled = 0;
   let allDone!: () => void;
@@ -44,7 +53,8 @@ export async function runWidgetRound({
     .complete(async (req, { signal }) => {
       onReconcile?.(++started);
       const w = await manager.cache.get<{ metadata: { generation: number } }>(WIDGET, req, { signal });
-      await client.patchStatus(
+      // Through the manager's client: where a reconciler writes, and what the history observes.
+      await manager.apiClient.patchStatus(
         WIDGET,
         req.name,
         { status: { message: `reconciled ${round}`, observedGeneration: w.metadata.generation } },
