@@ -35,6 +35,15 @@ const MAX_NOTE_BYTES = 1024;
 const EVENTS_V1 = { apiVersion: 'events.k8s.io/v1', kind: 'Event' } as const;
 const CORE_V1 = { apiVersion: 'v1', kind: 'Event' } as const;
 
+/**
+ * What a recorder needs RBAC for, declared by whoever makes one: `create`, and `patch` to count
+ * repeats, of events.k8s.io/v1 Events — what it writes on every server that serves the API
+ * (Kubernetes 1.19+). Core/v1 Events are only its fallback (the API absent, or the write refused),
+ * so a role that grants core Events alone keeps working, and one that grants both has a rule
+ * nothing uses.
+ */
+export const RECORDER_PERMISSION = { resource: EVENTS_V1, verbs: ['create', 'patch'] } as const;
+
 export interface EventRecorderOptions {
   /** Writes the Events; with a REST `mapper` (every `Client` has one) `api: 'auto'` can ask discovery. */
   readonly client: Creator & Patcher & { readonly mapper?: RestMapper };

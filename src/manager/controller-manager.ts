@@ -14,7 +14,7 @@ import { omitUndefined } from '../core/omit-undefined.js';
 import { createMetricsRegistry } from '../metrics/create-metrics-registry.js';
 import { ControllerBuilder } from '../controller/controller-builder.js';
 import type { ControllerCacheOptions, ControllerHost } from '../controller/controller-host.js';
-import { EventRecorder, type RecordedEvent } from '../controller/event-recorder.js';
+import { EventRecorder, RECORDER_PERMISSION, type RecordedEvent } from '../controller/event-recorder.js';
 import type { HealthCheck } from './health-checks.js';
 import { ConsoleState } from '../console/console-state.js';
 import { DEFAULT_HEALTH_PORT, Endpoints } from './endpoints.js';
@@ -339,12 +339,7 @@ export class ControllerManager {
 
   /** An event recorder writing through this manager's client, as `component`. */
   eventRecorder(component: string): EventRecorder {
-    // Creates Events, and patches them to count repeats (EventRecorder.write).
-    this.requirePermissions({
-      resource: { apiVersion: 'v1', kind: 'Event' },
-      verbs: ['create', 'patch'],
-      reason: `event recorder ${component}`,
-    });
+    this.requirePermissions({ ...RECORDER_PERMISSION, reason: `event recorder ${component}` });
     const onRecorded = this.consoleEventFeed();
     return new EventRecorder({
       client: this.apiClient,
@@ -363,11 +358,7 @@ export class ControllerManager {
   memberEventRecorder(component: string): MemberEventRecorder {
     if (!this.fleetRuntime)
       throw new InvalidOptionError('fleet', `member event recorder ${component} needs the manager's fleet option`);
-    this.memberRequirements.push({
-      resource: { apiVersion: 'v1', kind: 'Event' },
-      verbs: ['create', 'patch'],
-      reason: `member event recorder ${component}`,
-    });
+    this.memberRequirements.push({ ...RECORDER_PERMISSION, reason: `member event recorder ${component}` });
     const onRecorded = this.consoleEventFeed();
     return new MemberEventRecorder({
       component,

@@ -113,10 +113,11 @@ describe('rbacManifests', () => {
     assert.ok(clusterRole && binding && role && roleBinding && reader);
     assert.deepEqual(clusterRole.rules, [
       { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch', 'create', 'patch'] },
-      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
       { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
       { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+      // The event recorder writes events.k8s.io/v1 (core/v1 is only its fallback).
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: ['example.com'], resources: ['widgets'], verbs: ['list', 'watch', 'patch'] },
       { apiGroups: ['example.com'], resources: ['widgets/finalizers'], verbs: ['update'] },
       { apiGroups: ['example.com'], resources: ['widgets/status'], verbs: ['patch'] },
@@ -176,9 +177,9 @@ describe('rbacManifests', () => {
     assert.deepEqual(rulesOf(2), ['configmaps', 'events', 'widgets', 'widgets/finalizers', 'widgets/status']);
     assert.deepEqual(rulesOf(4), [
       'configmaps',
+      'leases',
+      'leases',
       'events',
-      'leases',
-      'leases',
       'widgets',
       'widgets/finalizers',
       'widgets/status',

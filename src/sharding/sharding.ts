@@ -19,7 +19,7 @@ import { RingMembership } from './ring-membership.js';
 import { probeShardSelectorSupport } from './server-support.js';
 import { ShardGate } from './shard-gate.js';
 import { Sharder } from './sharder.js';
-import { EventRecorder } from '../controller/event-recorder.js';
+import { EventRecorder, RECORDER_PERMISSION } from '../controller/event-recorder.js';
 import { registerShardingMetrics, type ShardingMetrics } from './sharding-metrics.js';
 import {
   drainLabel,
@@ -186,8 +186,7 @@ export class Sharding implements ShardingHost, ShardMembership {
       ...(this.gates.size > 0
         ? [
             {
-              resource: { apiVersion: 'v1', kind: 'Event' },
-              verbs: ['create', 'patch'],
+              ...RECORDER_PERMISSION,
               reason: `${ring}: Events on objects the sharder cannot assign`,
             } satisfies ShardingPermission,
           ]

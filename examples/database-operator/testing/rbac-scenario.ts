@@ -302,7 +302,10 @@ export class RbacHarness {
     try {
       await admin.delete(DATABASE, name, { namespace: ns });
       await waitFor(signal, 'a repeated BackupFailed event', async () =>
-        (await this.eventsOf(name)).some((e) => e.reason === 'BackupFailed' && (e.count ?? 1) >= 2),
+        (await this.eventsOf(name)).some(
+          // Written as events.k8s.io/v1, a repeat is `series.count` (core/v1's `count` where it falls back).
+          (e) => e.reason === 'BackupFailed' && (e.series?.count ?? e.count ?? 1) >= 2,
+        ),
       );
     } finally {
       this.backups.setFaults({});
@@ -318,7 +321,7 @@ export class RbacHarness {
       assert.ok(reasons.includes(reason), `event ${reason} recorded (got ${reasons.join(', ')})`);
   }
 
-  private async eventsOf(name: string): Promise<{ reason?: string; count?: number }[]> {
+  private async eventsOf(name: string): Promise<{ reason?: string; count?: number; series?: { count?: number } }[]> {
     const list = await this.admin.list(kinds.Event, {
       namespace: SCENARIO_NAMESPACE,
       fieldSelector: `involvedObject.name=${name}`,

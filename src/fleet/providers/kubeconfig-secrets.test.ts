@@ -372,7 +372,7 @@ test('it needs list and watch on Secrets and to create Events in its namespace, 
     provider.requiredPermissions?.().map((p) => [p.resource, p.verbs, p.namespace]),
     [
       [SECRET, ['list', 'watch'], NS],
-      [{ apiVersion: 'v1', kind: 'Event' }, ['create', 'patch'], NS],
+      [{ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, ['create', 'patch'], NS],
     ],
   );
 });

@@ -37,7 +37,7 @@ import { SharedInformer } from '../../cache/informer.js';
 import { formatLabelSelector, parseLabelSelector } from '../../cache/label-selector.js';
 import type { ListerWatcher } from '../../cache/lister-watcher.js';
 import { deletedObject, type Tombstone } from '../../cache/tombstone.js';
-import { EventRecorder } from '../../controller/event-recorder.js';
+import { EventRecorder, RECORDER_PERMISSION } from '../../controller/event-recorder.js';
 import type { Clock } from '../../core/clock.js';
 import { InvalidOptionError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
@@ -113,9 +113,7 @@ export function kubeconfigSecrets(options: KubeconfigSecretsOptions): ClusterPro
           reason: `fleet provider ${description}: member kubeconfigs`,
         },
         {
-          resource: { apiVersion: 'v1', kind: 'Event' },
-          // Created, and patched to count repeats (EventRecorder).
-          verbs: ['create', 'patch'],
+          ...RECORDER_PERMISSION,
           namespace: options.namespace,
           reason: `fleet provider ${description}: Events on member Secrets it refuses`,
         },
