@@ -17,6 +17,14 @@ ruleTester.run('owned-create-with-controller-reference', asEslintRule(ownedCreat
     ),
     owning(`await createOrPatch(manager.client, ${CM}, (cm) => { cm.data = d; setControllerReference(site, cm); });`),
     owning(`await applyOwned(manager.client, setControllerReference(site, ${CM}), { fieldManager: 'x', signal });`),
+    // The typed forms: the kind first, an apply configuration (no kind of its own) after it.
+    owning(
+      `await manager.client.apply(kinds.ConfigMap, setControllerReference(site, { metadata: { name } }), { fieldManager: 'x' });`,
+    ),
+    owning(
+      `await applyOwned(manager.client, kinds.ConfigMap, { metadata: { name, ownerReferences: [ref] } }, { fieldManager: 'x' });`,
+    ),
+    owning(`await manager.client.apply(kinds.Secret, { metadata: { name } }, { fieldManager: 'x' });`),
     // A kind the controller does not own: maybe on purpose (a shared object).
     owning(`await manager.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name } });`),
     // What the file does not show is given the benefit of the doubt.
@@ -49,6 +57,17 @@ ruleTester.run('owned-create-with-controller-reference', asEslintRule(ownedCreat
       // The kind through a constant of this file, and the create through server-side apply.
       code: `const CONFIG_MAP = kinds.ConfigMap;\n${owning(`await manager.client.apply({ apiVersion: 'v1', kind: CONFIG_MAP.kind, metadata: { name } }, { fieldManager: 'x' });`, 'CONFIG_MAP')}`,
       errors: [{ messageId: 'noControllerReference' }],
+    },
+    {
+      // Typed apply: the kind is the first argument, the configuration has none.
+      code: owning(
+        `await manager.client.apply(kinds.ConfigMap, { metadata: { name }, data: d }, { fieldManager: 'x' });`,
+      ),
+      errors: [{ messageId: 'noControllerReference', data: { kind: 'ConfigMap' } }],
+    },
+    {
+      code: `const CM_KIND = kinds.ConfigMap;\n${owning(`const config = { metadata: { name, namespace } };\nawait applyOwned(manager.client, CM_KIND, config, { fieldManager: 'x', signal });`, 'CM_KIND')}`,
+      errors: [{ messageId: 'noControllerReference', data: { kind: 'ConfigMap' }, line: 4 }],
     },
     {
       // A custom kind defined here; the create in a helper method of the reconciler class.

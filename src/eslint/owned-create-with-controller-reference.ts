@@ -256,13 +256,28 @@ function reconcilerParts(
   }
 }
 
-/** The object a call creates (`client.create(obj)`, `client.apply(obj)`, `createOrPatch(client, obj, …)`, `applyOwned(client, obj, …)`), if it is one. */
-function createdBy(call: TSESTree.CallExpression): TSESTree.Node | undefined {
+/** What a call creates: the object, and for the typed forms the kind it is created as. */
+interface Creation {
+  readonly object: TSESTree.Node;
+  /** `client.apply(kind, config, opts)`, `applyOwned(client, kind, config, opts)`: the config carries no kind. */
+  readonly kind?: TSESTree.Node;
+}
+
+/**
+ * The object a call creates — `client.create(obj)`, `client.apply(obj, opts)`, `createOrPatch(client, obj, …)`,
+ * `applyOwned(client, obj, opts)`, and the typed applies `client.apply(kind, config, opts)` and
+ * `applyOwned(client, kind, config, opts)` — if it is one.
+ */
+function createdBy(call: TSESTree.CallExpression): Creation | undefined {
   const name = calleeName(call);
+  const [a, b, c] = call.arguments;
   // Only member calls: a bare `create(…)` is some other function.
-  if ((name === 'create' || name === 'apply') && call.callee.type === AST_NODE_TYPES.MemberExpression)
-    return call.arguments[0];
-  if (name === 'createOrPatch' || name === 'applyOwned') return call.arguments[1];
+  if (call.callee.type === AST_NODE_TYPES.MemberExpression) {
+    if (name === 'create' && a) return { object: a };
+    if (name === 'apply' && a) return call.arguments.length >= 3 && b ? { object: b, kind: a } : { object: a };
+  }
+  if (name === 'createOrPatch' && b) return { object: b };
+  if (name === 'applyOwned' && b) return call.arguments.length >= 4 && c ? { object: c, kind: b } : { object: b };
   return undefined;
 }
 
@@ -293,12 +308,13 @@ export const ownedCreateWithControllerReference = createRule<[], 'noControllerRe
         for (const part of reconcilerParts(node.arguments[0], scopeOf))
           walk(part, sourceCode.visitorKeys, (n) => {
             if (n.type !== AST_NODE_TYPES.CallExpression) return;
-            const target = createdBy(n);
-            if (target === undefined) return;
-            const created = createdObject(target, scopeOf);
-            if (created.kind === undefined || !owned.has(created.kind) || created.referenced !== false) return;
+            const creation = createdBy(n);
+            if (creation === undefined) return;
+            const created = createdObject(creation.object, scopeOf);
+            const kind = creation.kind ? kindNameOf(creation.kind, scopeOf) : created.kind;
+            if (kind === undefined || !owned.has(kind) || created.referenced !== false) return;
             if (calleeName(n) === 'createOrPatch' && mutateReferences(n.arguments[2], sourceCode.visitorKeys)) return;
-            context.report({ node: target, messageId: 'noControllerReference', data: { kind: created.kind } });
+            context.report({ node: creation.object, messageId: 'noControllerReference', data: { kind } });
           });
       },
     };
