@@ -8,7 +8,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { setControllerReference } from '../owner-references.js';
 import { cloneJson, type MetaObject } from '../meta-object.js';
-import type { DependentSpec, DependentsClient, DesiredContext } from './dependent.js';
+import type { DependentSpec, DependentsClient, DesiredContext, WriteOperation } from './dependent.js';
 
 export interface DependentNode {
   readonly name: string;
@@ -27,6 +27,12 @@ export interface RunContext {
   readonly fieldManager: string;
   readonly signal?: AbortSignal;
   readonly logger?: Logger;
+  /** `ReconcileDependentsOptions.onWrite`, with the types erased. */
+  readonly onWrite?: (write: {
+    name: string;
+    operation: Exclude<WriteOperation, 'unchanged'>;
+    object: MetaObject;
+  }) => void;
 }
 
 /**

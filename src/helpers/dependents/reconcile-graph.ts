@@ -97,11 +97,13 @@ async function reconcileOne(
   } else {
     outcome = await write({ client: run.client, desired, current, fieldManager: run.fieldManager, signal: run.signal });
   }
-  if (outcome.operation !== 'unchanged')
+  if (outcome.operation !== 'unchanged') {
     run.logger?.info(
       { dependent: node.name, kind: desired.kind, object: desired.metadata?.name, operation: outcome.operation },
       'dependent written',
     );
+    run.onWrite?.({ name: node.name, operation: outcome.operation, object: outcome.object });
+  }
   return outcome;
 }
 
