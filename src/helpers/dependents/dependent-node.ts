@@ -70,10 +70,9 @@ export async function buildDesired(
   return desired;
 }
 
-/** `desired` (a copy) with the primary as its controller when the dependent goes with it. */
+/** `desired` with the primary as its controller when the dependent goes with it: changes and returns `desired` (a copy `buildDesired` made). */
 export function withOwner(node: DependentNode, primary: MetaObject, desired: MetaObject): MetaObject {
-  const copy = cloneJson(desired);
-  return (node.spec.onDelete ?? 'delete') === 'delete' ? setControllerReference(primary, copy) : copy;
+  return (node.spec.onDelete ?? 'delete') === 'delete' ? setControllerReference(primary, desired) : desired;
 }
 
 /** The object `desired` names as the client reads it, or undefined when it does not exist. */
