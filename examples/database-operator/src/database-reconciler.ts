@@ -6,6 +6,7 @@
  * (`ctx.cluster.client`) and records Events there.
  */
 import { randomBytes } from 'node:crypto';
+import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import {
   TerminalError,
   createOrPatch,
@@ -134,20 +135,15 @@ function databaseDependents(clock: Clock | undefined) {
       // labels, owner references, replicas and pod template are ours (createOrPatch, not an apply
       // that would send a changed storage size the server refuses).
       write: ({ client, desired, fieldManager, signal }) => {
-        const managed = {
-          metadata: { labels: desired.metadata?.labels, ownerReferences: desired.metadata?.ownerReferences },
+        const { labels, ownerReferences, name = '', namespace = '' } = desired.metadata ?? {};
+        const managed = stripUndefined({
+          metadata: { labels, ownerReferences },
           spec: { replicas: desired.spec?.replicas, template: desired.spec?.template },
-        };
-        return retryOnConflict(
-          () =>
-            createOrPatch(
-              client,
-              desired as typeof desired & { metadata: { name: string; namespace: string } },
-              (obj) => void (obj.metadata.resourceVersion && overlay(obj, stripUndefined(managed))),
-              { signal, fieldManager },
-            ),
-          { signal, clock },
-        );
+        });
+        const wanted = { ...desired, metadata: { ...desired.metadata, name, namespace } };
+        const mutate = (obj: StatefulSet) => void (obj.metadata?.resourceVersion && overlay(obj, managed));
+        const write = () => createOrPatch(client, wanted, mutate, { signal, fieldManager });
+        return retryOnConflict(write, { signal, clock });
       },
       readyWhen: (sts, db) => {
         const ready = sts.status?.readyReplicas ?? 0;
