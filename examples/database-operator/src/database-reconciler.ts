@@ -369,8 +369,8 @@ export function declareDatabaseController<B extends ControllerDeclaration>(build
     .writes(DATABASE, ['patch']) // the finalizer: handleFinalizer merge-patches metadata.finalizers
     .writes(DATABASE, ['patch'], { subresource: 'status' }) // writeStatus
     .writes(SECRET, ['create']) // created once, never patched: its password is never regenerated
-    .writes(CONFIG_MAP, ['patch']) // server-side apply
-    .writes(SERVICE, ['patch'])
+    .writes(CONFIG_MAP, ['create', 'patch']) // server-side apply: a PATCH, authorized as create when it creates
+    .writes(SERVICE, ['create', 'patch'])
     .writes(STATEFUL_SET, ['create', 'patch']); // createOrPatch
 }
 
