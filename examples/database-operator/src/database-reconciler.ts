@@ -6,7 +6,6 @@
  * (`ctx.cluster.client`) and records Events there.
  */
 import { randomBytes } from 'node:crypto';
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import {
   TerminalError,
   createOrPatch,
@@ -34,6 +33,8 @@ import {
   setKstatusConditions,
   type Dependents,
   type DependentsOutcome,
+  type DependentWriteArgs,
+  type MetaObject,
   type KstatusProgress,
 } from 'operator-runtime/helpers';
 import type { ControllerDeclaration } from 'operator-runtime/manager';
@@ -124,27 +125,18 @@ function databaseDependents(clock: Clock | undefined) {
         }
       },
     })
-    .add({ name: 'configMap', kind: CONFIG_MAP, desired: (db) => desiredConfigMap(db) })
-    .add({ name: 'service', kind: SERVICE, desired: (db) => desiredService(db) })
+    .add({ name: 'configMap', kind: CONFIG_MAP, desired: (db) => desiredConfigMap(db), write: patchOwned(clock) })
+    .add({ name: 'service', kind: SERVICE, desired: (db) => desiredService(db), write: patchOwned(clock) })
     .add({
       name: 'statefulSet',
       kind: STATEFUL_SET,
       dependsOn: ['secret', 'configMap', 'service'],
       desired: (db) => desiredStatefulSet(db),
-      // selector, serviceName and volumeClaimTemplates are immutable: after creation only the
-      // labels, owner references, replicas and pod template are ours (createOrPatch, not an apply
-      // that would send a changed storage size the server refuses).
-      write: ({ client, desired, fieldManager, signal }) => {
-        const { labels, ownerReferences, name = '', namespace = '' } = desired.metadata ?? {};
-        const managed = stripUndefined({
-          metadata: { labels, ownerReferences },
-          spec: { replicas: desired.spec?.replicas, template: desired.spec?.template },
-        });
-        const wanted = { ...desired, metadata: { ...desired.metadata, name, namespace } };
-        const mutate = (obj: StatefulSet) => void (obj.metadata?.resourceVersion && overlay(obj, managed));
-        const write = () => createOrPatch(client, wanted, mutate, { signal, fieldManager });
-        return retryOnConflict(write, { signal, clock });
-      },
+      // selector, serviceName and volumeClaimTemplates are immutable: after creation only these are ours.
+      write: patchOwned(clock, (sts) => ({
+        metadata: { labels: sts.metadata?.labels, ownerReferences: sts.metadata?.ownerReferences },
+        spec: { replicas: sts.spec?.replicas, template: sts.spec?.template },
+      })),
       readyWhen: (sts, db) => {
         const ready = sts.status?.readyReplicas ?? 0;
         return {
@@ -154,6 +146,21 @@ function databaseDependents(clock: Clock | undefined) {
       },
     })
     .build();
+}
+
+/**
+ * A dependent written with createOrPatch: created as desired, then only `managed(desired)` (all of
+ * it by default) is overlaid onto what the server has — server defaults and others' fields stay, a
+ * field of ours someone edited is patched back, nothing is sent when nothing drifted. Not a
+ * server-side apply: an apply cannot take back a list entry another manager added (a hand-edited
+ * Service port would stay beside ours, and the server refuses two ports of one name).
+ */
+function patchOwned<T extends MetaObject>(clock: Clock | undefined, managed: (desired: T) => object = (d) => d) {
+  return ({ client, desired, fieldManager, signal }: DependentWriteArgs<T>) => {
+    const fields = stripUndefined(managed(desired));
+    const mutate = (obj: T) => void (obj.metadata?.resourceVersion && overlay(obj, fields));
+    return retryOnConflict(() => createOrPatch(client, desired, mutate, { signal, fieldManager }), { signal, clock });
+  };
 }
 
 type DatabaseDependents = ReturnType<typeof databaseDependents>;
@@ -369,9 +376,9 @@ export function declareDatabaseController<B extends ControllerDeclaration>(build
     .writes(DATABASE, ['patch']) // the finalizer: handleFinalizer merge-patches metadata.finalizers
     .writes(DATABASE, ['patch'], { subresource: 'status' }) // writeStatus
     .writes(SECRET, ['create']) // created once, never patched: its password is never regenerated
-    .writes(CONFIG_MAP, ['create', 'patch']) // server-side apply: a PATCH, authorized as create when it creates
+    .writes(CONFIG_MAP, ['create', 'patch']) // createOrPatch
     .writes(SERVICE, ['create', 'patch'])
-    .writes(STATEFUL_SET, ['create', 'patch']); // createOrPatch
+    .writes(STATEFUL_SET, ['create', 'patch']);
 }
 
 /** The desired object as JSON would carry it (no undefined fields), to overlay onto what the server has. */

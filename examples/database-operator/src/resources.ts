@@ -69,8 +69,7 @@ export function desiredService(db: Database): Service & { metadata: { name: stri
       clusterIP: 'None',
       selector: labels(db),
       // The container's named port (kubernetes-types types an IntOrString as string: a name is both).
-      // protocol is part of the ports' list-map key: server-side apply on 1.20 refuses a port without it.
-      ports: [{ name: db.spec.engine, port: PORTS[db.spec.engine], targetPort: db.spec.engine, protocol: 'TCP' }],
+      ports: [{ name: db.spec.engine, port: PORTS[db.spec.engine], targetPort: db.spec.engine }],
     },
   };
 }
