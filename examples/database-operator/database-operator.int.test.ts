@@ -97,7 +97,17 @@ describe('the Database operator against a real control plane', () => {
     // kstatus: Current, every condition at the generation observed, no Reconciling or Stalled left.
     assert.equal(computeKstatus(db).status, 'Current');
     assert.ok(db.status?.conditions?.every((c) => c.observedGeneration === db.metadata.generation));
-    assert.deepEqual(db.status?.conditions?.map((c) => c.type).sort(), ['Provisioned', 'Ready']);
+    // Its status shows each dependent: one condition per owned object (dependentsOf), each True.
+    assert.deepEqual(db.status?.conditions?.map((c) => c.type).sort(), [
+      'ConfigMapReady',
+      'Provisioned',
+      'Ready',
+      'SecretReady',
+      'ServiceReady',
+      'StatefulSetReady',
+    ]);
+    assert.ok(db.status?.conditions?.every((c) => c.status === 'True'));
+    assert.equal(db.status?.conditions?.find((c) => c.type === 'StatefulSetReady')?.message, '2/2 replicas ready');
     for (const [type, name] of [
       [SECRET, 'alpha-credentials'],
       [STATEFUL_SET, 'alpha'],

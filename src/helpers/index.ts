@@ -87,6 +87,7 @@ export type {
   ReconcileDependentsOptions,
   CleanupDependentsOptions,
   DependentsOutcome,
+  DependentWrite,
   StatusOf,
 } from './dependents/dependents.js';
 export type {

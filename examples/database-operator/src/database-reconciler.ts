@@ -1,39 +1,43 @@
 /**
- * The Database reconciler: level-triggered, idempotent, one Action per owned object, status from
- * what it observes, and a backup-before-delete finalizer that never blocks a worker. One instance
- * serves the host cluster and every fleet member: it reads and writes through the client of the
- * request's cluster (`ctx.cluster.client`) and records Events there.
+ * The Database reconciler: level-triggered, idempotent, its owned objects declared as dependents
+ * (what each is built from, what it needs first, when it is ready), status from what it observes,
+ * and a backup-before-delete finalizer that never blocks a worker. One instance serves the host
+ * cluster and every fleet member: it reads and writes through the client of the request's cluster
+ * (`ctx.cluster.client`) and records Events there.
  */
 import { randomBytes } from 'node:crypto';
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import {
   TerminalError,
   createOrPatch,
   getCondition,
   handleFinalizer,
   isAlreadyExists,
-  isNotFound,
   isConditionTrue,
   requeueAfter,
   retryOnConflict,
   setCondition,
-  setControllerReference,
   writeStatus,
   type Client,
   type Clock,
   type ClusterView,
   type ConditionInput,
   type EventRecorder,
-  type Kind,
   type Logger,
   type ObjectReconcileContext,
   type ObjectReconciler,
   type ReconcileRequest,
   type Result,
 } from 'operator-runtime';
-import { runActions, setKstatusConditions, type Action, type KstatusProgress } from 'operator-runtime/helpers';
+import {
+  dependentsOf,
+  setKstatusConditions,
+  type Dependents,
+  type DependentsOutcome,
+  type DependentWriteArgs,
+  type MetaObject,
+  type KstatusProgress,
+} from 'operator-runtime/helpers';
 import type { ControllerDeclaration } from 'operator-runtime/manager';
-import type { Registry } from 'prom-client';
 import type { BackupService } from './backup-client.js';
 import { describeBackupFailure, resolveBackupEndpoint, type BackupEndpointPolicy } from './backup-endpoints.js';
 import {
@@ -44,7 +48,6 @@ import {
   SUPPORTED_VERSIONS,
   type Database,
   type DatabaseStatus,
-  type Phase,
 } from './database.js';
 import { overlay } from './overlay.js';
 import {
@@ -74,11 +77,10 @@ export interface DatabaseReconcilerOptions {
   readonly defaultBackupEndpoint: string;
   /** Endpoints a Database may name instead (by origin); any other is refused without a request. @defaultValue none */
   readonly allowedBackupEndpoints?: readonly string[];
-  readonly registry?: Registry;
   readonly backupPollMs?: number;
   /**
-   * The manager's clock, for the waits between conflict retries: on a fake clock (tests, the
-   * simulation) a real-time wait would stall the reconcile while fake time runs on.
+   * The manager's clock, for the waits between conflict retries and the conditions' times: on a
+   * fake clock (tests, the simulation) a real-time wait would stall the reconcile while fake time runs on.
    * @defaultValue the real clock
    */
   readonly clock?: Clock;
@@ -91,13 +93,82 @@ interface Ctx {
   readonly recorder: Pick<EventRecorder, 'event'>;
   readonly signal: AbortSignal;
   readonly log: Logger;
-  /** Filled by the actions, read by the status action. */
-  statefulSet?: StatefulSet;
 }
+
+/**
+ * What a Database owns, in the order it needs them: the credentials Secret, ConfigMap and Service
+ * (independent of each other), then the StatefulSet that reads the Secret, mounts the ConfigMap and
+ * is named by the Service, ready when its replicas are. Each one's state is a condition on the
+ * Database (`SecretReady`, `ConfigMapReady`, `ServiceReady`, `StatefulSetReady`). Deletion is
+ * the garbage collector's, after the finalizer's backup: the owner references are the controller's.
+ */
+function databaseDependents(clock: Clock | undefined) {
+  return dependentsOf(DATABASE, {
+    fieldManager: FIELD_MANAGER,
+    // The controller owns StatefulSets: their status changes queue the Database, no polling.
+    notReadyRequeueAfterMs: false,
+  })
+    .add({
+      name: 'secret',
+      kind: SECRET,
+      desired: (db) => desiredSecret(db),
+      // Created once with a generated password, never regenerated while it exists, never logged.
+      write: async ({ client, desired, current, fieldManager, signal }) => {
+        if (current) return { operation: 'unchanged', object: current };
+        const password = randomBytes(18).toString('base64url');
+        const secret = { ...desired, stringData: { ...desired.stringData, password } };
+        try {
+          return { operation: 'created', object: await client.create(secret, { signal, fieldManager }) };
+        } catch (err) {
+          if (!isAlreadyExists(err)) throw err; // our cache was behind: it exists, as it should
+          return { operation: 'unchanged', object: desired };
+        }
+      },
+    })
+    .add({ name: 'configMap', kind: CONFIG_MAP, desired: (db) => desiredConfigMap(db), write: patchOwned(clock) })
+    .add({ name: 'service', kind: SERVICE, desired: (db) => desiredService(db), write: patchOwned(clock) })
+    .add({
+      name: 'statefulSet',
+      kind: STATEFUL_SET,
+      dependsOn: ['secret', 'configMap', 'service'],
+      desired: (db) => desiredStatefulSet(db),
+      // selector, serviceName and volumeClaimTemplates are immutable: after creation only these are ours.
+      write: patchOwned(clock, (sts) => ({
+        metadata: { labels: sts.metadata?.labels, ownerReferences: sts.metadata?.ownerReferences },
+        spec: { replicas: sts.spec?.replicas, template: sts.spec?.template },
+      })),
+      readyWhen: (sts, db) => {
+        const ready = sts.status?.readyReplicas ?? 0;
+        return {
+          ready: ready === db.spec.replicas && (sts.status?.observedGeneration ?? 0) >= (sts.metadata?.generation ?? 1),
+          message: `${ready}/${db.spec.replicas} replicas ready`,
+        };
+      },
+    })
+    .build();
+}
+
+/**
+ * A dependent written with createOrPatch: created as desired, then only `managed(desired)` (all of
+ * it by default) is overlaid onto what the server has — server defaults and others' fields stay, a
+ * field of ours someone edited is patched back, nothing is sent when nothing drifted. Not a
+ * server-side apply: an apply cannot take back a list entry another manager added (a hand-edited
+ * Service port would stay beside ours, and the server refuses two ports of one name).
+ */
+function patchOwned<T extends MetaObject>(clock: Clock | undefined, managed: (desired: T) => object = (d) => d) {
+  return ({ client, desired, fieldManager, signal }: DependentWriteArgs<T>) => {
+    const fields = stripUndefined(managed(desired));
+    const mutate = (obj: T) => void (obj.metadata?.resourceVersion && overlay(obj, fields));
+    return retryOnConflict(() => createOrPatch(client, desired, mutate, { signal, fieldManager }), { signal, clock });
+  };
+}
+
+type DatabaseDependents = ReturnType<typeof databaseDependents>;
+type Outcome = DatabaseDependents extends Dependents<Database, infer D> ? DependentsOutcome<Database, D> : never;
 
 /** Reconciles a Database key; its context's `get()` is typed by the controller's `.for(DATABASE)`. */
 export class DatabaseReconciler implements ObjectReconciler<Database> {
-  private readonly actions: readonly Action<Ctx>[];
+  private readonly dependents: DatabaseDependents;
   private readonly endpoints: BackupEndpointPolicy;
 
   constructor(private readonly options: DatabaseReconcilerOptions) {
@@ -105,13 +176,7 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
       defaultEndpoint: options.defaultBackupEndpoint,
       allowedEndpoints: options.allowedBackupEndpoints ?? [],
     };
-    this.actions = [
-      { name: 'secret', run: (ctx) => this.ensureSecret(ctx) },
-      { name: 'configmap', run: async (ctx) => void (await this.ensureOwned(ctx, desiredConfigMap(ctx.db))) },
-      { name: 'service', run: async (ctx) => void (await this.ensureOwned(ctx, desiredService(ctx.db))) },
-      { name: 'statefulset', run: (ctx) => this.ensureStatefulSet(ctx) },
-      { name: 'status', run: (ctx) => this.reportStatus(ctx) },
-    ];
+    this.dependents = databaseDependents(options.clock);
   }
 
   async reconcile(_request: ReconcileRequest, ctx: ObjectReconcileContext<Database>): Promise<Result | void> {
@@ -130,13 +195,12 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
     });
     if (step.kind === 'stop') return step.result;
     const db = step.object;
-    const run: Ctx = { db, client, recorder, signal, log };
 
     const supported = SUPPORTED_VERSIONS[db.spec.engine];
     if (!supported.includes(db.spec.version)) {
       // The schema cannot know which versions we run: report it, do not retry until the spec changes.
       // Stalled (kstatus): retrying cannot help, only a spec change can; Flux and Argo CD say Failed/Degraded.
-      await this.writeStatus(run, { phase: 'Degraded' }, [], {
+      await this.writeStatus({ db, client, recorder, signal, log }, { phase: 'Degraded' }, [], {
         state: 'Stalled',
         reason: 'UnsupportedVersion',
         message: `${db.spec.engine} ${db.spec.version} is not supported (supported: ${supported.join(', ')})`,
@@ -145,117 +209,42 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
       throw new TerminalError(`unsupported version ${db.spec.engine} ${db.spec.version}`);
     }
 
-    const report = await runActions(this.actions, run, {
-      controller: CONTROLLER_NAME,
-      logger: log,
+    const report = await this.dependents.reconcile(client, db, {
       signal,
-      ...(this.options.registry ? { registry: this.options.registry } : {}),
+      logger: log,
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+      onWrite: (write) => {
+        if (write.name !== 'secret') return;
+        // A Secret created for a Database that was provisioned before lost its password.
+        if (isConditionTrue(db.status?.conditions, 'Provisioned'))
+          recorder.event(
+            db,
+            'Warning',
+            'SecretRecreated',
+            `Secret ${names.secret(db)} was missing and has been recreated with a new password`,
+          );
+        else recorder.event(db, 'Normal', 'SecretCreated', `Secret ${names.secret(db)} created`);
+      },
+      status: (outcome) => statusFields(db, outcome),
+      conditions: (outcome) => this.conditions(db, outcome),
     });
     return report.result;
   }
 
-  /** Secret with a generated password: created once, never regenerated while it exists, never logged. */
-  private async ensureSecret(ctx: Ctx) {
-    const { db, signal } = ctx;
-    // Never regenerate: an existing Secret is kept as it is (its password is the database's).
-    if (await cached(ctx, SECRET, names.secret(db))) return; // an action that returns nothing lets the chain go on
-    const password = randomBytes(18).toString('base64url');
-    const secret = setControllerReference(db, desiredSecret(db, password));
-    try {
-      await ctx.client.create(secret, { signal, fieldManager: FIELD_MANAGER });
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err; // AlreadyExists: our cache was behind: fine
-      return;
-    }
-    const recreated = isConditionTrue(db.status?.conditions, 'Provisioned');
-    if (recreated)
-      ctx.recorder.event(
-        db,
-        'Warning',
-        'SecretRecreated',
-        `Secret ${names.secret(db)} was missing and has been recreated with a new password`,
-      );
-    else ctx.recorder.event(db, 'Normal', 'SecretCreated', `Secret ${names.secret(db)} created`);
-  }
-
-  /** createOrPatch with only the fields we manage: an object that did not drift gets no write. */
-  private async ensureOwned<
-    T extends {
-      apiVersion?: string;
-      kind?: string;
-      metadata: { name: string; namespace: string; resourceVersion?: string };
-    },
-  >(ctx: Ctx, desired: T, managed?: object) {
-    const { db, signal } = ctx;
-    const wanted = setControllerReference(db, structuredClone(desired));
-    const result = await retryOnConflict(
-      () =>
-        createOrPatch(
-          ctx.client,
-          wanted,
-          (obj) => {
-            if (!obj.metadata.resourceVersion) return; // create: everything as desired
-            overlay(obj, managed ?? stripUndefined(wanted));
-          },
-          { signal, fieldManager: FIELD_MANAGER },
-        ),
-      { signal, clock: this.options.clock },
-    );
-    if (result.operation !== 'unchanged')
-      ctx.log.info(
-        { kind: desired.kind, object: desired.metadata.name, operation: result.operation },
-        'owned object written',
-      );
-    return { result };
-  }
-
-  private async ensureStatefulSet(ctx: Ctx) {
-    const desired = desiredStatefulSet(ctx.db);
-    const wanted = setControllerReference(ctx.db, desired);
-    // selector, serviceName and volumeClaimTemplates are immutable: after creation only these are ours.
-    const managed = {
-      metadata: { labels: desired.metadata.labels, ownerReferences: wanted.metadata.ownerReferences },
-      spec: { replicas: desired.spec!.replicas, template: desired.spec!.template },
-    };
-    const { result } = await this.ensureOwned(ctx, desired, managed);
-    ctx.statefulSet = result.object;
-  }
-
-  /** Status from what we observe: the StatefulSet's ready replicas. Written only when it changed. */
-  private async reportStatus(ctx: Ctx) {
-    const { db } = ctx;
-    const sts = ctx.statefulSet ?? (await cached(ctx, STATEFUL_SET, names.statefulSet(db)));
-    const ready = sts?.status?.readyReplicas ?? 0;
-    const converged =
-      ready === db.spec.replicas && (sts?.status?.observedGeneration ?? 0) >= (sts?.metadata?.generation ?? 1);
-    const phase: Phase = converged ? 'Ready' : 'Provisioning';
-    const conditions: ConditionInput[] = [
-      {
+  /** `Provisioned` once every owned object exists, and `BackupEndpointAllowed` (see below). */
+  private conditions(db: Database, outcome: Outcome): ConditionInput[] {
+    const conditions: ConditionInput[] = [];
+    if (outcome.states.every((s) => s.state === 'ready' || s.state === 'notReady'))
+      conditions.push({
         type: 'Provisioned',
         status: 'True',
         reason: 'ResourcesCreated',
         message: 'Secret, ConfigMap, Service and StatefulSet exist',
-      },
-    ];
-    // kstatus: Ready when the replicas are, Reconciling (the StatefulSet is still rolling) until then.
-    const progress: KstatusProgress = {
-      state: converged ? 'Ready' : 'Reconciling',
-      reason: converged ? 'ReplicasReady' : 'ReplicasNotReady',
-      message: `${ready}/${db.spec.replicas} replicas ready`,
-    };
+      });
     // Said while the Database lives, not first at deletion, so its owner can fix the spec in time.
     const backupEndpoint = this.backupEndpointCondition(db);
     if (backupEndpoint) conditions.push(backupEndpoint);
-    await this.writeStatus(
-      ctx,
-      {
-        phase,
-        readyReplicas: ready,
-        endpoint: `${names.service(db)}.${db.metadata.namespace}.svc:${PORTS[db.spec.engine]}`,
-      },
-      conditions,
-      progress,
-    );
+    return conditions;
   }
 
   /** The finalizer's cleanup: backup first, polled with requeueAfter so no worker waits on it. */
@@ -364,14 +353,13 @@ export class DatabaseReconciler implements ObjectReconciler<Database> {
   }
 }
 
-/** An owned object from the cluster's cache (its client reads there), or undefined. */
-async function cached<T>(ctx: Ctx, type: Kind<T>, name: string): Promise<T | undefined> {
-  try {
-    return await ctx.client.get(type, name, { namespace: ctx.db.metadata.namespace, signal: ctx.signal });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+/** Phase and replicas from the StatefulSet as this reconcile left it (kept as they were when it was not reached). */
+function statusFields(db: Database, outcome: Outcome): Partial<DatabaseStatus> {
+  const endpoint = `${names.service(db)}.${db.metadata.namespace}.svc:${PORTS[db.spec.engine]}`;
+  const sts = outcome.object('statefulSet');
+  if (!sts) return { endpoint };
+  const ready = outcome.states.find((s) => s.name === 'statefulSet')?.state === 'ready';
+  return { phase: ready ? 'Ready' : 'Provisioning', readyReplicas: sts.status?.readyReplicas ?? 0, endpoint };
 }
 
 /**

@@ -4,7 +4,8 @@
  * testing/database-simulation.ts, with the simulated backup service (testing/simulated-backup-service.ts).
  * `SIM_SEED=<n>` replays one seed; `SIM_SEEDS=1-1000` runs more (bench/simulation.bench.ts: 1,000
  * clean when written). The crash-point sweep crashes it after every write of the scenario (and
- * restarts it against a cache from before that write): 136 crash points, 0 findings when written.
+ * restarts it against a cache from before that write): 122 crash points (136 before the Secret,
+ * ConfigMap and Service were written in parallel), 0 findings when written.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,7 +35,9 @@ test('the crash-point sweep: the reference operator crashed after every write it
   for (const line of report.format().split('\n')) t.diagnostic(line);
   assert.deepEqual(report.failures, [], report.format());
   assert.equal(report.explored, report.crashPoints);
-  assert.ok(report.crashPoints >= 2 * report.writes - 4 && report.writes > 50, `${report.crashPoints} crash points`);
+  // Two per write, but writes in flight together (a Database's Secret, ConfigMap and Service, sent in
+  // parallel) share the call after them, so their crash points are one.
+  assert.ok(report.crashPoints >= 1.5 * report.writes && report.writes > 50, `${report.crashPoints} crash points`);
   assert.deepEqual(report.coverage.unhit, [], 'every write site was crashed after');
 });
 

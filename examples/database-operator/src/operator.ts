@@ -145,7 +145,6 @@ export function addDatabaseOperator(
     backups,
     defaultBackupEndpoint: options.backupEndpoint,
     allowedBackupEndpoints: endpointPolicy.allowedEndpoints,
-    registry,
     backupPollMs: options.backupPollMs,
     clock: manager.clock,
   });

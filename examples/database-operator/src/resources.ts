@@ -28,17 +28,17 @@ export function labels(db: Database): Record<string, string> {
   };
 }
 
-/** The password Secret: created once; the password is never regenerated while the Secret exists. */
-export function desiredSecret(
-  db: Database,
-  password: string,
-): Secret & { metadata: { name: string; namespace: string } } {
+/**
+ * The credentials Secret without its password: the reconciler adds a generated one when it creates
+ * the Secret, and never regenerates it while the Secret exists.
+ */
+export function desiredSecret(db: Database): Secret & { metadata: { name: string; namespace: string } } {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: names.secret(db), namespace: db.metadata.namespace, labels: labels(db) },
     type: 'Opaque',
-    stringData: { username: db.spec.engine === 'postgres' ? 'postgres' : 'root', password },
+    stringData: { username: db.spec.engine === 'postgres' ? 'postgres' : 'root' },
   };
 }
 

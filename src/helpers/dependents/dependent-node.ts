@@ -8,7 +8,7 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { setControllerReference } from '../owner-references.js';
 import { cloneJson, type MetaObject } from '../meta-object.js';
-import type { DependentSpec, DependentsClient, DesiredContext } from './dependent.js';
+import type { DependentSpec, DependentsClient, DesiredContext, WriteOperation } from './dependent.js';
 
 export interface DependentNode {
   readonly name: string;
@@ -27,6 +27,12 @@ export interface RunContext {
   readonly fieldManager: string;
   readonly signal?: AbortSignal;
   readonly logger?: Logger;
+  /** `ReconcileDependentsOptions.onWrite`, with the types erased. */
+  readonly onWrite?: (write: {
+    name: string;
+    operation: Exclude<WriteOperation, 'unchanged'>;
+    object: MetaObject;
+  }) => void;
 }
 
 /**
@@ -64,10 +70,9 @@ export async function buildDesired(
   return desired;
 }
 
-/** `desired` (a copy) with the primary as its controller when the dependent goes with it. */
+/** `desired` with the primary as its controller when the dependent goes with it: changes and returns `desired` (a copy `buildDesired` made). */
 export function withOwner(node: DependentNode, primary: MetaObject, desired: MetaObject): MetaObject {
-  const copy = cloneJson(desired);
-  return (node.spec.onDelete ?? 'delete') === 'delete' ? setControllerReference(primary, copy) : copy;
+  return (node.spec.onDelete ?? 'delete') === 'delete' ? setControllerReference(primary, desired) : desired;
 }
 
 /** The object `desired` names as the client reads it, or undefined when it does not exist. */

@@ -16,7 +16,10 @@ import { getCondition } from '../conditions.js';
 import { computeKstatus } from '../../core/kstatus-rules.js';
 import { gizmo, GIZMO as GIZMO_TYPE, GIZMO_CRD, type Gizmo } from '../testing/gizmo.js';
 import { immediateClock } from '../testing/immediate-clock.js';
-import { DEFAULT_NOT_READY_REQUEUE_MS, dependentsOf } from './dependents.js';
+import { DEFAULT_NOT_READY_REQUEUE_MS, dependentsOf, type DependentWrite, type Dependents } from './dependents.js';
+
+/** The name-to-object map of a built graph. */
+type DependentsOf<G> = G extends Dependents<Gizmo, infer D> ? D : never;
 import { InvalidDependentsError } from './invalid-dependents-error.js';
 
 const GIZMO = kind<Gizmo>(GIZMO_TYPE.apiVersion, GIZMO_TYPE.kind);
@@ -382,4 +385,32 @@ test('an aborted reconcile starts no further dependent and writes no status', as
     client.countRequests((r) => r.subresource === 'status'),
     0,
   );
+});
+
+test('notReadyRequeueAfterMs: false ends a reconcile with a not-ready dependent without a requeue (the watch of its kind brings the next)', async () => {
+  const { clock, client, primary } = await setup();
+  const dependents = dependentsOf(GIZMO, { fieldManager: FIELD_MANAGER, notReadyRequeueAfterMs: false })
+    .add({ name: 'deployment', kind: kinds.Deployment, desired: deploymentFor, readyWhen: () => false })
+    .build();
+  const report = await dependents.reconcile(client, primary, { clock });
+  assert.equal(report.ready, false);
+  assert.deepEqual(report.result, done());
+});
+
+test('onWrite hears each write as it returns, typed by name, whether or not a later one fails, and not an unchanged dependent', async () => {
+  const { client, primary } = await setup();
+  const heard: string[] = [];
+  const onWrite = (write: DependentWrite<DependentsOf<ReturnType<typeof chain>>>) => {
+    // Narrowed by name: the Secret's object is a Secret.
+    if (write.name === 'secret') assert.equal(write.object.stringData?.password ?? 'stored', 'stored');
+    heard.push(`${write.name} ${write.operation}`);
+  };
+  const boom = new Error('the Deployment is refused');
+  const stop = client.intercept((req) => (req.kind === 'Deployment' && isWrite(req) ? boom : undefined));
+  await assert.rejects(chain().reconcile(client, primary, { clock: immediateClock, onWrite }), (err) => err === boom);
+  assert.deepEqual(heard, ['secret created', 'config created'], 'heard though the Deployment failed after them');
+  stop();
+  heard.length = 0;
+  await chain().reconcile(client, primary, { clock: immediateClock, onWrite });
+  assert.deepEqual(heard, ['deployment created'], 'the Secret and ConfigMap were unchanged');
 });

@@ -23,9 +23,9 @@ import type { MetaObject } from '../meta-object.js';
 import { retryOnConflict } from '../retry-on-conflict.js';
 import { patchStatus, type StatusObject } from '../status.js';
 import { cleanupGraph, type CleanupState } from './cleanup-graph.js';
-import type { DependentSpec, DependentsClient } from './dependent.js';
+import type { DependentSpec, DependentsClient, WriteOperation } from './dependent.js';
 import { dependentConditions } from './dependent-conditions.js';
-import type { DependentNode } from './dependent-node.js';
+import type { DependentNode, RunContext } from './dependent-node.js';
 import type { DependentsReport, DependentState } from './dependent-state.js';
 import { ancestorsOf, orderDependents } from './dependency-graph.js';
 import { InvalidDependentsError } from './invalid-dependents-error.js';
@@ -39,8 +39,12 @@ export const DEFAULT_DELETION_REQUEUE_MS = 1000;
 export interface DependentsOptions {
   /** Who owns the applied fields and makes every write, e.g. `database-controller`. */
   readonly fieldManager: string;
-  /** When a reconcile with a dependent not ready asks to come back. @defaultValue DEFAULT_NOT_READY_REQUEUE_MS */
-  readonly notReadyRequeueAfterMs?: number;
+  /**
+   * When a reconcile with a dependent not ready asks to come back; `false`: it does not, because a
+   * watch on every kind with a `readyWhen` (`.owns(kind)`) brings the reconcile when its status moves.
+   * @defaultValue DEFAULT_NOT_READY_REQUEUE_MS
+   */
+  readonly notReadyRequeueAfterMs?: number | false;
   /** When a cleanup waiting for a deleted dependent to go asks to come back. @defaultValue DEFAULT_DELETION_REQUEUE_MS */
   readonly deletionRequeueAfterMs?: number;
 }
@@ -71,7 +75,22 @@ export interface ReconcileDependentsOptions<P, D> {
    * generation acted on; the dependents' and kstatus conditions are set after them. @defaultValue none
    */
   readonly conditions?: (outcome: DependentsOutcome<P, D>) => readonly ConditionInput[];
+  /**
+   * Called as each dependent's write returns (not for `unchanged`), before the dependents after it
+   * start and whether or not a later one fails: for an Event or a metric about what was written.
+   * A throw fails that dependent. @defaultValue none
+   */
+  readonly onWrite?: (write: DependentWrite<D>) => void;
 }
+
+/** A write `reconcile` made, for `onWrite`: the dependent's name, what was sent, the object the server returned. */
+export type DependentWrite<D> = {
+  readonly [N in keyof D & string]: {
+    readonly name: N;
+    readonly operation: Exclude<WriteOperation, 'unchanged'>;
+    readonly object: D[N];
+  };
+}[keyof D & string];
 
 export interface CleanupDependentsOptions {
   readonly signal?: AbortSignal;
@@ -112,6 +131,7 @@ export class Dependents<P extends StatusObject, D> {
       fieldManager: this.options.fieldManager,
       signal,
       logger,
+      ...(options.onWrite ? { onWrite: options.onWrite as RunContext['onWrite'] } : {}),
     });
     throwIfAborted(signal);
     const ready = pass.states.every((s) => s.state === 'ready');
@@ -128,9 +148,8 @@ export class Dependents<P extends StatusObject, D> {
       }
     }
     if (failed) throw failed.error;
-    const result: Result = ready
-      ? done()
-      : requeueAfter(this.options.notReadyRequeueAfterMs ?? DEFAULT_NOT_READY_REQUEUE_MS);
+    const requeueMs = this.options.notReadyRequeueAfterMs ?? DEFAULT_NOT_READY_REQUEUE_MS;
+    const result: Result = ready || requeueMs === false ? done() : requeueAfter(requeueMs);
     return { ...outcome, result, primary: after };
   }
 

@@ -16,7 +16,7 @@ import {
   type DependentNode,
   type RunContext,
 } from './dependent-node.js';
-import { specHashMatches, withSpecHash } from '../spec-hash.js';
+import { SPEC_HASH_ANNOTATION, specHash } from '../spec-hash.js';
 import type { DependentState } from './dependent-state.js';
 import { drifted } from './drifted.js';
 
@@ -67,10 +67,19 @@ async function reconcileOne(
   objects: ReadonlyMap<string, MetaObject>,
   run: RunContext,
 ): Promise<WriteOutcome<MetaObject>> {
+  // `built` is a copy of its own: the annotation and owner reference go onto it, with no copy more.
   const built = await buildDesired(node, primary, objects);
+  const write = node.spec.write ?? 'apply';
+  // The hash covers what `desired` built, not the owner reference: a primary's uid (new after a
+  // restore, random in a simulation) is not part of the desired state.
+  const hash = write === 'apply' ? specHash(built) : undefined;
+  if (hash !== undefined)
+    built.metadata = {
+      ...built.metadata,
+      annotations: { ...built.metadata?.annotations, [SPEC_HASH_ANNOTATION]: hash },
+    };
   const desired = withOwner(node, primary, built);
   const current = await readCurrent(node, desired, run);
-  const write = node.spec.write ?? 'apply';
   let outcome: WriteOutcome<MetaObject>;
   if (write === 'create') {
     outcome = current
@@ -80,14 +89,12 @@ async function reconcileOne(
           object: await run.client.create(desired, { signal: run.signal, fieldManager: run.fieldManager }),
         };
   } else if (write === 'apply') {
-    // The hash covers what `desired` built, not the owner reference: a primary's uid (new after a
-    // restore, random in a simulation) is not part of the desired state. It says our desired state
-    // did not change; `drifted` says nobody changed a field we own. Both hold: no request.
-    const body = withOwner(node, primary, withSpecHash(built));
-    if (current && specHashMatches(current, built) && !drifted(body, current)) {
+    // The hash says our desired state did not change; `drifted` says nobody changed a field we
+    // own. Both hold: no request.
+    if (current && current.metadata?.annotations?.[SPEC_HASH_ANNOTATION] === hash && !drifted(desired, current)) {
       outcome = { operation: 'unchanged', object: current };
     } else {
-      const applied = await applyOwned(run.client, body, {
+      const applied = await applyOwned(run.client, desired, {
         fieldManager: run.fieldManager,
         specHash: false,
         signal: run.signal,
@@ -97,11 +104,13 @@ async function reconcileOne(
   } else {
     outcome = await write({ client: run.client, desired, current, fieldManager: run.fieldManager, signal: run.signal });
   }
-  if (outcome.operation !== 'unchanged')
+  if (outcome.operation !== 'unchanged') {
     run.logger?.info(
       { dependent: node.name, kind: desired.kind, object: desired.metadata?.name, operation: outcome.operation },
       'dependent written',
     );
+    run.onWrite?.({ name: node.name, operation: outcome.operation, object: outcome.object });
+  }
   return outcome;
 }
 
