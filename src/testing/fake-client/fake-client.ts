@@ -665,7 +665,7 @@ export class FakeClient implements Client {
       if (kind.kind === 'Namespace')
         marked.status = { ...(isObject(marked.status) ? marked.status : {}), phase: 'Terminating' };
       if (dryRun) return marked;
-      return this.store.commit(kindId(kind), key, 'MODIFIED', marked);
+      return clone(this.store.commit(kindId(kind), key, 'MODIFIED', marked));
     }
     if (!dryRun) this.store.commit(kindId(kind), key, 'DELETED', existing);
     const details: NonNullable<StatusBody['details']> = { name: String(meta.name) };
@@ -863,7 +863,7 @@ export class FakeClient implements Client {
     withManagedFields(obj, entries as never);
     if (opts.dryRun) return obj;
     if (kind.kind === 'CustomResourceDefinition') this.kinds.registerCrd(obj);
-    return this.store.commit(kindId(kind), key, 'ADDED', obj);
+    return clone(this.store.commit(kindId(kind), key, 'ADDED', obj));
   }
 
   /** The shared tail of update and patch: strategy rules, no-op detection, finalizer-driven delete. */
@@ -907,7 +907,7 @@ export class FakeClient implements Client {
       return next;
     }
     if (kind.kind === 'CustomResourceDefinition') this.kinds.registerCrd(next);
-    return this.store.commit(kindId(kind), key, 'MODIFIED', next);
+    return clone(this.store.commit(kindId(kind), key, 'MODIFIED', next));
   }
 
   private doApply(
