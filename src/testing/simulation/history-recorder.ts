@@ -33,6 +33,7 @@ import { AbortedError, OperatorRuntimeError } from '../../core/errors.js';
 import { flushMicrotasks } from '../../core/fake-clock.js';
 import type { KubeObject } from '../../core/object-key.js';
 import { registryKey, type HistoryEvent, type HistoryKv } from '../chaos/consistency-audit.js';
+import { encodeHistoryValue } from '../chaos/history-values.js';
 import type { FakeClient } from '../fake-client/fake-client.js';
 
 export interface HistoryRecorderOptions {
@@ -225,6 +226,7 @@ export class HistoryRecorder {
   }
 }
 
+/** The object's etcd value; the oracles read the object back without parsing (it is the recorder's own copy). */
 function encode(obj: KubeObject): Uint8Array {
-  return Buffer.from(JSON.stringify(obj), 'utf8');
+  return encodeHistoryValue(obj as Record<string, unknown>);
 }
