@@ -146,6 +146,7 @@ export class FakeClient implements Client {
   private readonly interceptors: Interceptor[] = [];
   private readonly log: FakeRequest[] = [];
   private readonly watches = new Set<ActiveWatch>();
+  private formattedNow = { ms: Number.NaN, text: '' };
   /** Answers `sendInitialEvents` watches as a current API server does (informers sync by watch-list). */
   readonly watchList = true;
   /** The registered kinds as a REST mapper: an unregistered kind is a `NoKindMatchError`, as discovery answers. */
@@ -692,7 +693,11 @@ export class FakeClient implements Client {
   // ---- internals -----------------------------------------------------------------------------
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // A write asks several times (timestamps, managedFields) at one instant: formatted once per instant.
+    const ms = this.clock.now();
+    if (ms !== this.formattedNow.ms)
+      this.formattedNow = { ms, text: new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    return this.formattedNow.text;
   }
 
   /** Records the request, honours the signal, and runs the interceptors. */
