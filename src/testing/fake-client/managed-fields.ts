@@ -98,17 +98,42 @@ interface Owner {
   apiVersion: string;
   time: string;
   paths: Set<string>;
+  /** The stored entry's fieldsV1 and its paths, when decoded from one: reused while the paths are the same. */
+  readonly stored?: { readonly fieldsV1: JsonObject; readonly paths: ReadonlySet<string> };
+}
+
+/*
+ * Stored objects never change (object-store.ts), so what is derived from one is kept with it: the
+ * paths of each managedFields entry and the leaves of each region. A write then derives only what
+ * it changed: the leaves of the new object (kept for the next write) and the fieldsV1 of the owners
+ * whose fields moved.
+ */
+const storedPaths = new WeakMap<JsonObject, ReadonlySet<string>>();
+const storedLeaves = new WeakMap<JsonObject, Partial<Record<WriteRegion, Leaves>>>();
+
+/** `leaves` of a stored object (or of one about to be stored: `remember`), computed once per region. */
+function leavesOfStored(obj: JsonObject | undefined, region: WriteRegion, remember?: Leaves): Leaves {
+  if (!obj) return remember ?? leaves(obj, region);
+  let byRegion = storedLeaves.get(obj);
+  if (!byRegion) storedLeaves.set(obj, (byRegion = {}));
+  return (byRegion[region] ??= remember ?? leaves(obj, region));
 }
 
 function decode(entries: unknown): Owner[] {
   if (!Array.isArray(entries)) return [];
-  return entries.filter(isObject).map((e) => ({
-    manager: String(e.manager),
-    operation: e.operation === 'Apply' ? 'Apply' : 'Update',
-    apiVersion: String(e.apiVersion),
-    time: String(e.time),
-    paths: fromFieldsV1(e.fieldsV1),
-  }));
+  return entries.filter(isObject).map((e) => {
+    const fieldsV1 = isObject(e.fieldsV1) ? e.fieldsV1 : undefined;
+    let paths = fieldsV1 && storedPaths.get(fieldsV1);
+    if (fieldsV1 && !paths) storedPaths.set(fieldsV1, (paths = fromFieldsV1(fieldsV1)));
+    return {
+      manager: String(e.manager),
+      operation: e.operation === 'Apply' ? 'Apply' : 'Update',
+      apiVersion: String(e.apiVersion),
+      time: String(e.time),
+      paths: new Set(paths),
+      ...(fieldsV1 && paths ? { stored: { fieldsV1, paths } } : {}),
+    };
+  });
 }
 
 function encode(owners: Owner[]): ManagedFieldsEntry[] | undefined {
@@ -120,8 +145,15 @@ function encode(owners: Owner[]): ManagedFieldsEntry[] | undefined {
     apiVersion: o.apiVersion,
     time: o.time,
     fieldsType: 'FieldsV1',
-    fieldsV1: toFieldsV1(o.paths),
+    // The stored tree is what toFieldsV1 made of these very paths: shared, as stored objects are.
+    fieldsV1: o.stored && sameSet(o.paths, o.stored.paths) ? o.stored.fieldsV1 : toFieldsV1(o.paths),
   }));
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
 }
 
 function ownerFor(
@@ -146,8 +178,9 @@ export function managedFieldsAfterUpdate(
   region: WriteRegion,
 ): ManagedFieldsEntry[] | undefined {
   const owners = decode((before?.metadata as JsonObject | undefined)?.managedFields);
-  const old = leaves(before, region);
-  const next = leaves(after, region);
+  const old = leavesOfStored(before, region);
+  // `after` is what the store keeps if the write goes through: its leaves serve the next write.
+  const next = leavesOfStored(after, region, leaves(after, region));
   const changed = [...next.keys()].filter((k) => !old.has(k) || !deepEqual(old.get(k), next.get(k)));
   const removed = [...old.keys()].filter((k) => !next.has(k));
   for (const o of owners) for (const p of removed) o.paths.delete(p);
@@ -176,7 +209,7 @@ export function applyConfig(
   force: boolean,
 ): ApplyResult {
   const owners = decode((existing?.metadata as JsonObject | undefined)?.managedFields);
-  const current = leaves(existing, region);
+  const current = leavesOfStored(existing, region);
   const applied = leaves(config, region);
   const conflicts: FieldConflict[] = [];
   for (const o of owners) {
