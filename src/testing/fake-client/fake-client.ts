@@ -625,11 +625,14 @@ export class FakeClient implements Client {
    */
   collectGarbage(): number {
     let total = 0;
+    // The first registered kind of each keyspace (as a search of kinds.all() per object found it).
+    const kindOf = new Map<string, KindInfo>();
+    for (const k of this.kinds.all()) if (!kindOf.has(kindId(k))) kindOf.set(kindId(k), k);
     for (;;) {
       const writes = collectGarbageOnce({
         objects: () =>
           this.store.entries().flatMap(([id, key, obj]) => {
-            const kind = this.kinds.all().find((k) => kindId(k) === id);
+            const kind = kindOf.get(id);
             return kind ? [{ kind, key, obj }] : [];
           }),
         delete: (kind, key, obj) => void this.deleteExisting(kind, key, obj, 'Background', false),
