@@ -82,7 +82,9 @@ function plainEqual(a: unknown, b: unknown, depth: number): boolean {
     const x = a as Record<string, unknown>;
     const y = b as Record<string, unknown>;
     let members = 0;
-    for (const key of Object.keys(x)) {
+    // for-in over own members: Object.keys without allocating the keys.
+    for (const key in x) {
+      if (!hasOwn(x, key)) continue;
       const v = x[key];
       if (v === undefined) continue;
       if (key === '__proto__') throw NOT_PLAIN; // sortKeys' copy loses it (a prototype, not a member)
@@ -94,8 +96,8 @@ function plainEqual(a: unknown, b: unknown, depth: number): boolean {
       }
       if (!plainEqual(v, w, depth + 1)) return false;
     }
-    for (const key of Object.keys(y)) {
-      if (y[key] === undefined) continue;
+    for (const key in y) {
+      if (!hasOwn(y, key) || y[key] === undefined) continue;
       if (key === '__proto__') throw NOT_PLAIN;
       members--;
       if (!hasOwn(x, key) || x[key] === undefined) {

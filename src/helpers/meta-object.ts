@@ -46,6 +46,7 @@ export function cloneJson<T>(value: T): T {
 }
 
 const NOT_PLAIN: unique symbol = Symbol('not plain data');
+const hasOwn = Object.prototype.hasOwnProperty;
 const MAX_PLAIN_DEPTH = 100;
 
 function copyPlain(v: unknown, copies: Map<object, unknown>, depth: number): unknown {
@@ -64,7 +65,10 @@ function copyPlain(v: unknown, copies: Map<object, unknown>, depth: number): unk
   } else if (proto === Object.prototype) out = {};
   else throw NOT_PLAIN; // structuredClone gives a null-prototype object a prototype: its call
   copies.set(v, out);
-  for (const key of Object.keys(v)) {
+  // for-in over own members (an array's too: its items, holes skipped, and any named member) is
+  // Object.keys without allocating the keys.
+  for (const key in v) {
+    if (!hasOwn.call(v, key)) continue;
     const copy = copyPlain((v as Record<string, unknown>)[key], copies, depth + 1);
     // `out.__proto__ = copy` would set the prototype; structuredClone makes it a member.
     if (key === '__proto__')
