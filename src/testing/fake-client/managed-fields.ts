@@ -54,25 +54,53 @@ export function leaves(obj: unknown, region: WriteRegion): Leaves {
     if (region === 'main' && k === 'status') continue;
     if (k === 'metadata' && isObject(v)) {
       for (const [mk, mv] of Object.entries(v))
-        if (!SYSTEM_METADATA.has(mk) && mv !== undefined) walk(mv, ['metadata', mk], out);
+        if (!SYSTEM_METADATA.has(mk) && mv !== undefined) walk(mv, `["metadata",${JSON.stringify(mk)}`, out);
       continue;
     }
-    walk(v, [k], out);
+    walk(v, `[${JSON.stringify(k)}`, out);
   }
   return out;
 }
 
-function walk(v: unknown, path: string[], out: Leaves): void {
-  if (isObject(v) && Object.keys(v).length > 0) {
-    for (const [k, child] of Object.entries(v)) if (child !== undefined) walk(child, [...path, k], out);
-  } else out.set(JSON.stringify(path), v);
+/**
+ * `prefix` is the path's JSON without its closing bracket (`["spec","template"`): a child's is the
+ * parent's plus one key, and a leaf's key is `JSON.stringify(path)` without building the arrays.
+ */
+function walk(v: unknown, prefix: string, out: Leaves): void {
+  if (isObject(v) && hasOwnMember(v)) {
+    for (const k in v) {
+      if (!hasOwn.call(v, k)) continue;
+      const child = v[k];
+      if (child !== undefined) walk(child, `${prefix},${JSON.stringify(k)}`, out);
+    }
+  } else out.set(`${prefix}]`, v);
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+function hasOwnMember(v: JsonObject): boolean {
+  for (const k in v) if (hasOwn.call(v, k)) return true;
+  return false;
+}
+
+/** Paths' keys by their JSON (bounded): the same few field paths come back on every write. */
+const parsedPaths = new Map<string, readonly string[]>();
+const MAX_PARSED_PATHS = 10_000;
+
+function keysOf(path: string): readonly string[] {
+  let keys = parsedPaths.get(path);
+  if (!keys) {
+    if (parsedPaths.size >= MAX_PARSED_PATHS) parsedPaths.clear();
+    parsedPaths.set(path, (keys = JSON.parse(path) as string[]));
+  }
+  return keys;
 }
 
 function toFieldsV1(paths: Iterable<string>): JsonObject {
   const root: JsonObject = {};
   for (const p of paths) {
     let node = root;
-    for (const key of JSON.parse(p) as string[]) {
+    for (const key of keysOf(p)) {
       const f = `f:${key}`;
       node = (node[f] ??= {}) as JsonObject;
     }
