@@ -46,7 +46,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { OperatorRuntimeError } from '../../core/errors.js';
 import { omitUndefined } from '../../core/omit-undefined.js';
-import { decodeHistoryValue } from './history-values.js';
+import { decodeHistoryKv } from './history-values.js';
 
 /** One key-value as etcd stores it. Keys are decoded as UTF-8 (Kubernetes keys are ASCII). */
 export interface HistoryKv {
@@ -343,7 +343,7 @@ function checkStatusAgainstSpec(s: ObjectState, add: (kind: FindingKind, detail:
 
 function stateOf(kv: HistoryKv): ObjectState {
   const base = { modRevision: kv.modRevision, version: kv.version };
-  const obj = decodeHistoryValue(kv.value);
+  const obj = decodeHistoryKv(kv);
   if (!obj) return { ...base, json: false, conditions: new Map() };
   const metadata = record(obj.metadata);
   const status = record(obj.status);

@@ -20,7 +20,7 @@
  */
 import { canonicalJson } from '../../helpers/canonical-json.js';
 import { analyzeHistory, type FindingKind, type HistoryEvent } from '../chaos/consistency-audit.js';
-import { decodeHistoryValue } from '../chaos/history-values.js';
+import { decodeHistoryKv } from '../chaos/history-values.js';
 import { evidenceAttributor, brief } from './oracle-evidence.js';
 import type { Finding, RunRecord, WriteRecord } from './simulation-records.js';
 
@@ -59,7 +59,7 @@ export function lostUpdateOracle(run: RunRecord): Finding[] {
     if (event.type === 'PUT')
       puts.set(event.kv.modRevision, {
         revision: event.kv.modRevision,
-        object: decodeHistoryValue(event.kv.value),
+        object: decodeHistoryKv(event.kv),
         event,
       });
   }
