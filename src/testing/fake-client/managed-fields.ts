@@ -134,7 +134,7 @@ interface Owner {
  * Stored objects never change (object-store.ts), so what is derived from one is kept with it: the
  * paths of each managedFields entry and the leaves of each region. A write then derives only what
  * it changed: the leaves of the new object (kept for the next write) and the fieldsV1 of the owners
- * whose fields moved.
+ * whose fields moved. What a write replaces is dropped (a miss only recomputes it).
  */
 const storedPaths = new WeakMap<JsonObject, ReadonlySet<string>>();
 const storedLeaves = new WeakMap<JsonObject, Partial<Record<WriteRegion, Leaves>>>();
@@ -174,8 +174,14 @@ function encode(owners: Owner[]): ManagedFieldsEntry[] | undefined {
     time: o.time,
     fieldsType: 'FieldsV1',
     // The stored tree is what toFieldsV1 made of these very paths: shared, as stored objects are.
-    fieldsV1: o.stored && sameSet(o.paths, o.stored.paths) ? o.stored.fieldsV1 : toFieldsV1(o.paths),
+    fieldsV1: o.stored && sameSet(o.paths, o.stored.paths) ? o.stored.fieldsV1 : replacedFieldsV1(o),
   }));
+}
+
+/** A new tree for the owner's paths; the one it replaces is not decoded again (its object is being replaced). */
+function replacedFieldsV1(o: Owner): JsonObject {
+  if (o.stored) storedPaths.delete(o.stored.fieldsV1);
+  return toFieldsV1(o.paths);
 }
 
 function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
@@ -207,8 +213,10 @@ export function managedFieldsAfterUpdate(
 ): ManagedFieldsEntry[] | undefined {
   const owners = decode((before?.metadata as JsonObject | undefined)?.managedFields);
   const old = leavesOfStored(before, region);
-  // `after` is what the store keeps if the write goes through: its leaves serve the next write.
+  // `after` is what the store keeps if the write goes through: its leaves serve the next write, and
+  // those of `before` no longer do (kept, every version in the store's history would hold its own).
   const next = leavesOfStored(after, region, leaves(after, region));
+  if (before) storedLeaves.delete(before);
   const changed = [...next.keys()].filter((k) => !old.has(k) || !deepEqual(old.get(k), next.get(k)));
   const removed = [...old.keys()].filter((k) => !next.has(k));
   for (const o of owners) for (const p of removed) o.paths.delete(p);
