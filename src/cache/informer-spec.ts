@@ -39,7 +39,7 @@ export interface InformerSpec {
  * selector, `InvalidShardSelectorError` for a bad shard selector.
  */
 export function normalizeInformerSpec(spec: InformerSpec): InformerSpec {
-  const labelSelector = spec.labelSelector ? formatLabelSelector(parseLabelSelector(spec.labelSelector)) : '';
+  const labelSelector = spec.labelSelector ? canonicalLabelSelector(spec.labelSelector) : '';
   const shardSelector = spec.shardSelector ? canonicalShardSelector(spec.shardSelector) : '';
   const fieldSelector = spec.fieldSelector
     ? [
@@ -84,6 +84,23 @@ export function informerKey(spec: InformerSpec): string {
     n.metadataOnly ?? false,
     n.shardSelector ?? '',
   ]);
+}
+
+/**
+ * Canonical label selectors, by their text: every cached read works out its informer's key, and an
+ * operator uses a handful of selectors. Bounded (cleared when full) for one that makes them up.
+ */
+const canonicalSelectors = new Map<string, string>();
+const MAX_CANONICAL_SELECTORS = 1_000;
+
+function canonicalLabelSelector(text: string): string {
+  let canonical = canonicalSelectors.get(text);
+  if (canonical === undefined) {
+    canonical = formatLabelSelector(parseLabelSelector(text)); // throws for a bad one: not remembered
+    if (canonicalSelectors.size >= MAX_CANONICAL_SELECTORS) canonicalSelectors.clear();
+    canonicalSelectors.set(text, canonical);
+  }
+  return canonical;
 }
 
 /** A readable name for logs and metrics: `apps/v1 Deployment ns=x app=db`. */

@@ -240,7 +240,7 @@ export class OwnWrites {
   }
 
   private sweep(informer: ObservingInformer, w: InformerWrites): void {
-    const progress = informer.health().resourceVersion;
+    const progress = progressOf(informer);
     for (const [key, e] of w.pending) if (isObserved(informer, key, e, progress)) w.pending.delete(key);
   }
 
@@ -266,7 +266,7 @@ interface Wait {
  * before it, so each wake-up costs O(1) however many writes a list waits for.
  */
 function settle(wait: Wait): boolean {
-  const progress = wait.informer.health().resourceVersion;
+  const progress = progressOf(wait.informer);
   for (; wait.next < wait.entries.length; wait.next++) {
     const [key, e] = wait.entries[wait.next]!;
     if (!isObserved(wait.informer, key, e, progress)) return false;
@@ -275,19 +275,31 @@ function settle(wait: Wait): boolean {
   return true;
 }
 
-/** Whether `informer`, whose watch has progressed to `progress`, reflects `e` for `key`. */
+/**
+ * The informer's watch progress (`health().resourceVersion`), read at most once and only when the
+ * store alone does not answer: `health()` builds a whole report, and a read checks its writes often.
+ */
+function progressOf(informer: ObservingInformer): () => string | undefined {
+  let read: { resourceVersion: string | undefined } | undefined;
+  return () => (read ??= { resourceVersion: informer.health().resourceVersion }).resourceVersion;
+}
+
+/**
+ * Whether `informer`, whose watch has progressed to `progress` (or a function reading it), reflects
+ * `e` for `key`.
+ */
 export function isObserved(
   informer: Pick<ObservingInformer, 'reader'>,
   key: string,
   e: OwnWriteExpectation,
-  progress: string | undefined,
+  progress: string | undefined | (() => string | undefined),
 ): boolean {
+  const progressed = (rv: string): boolean => atLeast(typeof progress === 'function' ? progress() : progress, rv);
   const stored = informer.reader.get(key)?.metadata;
-  if (e.type === 'present')
-    return atLeast(stored?.resourceVersion, e.resourceVersion) || atLeast(progress, e.resourceVersion);
-  if (e.resourceVersion !== undefined && atLeast(progress, e.resourceVersion)) return true;
+  if (e.type === 'present') return atLeast(stored?.resourceVersion, e.resourceVersion) || progressed(e.resourceVersion);
+  if (e.resourceVersion !== undefined && progressed(e.resourceVersion)) return true;
   const gone = stored === undefined || (e.uid !== undefined && stored.uid !== e.uid);
   if (!gone) return false;
   // An earlier write of ours not yet observed could still bring the object into the store.
-  return e.notBefore === undefined || atLeast(progress, e.notBefore);
+  return e.notBefore === undefined || progressed(e.notBefore);
 }

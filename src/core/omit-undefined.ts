@@ -17,6 +17,11 @@ export type OmitUndefined<T> = {
  */
 export function omitUndefined<T extends object>(fields: T): OmitUndefined<T> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value;
+  // Own enumerable members, as Object.entries gives them, without its [key, value] arrays (called per request).
+  for (const key in fields) {
+    if (!Object.prototype.hasOwnProperty.call(fields, key)) continue;
+    const value = (fields as Record<string, unknown>)[key];
+    if (value !== undefined) out[key] = value;
+  }
   return out as OmitUndefined<T>;
 }

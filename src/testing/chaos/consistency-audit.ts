@@ -46,6 +46,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { OperatorRuntimeError } from '../../core/errors.js';
 import { omitUndefined } from '../../core/omit-undefined.js';
+import { decodeHistoryKv } from './history-values.js';
 
 /** One key-value as etcd stores it. Keys are decoded as UTF-8 (Kubernetes keys are ASCII). */
 export interface HistoryKv {
@@ -342,7 +343,7 @@ function checkStatusAgainstSpec(s: ObjectState, add: (kind: FindingKind, detail:
 
 function stateOf(kv: HistoryKv): ObjectState {
   const base = { modRevision: kv.modRevision, version: kv.version };
-  const obj = parseJsonObject(kv.value);
+  const obj = decodeHistoryKv(kv);
   if (!obj) return { ...base, json: false, conditions: new Map() };
   const metadata = record(obj.metadata);
   const status = record(obj.status);
@@ -362,15 +363,6 @@ function stateOf(kv: HistoryKv): ObjectState {
     ...(typeof status?.observedGeneration === 'number' ? { observedGeneration: status.observedGeneration } : {}),
     conditions,
   };
-}
-
-function parseJsonObject(value: Uint8Array): Record<string, unknown> | undefined {
-  if (value.length === 0 || value[0] !== 0x7b /* { */) return undefined;
-  try {
-    return record(JSON.parse(Buffer.from(value).toString('utf8')));
-  } catch {
-    return undefined;
-  }
 }
 
 function record(v: unknown): Record<string, unknown> | undefined {

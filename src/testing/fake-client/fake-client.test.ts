@@ -400,6 +400,68 @@ test('objects handed out are copies: mutating one never changes the store', asyn
   assert.equal((await fake.get<ConfigMap>(CM, 'a', { namespace: 'default' })).data?.k, '1');
 });
 
+test('objects handed out by every verb and watch are copies, and what a caller sent is not kept', async () => {
+  const fake = new FakeClient();
+  const ns = { namespace: 'default' };
+  const stored = async (name: string) => JSON.stringify(fake.peek<ConfigMap>(CM, name, 'default'));
+  const events: WatchEvent<ConfigMap>[] = [];
+  const watching = (async () => {
+    for await (const e of fake.watch<ConfigMap>(CM, { resourceVersion: fake.resourceVersion })) {
+      events.push(e);
+      if (e.type === 'DELETED') return;
+    }
+  })();
+  const sent = { ...cm('a', { k: '1' }), metadata: { name: 'a', namespace: 'default', labels: { l: '1' } } };
+  const created = await fake.create<ConfigMap>(sent);
+  const afterCreate = await stored('a');
+  sent.metadata.labels.l = 'sent, then changed';
+  created.metadata!.labels!.l = 'returned, then changed';
+  assert.equal(await stored('a'), afterCreate, 'create');
+
+  const mergeDoc = { data: { k: '2' }, metadata: { annotations: { a: '1' } } };
+  const merged = await fake.patch<ConfigMap>(CM, 'a', mergeDoc, { type: 'merge', ...ns });
+  const afterMerge = await stored('a');
+  mergeDoc.data.k = 'sent, then changed';
+  mergeDoc.metadata.annotations.a = 'sent, then changed';
+  merged.data!.k = 'returned, then changed';
+  merged.metadata!.labels!.l = 'returned, then changed';
+  assert.equal(await stored('a'), afterMerge, 'merge patch');
+
+  const strategic = await fake.patch<ConfigMap>(CM, 'a', { data: { s: '1' } }, { type: 'strategic', ...ns });
+  strategic.data!.k = 'returned, then changed';
+  const json = await fake.patch<ConfigMap>(CM, 'a', [{ op: 'add', path: '/data/j', value: '1' }], {
+    type: 'json',
+    ...ns,
+  });
+  json.data!.s = 'returned, then changed';
+  const afterPatches = await stored('a');
+  const noop = await fake.patch<ConfigMap>(CM, 'a', { data: { k: '2' } }, { type: 'merge', ...ns });
+  noop.data!.k = 'returned, then changed';
+  const updated = await fake.update<ConfigMap>({ ...json, data: { ...json.data, s: '1', u: '1' } });
+  updated.data!.u = 'returned, then changed';
+  assert.deepEqual(fake.peek<ConfigMap>(CM, 'a', 'default')?.data, { k: '2', s: '1', j: '1', u: '1' });
+  assert.notEqual(afterPatches, await stored('a'));
+
+  const listed = await fake.list<ConfigMap>(CM);
+  listed.items[0]!.data!.k = 'listed, then changed';
+  await fake.patch(CM, 'a', { metadata: { finalizers: ['example.com/hold'] } }, { type: 'merge', ...ns });
+  const marked = (await fake.delete<ConfigMap>(CM, 'a', ns)) as ConfigMap;
+  marked.metadata!.finalizers!.push('returned, then changed');
+  assert.deepEqual(fake.peek<ConfigMap>(CM, 'a', 'default')?.metadata?.finalizers, ['example.com/hold']);
+  assert.equal(fake.peek<ConfigMap>(CM, 'a', 'default')?.data?.k, '2');
+  const released = await fake.patch<ConfigMap>(CM, 'a', { metadata: { finalizers: null } }, { type: 'merge', ...ns });
+  released.data!.k = 'returned, then changed';
+  await watching;
+  // Every event, in order, shows what was stored then, whatever was changed in the objects handed out.
+  for (const e of events) e.object.data = { changed: 'by the watcher' };
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['ADDED', 'MODIFIED', 'MODIFIED', 'MODIFIED', 'MODIFIED', 'MODIFIED', 'MODIFIED', 'DELETED'],
+  );
+  const history = await fake.list<ConfigMap>(CM);
+  assert.deepEqual(history.items, []);
+});
+
 test('built-in strategies: a Secret folds stringData into data, a Deployment bumps generation on annotations and its status write keeps labels', async () => {
   const fake = new FakeClient();
   const s = await fake.create<{

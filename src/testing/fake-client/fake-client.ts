@@ -146,6 +146,7 @@ export class FakeClient implements Client {
   private readonly interceptors: Interceptor[] = [];
   private readonly log: FakeRequest[] = [];
   private readonly watches = new Set<ActiveWatch>();
+  private formattedNow = { ms: Number.NaN, text: '' };
   /** Answers `sendInitialEvents` watches as a current API server does (informers sync by watch-list). */
   readonly watchList = true;
   /** The registered kinds as a REST mapper: an unregistered kind is a `NoKindMatchError`, as discovery answers. */
@@ -624,11 +625,14 @@ export class FakeClient implements Client {
    */
   collectGarbage(): number {
     let total = 0;
+    // The first registered kind of each keyspace (as a search of kinds.all() per object found it).
+    const kindOf = new Map<string, KindInfo>();
+    for (const k of this.kinds.all()) if (!kindOf.has(kindId(k))) kindOf.set(kindId(k), k);
     for (;;) {
       const writes = collectGarbageOnce({
         objects: () =>
           this.store.entries().flatMap(([id, key, obj]) => {
-            const kind = this.kinds.all().find((k) => kindId(k) === id);
+            const kind = kindOf.get(id);
             return kind ? [{ kind, key, obj }] : [];
           }),
         delete: (kind, key, obj) => void this.deleteExisting(kind, key, obj, 'Background', false),
@@ -665,7 +669,7 @@ export class FakeClient implements Client {
       if (kind.kind === 'Namespace')
         marked.status = { ...(isObject(marked.status) ? marked.status : {}), phase: 'Terminating' };
       if (dryRun) return marked;
-      return this.store.commit(kindId(kind), key, 'MODIFIED', marked);
+      return clone(this.store.commit(kindId(kind), key, 'MODIFIED', marked));
     }
     if (!dryRun) this.store.commit(kindId(kind), key, 'DELETED', existing);
     const details: NonNullable<StatusBody['details']> = { name: String(meta.name) };
@@ -692,7 +696,11 @@ export class FakeClient implements Client {
   // ---- internals -----------------------------------------------------------------------------
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // A write asks several times (timestamps, managedFields) at one instant: formatted once per instant.
+    const ms = this.clock.now();
+    if (ms !== this.formattedNow.ms)
+      this.formattedNow = { ms, text: new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    return this.formattedNow.text;
   }
 
   /** Records the request, honours the signal, and runs the interceptors. */
@@ -863,7 +871,7 @@ export class FakeClient implements Client {
     withManagedFields(obj, entries as never);
     if (opts.dryRun) return obj;
     if (kind.kind === 'CustomResourceDefinition') this.kinds.registerCrd(obj);
-    return this.store.commit(kindId(kind), key, 'ADDED', obj);
+    return clone(this.store.commit(kindId(kind), key, 'ADDED', obj));
   }
 
   /** The shared tail of update and patch: strategy rules, no-op detection, finalizer-driven delete. */
@@ -907,7 +915,7 @@ export class FakeClient implements Client {
       return next;
     }
     if (kind.kind === 'CustomResourceDefinition') this.kinds.registerCrd(next);
-    return this.store.commit(kindId(kind), key, 'MODIFIED', next);
+    return clone(this.store.commit(kindId(kind), key, 'MODIFIED', next));
   }
 
   private doApply(

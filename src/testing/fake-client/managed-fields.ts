@@ -54,25 +54,53 @@ export function leaves(obj: unknown, region: WriteRegion): Leaves {
     if (region === 'main' && k === 'status') continue;
     if (k === 'metadata' && isObject(v)) {
       for (const [mk, mv] of Object.entries(v))
-        if (!SYSTEM_METADATA.has(mk) && mv !== undefined) walk(mv, ['metadata', mk], out);
+        if (!SYSTEM_METADATA.has(mk) && mv !== undefined) walk(mv, `["metadata",${JSON.stringify(mk)}`, out);
       continue;
     }
-    walk(v, [k], out);
+    walk(v, `[${JSON.stringify(k)}`, out);
   }
   return out;
 }
 
-function walk(v: unknown, path: string[], out: Leaves): void {
-  if (isObject(v) && Object.keys(v).length > 0) {
-    for (const [k, child] of Object.entries(v)) if (child !== undefined) walk(child, [...path, k], out);
-  } else out.set(JSON.stringify(path), v);
+/**
+ * `prefix` is the path's JSON without its closing bracket (`["spec","template"`): a child's is the
+ * parent's plus one key, and a leaf's key is `JSON.stringify(path)` without building the arrays.
+ */
+function walk(v: unknown, prefix: string, out: Leaves): void {
+  if (isObject(v) && hasOwnMember(v)) {
+    for (const k in v) {
+      if (!hasOwn.call(v, k)) continue;
+      const child = v[k];
+      if (child !== undefined) walk(child, `${prefix},${JSON.stringify(k)}`, out);
+    }
+  } else out.set(`${prefix}]`, v);
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+function hasOwnMember(v: JsonObject): boolean {
+  for (const k in v) if (hasOwn.call(v, k)) return true;
+  return false;
+}
+
+/** Paths' keys by their JSON (bounded): the same few field paths come back on every write. */
+const parsedPaths = new Map<string, readonly string[]>();
+const MAX_PARSED_PATHS = 10_000;
+
+function keysOf(path: string): readonly string[] {
+  let keys = parsedPaths.get(path);
+  if (!keys) {
+    if (parsedPaths.size >= MAX_PARSED_PATHS) parsedPaths.clear();
+    parsedPaths.set(path, (keys = JSON.parse(path) as string[]));
+  }
+  return keys;
 }
 
 function toFieldsV1(paths: Iterable<string>): JsonObject {
   const root: JsonObject = {};
   for (const p of paths) {
     let node = root;
-    for (const key of JSON.parse(p) as string[]) {
+    for (const key of keysOf(p)) {
       const f = `f:${key}`;
       node = (node[f] ??= {}) as JsonObject;
     }
@@ -98,17 +126,42 @@ interface Owner {
   apiVersion: string;
   time: string;
   paths: Set<string>;
+  /** The stored entry's fieldsV1 and its paths, when decoded from one: reused while the paths are the same. */
+  readonly stored?: { readonly fieldsV1: JsonObject; readonly paths: ReadonlySet<string> };
+}
+
+/*
+ * Stored objects never change (object-store.ts), so what is derived from one is kept with it: the
+ * paths of each managedFields entry and the leaves of each region. A write then derives only what
+ * it changed: the leaves of the new object (kept for the next write) and the fieldsV1 of the owners
+ * whose fields moved. What a write replaces is dropped (a miss only recomputes it).
+ */
+const storedPaths = new WeakMap<JsonObject, ReadonlySet<string>>();
+const storedLeaves = new WeakMap<JsonObject, Partial<Record<WriteRegion, Leaves>>>();
+
+/** `leaves` of a stored object (or of one about to be stored: `remember`), computed once per region. */
+function leavesOfStored(obj: JsonObject | undefined, region: WriteRegion, remember?: Leaves): Leaves {
+  if (!obj) return remember ?? leaves(obj, region);
+  let byRegion = storedLeaves.get(obj);
+  if (!byRegion) storedLeaves.set(obj, (byRegion = {}));
+  return (byRegion[region] ??= remember ?? leaves(obj, region));
 }
 
 function decode(entries: unknown): Owner[] {
   if (!Array.isArray(entries)) return [];
-  return entries.filter(isObject).map((e) => ({
-    manager: String(e.manager),
-    operation: e.operation === 'Apply' ? 'Apply' : 'Update',
-    apiVersion: String(e.apiVersion),
-    time: String(e.time),
-    paths: fromFieldsV1(e.fieldsV1),
-  }));
+  return entries.filter(isObject).map((e) => {
+    const fieldsV1 = isObject(e.fieldsV1) ? e.fieldsV1 : undefined;
+    let paths = fieldsV1 && storedPaths.get(fieldsV1);
+    if (fieldsV1 && !paths) storedPaths.set(fieldsV1, (paths = fromFieldsV1(fieldsV1)));
+    return {
+      manager: String(e.manager),
+      operation: e.operation === 'Apply' ? 'Apply' : 'Update',
+      apiVersion: String(e.apiVersion),
+      time: String(e.time),
+      paths: new Set(paths),
+      ...(fieldsV1 && paths ? { stored: { fieldsV1, paths } } : {}),
+    };
+  });
 }
 
 function encode(owners: Owner[]): ManagedFieldsEntry[] | undefined {
@@ -120,8 +173,21 @@ function encode(owners: Owner[]): ManagedFieldsEntry[] | undefined {
     apiVersion: o.apiVersion,
     time: o.time,
     fieldsType: 'FieldsV1',
-    fieldsV1: toFieldsV1(o.paths),
+    // The stored tree is what toFieldsV1 made of these very paths: shared, as stored objects are.
+    fieldsV1: o.stored && sameSet(o.paths, o.stored.paths) ? o.stored.fieldsV1 : replacedFieldsV1(o),
   }));
+}
+
+/** A new tree for the owner's paths; the one it replaces is not decoded again (its object is being replaced). */
+function replacedFieldsV1(o: Owner): JsonObject {
+  if (o.stored) storedPaths.delete(o.stored.fieldsV1);
+  return toFieldsV1(o.paths);
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
 }
 
 function ownerFor(
@@ -146,8 +212,11 @@ export function managedFieldsAfterUpdate(
   region: WriteRegion,
 ): ManagedFieldsEntry[] | undefined {
   const owners = decode((before?.metadata as JsonObject | undefined)?.managedFields);
-  const old = leaves(before, region);
-  const next = leaves(after, region);
+  const old = leavesOfStored(before, region);
+  // `after` is what the store keeps if the write goes through: its leaves serve the next write, and
+  // those of `before` no longer do (kept, every version in the store's history would hold its own).
+  const next = leavesOfStored(after, region, leaves(after, region));
+  if (before) storedLeaves.delete(before);
   const changed = [...next.keys()].filter((k) => !old.has(k) || !deepEqual(old.get(k), next.get(k)));
   const removed = [...old.keys()].filter((k) => !next.has(k));
   for (const o of owners) for (const p of removed) o.paths.delete(p);
@@ -176,7 +245,7 @@ export function applyConfig(
   force: boolean,
 ): ApplyResult {
   const owners = decode((existing?.metadata as JsonObject | undefined)?.managedFields);
-  const current = leaves(existing, region);
+  const current = leavesOfStored(existing, region);
   const applied = leaves(config, region);
   const conflicts: FieldConflict[] = [];
   for (const o of owners) {

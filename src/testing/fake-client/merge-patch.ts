@@ -5,11 +5,17 @@
  * `$patch: delete` removes its match. Other directives (`$retainKeys`, `$setElementOrder`,
  * `$deleteFromPrimitiveList`) and per-field patch strategies from the Go types are not modelled.
  */
-import { clone, isObject, type JsonObject } from './json-value.js';
+import { isObject, type JsonObject } from './json-value.js';
+
+/*
+ * Neither input is changed, and the result shares what the patch leaves alone with `target` (and
+ * what it sets with `patch`): only the objects along the patched paths are new. The fake copies the
+ * result before it stores it (prepareUpdate), so a patch costs its own size, not the object's.
+ */
 
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return clone(patch);
-  const out: JsonObject = isObject(target) ? clone(target) : {};
+  if (!isObject(patch)) return patch;
+  const out: JsonObject = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else out[k] = applyMergePatch(out[k], v);
@@ -21,10 +27,10 @@ export function applyStrategicMergePatch(target: unknown, patch: unknown): unkno
   if (Array.isArray(patch) && Array.isArray(target)) {
     const mergeKey = listMergeKey(patch) ?? listMergeKey(target);
     if (mergeKey) return mergeListByKey(target, patch, mergeKey);
-    return clone(patch);
+    return patch;
   }
-  if (!isObject(patch)) return clone(patch);
-  const out: JsonObject = isObject(target) ? clone(target) : {};
+  if (!isObject(patch)) return patch;
+  const out: JsonObject = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (k.startsWith('$')) continue;
     if (v === null) delete out[k];
@@ -40,7 +46,7 @@ function listMergeKey(list: unknown[]): string | undefined {
 }
 
 function mergeListByKey(target: unknown[], patch: unknown[], key: string): unknown[] {
-  const out = target.map((i) => clone(i)) as JsonObject[];
+  const out = [...target] as JsonObject[];
   for (const item of patch as JsonObject[]) {
     const at = out.findIndex((o) => isObject(o) && o[key] === item[key]);
     if (item.$patch === 'delete') {

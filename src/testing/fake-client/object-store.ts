@@ -4,7 +4,7 @@
  * from which watches resume and consistent list snapshots (continue tokens, `Exact` reads) are
  * rebuilt. History older than the window is gone: asking for it is the caller's 410.
  */
-import { clone, type JsonObject } from './json-value.js';
+import type { JsonObject } from './json-value.js';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -94,12 +94,16 @@ export class ObjectStore {
   }
 
   /**
-   * Writes one change at the next revision and tells the listeners. The stored object (and the
-   * returned copy) carries the new revision as its resourceVersion.
+   * Writes one change at the next revision and tells the listeners; returns the stored object,
+   * which carries the new revision as its resourceVersion. For ADDED and MODIFIED the store takes
+   * `object` itself (the caller built it and lets go of it); for DELETED, `object` is the last
+   * stored state, and the change carries a copy of it with the delete's revision, sharing the rest.
+   * Stored objects are never changed afterwards (the history refers to them): whatever leaves the
+   * store is a copy (`clone`).
    */
   commit(kindId: string, key: string, type: ChangeType, object: JsonObject): JsonObject {
     const revision = ++this.revision;
-    const stored = clone(object);
+    const stored = type === 'DELETED' ? { ...object, metadata: { ...(object.metadata as JsonObject) } } : object;
     (stored.metadata as JsonObject).resourceVersion = String(revision);
     let byKey = this.objects.get(kindId);
     if (!byKey) this.objects.set(kindId, (byKey = new Map()));
@@ -113,7 +117,7 @@ export class ObjectStore {
       this.compactedThrough = dropped[dropped.length - 1]!.revision;
     }
     for (const l of this.listeners) l(change);
-    return clone(stored);
+    return stored;
   }
 
   /** Forgets all history, as an etcd compaction at the current revision. */

@@ -166,7 +166,7 @@ function validateValue(v: unknown, schema: SchemaProps, path: string, causes: Ca
         message: `Invalid value: ${show(v)}: ${field} in body should be at least ${schema.minLength} chars long`,
       });
     }
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(v)) {
+    if (schema.pattern !== undefined && !patternOf(schema.pattern).test(v)) {
       causes.push({
         reason: 'FieldValueInvalid',
         field,
@@ -197,12 +197,26 @@ function validateValue(v: unknown, schema: SchemaProps, path: string, causes: Ca
         causes.push({ reason: 'FieldValueRequired', field: join(path, req), message: 'Required value' });
     }
     const additional = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
-    for (const [key, child] of Object.entries(v)) {
-      if (root && ROOT_SKIPPED.has(key)) continue;
+    for (const key in v) {
+      if (!Object.hasOwn(v, key) || (root && ROOT_SKIPPED.has(key))) continue;
+      const child = v[key];
       const childSchema = schema.properties?.[key] ?? additional;
       if (childSchema && child !== undefined) validateValue(child, childSchema, join(path, key), causes);
     }
   }
+}
+
+/** Compiled patterns by source (bounded): every write of a kind validates against the same few. */
+const patterns = new Map<string, RegExp>();
+const MAX_PATTERNS = 1_000;
+
+function patternOf(source: string): RegExp {
+  let re = patterns.get(source);
+  if (!re) {
+    if (patterns.size >= MAX_PATTERNS) patterns.clear();
+    patterns.set(source, (re = new RegExp(source))); // no g or y flag: test() keeps no state
+  }
+  return re;
 }
 
 function join(path: string, key: string): string {

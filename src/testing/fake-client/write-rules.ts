@@ -38,10 +38,13 @@ export interface CreateContext {
   readonly uid: string;
 }
 
-/** The object the server stores for a create (before resourceVersion and managedFields). */
+/**
+ * The object the server stores for a create (before resourceVersion and managedFields), made from
+ * `body` itself: the caller hands over its own copy of the request's object.
+ */
 export function prepareCreate(body: JsonObject, ctx: CreateContext): JsonObject {
   const { kind } = ctx;
-  const obj = clone(body);
+  const obj = body;
   obj.apiVersion = kind.apiVersion;
   obj.kind = kind.kind;
   const meta = metaOf(obj);
@@ -211,11 +214,11 @@ export function specChanged(kind: KindInfo, before: JsonObject, after: JsonObjec
 
 /** True when a write would store exactly what is stored (the server then writes nothing). */
 export function isNoop(existing: JsonObject, next: JsonObject): boolean {
-  const strip = (o: JsonObject): JsonObject => {
-    const c = clone(o);
-    delete metaOf(c).resourceVersion;
-    return c;
-  };
+  // Shallow copies with the resourceVersion unset (deepEqual skips undefined members): nothing cloned.
+  const strip = (o: JsonObject): JsonObject => ({
+    ...o,
+    metadata: isObject(o.metadata) ? { ...o.metadata, resourceVersion: undefined } : o.metadata,
+  });
   return deepEqual(strip(existing), strip(next));
 }
 

@@ -42,7 +42,7 @@ export function endStateOracle(
       );
       continue;
     }
-    const diff = firstDifference(normalize(got), normalize(want));
+    const diff = firstDifference(normalize(got), normalizedOnce(want, normalize));
     if (diff) {
       add(
         got,
@@ -58,6 +58,23 @@ export function endStateOracle(
       );
   }
   return findings;
+}
+
+/**
+ * The fault-free run's objects, normalized once for every seed compared with them (by object and
+ * normalization: a record's final objects do not change).
+ */
+const normalized = new WeakMap<
+  KubeObject,
+  { readonly normalize: (obj: KubeObject) => unknown; readonly value: unknown }
+>();
+
+function normalizedOnce(obj: KubeObject, normalize: (obj: KubeObject) => unknown): unknown {
+  const known = normalized.get(obj);
+  if (known?.normalize === normalize) return known.value;
+  const value = normalize(obj);
+  normalized.set(obj, { normalize, value });
+  return value;
 }
 
 /** The first path (depth first, keys sorted) at which two JSON values differ, or undefined. */

@@ -11,7 +11,7 @@
  * - modRevision: the object's resourceVersion (the fake's one store-wide counter is etcd's revision).
  * - version: 1 on create, +1 per PUT; a DELETE ends the chain (its kv has version 0, as etcd's).
  * - createRevision: the revision of the chain's first PUT.
- * - value: the object as JSON bytes; `prev`: the key's previous kv.
+ * - value: the object as JSON bytes (written out when first read); `prev`: the key's previous kv.
  *
  * Objects that already exist at `start()` are recorded as PUTs at their resourceVersion with no
  * `prev`, `createRevision` 0 (unknown) and `version` {@link SNAPSHOT_VERSION}: not 1, so the audit
@@ -33,6 +33,7 @@ import { AbortedError, OperatorRuntimeError } from '../../core/errors.js';
 import { flushMicrotasks } from '../../core/fake-clock.js';
 import type { KubeObject } from '../../core/object-key.js';
 import { registryKey, type HistoryEvent, type HistoryKv } from '../chaos/consistency-audit.js';
+import { withLazyValue } from '../chaos/history-values.js';
 import type { FakeClient } from '../fake-client/fake-client.js';
 
 export interface HistoryRecorderOptions {
@@ -111,13 +112,10 @@ export class HistoryRecorder {
       this.streams.push(stream);
       for (const obj of list.items) {
         const revision = Number(obj.metadata?.resourceVersion);
-        const kv: HistoryKv = {
-          key: this.keyOf(stream, obj),
-          createRevision: 0,
-          modRevision: revision,
-          version: SNAPSHOT_VERSION,
-          value: encode(obj),
-        };
+        const kv: HistoryKv = withValue(
+          { key: this.keyOf(stream, obj), createRevision: 0, modRevision: revision, version: SNAPSHOT_VERSION },
+          obj,
+        );
         this.live.set(kv.key, kv);
         this.insert({ type: 'PUT', kv });
       }
@@ -199,13 +197,15 @@ export class HistoryRecorder {
       });
       return;
     }
-    const kv: HistoryKv = {
-      key,
-      createRevision: prev ? prev.createRevision : revision,
-      modRevision: revision,
-      version: prev ? prev.version + 1 : 1,
-      value: encode(obj),
-    };
+    const kv: HistoryKv = withValue(
+      {
+        key,
+        createRevision: prev ? prev.createRevision : revision,
+        modRevision: revision,
+        version: prev ? prev.version + 1 : 1,
+      },
+      obj,
+    );
     this.live.set(key, kv);
     this.insert({ type: 'PUT', kv, ...(prev ? { prev } : {}) });
   }
@@ -225,6 +225,10 @@ export class HistoryRecorder {
   }
 }
 
-function encode(obj: KubeObject): Uint8Array {
-  return Buffer.from(JSON.stringify(obj), 'utf8');
+/**
+ * The kv with the object as its etcd value, written out as JSON only if read: the oracles read the
+ * object itself (it is the recorder's own copy, from its watch).
+ */
+function withValue(kv: Omit<HistoryKv, 'value'>, obj: KubeObject): HistoryKv {
+  return withLazyValue(kv, obj as Record<string, unknown>);
 }

@@ -20,6 +20,7 @@
  */
 import { canonicalJson } from '../../helpers/canonical-json.js';
 import { analyzeHistory, type FindingKind, type HistoryEvent } from '../chaos/consistency-audit.js';
+import { decodeHistoryKv } from '../chaos/history-values.js';
 import { evidenceAttributor, brief } from './oracle-evidence.js';
 import type { Finding, RunRecord, WriteRecord } from './simulation-records.js';
 
@@ -56,7 +57,11 @@ export function lostUpdateOracle(run: RunRecord): Finding[] {
   const puts = new Map<number, Put & { readonly event: HistoryEvent }>();
   for (const event of run.history) {
     if (event.type === 'PUT')
-      puts.set(event.kv.modRevision, { revision: event.kv.modRevision, object: parse(event.kv.value), event });
+      puts.set(event.kv.modRevision, {
+        revision: event.kv.modRevision,
+        object: decodeHistoryKv(event.kv),
+        event,
+      });
   }
   const findings: Finding[] = [];
 
@@ -107,15 +112,6 @@ function revisionClock(writes: readonly WriteRecord[]): (revision: number) => nu
     for (const p of points) if (p.revision <= revision) atMs = p.atMs;
     return atMs;
   };
-}
-
-function parse(value: Uint8Array): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(Buffer.from(value).toString('utf8')) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function nameOf(obj: Record<string, unknown>): string {

@@ -42,7 +42,9 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{
 
 /** A normalized copy of `obj` (see the module comment); the input is not changed. */
 export function normalizeObject(obj: KubeObject): unknown {
-  const copy = replaceTimes(obj) as Record<string, unknown>;
+  // The dropped metadata (managedFields above all) is left out before the copy rather than after.
+  const meta = asRecord((obj as { metadata?: unknown }).metadata);
+  const copy = replaceTimes(meta ? { ...obj, metadata: withoutDropped(meta) } : obj) as Record<string, unknown>;
   const metadata = asRecord(copy.metadata);
   if (metadata) {
     for (const field of DROPPED_METADATA) delete metadata[field];
@@ -82,6 +84,12 @@ function replaceTimes(value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+function withoutDropped(metadata: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...metadata };
+  for (const field of DROPPED_METADATA) delete out[field];
+  return out;
 }
 
 function asRecord(v: unknown): Record<string, unknown> | undefined {

@@ -730,6 +730,8 @@ async function execute(
   let collectedAt = '';
   const gc = (): void => {
     if (!gcTimer) return;
+    // The store's own request log (a copy of every body) serves nobody here: the fault layer records the calls.
+    store.clearRequests();
     // Nothing changed since the last pass: nothing to collect (a pass clones every object).
     if (store.resourceVersion !== collectedAt) {
       store.collectGarbage();
