@@ -18,7 +18,10 @@
  *
  * Measured (issue 42 item 6; 2 cores, load 0.9–2.9, 300 seeds over 2 processes, before → after the
  * simulation speed work): database 19.9 → 25.2 seeds/s (11.8 → 15.6 per CPU-second), cron 44.8 →
- * 47.4 (33.9 → 36.1), widget (200 seeds) 29.0 → 31.6 (21.8 → 24.5). docs/simulation.md has the rest.
+ * 47.4 (33.9 → 36.1), widget (200 seeds) 29.0 → 31.6 (21.8 → 24.5). At the default 1,000 seeds,
+ * with the reference operator on dependents (load 1.7–2.0): database 30.7 and 33.8 seeds/s (17.1 and
+ * 18.6 per CPU-second), cron 81.8 (51.2); a 300-seed run spends a fifth of its time starting the
+ * processes and warming the JIT (21.4). docs/simulation.md has the rest.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { execFile } from 'node:child_process';
